@@ -1,0 +1,175 @@
+"""
+The shell reader: bash text in, a neutral syntax tree or an unmeasured reason out.
+
+A source is *measured* only when two independent readers — tree-sitter-bash
+and bashlex (repaired) — both read it cleanly and agree on what it runs:
+statement boundaries, every command and its words, every substitution, every
+heredoc. Anything else is *unmeasured*, with one sentence saying why. Nothing
+above this package sees a parser's node types.
+
+Reading is bounded: sources over 65,536 bytes, with NUL bytes, or nesting
+deeper than 64 levels are unmeasured, and no source takes more than the
+two-second budget, whatever it holds (bashlex runs in a worker process that is
+killed at the deadline when the source is large or deeply bracketed).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Final, Literal
+
+import msgspec
+
+from gateway._shell._consensus import compare
+from gateway._shell._limits import (
+    INPROCESS_MAX_BYTES,
+    INPROCESS_MAX_DEPTH,
+    MAX_NESTING,
+    MAX_SOURCE_BYTES,
+    PARSE_BUDGET_SECONDS,
+)
+from gateway._shell._source import Source
+from gateway._shell._tree import Program
+from gateway._shell._words import Unreadable
+from gateway._shell._worker import WorkerPool
+
+__all__ = ["ShellReading", "read_shell"]
+
+_READERS: Final = ("tree-sitter", "bashlex")
+# The worker processes are a cache of an operating-system resource shared by
+# every reading in the process; they hold no state that changes a reading.
+_POOL_LOCK: Final = threading.Lock()
+_POOL: dict[str, WorkerPool] = {}
+
+
+class ShellReading(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    What the shell reader made of a source.
+
+    Attributes:
+        status: ``"measured"`` when both readers agree, else ``"unmeasured"``.
+        reason: One sentence saying why the source is unmeasured; ``None`` when measured.
+        program: The neutral syntax tree when measured; ``None`` otherwise.
+    """
+
+    status: Literal["measured", "unmeasured"]
+    reason: str | None
+    program: Program | None
+
+    @property
+    def measured(self) -> bool:
+        """True when the source was measured."""
+        return self.status == "measured"
+
+
+def _sentence(clause: str) -> str:
+    clause = " ".join(clause.split())
+    clause = clause[0].upper() + clause[1:] if clause else "The source could not be read"
+    return clause if clause.endswith(".") else clause + "."
+
+
+def unmeasured(reason: str) -> ShellReading:
+    """Return an unmeasured reading with ``reason`` made into one sentence."""
+    return ShellReading(status="unmeasured", reason=_sentence(reason), program=None)
+
+
+def raw_depth(text: str) -> int:
+    """The deepest bracket nesting in ``text`` with quotes ignored: a cheap, conservative cost signal."""
+    depth = deepest = 0
+    for char in text:
+        if char in "({":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def check_limits(text: str) -> tuple[Source | None, str | None]:
+    """Apply the limits every reading obeys; return the `Source`, or why there is none."""
+    if "\x00" in text:
+        return None, f"the text contains a NUL byte at offset {text.index(chr(0))}"
+    try:
+        source = Source(text)
+    except UnicodeEncodeError as error:
+        return None, f"the text is not valid Unicode (a lone surrogate at offset {error.start})"
+    if len(source.data) > MAX_SOURCE_BYTES:
+        return (
+            None,
+            f"the text is {len(source.data)} bytes long, over the limit of {MAX_SOURCE_BYTES}",
+        )
+    return source, None
+
+
+def _worker_pool() -> WorkerPool:
+    with _POOL_LOCK:
+        pool = _POOL.get("bashlex")
+        if pool is None:
+            pool = _POOL["bashlex"] = WorkerPool()
+        return pool
+
+
+def _read_bashlex(source: Source, deadline: float) -> Program:
+    if len(source.data) <= INPROCESS_MAX_BYTES and raw_depth(source.text) <= INPROCESS_MAX_DEPTH:
+        from gateway._shell._bashlex import read_with_bashlex
+
+        return read_with_bashlex(source)
+    result = _worker_pool().read(source.text, deadline)
+    if result.program is None:
+        raise Unreadable(result.reason or "the bashlex worker gave no answer", result.offset)
+    return result.program
+
+
+def read_shell(text: str | bytes) -> ShellReading:
+    """
+    Read bash text; return its neutral syntax tree when both readers agree.
+
+    Never raises for any input: bad input (invalid UTF-8, NUL bytes, oversize,
+    hostile nesting) is an unmeasured reading with a reason.
+
+    Args:
+        text: The source, as text or as UTF-8 bytes.
+
+    Returns:
+        A measured `ShellReading` with the program, or an unmeasured one with
+        one sentence of reason.
+
+    Examples:
+        >>> read_shell("ls -la | wc -l").status
+        'measured'
+        >>> read_shell("echo $((1 + 2))").reason
+        'Bashlex does not support arithmetic expansion.'
+    """
+    started = time.monotonic()
+    deadline = started + PARSE_BUDGET_SECONDS
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8", "strict")
+        except UnicodeDecodeError as error:
+            return unmeasured(f"the text is not valid UTF-8 (byte offset {error.start})")
+    source, problem = check_limits(text)
+    if source is None:
+        return unmeasured(problem or "the text could not be read")
+    from gateway._shell._treesitter import read_with_tree_sitter
+
+    try:
+        first = read_with_tree_sitter(source)
+    except Unreadable as unreadable:
+        return unmeasured(unreadable.reason)
+    except RecursionError:
+        return unmeasured(f"the text nests deeper than {MAX_NESTING} levels")
+    try:
+        second = _read_bashlex(source, deadline)
+    except Unreadable as unreadable:
+        return unmeasured(unreadable.reason)
+    except RecursionError:
+        return unmeasured("bashlex ran out of recursion depth")
+    difference = compare(first, second, _READERS)
+    if difference is not None:
+        return unmeasured(difference)
+    if time.monotonic() > deadline:
+        return unmeasured(
+            f"reading the text took longer than the {PARSE_BUDGET_SECONDS:g} s budget"
+        )
+    return ShellReading(status="measured", reason=None, program=first)

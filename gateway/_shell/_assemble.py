@@ -1,0 +1,169 @@
+"""
+Assembles a flat run of commands and operators into statements.
+
+Both readers flatten their parser's lists and pipelines into the same token
+run — commands, ``!``, and the operators between them — and this module groups
+the run by bash's precedence: ``|`` binds tighter than ``&&``/``||``, which bind
+tighter than ``;``/``&``/newline. Doing the grouping once, here, means a
+parser's own grouping (tree-sitter nests the words after a heredoc introducer
+oddly) never reaches the neutral tree, and both readers group alike.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+from gateway._shell._source import Source
+from gateway._shell._tree import AndOr, Command, Pipeline, Statement
+from gateway._shell._words import Unreadable
+
+__all__ = ["CmdToken", "NegToken", "OpToken", "Token", "assemble"]
+
+PIPE_OPERATORS: Final = frozenset({"|", "|&"})
+ANDOR_OPERATORS: Final = frozenset({"&&", "||"})
+TERMINATORS: Final = frozenset({";", "&", "\n"})
+
+
+class CmdToken(NamedTuple):
+    """A command and its extent (``end`` reaches past any heredoc it reads)."""
+
+    command: Command
+    start: int
+    end: int
+
+
+class OpToken(NamedTuple):
+    """A control operator between commands."""
+
+    op: str
+    start: int
+    end: int
+
+
+class NegToken(NamedTuple):
+    """A bare ``!`` in front of a pipeline."""
+
+    start: int
+    end: int
+
+
+Token = CmdToken | OpToken | NegToken
+
+
+class _Builder:
+    def __init__(self, source: Source, reader: str) -> None:
+        self.source = source
+        self.reader = reader
+        self.statements: list[Statement] = []
+        self.pipelines: list[Pipeline] = []
+        self.andor_ops: list[str] = []
+        self.commands: list[Command] = []
+        self.pipe_ops: list[str] = []
+        self.negated = False
+        self.pipeline_start = -1
+        self.pipeline_end = -1
+        self.statement_start = -1
+        self.statement_end = -1
+
+    def close_pipeline(self, at: int) -> None:
+        if not self.commands:
+            raise Unreadable(
+                f"the {self.reader} reader found an operator with no command before it", at
+            )
+        self.pipelines.append(
+            Pipeline(
+                span=self.source.span(self.pipeline_start, self.pipeline_end),
+                negated=self.negated,
+                commands=tuple(self.commands),
+                operators=tuple(self.pipe_ops),
+            )
+        )
+        self.commands = []
+        self.pipe_ops = []
+        self.negated = False
+        self.pipeline_start = -1
+
+    def close_statement(self, terminator: str | None, at: int) -> None:
+        self.close_pipeline(at)
+        span = self.source.span(self.statement_start, self.statement_end)
+        self.statements.append(
+            Statement(
+                span=span,
+                body=AndOr(
+                    span=span, pipelines=tuple(self.pipelines), operators=tuple(self.andor_ops)
+                ),
+                terminator=terminator,
+            )
+        )
+        self.pipelines = []
+        self.andor_ops = []
+        self.statement_start = -1
+
+    def touch(self, start: int, end: int) -> None:
+        if self.statement_start < 0:
+            self.statement_start = start
+            self.statement_end = end
+        self.statement_end = max(self.statement_end, end)
+        if self.pipeline_start < 0:
+            self.pipeline_start = start
+            self.pipeline_end = end
+        self.pipeline_end = max(self.pipeline_end, end)
+
+
+def assemble(tokens: list[Token], source: Source, reader: str) -> tuple[Statement, ...]:
+    """
+    Group a token run into statements.
+
+    Raises:
+        Unreadable: An operator with nothing to join, a dangling operator, or a
+            misplaced ``!``.
+    """
+    builder = _Builder(source, reader)
+    previous: Token | None = None
+    for token in tokens:
+        if isinstance(token, CmdToken):
+            if isinstance(previous, CmdToken):
+                builder.close_statement(None, token.start)  # an implicit newline
+            builder.touch(token.start, token.end)
+            builder.commands.append(token.command)
+        elif isinstance(token, NegToken):
+            if builder.commands or builder.negated:
+                raise Unreadable(
+                    f"a `!` at offset {token.start} stands inside a pipeline", token.start
+                )
+            if isinstance(previous, CmdToken):
+                builder.close_statement(None, token.start)
+            builder.touch(token.start, token.end)
+            builder.negated = True
+        else:
+            op = token.op
+            if not isinstance(previous, CmdToken):
+                raise Unreadable(
+                    f"the operator {op!r} at offset {token.start} has no command before it",
+                    token.start,
+                )
+            if op in PIPE_OPERATORS:
+                builder.pipe_ops.append(op)
+            elif op in ANDOR_OPERATORS:
+                builder.close_pipeline(token.start)
+                builder.andor_ops.append(op)
+            elif op in TERMINATORS:
+                if op == "&":  # a background marker is part of the statement's text; `;` is not
+                    builder.statement_end = max(builder.statement_end, token.end)
+                builder.close_statement(None if op == "\n" else op, token.start)
+            else:
+                raise Unreadable(
+                    f"the {reader} reader met the operator {op!r} at offset {token.start}",
+                    token.start,
+                )
+        previous = token
+    if isinstance(previous, OpToken) and previous.op not in TERMINATORS:
+        raise Unreadable(
+            f"the operator {previous.op!r} at offset {previous.start} ends the input",
+            previous.start,
+        )
+    if isinstance(previous, NegToken):
+        raise Unreadable(f"the `!` at offset {previous.start} negates nothing", previous.start)
+    if builder.commands:
+        builder.close_statement(None, builder.statement_end)
+    return tuple(builder.statements)

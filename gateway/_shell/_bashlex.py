@@ -1,0 +1,648 @@
+"""
+The bashlex reader: bash text → neutral syntax tree, through bashlex 0.18.
+
+The only module that imports ``bashlex``; its nodes never leave this file.
+Like the tree-sitter reader it walks the whole tree against explicit lists of
+node kinds, and anything else is `Unreadable`.
+
+bashlex has known defects this module repairs, each pinned by tests and each
+only for the exact release the project depends on (``bashlex==0.18``):
+
+* **Quoted heredoc delimiters.** bashlex compares body lines against the
+  delimiter *as written* (``'EOF'`` with its quotes), so every quoted heredoc
+  raises. `_read_heredoc` replaces its heredoc reader: the delimiter is
+  compared after quote removal, and a quoted delimiter keeps bash's semantics
+  for the body — no backslash-newline joining — so a body line ending in ``\\``
+  cannot swallow the terminator and hide the commands after it.
+* **Substitutions it never parses**: inside ``${x:-$(…)}``, in unquoted heredoc
+  bodies, and in words its quote removal misreads (``'x'$(rm -rf ~)'y'``). The
+  project's word scanner finds them and this module parses each with bashlex's
+  own command-substitution parser; tree-sitter must then still agree.
+* **The end of a substitution that holds a heredoc**, which bashlex reports
+  before the heredoc's body.
+
+bashlex itself never sees anything but the source text; its ``WordNode.word``
+(whose quote removal is wrong in ~1 % of real commands) is never used.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from typing import Any, Final
+
+import bashlex
+import bashlex.ast
+import bashlex.errors
+import bashlex.heredoc
+import bashlex.parser
+import bashlex.subst
+
+from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
+from gateway._shell._limits import MAX_NESTING
+from gateway._shell._source import Source
+from gateway._shell._tree import (
+    Assignment,
+    Command,
+    For,
+    Function,
+    Group,
+    Heredoc,
+    If,
+    IfClause,
+    Part,
+    Program,
+    Redirect,
+    SimpleCommand,
+    Statement,
+    Subshell,
+    While,
+    Word,
+)
+from gateway._shell._words import (
+    SubEntry,
+    SubKind,
+    Unreadable,
+    WordScanner,
+    split_assignment,
+    unquote_delimiter,
+)
+
+__all__ = ["BASHLEX_VERSION", "read_with_bashlex"]
+
+READER: Final = "bashlex"
+BASHLEX_VERSION: Final = "0.18"
+"""The only bashlex release the repairs below are proven against."""
+
+_INSTALLED: Final = importlib.metadata.version("bashlex")
+_REPAIRED: bool = False
+
+SEQUENCE_KINDS: Final = frozenset({"list", "pipeline", "command", "compound", "function"})
+COMPOUND_KINDS: Final = frozenset({"if", "for", "while", "until"})
+WORD_PART_KINDS: Final = frozenset(
+    {"parameter", "tilde", "commandsubstitution", "processsubstitution"}
+)
+LIST_OPERATORS: Final = frozenset({";", "&", "&&", "||", "\n"})
+REDIRECT_TYPES: Final = frozenset(
+    {">", ">>", "<", "&>", "&>>", ">&", "<&", ">|", "<>", "<<<", "<<", "<<-"}
+)
+
+
+# ───────────────────────── the heredoc repair ─────────────────────────
+
+
+def _read_line(tokenizer: Any, *, join: bool) -> str | None:
+    """One line from bashlex's tokenizer; backslash-newline is joined only when ``join``."""
+    buffer: list[str] = []
+    while True:
+        char = tokenizer._getc(join)  # noqa: SLF001 -- the repair reads bashlex's own input
+        if char is None:
+            if not buffer:
+                return None
+            char = "\n"
+        buffer.append(char)
+        if char == "\n":
+            return "".join(buffer)
+
+
+def _read_heredoc(tokenizer: Any, redirnode: Any, lineno: int, killleading: bool) -> str:  # noqa: FBT001 -- bashlex's signature
+    """
+    Replacement for ``bashlex.heredoc.makeheredoc``.
+
+    Reads body lines until one equals the delimiter after quote removal (and,
+    for ``<<-``, after leading tabs are stripped). Records on the heredoc node
+    where the body starts and ends in the source, its delimiter and whether it
+    was quoted, and where the terminator line ends.
+    """
+    del lineno
+    raw = redirnode.output.word
+    delimiter, quoted = unquote_delimiter(raw)
+    start = tokenizer._shell_input_line_index  # noqa: SLF001
+    document: list[str] = []
+    terminator_end = line_start = start
+    while True:
+        line_start = tokenizer._shell_input_line_index  # noqa: SLF001
+        line = _read_line(tokenizer, join=not quoted)
+        if line is None:
+            raise bashlex.errors.ParsingError(
+                f"here-document delimited by end of input (wanted {delimiter!r})",
+                tokenizer._shell_input_line,  # noqa: SLF001
+                tokenizer._shell_input_line_index,  # noqa: SLF001
+            )
+        check = line.lstrip("\t") if killleading else line
+        if check[:-1] == delimiter:
+            terminator_end = line_start + len(line.rstrip("\n"))
+            break
+        document.append(line)
+    end = tokenizer._shell_input_line_index - 1  # noqa: SLF001
+    heredoc = bashlex.ast.node(kind="heredoc", value="".join(document), pos=(start, end))
+    # Lengths, not offsets: bashlex re-bases ``pos`` when it parses a later
+    # line or a substitution from a slice of the source, and lengths survive that.
+    heredoc.body_length = line_start - start
+    heredoc.terminator_length = terminator_end - start
+    heredoc.delimiter = delimiter
+    heredoc.quoted = quoted
+    redirnode.heredoc = heredoc
+    if redirnode.pos[1] + 1 == start:
+        redirnode.pos = (redirnode.pos[0], end)
+    return heredoc.value  # type: ignore[no-any-return]
+
+
+def _install_repair() -> None:
+    global _REPAIRED
+    if _INSTALLED == BASHLEX_VERSION and not _REPAIRED:
+        bashlex.heredoc.makeheredoc = _read_heredoc
+        _REPAIRED = True
+
+
+_install_repair()
+
+
+# ───────────────────────── the reader ─────────────────────────
+
+
+def parse_only(text: str) -> Any:
+    """Run ``bashlex.parse`` and nothing more (for benchmarks)."""
+    return bashlex.parse(text)
+
+
+def read_with_bashlex(source: Source) -> Program:
+    """
+    Read ``source`` with bashlex into the neutral tree.
+
+    Raises:
+        Unreadable: bashlex raised (any exception type), produced a node kind
+            outside the lists, or read a word differently from the scanner.
+    """
+    if not _REPAIRED:
+        raise Unreadable(
+            f"bashlex {_INSTALLED} is installed but the gateway's repairs are proven only for {BASHLEX_VERSION}",
+            0,
+        )
+    if _blank_or_comments(source.text):
+        # bashlex raises AttributeError on text with no tokens at all.
+        return Program(statements=())
+    try:
+        trees = bashlex.parse(source.text)
+    except Unreadable:
+        raise
+    except bashlex.errors.ParsingError as error:
+        at = min(max(int(getattr(error, "position", 0) or 0), 0), len(source.text))
+        raise Unreadable(f"bashlex could not parse the text: {error.message}", at) from None
+    except NotImplementedError as error:
+        raise Unreadable(f"bashlex does not support {_short(str(error))}", 0) from None
+    except RecursionError:
+        raise Unreadable("bashlex ran out of recursion depth", 0) from None
+    except Exception as error:  # noqa: BLE001 -- bashlex raises AttributeError, IndexError, … on odd input
+        raise Unreadable(f"bashlex failed with {type(error).__name__}", 0) from None
+    reader = _Reader(source)
+    tokens: list[Token] = []
+    for tree in trees:
+        reader.flatten(tree, tokens)
+    statements = assemble(tokens, source, READER)
+    reader.scanner.finish()
+    return Program(statements=statements)
+
+
+def _blank_or_comments(text: str) -> bool:
+    """True when every line is blank or a comment: bash runs nothing for such text."""
+    for line in text.split("\n"):
+        stripped = line.strip(" \t")
+        if stripped and not stripped.startswith("#"):
+            return False
+    return True
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Reader:
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.text = source.text
+        self.subs: dict[int, SubEntry] = {}
+        self.scanner = WordScanner(source, self.subs, READER, resolve=self.parse_missing)
+        self.depth = 0
+
+    def unexpected(self, node: Any, where: str) -> Unreadable:
+        at = node.pos[0] if hasattr(node, "pos") else 0
+        return Unreadable(f"bashlex produced a {node.kind!r} node {where} at offset {at}", at)
+
+    def enter(self, at: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise Unreadable(f"the text nests deeper than {MAX_NESTING} levels at offset {at}", at)
+
+    # ── sequences ──
+
+    def flatten(self, node: Any, out: list[Token]) -> None:
+        stack = [node]
+        while stack:
+            item = stack.pop()
+            kind = item.kind
+            if kind == "list":
+                stack.extend(reversed(item.parts))
+            elif kind == "operator":
+                if item.op not in LIST_OPERATORS:
+                    raise self.unexpected(item, f"for the operator {item.op!r}")
+                out.append(OpToken(item.op, item.pos[0], item.pos[1]))
+            elif kind == "pipeline":
+                for part in reversed(item.parts):
+                    if part.kind == "reservedword" and part.word == "!":
+                        stack.append(_Neg(part.pos))
+                    elif part.kind == "pipe":
+                        stack.append(_Op(part.pipe, part.pos))
+                    else:
+                        stack.append(part)
+            elif kind == "_neg":
+                out.append(NegToken(item.pos[0], item.pos[1]))
+            elif kind == "_op":
+                out.append(OpToken(item.op, item.pos[0], item.pos[1]))
+            elif kind in ("command", "compound", "function"):
+                command, end = self.command(item)
+                out.append(CmdToken(command, item.pos[0], end))
+            else:
+                raise self.unexpected(item, "where a command belongs")
+
+    def sequence(self, nodes: list[Any]) -> tuple[Statement, ...]:
+        tokens: list[Token] = []
+        for node in nodes:
+            self.flatten(node, tokens)
+        return assemble(tokens, self.source, READER)
+
+    # ── commands ──
+
+    def command(self, node: Any) -> tuple[Command, int]:
+        """Return the command and its extent (past any heredoc terminator)."""
+        kind = node.kind
+        if kind == "command":
+            return self.simple_command(node)
+        if kind == "function":
+            return self.function(node)
+        return self.compound(node)
+
+    def simple_command(self, node: Any) -> tuple[SimpleCommand, int]:
+        assignments: list[Assignment] = []
+        words: list[Word] = []
+        redirects: list[Redirect] = []
+        extent = node.pos[1]
+        for part in node.parts:
+            kind = part.kind
+            if kind == "assignment" and not words:
+                assignments.append(self.assignment(part))
+            elif kind in ("word", "assignment"):
+                words.append(self.word(part))
+            elif kind == "redirect":
+                redirect, end = self.redirect(part)
+                redirects.append(redirect)
+                extent = max(extent, end)
+            else:
+                raise self.unexpected(part, "inside a command")
+        start = node.pos[0]
+        return (
+            SimpleCommand(
+                span=self.source.span(start, node.pos[1]),
+                redirects=tuple(redirects),
+                assignments=tuple(assignments),
+                words=tuple(words),
+            ),
+            extent,
+        )
+
+    def compound(self, node: Any) -> tuple[Command, int]:
+        items = list(node.list)
+        redirects: list[Redirect] = []
+        extent = node.pos[1]
+        for part in getattr(node, "redirects", None) or ():
+            if part.kind != "redirect":
+                raise self.unexpected(part, "among redirects")
+            redirect, end = self.redirect(part)
+            redirects.append(redirect)
+            extent = max(extent, end)
+        span = self.source.span(node.pos[0], node.pos[1])
+        if not items:
+            raise self.unexpected(node, "that is empty")
+        first = items[0]
+        if first.kind == "reservedword" and first.word in ("(", "{"):
+            closer = ")" if first.word == "(" else "}"
+            if items[-1].kind != "reservedword" or items[-1].word != closer:
+                raise self.unexpected(node, f"not closed by {closer}")
+            self.enter(node.pos[0])
+            body = self.sequence(items[1:-1])
+            self.depth -= 1
+            if first.word == "(":
+                return Subshell(span=span, redirects=tuple(redirects), body=body), extent
+            return Group(span=span, redirects=tuple(redirects), body=body), extent
+        if len(items) != 1 or first.kind not in COMPOUND_KINDS:
+            raise self.unexpected(first, "inside a compound command")
+        self.enter(node.pos[0])
+        if first.kind == "if":
+            command: Command = self.if_node(first, span, tuple(redirects))
+        elif first.kind == "for":
+            command = self.for_node(first, span, tuple(redirects))
+        else:
+            command = self.while_node(first, span, tuple(redirects))
+        self.depth -= 1
+        return command, extent
+
+    def split_reserved(
+        self, parts: list[Any], keywords: frozenset[str]
+    ) -> list[tuple[str, list[Any]]]:
+        """Split a compound's parts at the given reserved words: ``[(keyword, nodes after it)]``."""
+        sections: list[tuple[str, list[Any]]] = []
+        for part in parts:
+            if part.kind == "reservedword" and part.word in keywords:
+                sections.append((part.word, []))
+            elif not sections:
+                raise self.unexpected(part, "before the first keyword")
+            else:
+                sections[-1][1].append(part)
+        return sections
+
+    def if_node(self, node: Any, span: Any, redirects: tuple[Redirect, ...]) -> If:
+        sections = self.split_reserved(node.parts, frozenset({"if", "then", "elif", "else", "fi"}))
+        clauses: list[IfClause] = []
+        else_body: tuple[Statement, ...] | None = None
+        condition: tuple[Statement, ...] | None = None
+        for keyword, nodes in sections:
+            if keyword in ("if", "elif"):
+                condition = self.sequence(nodes)
+            elif keyword == "then":
+                if condition is None:
+                    raise self.unexpected(node, "with `then` before a condition")
+                clauses.append(IfClause(condition=condition, body=self.sequence(nodes)))
+                condition = None
+            elif keyword == "else":
+                else_body = self.sequence(nodes)
+            elif nodes:
+                raise self.unexpected(nodes[0], "after `fi`")
+        return If(span=span, redirects=redirects, clauses=tuple(clauses), else_body=else_body)
+
+    def for_node(self, node: Any, span: Any, redirects: tuple[Redirect, ...]) -> For:
+        parts = list(node.parts)
+        if len(parts) < 4 or parts[1].kind != "word":
+            raise self.unexpected(node, "with an unexpected header")
+        variable = self.text[parts[1].pos[0] : parts[1].pos[1]]
+        items: list[Word] | None = None
+        index = 2
+        while index < len(parts):
+            part = parts[index]
+            if part.kind == "reservedword" and part.word == "in":
+                items = []
+            elif part.kind == "reservedword" and part.word in (";", "\n"):
+                pass
+            elif part.kind == "reservedword" and part.word == "do":
+                break
+            elif part.kind == "word" and items is not None:
+                items.append(self.word(part))
+            else:
+                raise self.unexpected(part, "inside a for loop header")
+            index += 1
+        rest = parts[index:]
+        if len(rest) < 2 or rest[-1].kind != "reservedword" or rest[-1].word != "done":
+            raise self.unexpected(node, "without do … done")
+        return For(
+            span=span,
+            redirects=redirects,
+            variable=variable,
+            items=None if items is None else tuple(items),
+            body=self.sequence(rest[1:-1]),
+        )
+
+    def while_node(self, node: Any, span: Any, redirects: tuple[Redirect, ...]) -> While:
+        sections = self.split_reserved(node.parts, frozenset({"while", "until", "do", "done"}))
+        keywords = [keyword for keyword, _ in sections]
+        if keywords not in (["while", "do", "done"], ["until", "do", "done"]) or sections[2][1]:
+            raise self.unexpected(node, "with an unexpected shape")
+        return While(
+            span=span,
+            redirects=redirects,
+            until=keywords[0] == "until",
+            condition=self.sequence(sections[0][1]),
+            body=self.sequence(sections[1][1]),
+        )
+
+    def function(self, node: Any) -> tuple[Function, int]:
+        parts = [
+            p
+            for p in node.parts
+            if not (p.kind == "reservedword" and p.word in ("function", "(", ")"))
+        ]
+        if len(parts) != 2 or parts[0].kind != "word" or parts[1].kind != "compound":
+            raise self.unexpected(node, "with an unexpected shape")
+        name = self.text[parts[0].pos[0] : parts[0].pos[1]]
+        self.enter(node.pos[0])
+        body, extent = self.compound(parts[1])
+        self.depth -= 1
+        span = self.source.span(node.pos[0], node.pos[1])
+        return Function(span=span, redirects=(), name=name, body=body), max(extent, node.pos[1])
+
+    # ── words ──
+
+    def register_parts(self, node: Any) -> None:
+        """Register the substitutions bashlex parsed among a word's parts."""
+        for part in getattr(node, "parts", None) or ():
+            kind = part.kind
+            if kind in ("parameter", "tilde"):
+                continue
+            if kind not in ("commandsubstitution", "processsubstitution"):
+                raise self.unexpected(part, "inside a word")
+            start = part.pos[0]
+            opener = self.text[start]
+            sub_kind: SubKind
+            if kind == "commandsubstitution":
+                sub_kind = "backtick" if opener == "`" else "dollar"
+            else:
+                sub_kind = "in" if opener == "<" else "out"
+            if start in self.subs:
+                continue
+            self.enter(start)
+            body = self.sequence([part.command])
+            self.depth -= 1
+            end = self._substitution_end(part.command, part.pos[1], sub_kind)
+            self.subs[start] = SubEntry(end, sub_kind, body)
+
+    def _substitution_end(self, command: Any, reported: int, kind: SubKind) -> int:
+        """
+        Find the real closer of a ``$(``, ``<(`` or ``>(`` substitution.
+
+        bashlex reports the end of the last command inside instead: wrong when
+        blanks stand before the ``)`` or a heredoc's body follows the command.
+        """
+        if kind == "backtick":
+            return reported
+        text = self.text
+        if text[reported - 1 : reported] == ")" and _last_heredoc_end(command) < reported:
+            return reported
+        j = max(reported - 1, _last_heredoc_end(command) + 1)
+        while j < len(text) and text[j] in " \t\n":
+            j += 1
+        if j < len(text) and text[j] == ")":
+            return j + 1
+        return reported
+
+    def parse_missing(self, at: int, kind: SubKind) -> SubEntry:
+        """Parse, with bashlex, a substitution bashlex skipped but the word scanner found."""
+        if kind == "dollar":
+            try:
+                context = bashlex.parser._parser(self.text)  # noqa: SLF001 -- bashlex's own substitution parser
+                command, close = bashlex.subst._parsedolparen(context, self.text, at + 2)  # noqa: SLF001
+            except Unreadable:
+                raise
+            except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
+                raise Unreadable(
+                    f"bashlex could not parse the substitution at offset {at} ({type(error).__name__})",
+                    at,
+                ) from None
+            end = self._substitution_end(command, close + 1, "dollar")
+            nodes = [command]
+        elif kind == "backtick":
+            close = _backtick_close(self.text, at)
+            inner = self.text[at + 1 : close]
+            if close < 0 or "\\" in inner:
+                raise Unreadable(
+                    f"bashlex cannot read the backtick substitution at offset {at}", at
+                )
+            try:
+                nodes = bashlex.parse(inner) if inner.strip() else []
+            except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
+                raise Unreadable(
+                    f"bashlex could not parse the substitution at offset {at} ({type(error).__name__})",
+                    at,
+                ) from None
+            for tree in nodes:
+                bashlex.ast.posshifter(at + 1).visit(tree)
+            end = close + 1
+        else:
+            raise Unreadable(f"bashlex did not parse the process substitution at offset {at}", at)
+        self.enter(at)
+        body = self.sequence(nodes)
+        self.depth -= 1
+        return SubEntry(end, kind, body)
+
+    def word(self, node: Any) -> Word:
+        self.register_parts(node)
+        start, end = node.pos
+        return self.scanner.word(start, end)
+
+    def assignment(self, node: Any) -> Assignment:
+        start, end = node.pos
+        text = self.text[start:end]
+        split = split_assignment(text)
+        if split is None:
+            raise self.unexpected(node, "that is not an assignment")
+        name, subscript_bounds, append, value_at = split
+        self.register_parts(node)
+        subscript = None
+        if subscript_bounds is not None:
+            lo, hi = start + subscript_bounds[0], start + subscript_bounds[1]
+            subscript = self.scanner.arithmetic(lo, hi)
+        value: Word | None = None
+        if start + value_at < end:
+            value = self.scanner.word(start + value_at, end, assignment=True)
+        return Assignment(
+            span=self.source.span(start, end),
+            name=name,
+            subscript=subscript,
+            append=append,
+            value=value,
+        )
+
+    def redirect(self, node: Any) -> tuple[Redirect, int]:
+        operator = node.type
+        if operator not in REDIRECT_TYPES:
+            raise self.unexpected(node, f"for the redirect {operator!r}")
+        start, end = node.pos
+        fd = None if getattr(node, "input", None) is None else str(node.input)
+        output: Any = getattr(node, "output", None)
+        target: Word | None = None
+        if output == "-":
+            operator += "-"
+        elif isinstance(output, int):
+            digits = str(output)
+            target_end = end
+            if self.text[target_end - len(digits) : target_end] != digits:
+                raise self.unexpected(node, "whose descriptor target is not where it says")
+            target = self.scanner.word(target_end - len(digits), target_end)
+        elif output is not None and output.kind == "word":
+            target = self.word(output) if operator not in ("<<", "<<-") else None
+        else:
+            raise self.unexpected(node, "without a target")
+        heredoc_node = getattr(node, "heredoc", None)
+        if operator not in ("<<", "<<-"):
+            return Redirect(
+                span=self.source.span(start, end), fd=fd, operator=operator, target=target
+            ), end
+        if heredoc_node is None or not hasattr(heredoc_node, "body_length"):
+            raise self.unexpected(node, "whose heredoc body was not read")
+        if not hasattr(output, "pos"):
+            raise self.unexpected(node, "without a delimiter word")
+        delim_start, delim_end = output.pos
+        target = self.scanner.word(delim_start, delim_end)
+        body_start = heredoc_node.pos[0]
+        body_end = body_start + heredoc_node.body_length
+        parts: tuple[Part, ...] = ()
+        if not heredoc_node.quoted:
+            parts = self.scanner.heredoc_body(body_start, body_end)
+        heredoc = Heredoc(
+            operator="<<-" if operator == "<<-" else "<<",
+            delimiter=heredoc_node.delimiter,
+            delimiter_text=self.text[delim_start:delim_end],
+            quoted=heredoc_node.quoted,
+            body_span=self.source.span(body_start, body_end),
+            body=self.text[body_start:body_end],
+            parts=parts,
+        )
+        return (
+            Redirect(
+                span=self.source.span(start, delim_end),
+                fd=fd,
+                operator=heredoc.operator,
+                target=target,
+                heredoc=heredoc,
+            ),
+            body_start + heredoc_node.terminator_length,
+        )
+
+
+class _Neg:
+    kind = "_neg"
+
+    def __init__(self, pos: tuple[int, int]) -> None:
+        self.pos = pos
+
+
+class _Op:
+    kind = "_op"
+
+    def __init__(self, op: str, pos: tuple[int, int]) -> None:
+        self.op = op
+        self.pos = pos
+
+
+def _last_heredoc_end(node: Any) -> int:
+    """The largest heredoc end offset under ``node`` (-1 when it holds none)."""
+    found = -1
+
+    class _Visitor(bashlex.ast.nodevisitor):  # type: ignore[misc]
+        def visitheredoc(self, heredoc: Any, value: Any) -> None:
+            nonlocal found
+            del value
+            found = max(found, heredoc.pos[1])
+
+    _Visitor().visit(node)
+    return found
+
+
+def _backtick_close(text: str, at: int) -> int:
+    """Offset of the backtick closing the one at ``at`` (backslash escapes skipped), or -1."""
+    j = at + 1
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+            continue
+        if text[j] == "`":
+            return j
+        j += 1
+    return -1

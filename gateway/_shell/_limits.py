@@ -1,0 +1,41 @@
+"""
+The hard limits every reading obeys, in one place.
+
+Past any of them a reading is unmeasured, never an error and never a partial
+plan. The numbers are inclusive: a source of exactly `MAX_SOURCE_BYTES` bytes
+is read.
+"""
+
+from typing import Final
+
+__all__ = [
+    "INPROCESS_MAX_BYTES",
+    "INPROCESS_MAX_DEPTH",
+    "MAX_NESTING",
+    "MAX_SOURCE_BYTES",
+    "PARSE_BUDGET_SECONDS",
+    "WORKER_MEMORY_BYTES",
+]
+
+MAX_SOURCE_BYTES: Final = 65_536
+"""The largest source read, in UTF-8 bytes."""
+
+MAX_NESTING: Final = 64
+"""How deep substitutions, subshells, groups and compound commands may nest."""
+
+PARSE_BUDGET_SECONDS: Final = 2.0
+"""The wall-clock budget for reading one source, whatever it holds."""
+
+WORKER_MEMORY_BYTES: Final = 256 * 1024 * 1024
+"""The address-space growth allowed to the worker process that runs bashlex on large input."""
+
+INPROCESS_MAX_BYTES: Final = 4_096
+"""Sources up to this size whose bracket depth is small are read by bashlex in-process.
+
+bashlex is pure Python and cannot be interrupted from a thread; below these
+bounds its worst case (measured in ``benchmarks/parse.py``) stays far inside the
+budget, and above them it runs in a worker process that is killed at the
+deadline."""
+
+INPROCESS_MAX_DEPTH: Final = 12
+"""The largest raw bracket depth (quotes ignored) read in-process."""

@@ -1,0 +1,450 @@
+"""
+The neutral syntax tree: what a shell reader says a piece of bash text is.
+
+Both readers (tree-sitter and bashlex) produce these Structs and nothing
+above the ``_shell`` package ever sees a parser's own node type. The tree is
+pure data: frozen msgspec Structs, tuples for every collection, tagged unions
+with explicit tags, no behaviour beyond small derived properties.
+
+Every node keeps its `Span` (character *and* byte offsets into the source
+that was read), so anything a later layer publishes can be sliced back out of
+the source. Words keep their parts as written; a word's literal value is
+computed by the project's own quote removal (see ``_words``), never taken from
+a parser.
+
+This module must not import anything but msgspec and the standard library.
+"""
+
+from __future__ import annotations
+
+from typing import Literal as L
+
+import msgspec
+
+__all__ = [
+    "AndOr",
+    "AnsiC",
+    "ArithCommand",
+    "ArithFor",
+    "Arithmetic",
+    "Assignment",
+    "Brace",
+    "Case",
+    "CaseItem",
+    "Command",
+    "CommandSubstitution",
+    "DoubleQuoted",
+    "For",
+    "Function",
+    "Glob",
+    "Group",
+    "Heredoc",
+    "If",
+    "IfClause",
+    "Literal",
+    "Parameter",
+    "Part",
+    "Pipeline",
+    "ProcessSubstitution",
+    "Program",
+    "Redirect",
+    "SimpleCommand",
+    "SingleQuoted",
+    "Span",
+    "Statement",
+    "Subshell",
+    "Test",
+    "Tilde",
+    "While",
+    "Word",
+]
+
+
+class Span(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    Where a node sits in the source it was read from.
+
+    ``start``/``end`` are character offsets (Python string indices) and
+    ``start_byte``/``end_byte`` are offsets into the UTF-8 encoding of the
+    same source, so ``source[start:end]`` and
+    ``source.encode()[start_byte:end_byte]`` are the same text.
+
+    Attributes:
+        start: First character of the node.
+        end: One past the last character.
+        start_byte: First byte of the node in the UTF-8 source.
+        end_byte: One past the last byte.
+    """
+
+    start: int
+    end: int
+    start_byte: int
+    end_byte: int
+
+
+# ───────────────────────── word parts ─────────────────────────
+
+
+class _Part(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    span: Span
+
+
+class Literal(_Part, frozen=True, kw_only=True, tag="literal"):
+    """Unquoted text, after backslash escapes were removed (``a\\ b`` → ``a b``)."""
+
+    text: str
+
+
+class SingleQuoted(_Part, frozen=True, kw_only=True, tag="single_quoted"):
+    """``'…'``: the text between the quotes, exactly."""
+
+    text: str
+
+
+class AnsiC(_Part, frozen=True, kw_only=True, tag="ansi_c"):
+    """``$'…'``: the text after decoding its escapes (``$'\\x72m'`` → ``rm``)."""
+
+    text: str
+
+
+class DoubleQuoted(_Part, frozen=True, kw_only=True, tag="double_quoted"):
+    """``"…"`` (or ``$"…"`` when ``locale``): the parts between the quotes."""
+
+    parts: tuple[Part, ...]
+    locale: bool = False
+
+
+class Arithmetic(_Part, frozen=True, kw_only=True, tag="arithmetic"):
+    """
+    An arithmetic expression: ``$((…))``, ``$[…]``, the inside of ``((…))``, or a subscript.
+
+    Attributes:
+        expression: The expression's source text, between its delimiters.
+        variables: Bare names the expression reads (``i`` in ``$((i+1))``), in order.
+        parts: Expansions inside it (``$x``, ``${…}``, ``$(…)``), in order.
+    """
+
+    expression: str
+    variables: tuple[str, ...]
+    parts: tuple[Part, ...]
+
+
+class Parameter(_Part, frozen=True, kw_only=True, tag="parameter"):
+    """
+    A parameter expansion: ``$x``, ``${x}``, ``${#x}``, ``${!x}``, ``${x:-word}``, ``$1``, ``$?``…
+
+    Attributes:
+        name: The parameter's root name (``x``, ``1``, ``?``, ``@``).
+        special: True for positional and special parameters (``$1 $? $$ $@ $# $! $- $0 $*``).
+        braced: True for the ``${…}`` spelling.
+        length: ``${#x}``.
+        indirect: ``${!x}`` (the value names another variable: unknowable statically).
+        subscript: ``${x[…]}``: the subscript, read as arithmetic.
+        operator: What follows the name inside the braces (``:-``, ``#``, ``//``, ``@P``…).
+        operand: The parts of the operand word(s) after the operator.
+    """
+
+    name: str
+    special: bool = False
+    braced: bool = False
+    length: bool = False
+    indirect: bool = False
+    subscript: Arithmetic | None = None
+    operator: str | None = None
+    operand: tuple[Part, ...] = ()
+
+
+class CommandSubstitution(_Part, frozen=True, kw_only=True, tag="command_substitution"):
+    """``$(…)`` or (``backtick``) ``\\`…\\```: the statements it runs."""
+
+    backtick: bool
+    body: tuple[Statement, ...]
+
+
+class ProcessSubstitution(_Part, frozen=True, kw_only=True, tag="process_substitution"):
+    """``<(…)`` or ``>(…)``: the statements it runs."""
+
+    direction: L["<", ">"]
+    body: tuple[Statement, ...]
+
+
+class Tilde(_Part, frozen=True, kw_only=True, tag="tilde"):
+    """``~`` or ``~user`` where bash expands it to a home directory."""
+
+    text: str
+
+
+class Glob(_Part, frozen=True, kw_only=True, tag="glob"):
+    """An unquoted pattern character or bracket expression (``*``, ``?``, ``[ab]``)."""
+
+    text: str
+
+
+class Brace(_Part, frozen=True, kw_only=True, tag="brace"):
+    """A brace expansion (``{a,b}``, ``{1..3}``): its inner parts, commas included as literals."""
+
+    parts: tuple[Part, ...]
+
+
+Part = (
+    Literal
+    | SingleQuoted
+    | AnsiC
+    | DoubleQuoted
+    | Arithmetic
+    | Parameter
+    | CommandSubstitution
+    | ProcessSubstitution
+    | Tilde
+    | Glob
+    | Brace
+)
+
+
+class Word(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    One shell word as written, split into its parts.
+
+    Attributes:
+        span: Where the word is.
+        text: The word's source text, verbatim.
+        parts: What the word is made of, in order.
+        value: The word after quote removal when it has no expansion of any
+            kind (parameter, substitution, arithmetic, tilde, glob, brace);
+            ``None`` when the word is dynamic.
+    """
+
+    span: Span
+    text: str
+    parts: tuple[Part, ...]
+    value: str | None
+
+
+# ───────────────────────── commands ─────────────────────────
+
+
+class Heredoc(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    A here-document fed to a command's standard input.
+
+    Attributes:
+        operator: ``<<`` or ``<<-`` (``<<-`` strips leading tabs from body lines).
+        delimiter: The delimiter word with its quotes removed.
+        delimiter_text: The delimiter word as written (``'EOF'``).
+        quoted: Any quoting in the delimiter word: the body is literal.
+        body_span: Where the body is: from the line after the introducer up to
+            (not including) the line holding the closing delimiter.
+        body: The body, verbatim (tabs, CRLF and backslashes kept).
+        parts: For an unquoted body, its expansions and literal text; for a
+            quoted one, empty.
+    """
+
+    operator: L["<<", "<<-"]
+    delimiter: str
+    delimiter_text: str
+    quoted: bool
+    body_span: Span
+    body: str
+    parts: tuple[Part, ...]
+
+
+class Redirect(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    One redirection.
+
+    Attributes:
+        span: The operator through its target (not the heredoc body).
+        fd: The file descriptor or ``{name}`` written before the operator, if any.
+        operator: The operator as written (``>``, ``>>``, ``<``, ``<<``, ``<<-``,
+            ``<<<``, ``&>``, ``&>>``, ``>&``, ``<&``, ``>|``, ``<>``).
+        target: The target word (for heredocs, the delimiter word).
+        heredoc: The here-document, for ``<<`` and ``<<-``.
+    """
+
+    span: Span
+    fd: str | None
+    operator: str
+    target: Word | None
+    heredoc: Heredoc | None = None
+
+
+class Assignment(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    ``NAME=value``, ``NAME+=value``, ``NAME[sub]=value`` or ``NAME=(a b)``.
+
+    Attributes:
+        span: The whole assignment.
+        name: The variable's name.
+        subscript: The ``[…]`` subscript, read as arithmetic.
+        append: ``+=``.
+        value: The value word (``None`` for an array or an empty value).
+        array: The elements of an array value.
+    """
+
+    span: Span
+    name: str
+    subscript: Arithmetic | None
+    append: bool
+    value: Word | None
+    array: tuple[Word, ...] | None = None
+
+
+class _Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    span: Span
+    redirects: tuple[Redirect, ...]
+
+
+class SimpleCommand(_Command, frozen=True, kw_only=True, tag="simple"):
+    """Leading assignments, then words (the first names the program), with redirects."""
+
+    assignments: tuple[Assignment, ...]
+    words: tuple[Word, ...]
+
+
+class Subshell(_Command, frozen=True, kw_only=True, tag="subshell"):
+    """``( … )``."""
+
+    body: tuple[Statement, ...]
+
+
+class Group(_Command, frozen=True, kw_only=True, tag="group"):
+    """``{ …; }``."""
+
+    body: tuple[Statement, ...]
+
+
+class IfClause(msgspec.Struct, frozen=True, kw_only=True):
+    """One ``if``/``elif`` condition and the body it guards."""
+
+    condition: tuple[Statement, ...]
+    body: tuple[Statement, ...]
+
+
+class If(_Command, frozen=True, kw_only=True, tag="if"):
+    """``if … then … [elif … then …] [else …] fi``."""
+
+    clauses: tuple[IfClause, ...]
+    else_body: tuple[Statement, ...] | None
+
+
+class For(_Command, frozen=True, kw_only=True, tag="for"):
+    """``for NAME [in WORDS]; do …; done`` (``items`` is ``None`` without ``in``)."""
+
+    variable: str
+    items: tuple[Word, ...] | None
+    body: tuple[Statement, ...]
+
+
+class ArithFor(_Command, frozen=True, kw_only=True, tag="arith_for"):
+    """``for ((init; condition; update)); do …; done``."""
+
+    expressions: tuple[Arithmetic, ...]
+    body: tuple[Statement, ...]
+
+
+class While(_Command, frozen=True, kw_only=True, tag="while"):
+    """``while``/``until`` (``until`` true) ``…; do …; done``."""
+
+    until: bool
+    condition: tuple[Statement, ...]
+    body: tuple[Statement, ...]
+
+
+class CaseItem(msgspec.Struct, frozen=True, kw_only=True):
+    """One ``pattern | pattern) body ;;`` arm (terminator ``;;``, ``;&`` or ``;;&``)."""
+
+    patterns: tuple[Word, ...]
+    body: tuple[Statement, ...]
+    terminator: str | None
+
+
+class Case(_Command, frozen=True, kw_only=True, tag="case"):
+    """``case WORD in … esac``."""
+
+    subject: Word
+    items: tuple[CaseItem, ...]
+
+
+class Function(_Command, frozen=True, kw_only=True, tag="function"):
+    """A function definition; defining it runs nothing, calling it runs ``body``."""
+
+    name: str
+    body: Command
+
+
+class ArithCommand(_Command, frozen=True, kw_only=True, tag="arith"):
+    """``(( expression ))``."""
+
+    expression: Arithmetic
+
+
+class Test(_Command, frozen=True, kw_only=True, tag="test"):
+    """``[[ … ]]``: its operand words, in order (operators included as words)."""
+
+    operands: tuple[Word, ...]
+
+
+Command = (
+    SimpleCommand
+    | Subshell
+    | Group
+    | If
+    | For
+    | ArithFor
+    | While
+    | Case
+    | Function
+    | ArithCommand
+    | Test
+)
+
+
+class Pipeline(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    Commands joined by ``|`` or ``|&``, possibly negated with ``!``.
+
+    Attributes:
+        span: The whole pipeline.
+        negated: Led by a bare ``!``.
+        commands: The stages, left to right.
+        operators: The operator after each stage but the last (``|`` or ``|&``).
+    """
+
+    span: Span
+    negated: bool
+    commands: tuple[Command, ...]
+    operators: tuple[str, ...]
+
+
+class AndOr(msgspec.Struct, frozen=True, kw_only=True):
+    """Pipelines joined by ``&&`` / ``||`` (``operators[i]`` joins ``pipelines[i]`` and ``[i+1]``)."""
+
+    span: Span
+    pipelines: tuple[Pipeline, ...]
+    operators: tuple[str, ...]
+
+
+class Statement(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    One and-or list and how it ends.
+
+    Attributes:
+        span: From the first token to the last, heredoc bodies included.
+        body: The and-or list.
+        terminator: ``;``, ``&`` or ``None`` (newline or end of input).
+    """
+
+    span: Span
+    body: AndOr
+    terminator: str | None
+
+    @property
+    def background(self) -> bool:
+        """True when the statement is run in the background (``&``)."""
+        return self.terminator == "&"
+
+
+class Program(msgspec.Struct, frozen=True, kw_only=True):
+    """All the statements of a source, in order."""
+
+    statements: tuple[Statement, ...]

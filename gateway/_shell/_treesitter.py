@@ -1,0 +1,862 @@
+"""
+The tree-sitter reader: bash text → neutral syntax tree, through tree-sitter-bash.
+
+The only module that imports ``tree_sitter``; its nodes never leave this file.
+The reader walks the *whole* tree. Every node kind it meets must be on one of
+the explicit lists below; anything else, and every ``ERROR`` or missing node,
+makes the reading `Unreadable` with a sentence naming the kind and offset.
+
+tree-sitter-bash has odd shapes this reader undoes: the words after a
+heredoc introducer (``cat <<EOF && echo done``) are nested *inside* the
+heredoc redirect, and lists nest left-deep. Both are flattened to a token run
+and regrouped by `assemble`, so the neutral tree follows bash's precedence,
+not the parser's nesting.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Final
+
+import msgspec
+import tree_sitter
+import tree_sitter_bash
+
+from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
+from gateway._shell._limits import MAX_NESTING
+from gateway._shell._source import Source
+from gateway._shell._tree import (
+    ArithCommand,
+    ArithFor,
+    Arithmetic,
+    Assignment,
+    Case,
+    CaseItem,
+    Command,
+    For,
+    Function,
+    Group,
+    Heredoc,
+    If,
+    IfClause,
+    Part,
+    Program,
+    Redirect,
+    SimpleCommand,
+    Statement,
+    Subshell,
+    Test,
+    While,
+    Word,
+)
+from gateway._shell._words import (
+    SubEntry,
+    SubKind,
+    Unreadable,
+    WordScanner,
+    split_assignment,
+    unquote_delimiter,
+)
+
+__all__ = ["read_with_tree_sitter"]
+
+_LANGUAGE: Final = tree_sitter.Language(tree_sitter_bash.language())
+_LOCAL = threading.local()
+
+READER: Final = "tree-sitter"
+
+STATEMENT_NODES: Final = frozenset(
+    {
+        "command",
+        "redirected_statement",
+        "pipeline",
+        "list",
+        "subshell",
+        "compound_statement",
+        "if_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "case_statement",
+        "function_definition",
+        "negated_command",
+        "test_command",
+        "declaration_command",
+        "unset_command",
+        "variable_assignment",
+        "variable_assignments",
+    }
+)
+WORD_NODES: Final = frozenset(
+    {
+        "word",
+        "string",
+        "raw_string",
+        "concatenation",
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "process_substitution",
+        "number",
+        "ansi_c_string",
+        "translated_string",
+        "arithmetic_expansion",
+        "brace_expression",
+        "extglob_pattern",
+        "$",  # a lone dollar sign is a literal word
+    }
+)
+SEQUENCE_OPERATORS: Final = frozenset({";", "&", "&&", "||", "|", "|&"})
+REDIRECT_NODES: Final = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
+FILE_REDIRECT_OPERATORS: Final = frozenset(
+    {">", ">>", "<", "&>", "&>>", ">&", "<&", ">|", "<>", "<&-", ">&-"}
+)
+TEST_CONTAINERS: Final = frozenset(
+    {
+        "binary_expression",
+        "unary_expression",
+        "parenthesized_expression",
+        "ternary_expression",
+        "postfix_expression",
+    }
+)
+TEST_LEAVES: Final = WORD_NODES | frozenset({"test_operator", "regex", "variable_name"})
+DECLARATION_ARGUMENTS: Final = WORD_NODES | frozenset({"variable_assignment", "variable_name"})
+SUBSTITUTION_NODES: Final = frozenset({"command_substitution", "process_substitution"})
+IGNORED: Final = frozenset({"comment"})
+
+
+def _parser() -> tree_sitter.Parser:
+    parser: tree_sitter.Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = tree_sitter.Parser(_LANGUAGE)
+        _LOCAL.parser = parser
+    return parser
+
+
+def parse_only(data: bytes) -> tree_sitter.Tree:
+    """Parse bytes with tree-sitter-bash and nothing more (for benchmarks)."""
+    return _parser().parse(data)
+
+
+def read_with_tree_sitter(source: Source) -> Program:
+    """
+    Read ``source`` with tree-sitter-bash into the neutral tree.
+
+    Raises:
+        Unreadable: A syntax error, a node kind outside the lists, a word the
+            scanner reads differently, or nesting deeper than `MAX_NESTING`.
+    """
+    tree = _parser().parse(source.data)
+    root = tree.root_node
+    reader = _Reader(source)
+    if root.has_error:
+        raise reader.syntax_error(root)
+    statements = reader.sequence(root.children)
+    reader.scanner.finish()
+    return Program(statements=statements)
+
+
+class _Reader:
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.subs: dict[int, SubEntry] = {}
+        self.scanner = WordScanner(source, self.subs, READER)
+        self.depth = 0
+
+    # ── helpers ──
+
+    def char(self, byte_offset: int) -> int:
+        return self.source.char_of(byte_offset)
+
+    def start(self, node: tree_sitter.Node) -> int:
+        return self.source.char_of(node.start_byte)
+
+    def end(self, node: tree_sitter.Node) -> int:
+        return self.source.char_of(node.end_byte)
+
+    def unexpected(self, node: tree_sitter.Node, where: str) -> Unreadable:
+        at = self.start(node)
+        return Unreadable(f"tree-sitter produced a {node.type!r} node {where} at offset {at}", at)
+
+    def syntax_error(self, root: tree_sitter.Node) -> Unreadable:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.is_missing:
+                at = self.start(node)
+                return Unreadable(f"tree-sitter expected {node.type!r} at offset {at}", at)
+            if node.is_error:
+                at = self.start(node)
+                return Unreadable(f"tree-sitter found a syntax error at offset {at}", at)
+            if node.has_error:
+                stack.extend(reversed(node.children))
+        return Unreadable("tree-sitter found a syntax error", 0)  # pragma: no cover
+
+    def enter(self, node: tree_sitter.Node) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            at = self.start(node)
+            raise Unreadable(f"the text nests deeper than {MAX_NESTING} levels at offset {at}", at)
+
+    # ── sequences ──
+
+    def sequence(self, nodes: list[tree_sitter.Node]) -> tuple[Statement, ...]:
+        tokens: list[Token] = []
+        for node in nodes:
+            self.flatten(node, tokens)
+        return assemble(tokens, self.source, READER)
+
+    def flatten(self, node: tree_sitter.Node, out: list[Token]) -> None:
+        # Iterative: lists nest left-deep and may be thousands of levels deep.
+        stack = [node]
+        while stack:
+            item = stack.pop()
+            kind = item.type
+            if kind in IGNORED:
+                continue
+            if kind in ("list", "pipeline"):
+                stack.extend(reversed(item.children))
+            elif kind in SEQUENCE_OPERATORS:
+                out.append(OpToken(kind, self.start(item), self.end(item)))
+            elif kind == "negated_command":
+                children = item.children
+                if not children or children[0].type != "!":
+                    raise self.unexpected(item, "without its `!`")
+                out.append(NegToken(self.start(children[0]), self.end(children[0])))
+                stack.extend(reversed(children[1:]))
+            elif kind == "redirected_statement":
+                self.redirected(item, out)
+            elif kind in STATEMENT_NODES:
+                out.append(CmdToken(self.command(item), self.start(item), self.end(item)))
+            else:
+                raise self.unexpected(item, "where a command belongs")
+
+    def redirected(self, node: tree_sitter.Node, out: list[Token]) -> None:
+        body = node.child_by_field_name("body")
+        tokens: list[Token] = []
+        if body is not None:
+            self.flatten(body, tokens)
+        else:
+            empty = SimpleCommand(
+                span=self.source.span(self.start(node), self.start(node)),
+                redirects=(),
+                assignments=(),
+                words=(),
+            )
+            tokens.append(CmdToken(empty, self.start(node), self.start(node)))
+        redirects: list[Redirect] = []
+        trailing: list[Token] = []
+        if not tokens or not isinstance(tokens[-1], CmdToken):
+            raise self.unexpected(node, "with redirects that follow no command")
+        last = tokens[-1]
+        extent = last.end
+        spilled: list[Word] = []
+        for child in node.children:
+            if child.type in IGNORED or (body is not None and child.id == body.id):
+                continue
+            if child.type == "heredoc_redirect":
+                # The body closes the line: the owning command reaches past the
+                # terminator even when more words follow its introducer.
+                extent = max(extent, self.heredoc_redirect(child, redirects, trailing))
+            elif child.type in REDIRECT_NODES:
+                redirect, spill = self.redirect_with_spill(child)
+                redirects.append(redirect)
+                if spill and not (isinstance(last.command, SimpleCommand) and last.command.words):
+                    raise self.unexpected(child, "with an unexpected target")
+                spilled.extend(self.words(spill))
+            else:
+                raise self.unexpected(child, "among redirects")
+        extent = max([extent, *(r.span.end for r in redirects), *(w.span.end for w in spilled)])
+        command = msgspec.structs.replace(
+            last.command, redirects=last.command.redirects + tuple(redirects)
+        )
+        if spilled and isinstance(command, SimpleCommand):
+            command = msgspec.structs.replace(command, words=command.words + tuple(spilled))
+        tokens[-1] = CmdToken(command, last.start, extent)
+        out.extend(tokens)
+        out.extend(trailing)
+
+    # ── commands ──
+
+    def command(self, node: tree_sitter.Node) -> Command:
+        kind = node.type
+        span = self.source.span(self.start(node), self.end(node))
+        if kind == "command":
+            return self.simple_command(node)
+        if kind in ("declaration_command", "unset_command"):
+            arguments = []
+            for index, child in enumerate(node.children):
+                if child.type in IGNORED:
+                    continue
+                if index == 0 or child.type in DECLARATION_ARGUMENTS:
+                    arguments.append(child)
+                else:
+                    raise self.unexpected(child, f"inside {kind}")
+            return SimpleCommand(
+                span=span, redirects=(), assignments=(), words=tuple(self.words(arguments))
+            )
+        if kind == "variable_assignment":
+            return SimpleCommand(
+                span=span, redirects=(), assignments=(self.assignment(node),), words=()
+            )
+        if kind == "variable_assignments":
+            assignments = []
+            for child in node.children:
+                if child.type != "variable_assignment":
+                    raise self.unexpected(child, "among assignments")
+                assignments.append(self.assignment(child))
+            return SimpleCommand(span=span, redirects=(), assignments=tuple(assignments), words=())
+        if kind == "subshell":
+            return Subshell(span=span, redirects=(), body=self.body(node, "(", ")"))
+        if kind == "compound_statement":
+            first = node.children[0].type if node.children else ""
+            if first == "((":
+                return self.arith_command(node)
+            if first != "{":
+                raise self.unexpected(node, f"opened by {first!r}")
+            return Group(span=span, redirects=(), body=self.body(node, "{", "}"))
+        if kind == "if_statement":
+            return self.if_statement(node)
+        if kind == "for_statement":
+            return self.for_statement(node)
+        if kind == "c_style_for_statement":
+            return self.arith_for(node)
+        if kind == "while_statement":
+            return self.while_statement(node)
+        if kind == "case_statement":
+            return self.case_statement(node)
+        if kind == "function_definition":
+            return self.function(node)
+        if kind == "test_command":
+            return self.test_command(node)
+        raise self.unexpected(node, "where a command belongs")
+
+    def body(self, node: tree_sitter.Node, opener: str, closer: str) -> tuple[Statement, ...]:
+        children = node.children
+        if len(children) < 2 or children[0].type != opener or children[-1].type != closer:
+            raise self.unexpected(node, f"not enclosed in {opener}{closer}")
+        self.enter(node)
+        statements = self.sequence(children[1:-1])
+        self.depth -= 1
+        return statements
+
+    def simple_command(self, node: tree_sitter.Node) -> SimpleCommand:
+        assignments: list[Assignment] = []
+        pending: list[tree_sitter.Node] = []
+        words: list[Word] = []
+        redirects: list[Redirect] = []
+        named = False
+        for child in node.children:
+            kind = child.type
+            if kind in IGNORED:
+                continue
+            if kind == "variable_assignment" and not named:
+                assignments.append(self.assignment(child))
+            elif kind == "command_name":
+                inner = [c for c in child.children if c.type not in IGNORED]
+                if named or len(inner) != 1 or inner[0].type not in WORD_NODES:
+                    raise self.unexpected(child, "as a command name")
+                pending.append(inner[0])
+                named = True
+            elif kind in WORD_NODES and named:
+                pending.append(child)
+            elif kind in ("file_redirect", "herestring_redirect"):
+                words.extend(self.words(pending))
+                pending = []
+                redirect, spill = self.redirect_with_spill(child)
+                redirects.append(redirect)
+                if spill and not named:
+                    raise self.unexpected(
+                        child, "with words after its target before the command name"
+                    )
+                pending.extend(spill)
+            else:
+                raise self.unexpected(child, "inside a command")
+        words.extend(self.words(pending))
+        return SimpleCommand(
+            span=self.source.span(self.start(node), self.end(node)),
+            redirects=tuple(redirects),
+            assignments=tuple(assignments),
+            words=tuple(words),
+        )
+
+    def if_statement(self, node: tree_sitter.Node) -> If:
+        clauses: list[IfClause] = []
+        else_body: tuple[Statement, ...] | None = None
+        self.enter(node)
+        condition: list[tree_sitter.Node] = []
+        body: list[tree_sitter.Node] = []
+        target = condition
+        for child in node.children:
+            kind = child.type
+            if kind in ("if", "elif"):
+                target = condition
+            elif kind == "then":
+                target = body
+            elif kind in ("elif_clause", "else_clause", "fi"):
+                if condition or body:
+                    clauses.append(
+                        IfClause(condition=self.sequence(condition), body=self.sequence(body))
+                    )
+                    condition, body = [], []
+                if kind == "elif_clause":
+                    sub_condition: list[tree_sitter.Node] = []
+                    sub_body: list[tree_sitter.Node] = []
+                    sub_target = sub_condition
+                    for grand in child.children:
+                        if grand.type == "elif":
+                            continue
+                        if grand.type == "then":
+                            sub_target = sub_body
+                            continue
+                        sub_target.append(grand)
+                    clauses.append(
+                        IfClause(
+                            condition=self.sequence(sub_condition), body=self.sequence(sub_body)
+                        )
+                    )
+                elif kind == "else_clause":
+                    else_body = self.sequence([c for c in child.children if c.type != "else"])
+            else:
+                target.append(child)
+        self.depth -= 1
+        if not clauses:
+            raise self.unexpected(node, "without a condition")
+        return If(
+            span=self.source.span(self.start(node), self.end(node)),
+            redirects=(),
+            clauses=tuple(clauses),
+            else_body=else_body,
+        )
+
+    def do_group(
+        self, node: tree_sitter.Node | None, owner: tree_sitter.Node
+    ) -> tuple[Statement, ...]:
+        if node is None:
+            raise self.unexpected(owner, "without a body")
+        if node.type == "do_group":
+            return self.body(node, "do", "done")
+        if node.type == "compound_statement":
+            return self.body(node, "{", "}")
+        raise self.unexpected(node, "as a loop body")
+
+    def for_statement(self, node: tree_sitter.Node) -> For:
+        children = node.children
+        if not children or children[0].type != "for":
+            raise self.unexpected(
+                node, f"opened by {children[0].type if children else 'nothing'!r}"
+            )
+        variable = node.child_by_field_name("variable")
+        if variable is None:
+            raise self.unexpected(node, "without a variable")
+        items: list[tree_sitter.Node] | None = None
+        for child in children:
+            if child.type == "in":
+                items = []
+            elif items is not None and child.type in WORD_NODES:
+                items.append(child)
+            elif child.type not in (
+                "for",
+                "variable_name",
+                ";",
+                "do_group",
+                "in",
+                "comment",
+                "compound_statement",
+            ):
+                raise self.unexpected(child, "inside a for loop")
+        self.enter(node)
+        body = self.do_group(node.child_by_field_name("body"), node)
+        self.depth -= 1
+        return For(
+            span=self.source.span(self.start(node), self.end(node)),
+            redirects=(),
+            variable=self.source.slice(self.start(variable), self.end(variable)),
+            items=None if items is None else tuple(self.words(items)),
+            body=body,
+        )
+
+    def arith_for(self, node: tree_sitter.Node) -> ArithFor:
+        children = node.children
+        marks = [c for c in children if c.type in ("((", ";", "))")]
+        kinds = [c.type for c in marks]
+        if kinds != ["((", ";", ";", "))"] and kinds != ["((", ";", ";", "))", ";"]:
+            raise self.unexpected(node, "with an unexpected header")
+        for child in children:
+            if child.type not in (
+                "for",
+                "((",
+                ";",
+                "))",
+                "do_group",
+                "compound_statement",
+                "comment",
+            ):
+                self.register_subs(child)
+        expressions: list[Arithmetic] = []
+        for left, right in itertools.pairwise(marks):
+            start, end = self.end(left), self.start(right)
+            if self.source.slice(start, end).strip():
+                expressions.append(self.scanner.arithmetic(start, end))
+        self.enter(node)
+        body = self.do_group(node.child_by_field_name("body"), node)
+        self.depth -= 1
+        return ArithFor(
+            span=self.source.span(self.start(node), self.end(node)),
+            redirects=(),
+            expressions=tuple(expressions),
+            body=body,
+        )
+
+    def while_statement(self, node: tree_sitter.Node) -> While:
+        children = node.children
+        if not children or children[0].type not in ("while", "until"):
+            raise self.unexpected(node, "without while/until")
+        body_node = node.child_by_field_name("body")
+        condition = [c for c in children[1:] if body_node is None or c.id != body_node.id]
+        self.enter(node)
+        cond = self.sequence(condition)
+        body = self.do_group(body_node, node)
+        self.depth -= 1
+        return While(
+            span=self.source.span(self.start(node), self.end(node)),
+            redirects=(),
+            until=children[0].type == "until",
+            condition=cond,
+            body=body,
+        )
+
+    def case_statement(self, node: tree_sitter.Node) -> Case:
+        subject: Word | None = None
+        items: list[CaseItem] = []
+        self.enter(node)
+        for child in node.children:
+            kind = child.type
+            if kind in ("case", "in", "esac", ";", "comment"):
+                continue
+            if kind == "case_item":
+                items.append(self.case_item(child))
+            elif kind in WORD_NODES and subject is None:
+                subject = self.word(child)
+            else:
+                raise self.unexpected(child, "inside a case statement")
+        self.depth -= 1
+        if subject is None:
+            raise self.unexpected(node, "without a subject")
+        return Case(
+            span=self.source.span(self.start(node), self.end(node)),
+            redirects=(),
+            subject=subject,
+            items=tuple(items),
+        )
+
+    def case_item(self, node: tree_sitter.Node) -> CaseItem:
+        patterns: list[Word] = []
+        body: list[tree_sitter.Node] = []
+        terminator: str | None = None
+        in_body = False
+        for child in node.children:
+            kind = child.type
+            if not in_body:
+                if kind == ")":
+                    in_body = True
+                elif kind in WORD_NODES:
+                    patterns.append(self.word(child))
+                elif kind not in ("|", "(", "comment"):
+                    raise self.unexpected(child, "among case patterns")
+            elif kind in (";;", ";&", ";;&"):
+                terminator = kind
+            else:
+                body.append(child)
+        return CaseItem(patterns=tuple(patterns), body=self.sequence(body), terminator=terminator)
+
+    def function(self, node: tree_sitter.Node) -> Function:
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name is None or body is None:
+            raise self.unexpected(node, "without a name or body")
+        redirects: list[Redirect] = []
+        for child in node.children:
+            if child.type in ("file_redirect", "herestring_redirect"):
+                redirects.append(self.redirect(child))
+            elif child.type == "heredoc_redirect":
+                raise self.unexpected(child, "on a function definition")
+        self.enter(node)
+        command = self.command(body)
+        self.depth -= 1
+        if redirects:
+            command = msgspec.structs.replace(
+                command, redirects=command.redirects + tuple(redirects)
+            )
+        return Function(
+            span=self.source.span(self.start(node), self.end(node)),
+            redirects=(),
+            name=self.source.slice(self.start(name), self.end(name)),
+            body=command,
+        )
+
+    def arith_command(self, node: tree_sitter.Node) -> ArithCommand:
+        children = node.children
+        if children[-1].type != "))":
+            raise self.unexpected(node, "not closed by ))")
+        for child in children[1:-1]:
+            self.register_subs(child)
+        start, end = self.end(children[0]), self.start(children[-1])
+        return ArithCommand(
+            span=self.source.span(self.start(node), self.end(node)),
+            redirects=(),
+            expression=self.scanner.arithmetic(start, end),
+        )
+
+    def test_command(self, node: tree_sitter.Node) -> Command:
+        children = node.children
+        opener = children[0].type if children else ""
+        if opener not in ("[", "[["):
+            raise self.unexpected(node, f"opened by {opener!r}")
+        leaves: list[tree_sitter.Node] = []
+        stack = list(reversed(children))
+        while stack:
+            item = stack.pop()
+            if item.type in IGNORED:
+                continue
+            if item.type in TEST_CONTAINERS:
+                stack.extend(reversed(item.children))
+            elif item.type in TEST_LEAVES or not item.is_named:
+                leaves.append(item)
+            else:
+                raise self.unexpected(item, "inside a test")
+        words = self.words(leaves)
+        span = self.source.span(self.start(node), self.end(node))
+        if opener == "[":
+            return SimpleCommand(span=span, redirects=(), assignments=(), words=tuple(words))
+        return Test(span=span, redirects=(), operands=tuple(words[1:-1]))
+
+    # ── words, assignments, redirects ──
+
+    def register_subs(self, node: tree_sitter.Node) -> None:
+        """Parse every substitution under ``node`` (not under another substitution)."""
+        stack = [node]
+        while stack:
+            item = stack.pop()
+            if item.type in SUBSTITUTION_NODES:
+                self.substitution(item)
+            elif item.child_count:
+                stack.extend(item.children)
+
+    def substitution(self, node: tree_sitter.Node) -> None:
+        children = node.children
+        opener = children[0].type if children else ""
+        kind: SubKind
+        if opener == "$(":
+            kind, closer = "dollar", ")"
+        elif opener == "`":
+            kind, closer = "backtick", "`"
+        elif opener == "<(":
+            kind, closer = "in", ")"
+        elif opener == ">(":
+            kind, closer = "out", ")"
+        else:
+            raise self.unexpected(node, f"opened by {opener!r}")
+        if len(children) < 2 or children[-1].type != closer:
+            raise self.unexpected(node, "not closed")
+        self.enter(node)
+        body = self.sequence(children[1:-1])
+        self.depth -= 1
+        self.subs[self.start(node)] = SubEntry(self.end(node), kind, body)
+
+    def word(self, node: tree_sitter.Node) -> Word:
+        self.register_subs(node)
+        return self.scanner.word(self.start(node), self.end(node))
+
+    def words(self, nodes: list[tree_sitter.Node]) -> list[Word]:
+        """
+        Read argument nodes as bash words.
+
+        tree-sitter sometimes splits one bash word into adjacent nodes
+        (``a/`b`/c``, ``$"…"``); nodes with nothing between them are one word,
+        because only blanks and operators separate words in bash.
+        """
+        words: list[Word] = []
+        group: list[tree_sitter.Node] = []
+        for node in nodes:
+            if group and node.start_byte != group[-1].end_byte:
+                words.append(self.word_of(group))
+                group = []
+            group.append(node)
+        if group:
+            words.append(self.word_of(group))
+        return words
+
+    def word_of(self, group: list[tree_sitter.Node]) -> Word:
+        for node in group:
+            self.register_subs(node)
+        return self.scanner.word(self.start(group[0]), self.end(group[-1]))
+
+    def assignment(self, node: tree_sitter.Node) -> Assignment:
+        start, end = self.start(node), self.end(node)
+        text = self.source.slice(start, end)
+        split = split_assignment(text)
+        if split is None:
+            raise self.unexpected(node, "that is not an assignment")
+        name, subscript_bounds, append, value_at = split
+        self.register_subs(node)
+        subscript = None
+        if subscript_bounds is not None:
+            subscript = self.scanner.arithmetic(
+                start + subscript_bounds[0], start + subscript_bounds[1]
+            )
+        value_node = node.child_by_field_name("value")
+        array: tuple[Word, ...] | None = None
+        value: Word | None = None
+        if value_node is not None and value_node.type == "array":
+            elements = []
+            for child in value_node.children:
+                if child.type in ("(", ")", "comment"):
+                    continue
+                if child.type not in WORD_NODES:
+                    raise self.unexpected(child, "inside an array")
+                elements.append(self.scanner.word(self.start(child), self.end(child)))
+            array = tuple(elements)
+        elif start + value_at < end:
+            value = self.scanner.word(start + value_at, end, assignment=True)
+        return Assignment(
+            span=self.source.span(start, end),
+            name=name,
+            subscript=subscript,
+            append=append,
+            value=value,
+            array=array,
+        )
+
+    def redirect(self, node: tree_sitter.Node) -> Redirect:
+        redirect, spill = self.redirect_with_spill(node)
+        if spill:
+            raise self.unexpected(node, "with an unexpected target")
+        return redirect
+
+    def redirect_with_spill(
+        self, node: tree_sitter.Node
+    ) -> tuple[Redirect, list[tree_sitter.Node]]:
+        """
+        Read a redirect; also return the nodes tree-sitter wrongly made extra targets.
+
+        In ``cmd < in arg`` tree-sitter reads ``arg`` as a second target of
+        ``<``; in bash a redirect takes one word, and the words after it are the
+        command's arguments. The caller decides whether arguments may stand there.
+        """
+        fd: str | None = None
+        operator: str | None = None
+        target_nodes: list[tree_sitter.Node] = []
+        for child in node.children:
+            kind = child.type
+            if kind in IGNORED:
+                continue
+            if kind == "file_descriptor":
+                fd = self.source.slice(self.start(child), self.end(child))
+            elif operator is None and (kind in FILE_REDIRECT_OPERATORS or kind == "<<<"):
+                operator = kind
+            elif kind in WORD_NODES and operator is not None:
+                target_nodes.append(child)
+            else:
+                raise self.unexpected(child, "inside a redirect")
+        if operator is None:
+            raise self.unexpected(node, "without an operator")
+        first = target_nodes[:1]
+        for candidate in target_nodes[1:]:
+            if candidate.start_byte != first[-1].end_byte:
+                break
+            first.append(candidate)
+        spill = target_nodes[len(first) :]
+        closes = operator.endswith("-")
+        if (closes and first) or (not closes and not first):
+            raise self.unexpected(node, "with an unexpected target")
+        target = self.word_of(first) if first else None
+        end = self.end(first[-1]) if first else self.end(node)
+        redirect = Redirect(
+            span=self.source.span(self.start(node), end),
+            fd=fd,
+            operator=operator,
+            target=target,
+        )
+        return redirect, spill
+
+    def heredoc_redirect(
+        self, node: tree_sitter.Node, redirects: list[Redirect], trailing: list[Token]
+    ) -> int:
+        """Read a heredoc redirect; return the offset just past its terminator line."""
+        fd: str | None = None
+        operator: str | None = None
+        start_node: tree_sitter.Node | None = None
+        body_node: tree_sitter.Node | None = None
+        end_node: tree_sitter.Node | None = None
+        extra: list[Redirect] = []
+        for child in node.children:
+            kind = child.type
+            if kind in IGNORED:
+                continue
+            if kind == "file_descriptor" and operator is None:
+                fd = self.source.slice(self.start(child), self.end(child))
+            elif kind in ("<<", "<<-") and operator is None:
+                operator = kind
+            elif kind == "heredoc_start":
+                start_node = child
+            elif kind == "heredoc_body":
+                body_node = child
+            elif kind == "heredoc_end":
+                end_node = child
+            elif kind in ("file_redirect", "herestring_redirect") and not trailing:
+                extra.append(self.redirect(child))
+            elif (
+                kind in SEQUENCE_OPERATORS
+                or kind in STATEMENT_NODES
+                or kind in ("list", "pipeline")
+            ):
+                self.flatten(child, trailing)
+            else:
+                raise self.unexpected(child, "inside a heredoc redirect")
+        if operator is None or start_node is None or end_node is None:
+            raise self.unexpected(node, "without its operator, delimiter or terminator")
+        raw = self.source.slice(self.start(start_node), self.end(start_node))
+        delimiter, quoted = unquote_delimiter(raw)
+        terminator_line = self.source.text.rfind("\n", 0, self.start(end_node)) + 1
+        body_start = self.start(body_node) if body_node is not None else terminator_line
+        # tree-sitter starts a body at its first non-blank character; the body
+        # really starts right after the newline that ends the line before it.
+        text = self.source.text
+        floor = self.end(start_node)
+        back = body_start
+        while back > floor and text[back - 1] in " \t\r\n":
+            back -= 1
+        newline = text.find("\n", back, body_start)
+        if newline >= 0:
+            body_start = newline + 1
+        body_end = terminator_line
+        if body_start > body_end:
+            raise self.unexpected(node, "whose body ends before it starts")
+        parts: tuple[Part, ...] = ()
+        if not quoted and body_node is not None:
+            self.register_subs(body_node)
+            parts = self.scanner.heredoc_body(body_start, body_end)
+        target = self.scanner.word(self.start(start_node), self.end(start_node))
+        heredoc = Heredoc(
+            operator="<<-" if operator == "<<-" else "<<",
+            delimiter=delimiter,
+            delimiter_text=raw,
+            quoted=quoted,
+            body_span=self.source.span(body_start, body_end),
+            body=self.source.slice(body_start, body_end),
+            parts=parts,
+        )
+        redirects.append(
+            Redirect(
+                span=self.source.span(self.start(node), self.end(start_node)),
+                fd=fd,
+                operator=heredoc.operator,
+                target=target,
+                heredoc=heredoc,
+            )
+        )
+        redirects.extend(extra)
+        return self.end(end_node)
