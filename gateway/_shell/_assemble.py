@@ -11,10 +11,11 @@ oddly) never reaches the neutral tree, and both readers group alike.
 
 from __future__ import annotations
 
+import re
 from typing import Final, NamedTuple
 
 from gateway._shell._source import Source
-from gateway._shell._tree import AndOr, Command, Pipeline, Statement
+from gateway._shell._tree import AndOr, Command, Pipeline, SimpleCommand, Statement
 from gateway._shell._words import Unreadable
 
 __all__ = ["CmdToken", "NegToken", "OpToken", "Token", "assemble"]
@@ -22,6 +23,8 @@ __all__ = ["CmdToken", "NegToken", "OpToken", "Token", "assemble"]
 PIPE_OPERATORS: Final = frozenset({"|", "|&"})
 ANDOR_OPERATORS: Final = frozenset({"&&", "||"})
 TERMINATORS: Final = frozenset({";", "&", "\n"})
+# ``{name}`` or ``{name[sub]}`` written right before a redirect operator.
+NAMED_DESCRIPTOR: Final = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\}")
 
 
 class CmdToken(NamedTuple):
@@ -122,6 +125,7 @@ def assemble(tokens: list[Token], source: Source, reader: str) -> tuple[Statemen
     previous: Token | None = None
     for token in tokens:
         if isinstance(token, CmdToken):
+            check_named_descriptor(token.command)
             if isinstance(previous, CmdToken):
                 builder.close_statement(None, token.start)  # an implicit newline
             builder.touch(token.start, token.end)
@@ -167,3 +171,27 @@ def assemble(tokens: list[Token], source: Source, reader: str) -> tuple[Statemen
     if builder.commands:
         builder.close_statement(None, builder.statement_end)
     return tuple(builder.statements)
+
+
+def check_named_descriptor(command: Command) -> None:
+    """
+    Refuse ``cmd {fd}>file``: bash opens a new descriptor and stores it in ``fd``.
+
+    Neither parser knows this form: both read ``{fd}`` as an argument and the
+    redirect as one of standard output, so the argv and the redirect they agree
+    on are not what bash runs. Every command of both readers passes through
+    `assemble`, so the check sits here once.
+
+    Raises:
+        Unreadable: A word ``{name}`` ends where a redirect without a descriptor starts.
+    """
+    if not isinstance(command, SimpleCommand) or not command.redirects:
+        return
+    starts = {redirect.span.start for redirect in command.redirects if redirect.fd is None}
+    for word in command.words:
+        if word.span.end in starts and NAMED_DESCRIPTOR.fullmatch(word.text):
+            raise Unreadable(
+                f"the word {word.text!r} at offset {word.span.start} names a descriptor "
+                "variable for the redirect after it, which the readers do not read",
+                word.span.start,
+            )

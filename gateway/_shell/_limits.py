@@ -14,6 +14,8 @@ __all__ = [
     "MAX_NESTING",
     "MAX_SOURCE_BYTES",
     "PARSE_BUDGET_SECONDS",
+    "SCAN_STEPS_PER_CHAR",
+    "SCAN_STEP_FLOOR",
     "WORKER_MEMORY_BYTES",
 ]
 
@@ -39,3 +41,17 @@ deadline."""
 
 INPROCESS_MAX_DEPTH: Final = 12
 """The largest raw bracket depth (quotes ignored) read in-process."""
+
+SCAN_STEPS_PER_CHAR: Final = 32
+"""How many loop steps the word scanner may take per source character.
+
+The scanner's look-ahead helpers (brace, bracket and parenthesis matching, the
+end of a ``${x:…}`` operand) rescan text, and hostile input can make that
+quadratic (``{{{{…``) or exponential (nested ``${x:${x:…}}``). The scanner runs
+in-process for the tree-sitter reader and cannot be interrupted, so its total
+work is bounded instead: past this many steps a character (plus
+`SCAN_STEP_FLOOR`), the reading is unmeasured. No command in the
+corpora takes two."""
+
+SCAN_STEP_FLOOR: Final = 65_536
+"""Steps every reading may take on top of `SCAN_STEPS_PER_CHAR`, so short sources are never cut short."""

@@ -333,13 +333,18 @@ class _Reader:
             return self.test_command(node)
         raise self.unexpected(node, "where a command belongs")
 
-    def body(self, node: tree_sitter.Node, opener: str, closer: str) -> tuple[Statement, ...]:
+    def body(
+        self, node: tree_sitter.Node, opener: str, closer: str, *, level: bool = True
+    ) -> tuple[Statement, ...]:
+        """Read the statements between ``opener`` and ``closer``; a new nesting level when ``level``."""
         children = node.children
         if len(children) < 2 or children[0].type != opener or children[-1].type != closer:
             raise self.unexpected(node, f"not enclosed in {opener}{closer}")
-        self.enter(node)
+        if level:
+            self.enter(node)
         statements = self.sequence(children[1:-1])
-        self.depth -= 1
+        if level:
+            self.depth -= 1
         return statements
 
     def simple_command(self, node: tree_sitter.Node) -> SimpleCommand:
@@ -436,10 +441,12 @@ class _Reader:
     ) -> tuple[Statement, ...]:
         if node is None:
             raise self.unexpected(owner, "without a body")
+        # The loop entered its nesting level already: its body is not another
+        # one (bashlex counts a loop once, and MAX_NESTING means 64 loops).
         if node.type == "do_group":
-            return self.body(node, "do", "done")
+            return self.body(node, "do", "done", level=False)
         if node.type == "compound_statement":
-            return self.body(node, "{", "}")
+            return self.body(node, "{", "}", level=False)
         raise self.unexpected(node, "as a loop body")
 
     def for_statement(self, node: tree_sitter.Node) -> For:
@@ -661,6 +668,15 @@ class _Reader:
             raise self.unexpected(node, f"opened by {opener!r}")
         if len(children) < 2 or children[-1].type != closer:
             raise self.unexpected(node, "not closed")
+        text = self.source.slice(self.start(node), self.end(node))
+        if kind == "dollar" and text.startswith("$((") and text.endswith("))"):
+            # In heredoc bodies tree-sitter reads ``$((…))`` as a substitution
+            # of a subshell; bash reads arithmetic first. Leave it to the word
+            # scanner (which requires the closing ``))``), keeping only the
+            # substitutions inside it.
+            for child in children[1:-1]:
+                self.register_subs(child)
+            return
         self.enter(node)
         body = self.sequence(children[1:-1])
         self.depth -= 1

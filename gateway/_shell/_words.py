@@ -24,6 +24,7 @@ from typing import Final, Literal as L, NamedTuple
 
 import msgspec
 
+from gateway._shell._limits import MAX_NESTING, SCAN_STEP_FLOOR, SCAN_STEPS_PER_CHAR
 from gateway._shell._source import Source
 from gateway._shell._tree import (
     AnsiC,
@@ -289,6 +290,12 @@ class WordScanner:
     One scanner serves one reading: it is given every substitution the reader
     parsed (keyed by start offset) and, after the last word, `finish` checks
     that each was met exactly once.
+
+    It is bounded like the readers: ``${…}``, brace expansions and arithmetic
+    nest at most `MAX_NESTING` deep inside a word, and every step of every
+    loop (look-ahead included) is charged against a budget proportional to the
+    source, so no word can make it quadratic or worse; past either bound the
+    reading is `Unreadable`.
     """
 
     def __init__(
@@ -304,6 +311,9 @@ class WordScanner:
         self._reader = reader
         self._resolve = resolve
         self._used: set[int] = set()
+        self._depth = 0
+        self._steps = 0
+        self._step_limit = SCAN_STEPS_PER_CHAR * len(source.text) + SCAN_STEP_FLOOR
 
     # ── entry points ──
 
@@ -341,6 +351,24 @@ class WordScanner:
                 "that the word scanner does not see there",
                 missed[0],
             )
+
+    # ── bounds ──
+
+    def _charge(self, steps: int, at: int) -> None:
+        """Count ``steps`` loop steps against the budget."""
+        self._steps += steps
+        if self._steps > self._step_limit:
+            raise Unreadable(
+                f"scanning the words takes more than {SCAN_STEPS_PER_CHAR} steps a character "
+                f"(the budget ran out at offset {at})",
+                at,
+            )
+
+    def _descend(self, at: int) -> None:
+        """Enter one more level of ``${…}``, brace expansion or arithmetic."""
+        self._depth += 1
+        if self._depth > MAX_NESTING:
+            raise Unreadable(f"the text nests deeper than {MAX_NESTING} levels at offset {at}", at)
 
     # ── the scanner ──
 
@@ -387,6 +415,7 @@ class WordScanner:
         literal: list[str] = []
         literal_start = start
         i = start
+        steps = 0
 
         def flush(upto: int) -> None:
             if literal:
@@ -394,13 +423,16 @@ class WordScanner:
                 literal.clear()
 
         while i < end:
+            steps += 1
             char = text[i]
             # Closers of the enclosing construct.
             if context == "dquote" and char == '"':
                 flush(i)
+                self._charge(steps, start)
                 return tuple(parts), i + 1
             if context == "operand" and char == "}":
                 flush(i)
+                self._charge(steps, start)
                 return tuple(parts), i + 1
             if not literal:
                 literal_start = i
@@ -508,7 +540,9 @@ class WordScanner:
                     brace = self._brace_end(i, end)
                     if brace is not None:
                         flush(i)
+                        self._descend(i)
                         inner, _ = self._scan(i + 1, brace, "word")
+                        self._depth -= 1
                         parts.append(Brace(span=source.span(i, brace + 1), parts=inner))
                         i = brace + 1
                         continue
@@ -519,6 +553,7 @@ class WordScanner:
         if context == "operand":
             raise Unreadable(f"the parameter expansion before offset {start} is not closed", start)
         flush(end)
+        self._charge(steps, start)
         return tuple(parts), end
 
     def _dollar(self, i: int, end: int, context: _Context) -> tuple[Part | None, int]:
@@ -535,6 +570,7 @@ class WordScanner:
                 if text[j] == "'":
                     break
                 j += 1
+            self._charge(j - i, i)
             if j >= end:
                 raise Unreadable(f"the $'…' string at offset {i} is not closed", i)
             return AnsiC(span=source.span(i, j + 1), text=decode_ansi_c(text[i + 2 : j])), j + 1
@@ -564,7 +600,10 @@ class WordScanner:
             arith = self._arithmetic(i + 2, square)
             return msgspec.structs.replace(arith, span=source.span(i, square + 1)), square + 1
         if nxt == "{":
-            return self._braced_parameter(i, end)
+            self._descend(i)
+            parameter = self._braced_parameter(i, end)
+            self._depth -= 1
+            return parameter
         if nxt in _NAME_START:
             j = i + 2
             while j < end and text[j] in _NAME_CHARS:
@@ -676,8 +715,11 @@ class WordScanner:
         text = self._text
         variables: list[str] = []
         parts: list[Part] = []
+        self._descend(start)
+        steps = 0
         i = start
         while i < end:
+            steps += 1
             char = text[i]
             if char == "$" and i + 1 < end:
                 part, after = self._dollar(i, end, "dquote")
@@ -701,16 +743,20 @@ class WordScanner:
             if char in _DIGITS:
                 # A number, including base#digits and 0x… forms: never a name.
                 while i < end and (text[i] in _NAME_CHARS or text[i] in "#@"):
+                    steps += 1
                     i += 1
                 continue
             if char in _NAME_START:
                 j = i
                 while j < end and text[j] in _NAME_CHARS:
                     j += 1
+                steps += j - i
                 variables.append(text[i:j])
                 i = j
                 continue
             i += 1
+        self._depth -= 1
+        self._charge(steps, start)
         return Arithmetic(
             span=self._source.span(start, end),
             expression=text[start:end],
@@ -731,16 +777,20 @@ class WordScanner:
             return end if close < 0 else close + 1
         if char == '"':
             j = i + 1
+            steps = 0
             while j < end:
+                steps += 1
                 if text[j] == "\\":
                     j += 2
                     continue
                 if text[j] == '"':
+                    self._charge(steps, i)
                     return j + 1
                 if text[j] in "$`":
                     j = self._skip_quoted(j, end)
                     continue
                 j += 1
+            self._charge(steps, i)
             return end
         if char in "`$<>" and i in self._subs:
             return self._subs[i].end
@@ -753,14 +803,17 @@ class WordScanner:
         """Offset of the ``closer`` matching the ``opener`` at ``i``, skipping quoted text."""
         text = self._text
         depth = 0
+        steps = 0
         j = i
         while j < end:
+            steps += 1
             char = text[j]
             if char == opener:
                 depth += 1
             elif char == closer:
                 depth -= 1
                 if depth == 0:
+                    self._charge(steps, i)
                     return j
             elif char in "\\'\"`$<>":
                 after = self._skip_quoted(j, end)
@@ -768,19 +821,23 @@ class WordScanner:
                     j = after
                     continue
             j += 1
+        self._charge(steps, i)
         return None
 
     def _arith_end(self, start: int, end: int) -> int | None:
         """Offset of the ``))`` closing an arithmetic expansion whose inside starts at ``start``."""
         text = self._text
         depth = 0
+        steps = 0
         j = start
         while j < end:
+            steps += 1
             char = text[j]
             if char == "(":
                 depth += 1
             elif char == ")":
                 if depth == 0:
+                    self._charge(steps, start)
                     return j if j + 1 < end and text[j + 1] == ")" else None
                 depth -= 1
             elif char in "\\'\"`$":
@@ -789,6 +846,7 @@ class WordScanner:
                     j = after
                     continue
             j += 1
+        self._charge(steps, start)
         return None
 
     def _bracket_end(self, i: int, end: int) -> int | None:
@@ -802,10 +860,13 @@ class WordScanner:
         while j < end:
             char = text[j]
             if char == "]":
+                self._charge(j - i, i)
                 return j
             if char in "'\"\\$`/":
+                self._charge(j - i, i)
                 return None
             j += 1
+        self._charge(end - i, i)
         return None
 
     def _brace_end(self, i: int, end: int) -> int | None:
@@ -813,14 +874,17 @@ class WordScanner:
         text = self._text
         depth = 0
         expands = False
+        steps = 0
         j = i
         while j < end:
+            steps += 1
             char = text[j]
             if char == "{":
                 depth += 1
             elif char == "}":
                 depth -= 1
                 if depth == 0:
+                    self._charge(steps, i)
                     return j if expands else None
             elif (char == "," and depth == 1) or (
                 char == "." and depth == 1 and text.startswith("..", j)
@@ -832,6 +896,7 @@ class WordScanner:
                     j = after
                     continue
             j += 1
+        self._charge(steps, i)
         return None
 
     def _tilde_end(self, i: int, end: int) -> int | None:

@@ -1,0 +1,510 @@
+"""
+Program position: which word of a simple command names the program bash really runs.
+
+The one reader of that question. In order it strips bare control words (with
+their declared options), leading assignments, and a chain of launchers read
+with the launcher table (`gateway._launchers`), and names what is left. When
+it cannot, it says why as data — a *refusal* (an option no row declares;
+shell syntax or a shell where a program should be) and/or a *decline*
+(``unreadable_program_position``, ``stream_fed_operands``) — each minted into
+one sentence here and nowhere else, all ending with `NOT_AUTO_ALLOWED`.
+
+A quoted or escaped control word (``'if'``, ``\\time``) is a program name, not
+a keyword, so the reader works on each word's source text as well as its value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final, NamedTuple
+
+from gateway._launchers import LAUNCHERS, SHELLS, LauncherRow
+from gateway._plans import (
+    LauncherStep,
+    PositionDecline,
+    PositionRefusal,
+    ProgramName,
+    ProgramPosition,
+)
+
+__all__ = [
+    "CONTROL_WORDS",
+    "NOT_AUTO_ALLOWED",
+    "PositionReading",
+    "PositionWord",
+    "program_basename",
+    "read_position",
+]
+
+NOT_AUTO_ALLOWED: Final = "— not auto-allowed."
+"""The suffix of every refusal and decline sentence: one consequence, spelled once."""
+
+CONTROL_WORDS: Final = frozenset(
+    {
+        "!",
+        "time",
+        "if",
+        "then",
+        "elif",
+        "else",
+        "fi",
+        "do",
+        "done",
+        "while",
+        "until",
+        "for",
+        "case",
+        "esac",
+        "in",
+        "{",
+        "}",
+        "[[",
+        "]]",
+        "((",
+        "))",
+        "select",
+        "coproc",
+        "function",
+    }
+)
+# Bare control words that may stand in front of a command, with their declared options.
+_LEADING_CONTROL: Final = {
+    "!": {},
+    "time": {"-p": 0},
+    "if": {},
+    "then": {},
+    "elif": {},
+    "else": {},
+    "do": {},
+    "while": {},
+    "until": {},
+    "{": {},
+}
+_ASSIGNMENT_WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_LAUNCHER_ASSIGNMENT: Final = re.compile(r"[^=\s]+=")
+_NEGATIVE_INTEGER: Final = re.compile(r"-[0-9]+")
+
+
+class PositionWord(NamedTuple):
+    """One word as the position reader needs it: as written, its value, and whether it is bare."""
+
+    text: str
+    value: str | None
+    bare: bool
+
+
+class PositionReading(NamedTuple):
+    """
+    The position, plus what the planner needs to find nested shell text.
+
+    Attributes:
+        position: The program position.
+        command_string: ``(via, text)`` when a launcher option carries a whole
+            command line (``env -S``, ``su -c``); ``text`` is ``None`` when dynamic.
+        shell_text_from: The first word index of shell-text operands (``watch``).
+    """
+
+    position: ProgramPosition
+    command_string: tuple[str, str | None] | None = None
+    shell_text_from: int | None = None
+
+
+def program_basename(word: str) -> str:
+    """
+    Return argv[0] as bash resolves it: ``/usr/bin/cat`` and ``cat`` are one name.
+
+    Examples:
+        >>> program_basename("/usr/bin/cat")
+        'cat'
+    """
+    return word.rsplit("/", 1)[-1] if "/" in word.rstrip("/") else word
+
+
+# ───────────────────────── sentences ─────────────────────────
+
+
+def _sentence(body: str) -> str:
+    return f"{body[0].upper()}{body[1:]} {NOT_AUTO_ALLOWED}"
+
+
+def refusal_option(owner: str, option: str) -> PositionRefusal:
+    """The refusal for an option no launcher row declares."""
+    return PositionRefusal(
+        kind="option_at_program_position",
+        owner=owner,
+        option=option,
+        sentence=_sentence(
+            f"`{owner}` is given the option `{option}`, which its launcher table row does not declare, "
+            "so which program runs cannot be read"
+        ),
+    )
+
+
+def refusal_shell(owner: str, word: str) -> PositionRefusal:
+    """The refusal for a shell standing where the program should be."""
+    return PositionRefusal(
+        kind="control_syntax_at_program_position",
+        owner=owner,
+        word=word,
+        runs_shell=True,
+        sentence=_sentence(
+            f"`{owner}` hands `{word}` to a shell, so shell text runs rather than a named program"
+        ),
+    )
+
+
+def refusal_control(owner: str, word: str) -> PositionRefusal:
+    """The refusal for shell control syntax where the program should be."""
+    return PositionRefusal(
+        kind="control_syntax_at_program_position",
+        owner=owner,
+        word=word,
+        sentence=_sentence(
+            f"`{owner}` is followed by the shell control word `{word}` where a program should be"
+        ),
+    )
+
+
+def decline_sentence(kind: PositionDecline, detail: str) -> str:
+    """The sentence of a decline; ``detail`` says what was found."""
+    if kind == "stream_fed_operands":
+        return _sentence(
+            f"{detail} takes its operands from standard input, which the plan cannot see"
+        )
+    return _sentence(f"{detail}, so which program runs cannot be read")
+
+
+# ───────────────────────── the reader ─────────────────────────
+
+
+class _Options(NamedTuple):
+    end: int
+    seen: frozenset[str]
+    command_string: tuple[str, str | None] | None
+    refusal: PositionRefusal | None
+    dynamic: bool
+
+
+def _read_options(
+    words: Sequence[PositionWord], start: int, row: LauncherRow, owner: str
+) -> _Options:
+    """Read a launcher's options from ``start``; stop at the first operand."""
+    seen: set[str] = set()
+    j = start
+    while j < len(words):
+        word = words[j]
+        value = word.value
+        if value is None:
+            return _Options(j, frozenset(seen), None, None, dynamic=True)
+        if (
+            row.assignment_operands
+            and _LAUNCHER_ASSIGNMENT.match(value)
+            and not value.startswith("-")
+        ):
+            j += 1
+            continue
+        if not value.startswith("-") or (value == "-" and "-" not in row.options):
+            if value == "-":
+                return _Options(
+                    j, frozenset(seen), None, refusal_option(owner, value), dynamic=False
+                )
+            break
+        if value in row.options:
+            seen.add(value)
+            j += 1 + row.options[value]
+            if row.options[value] == 1 and j > len(words):
+                return _Options(
+                    j, frozenset(seen), None, refusal_option(owner, value), dynamic=False
+                )
+            continue
+        if value in row.command_string:
+            text = words[j + 1].value if j + 1 < len(words) else None
+            if j + 1 >= len(words):
+                return _Options(
+                    j, frozenset(seen), None, refusal_option(owner, value), dynamic=False
+                )
+            return _Options(j + 2, frozenset(seen), (f"{owner} {value}", text), None, dynamic=False)
+        if row.negative_integer_is_own_argument and _NEGATIVE_INTEGER.fullmatch(value):
+            j += 1
+            continue
+        if value.startswith("--"):
+            name, equals, rest = value.partition("=")
+            if equals and name in row.command_string:
+                return _Options(
+                    j + 1, frozenset(seen), (f"{owner} {name}", rest), None, dynamic=False
+                )
+            if equals and (row.options.get(name) == 1 or name in row.fused_only):
+                seen.add(name)
+                j += 1
+                continue
+            return _Options(j, frozenset(seen), None, refusal_option(owner, value), dynamic=False)
+        # A cluster of short options: arity-0 letters, then possibly one that
+        # takes the rest of the word (or the next word) as its value.
+        k = 1
+        consumed_next = False
+        while k < len(value):
+            option = "-" + value[k]
+            rest = value[k + 1 :]
+            if option in row.command_string:
+                if rest:
+                    return _Options(
+                        j + 1, frozenset(seen), (f"{owner} {option}", rest), None, dynamic=False
+                    )
+                if j + 1 >= len(words):
+                    return _Options(
+                        j, frozenset(seen), None, refusal_option(owner, option), dynamic=False
+                    )
+                return _Options(
+                    j + 2,
+                    frozenset(seen),
+                    (f"{owner} {option}", words[j + 1].value),
+                    None,
+                    dynamic=False,
+                )
+            if option in row.fused_only:
+                seen.add(option)
+                break
+            arity = row.options.get(option)
+            if arity is None:
+                return _Options(
+                    j,
+                    frozenset(seen),
+                    None,
+                    refusal_option(owner, option if k > 1 else value),
+                    dynamic=False,
+                )
+            seen.add(option)
+            if arity == 1:
+                if not rest:
+                    if j + 1 >= len(words):
+                        return _Options(
+                            j, frozenset(seen), None, refusal_option(owner, option), dynamic=False
+                        )
+                    consumed_next = True
+                break
+            k += 1
+        j += 2 if consumed_next else 1
+    return _Options(j, frozenset(seen), None, None, dynamic=False)
+
+
+def read_position(
+    words: Sequence[PositionWord], assignments: Sequence[str] = ()
+) -> PositionReading:
+    """
+    Read the program position of one simple command.
+
+    Args:
+        words: The command's words (after any leading assignments the parser
+            already separated), as written.
+        assignments: Names of the leading assignments the parser separated.
+
+    Returns:
+        The position and what a planner needs to find nested shell text.
+    """
+    control: list[str] = []
+    names = list(assignments)
+    i = 0
+    # Bare control words, with their declared options.
+    while i < len(words) and words[i].bare and words[i].value in _LEADING_CONTROL:
+        keyword = words[i].value or ""
+        control.append(keyword)
+        i += 1
+        declared = _LEADING_CONTROL[keyword]
+        while i < len(words) and words[i].bare and words[i].value in declared:
+            i += 1
+        following = words[i].value if i < len(words) else None
+        if following is not None and following.startswith("-") and following != "-":
+            refusal = refusal_option(keyword, following)
+            return PositionReading(
+                ProgramPosition(
+                    control_words=tuple(control),
+                    assignments=tuple(names),
+                    refusal=refusal,
+                    decline="unreadable_program_position",
+                    reason=refusal.sentence,
+                )
+            )
+    # Leading assignments written bare (the parser separates most of them).
+    while i < len(words) and words[i].bare and _ASSIGNMENT_WORD.match(words[i].text):
+        names.append(words[i].text.split("=", 1)[0].split("[", 1)[0].rstrip("+"))
+        i += 1
+
+    launchers: list[LauncherStep] = []
+
+    def result(
+        *,
+        program: ProgramName | None = None,
+        refusal: PositionRefusal | None = None,
+        decline: PositionDecline | None = None,
+        detail: str = "",
+        runs_shell: bool = False,
+        argv_from_stdin: bool = False,
+        runs_default_program: bool = False,
+        command_string: tuple[str, str | None] | None = None,
+        shell_text_from: int | None = None,
+    ) -> PositionReading:
+        reason: str | None = None
+        if refusal is not None and not refusal.runs_shell:
+            decline = decline or "unreadable_program_position"
+            reason = refusal.sentence
+        elif decline is not None:
+            reason = decline_sentence(decline, detail)
+        elif refusal is not None:
+            reason = refusal.sentence
+        position = ProgramPosition(
+            control_words=tuple(control),
+            assignments=tuple(names),
+            launchers=tuple(launchers),
+            program=program,
+            argv_from_stdin=argv_from_stdin,
+            runs_default_program=runs_default_program,
+            runs_shell=runs_shell or (refusal is not None and refusal.runs_shell),
+            refusal=refusal,
+            decline=decline,
+            reason=reason,
+        )
+        return PositionReading(position, command_string, shell_text_from)
+
+    argv_from_stdin = False
+    runs_shell = False
+    if i >= len(words):
+        if control and control[-1] in ("then", "else", "do", "{"):
+            return result()
+        return result(
+            decline="unreadable_program_position", detail="no program is named, only assignments"
+        )
+    while True:
+        if i >= len(words):  # pragma: no cover - every path below returns before running out
+            return result(
+                decline="unreadable_program_position", detail="the launcher chain names no program"
+            )
+        word = words[i]
+        if word.value is None:
+            owner = f" after `{launchers[0].name}`" if launchers else ""
+            return result(
+                argv_from_stdin=argv_from_stdin,
+                runs_shell=runs_shell,
+                decline="unreadable_program_position",
+                detail=f"the program word `{word.text}`{owner} is an expansion that is only known when it runs",
+            )
+        name = word.value
+        base = program_basename(name)
+        if launchers and word.bare and name in CONTROL_WORDS:
+            return result(
+                refusal=refusal_control(launchers[0].name, name), argv_from_stdin=argv_from_stdin
+            )
+        row = LAUNCHERS.get(base)
+        if row is None:
+            program = ProgramName(index=i, name=name, basename=base)
+            runs_shell = runs_shell or base in SHELLS
+            decline: PositionDecline | None = "stream_fed_operands" if argv_from_stdin else None
+            owner = next(
+                (step.name for step in launchers if LAUNCHERS[step.basename].argv_from_stdin), ""
+            )
+            return result(
+                program=program,
+                argv_from_stdin=argv_from_stdin,
+                runs_shell=runs_shell,
+                decline=decline,
+                detail=f"`{owner}` runs `{name}` but",
+            )
+        launchers.append(LauncherStep(index=i, name=name, basename=base))
+        owner = launchers[0].name
+        if row.always_refuse:
+            return result(refusal=refusal_shell(name, name), runs_shell=True, argv_from_stdin=True)
+        argv_from_stdin = argv_from_stdin or row.argv_from_stdin
+        options = _read_options(words, i + 1, row, name)
+        if options.dynamic:
+            return result(
+                argv_from_stdin=argv_from_stdin,
+                decline="unreadable_program_position",
+                detail=f"`{name}` is given an option from an expansion (`{words[options.end].text}`)",
+            )
+        if options.refusal is not None:
+            return result(refusal=options.refusal, argv_from_stdin=argv_from_stdin)
+        if options.command_string is not None:
+            via, _ = options.command_string
+            return result(
+                refusal=refusal_shell(name, via.split(" ", 1)[1]),
+                runs_shell=True,
+                argv_from_stdin=argv_from_stdin,
+                command_string=options.command_string,
+            )
+        j = options.end
+        if options.seen & row.no_run_options:
+            launchers.pop()
+            return result(
+                program=ProgramName(index=i, name=name, basename=base),
+                argv_from_stdin=argv_from_stdin,
+            )
+        for _ in range(row.required_operands):
+            if j >= len(words):
+                return result(
+                    argv_from_stdin=argv_from_stdin,
+                    decline="unreadable_program_position",
+                    detail=f"`{name}` is missing an operand it requires",
+                )
+            if words[j].value is None:
+                return result(
+                    argv_from_stdin=argv_from_stdin,
+                    decline="unreadable_program_position",
+                    detail=f"`{name}` is given an operand from an expansion (`{words[j].text}`)",
+                )
+            j += 1
+        if row.command_string and j < len(words) and words[j].value in row.command_string:
+            # ``flock FILE -c CMD``: getopt permutes, so the option may follow the operand.
+            option = words[j].value or ""
+            text = words[j + 1].value if j + 1 < len(words) else None
+            return result(
+                refusal=refusal_shell(name, option),
+                runs_shell=True,
+                argv_from_stdin=argv_from_stdin,
+                command_string=(f"{name} {option}", text),
+            )
+        if row.operands_are_shell_arguments and not options.seen & row.program_options:
+            return result(
+                refusal=refusal_shell(name, name), runs_shell=True, argv_from_stdin=argv_from_stdin
+            )
+        if row.shell_text and not options.seen & row.exec_options and j < len(words):
+            return result(
+                refusal=refusal_shell(name, words[j].text),
+                runs_shell=True,
+                argv_from_stdin=argv_from_stdin,
+                shell_text_from=j,
+            )
+        if options.seen & row.shell_options:
+            runs_shell = True
+        if j >= len(words):
+            if runs_shell:
+                shell_option = min(options.seen & row.shell_options)
+                return result(
+                    refusal=refusal_shell(name, shell_option),
+                    runs_shell=True,
+                    argv_from_stdin=argv_from_stdin,
+                )
+            if row.when_no_program == "shell":
+                return result(
+                    refusal=refusal_shell(name, name),
+                    runs_shell=True,
+                    argv_from_stdin=argv_from_stdin,
+                )
+            if row.when_no_program == "default" and row.default_program is not None:
+                return result(
+                    program=ProgramName(
+                        index=None, name=row.default_program, basename=row.default_program
+                    ),
+                    argv_from_stdin=argv_from_stdin,
+                    runs_default_program=True,
+                    decline="stream_fed_operands" if argv_from_stdin else None,
+                    detail=f"`{name}` runs `{row.default_program}` but",
+                )
+            launchers.pop()
+            program = ProgramName(index=i, name=name, basename=base)
+            return result(
+                program=program,
+                argv_from_stdin=argv_from_stdin and bool(launchers),
+                decline="stream_fed_operands" if argv_from_stdin and launchers else None,
+                detail=f"`{name}`",
+            )
+        i = j

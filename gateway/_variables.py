@@ -1,0 +1,166 @@
+"""
+Variable analysis: which names a statement reads and which it binds lexically.
+
+Reads are every parameter expansion (``$x``, ``${x}``, ``${#x}``, ``${x:-d}``
+and the reads inside ``d``, subscripts, ``${!x}``), every bare name in
+arithmetic, and the reads of unquoted heredoc bodies — anywhere in the
+statement, substitution bodies included. Binds are assignment targets, ``for``
+variables and ``NAME=value`` operands of declaration builtins (``export``,
+``local``…). Special parameters (``$1 $? $$ $@ $# $! $- $0 $*``) are never
+variables. Runtime binders (``read``, ``unset``, ``declare NAME``) bind
+nothing lexically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from gateway._shell._tree import (
+    ArithCommand,
+    ArithFor,
+    Arithmetic,
+    Brace,
+    Case,
+    Command,
+    CommandSubstitution,
+    DoubleQuoted,
+    For,
+    Function,
+    Group,
+    Heredoc,
+    If,
+    Parameter,
+    Part,
+    ProcessSubstitution,
+    SimpleCommand,
+    Statement,
+    Subshell,
+    Test,
+    While,
+    Word,
+)
+from gateway._shell._words import split_assignment
+
+__all__ = ["DECLARATION_BUILTINS", "Names", "heredoc_reads", "statement_names"]
+
+DECLARATION_BUILTINS: Final = frozenset({"export", "local", "declare", "typeset", "readonly"})
+
+
+class Names:
+    """Reads and binds, in the order met."""
+
+    __slots__ = ("binds", "reads")
+
+    def __init__(self) -> None:
+        self.reads: list[str] = []
+        self.binds: list[str] = []
+
+    def free_and_bound(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Sorted free (read, not bound) and bound names."""
+        bound = set(self.binds)
+        free = {name for name in self.reads if name not in bound}
+        return tuple(sorted(free)), tuple(sorted(bound))
+
+
+def _parts(parts: Iterable[Part], names: Names) -> None:
+    for part in parts:
+        if isinstance(part, Parameter):
+            if not part.special:
+                names.reads.append(part.name)
+            if part.subscript is not None:
+                _parts((part.subscript,), names)
+            _parts(part.operand, names)
+        elif isinstance(part, Arithmetic):
+            names.reads.extend(part.variables)
+            _parts(part.parts, names)
+        elif isinstance(part, DoubleQuoted | Brace):
+            _parts(part.parts, names)
+        elif isinstance(part, CommandSubstitution | ProcessSubstitution):
+            _statements(part.body, names)
+
+
+def _word(word: Word | None, names: Names) -> None:
+    if word is not None:
+        _parts(word.parts, names)
+
+
+def heredoc_reads(heredoc: Heredoc) -> tuple[str, ...]:
+    """The sorted, de-duplicated names an unquoted heredoc body reads (empty when literal)."""
+    if heredoc.quoted:
+        return ()
+    names = Names()
+    _parts(heredoc.parts, names)
+    return tuple(sorted(set(names.reads)))
+
+
+def _command(command: Command, names: Names) -> None:
+    for redirect in command.redirects:
+        _word(redirect.target if redirect.heredoc is None else None, names)
+        if redirect.heredoc is not None and not redirect.heredoc.quoted:
+            _parts(redirect.heredoc.parts, names)
+    if isinstance(command, SimpleCommand):
+        for assignment in command.assignments:
+            names.binds.append(assignment.name)
+            if assignment.subscript is not None:
+                _parts((assignment.subscript,), names)
+            _word(assignment.value, names)
+            for element in assignment.array or ():
+                _word(element, names)
+        declares = bool(command.words) and command.words[0].value in DECLARATION_BUILTINS
+        for index, word in enumerate(command.words):
+            _word(word, names)
+            if declares and index and word.value is not None:
+                split = split_assignment(word.value)
+                if split is not None:
+                    names.binds.append(split[0])
+    elif isinstance(command, Subshell | Group):
+        _statements(command.body, names)
+    elif isinstance(command, If):
+        for clause in command.clauses:
+            _statements(clause.condition, names)
+            _statements(clause.body, names)
+        if command.else_body is not None:
+            _statements(command.else_body, names)
+    elif isinstance(command, For):
+        names.binds.append(command.variable)
+        for item in command.items or ():
+            _word(item, names)
+        _statements(command.body, names)
+    elif isinstance(command, ArithFor):
+        _parts(command.expressions, names)
+        _statements(command.body, names)
+    elif isinstance(command, While):
+        _statements(command.condition, names)
+        _statements(command.body, names)
+    elif isinstance(command, Case):
+        _word(command.subject, names)
+        for arm in command.items:
+            for pattern in arm.patterns:
+                _word(pattern, names)
+            _statements(arm.body, names)
+    elif isinstance(command, Function):
+        _command(command.body, names)
+    elif isinstance(command, ArithCommand):
+        _parts((command.expression,), names)
+    elif isinstance(command, Test):
+        for operand in command.operands:
+            _word(operand, names)
+
+
+def _statements(statements: Iterable[Statement], names: Names) -> None:
+    for statement in statements:
+        for pipeline in statement.body.pipelines:
+            for command in pipeline.commands:
+                _command(command, names)
+
+
+def statement_names(statement: Statement) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """
+    Return the statement's free and bound variables, each sorted and de-duplicated.
+
+    A name both read and bound is bound only (the statement supplies its own value).
+    """
+    names = Names()
+    _statements((statement,), names)
+    return names.free_and_bound()
