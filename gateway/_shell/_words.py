@@ -416,6 +416,7 @@ class WordScanner:
         literal_start = start
         i = start
         steps = 0
+        escaped = -1  # the offset just past the last backslash escape
 
         def flush(upto: int) -> None:
             if literal:
@@ -445,6 +446,7 @@ class WordScanner:
                     if nxt:
                         literal.append(nxt)
                         i += 2
+                        escaped = i
                     else:
                         literal.append("\\")
                         i += 1
@@ -505,9 +507,11 @@ class WordScanner:
                     )
                     i = after
                     continue
+                # In an assignment a tilde after an unquoted ``:`` expands too,
+                # whatever quoted parts came before it (``x='a':~/b``); after
+                # ``\:`` it does not.
                 if char == "~" and (
-                    i == start
-                    or (tilde_after_colon and text[i - 1] in ":=" and not literal_is_quoted(parts))
+                    i == start or (tilde_after_colon and text[i - 1] in ":=" and escaped != i)
                 ):
                     tilde = self._tilde_end(i, end)
                     if tilde is not None:
@@ -908,8 +912,3 @@ class WordScanner:
         if j < end and text[j] not in "/:":
             return None
         return j
-
-
-def literal_is_quoted(parts: list[Part]) -> bool:
-    """True when the last part scanned is quoted (a tilde after it does not expand)."""
-    return bool(parts) and not isinstance(parts[-1], Literal)

@@ -128,6 +128,18 @@ def test_assignment_value_reads_tilde_after_colon() -> None:
     assert word.value is None
 
 
+def test_assignment_value_expands_tilde_after_colon_that_follows_quoted_text() -> None:
+    """bash expands ``x='a':~/b`` to ``a:$HOME/b``: the colon is unquoted."""
+    word = scan("'a':~/b", assignment=True)
+    assert [type(part) for part in word.parts] == [SingleQuoted, Literal, Tilde, Literal]
+    assert word.value is None
+
+
+def test_assignment_value_keeps_tilde_after_escaped_colon() -> None:
+    """bash leaves ``x=a\\:~/b`` as ``a:~/b``: the colon is quoted."""
+    assert scan("a\\:~/b", assignment=True).value == "a:~/b"
+
+
 def test_plain_word_reads_a_tilde_after_colon_literally() -> None:
     word = scan("a:~/b")
     assert word.value == "a:~/b"
