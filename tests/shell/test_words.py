@@ -50,8 +50,8 @@ def scan(text: str, *, assignment: bool = False) -> Word:
     ("source", "value"),
     [
         ("echo 'r''m'", "rm"),
-        ("echo \"a\\b\"", "a\\b"),
-        ("echo \"a\\$b\"", "a$b"),
+        ('echo "a\\b"', "a\\b"),
+        ('echo "a\\$b"', "a$b"),
         ('echo "a\\"b"', 'a"b'),
         ('echo "a\\\\b"', "a\\b"),
         ('echo "a\\`b"', "a`b"),
@@ -235,7 +235,15 @@ def test_find_exec_placeholder_is_literal() -> None:
 @pytest.mark.parametrize(
     "text",
     ["'abc", '"abc', "$'abc", "${x", "${}", "${x!y}", "$((1 + 2)"],
-    ids=["single-quote", "double-quote", "ansi-c", "parameter", "empty-parameter", "bad-operator", "arithmetic"],
+    ids=[
+        "single-quote",
+        "double-quote",
+        "ansi-c",
+        "parameter",
+        "empty-parameter",
+        "bad-operator",
+        "arithmetic",
+    ],
 )
 def test_scanner_refuses_an_unclosed_or_malformed_word(text: str) -> None:
     with pytest.raises(Unreadable):

@@ -40,9 +40,7 @@ def nodes(root: msgspec.Struct) -> Iterator[msgspec.Struct]:
         item = stack.pop()
         if isinstance(item, msgspec.Struct):
             yield item
-            stack.extend(
-                reversed([getattr(item, field) for field in type(item).__struct_fields__])
-            )
+            stack.extend(reversed([getattr(item, field) for field in type(item).__struct_fields__]))
         elif isinstance(item, tuple):
             stack.extend(reversed(item))
 

@@ -1,0 +1,313 @@
+"""
+Hostile inputs: every one returns a `ShellReading`, never an exception.
+
+One row per bypass or exhaustion idea. Rows past a limit must be unmeasured
+with one sentence of reason; rows at a limit are measured or say why not.
+No row asserts on time (speed is measured in ``benchmarks/parse.py``), but
+every row must return: the readers' bounds, not the test, end the work.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+import pytest
+
+from gateway._shell import ShellReading, read_shell
+from gateway._shell._limits import MAX_NESTING, MAX_SOURCE_BYTES, SCAN_STEPS_PER_CHAR
+from gateway._shell._source import Source
+from gateway._shell._treesitter import read_with_tree_sitter
+from gateway._shell._words import Unreadable, WordScanner
+from shell.walk import check_spans, command_names, only_simple
+
+# ───────────────────────── nesting ─────────────────────────
+
+
+def dollar(n: int) -> str:
+    return "echo " + "$(echo " * n + "a" + ")" * n
+
+
+def backtick_innermost(n: int) -> str:
+    """``$( … )`` nested ``n - 1`` deep with a backtick substitution at the bottom."""
+    return "echo " + "$(echo " * (n - 1) + "`echo a`" + ")" * (n - 1)
+
+
+def subshell(n: int) -> str:
+    return "( " * n + "a" + " )" * n
+
+
+def group(n: int) -> str:
+    return "{ " * n + "a" + "; }" * n
+
+
+def if_(n: int) -> str:
+    return "if true; then " * n + "a" + "; fi" * n
+
+
+def while_(n: int) -> str:
+    return "while a; do " * n + "b" + "; done" * n
+
+
+def until(n: int) -> str:
+    return "until a; do " * n + "b" + "; done" * n
+
+
+def for_(n: int) -> str:
+    return "for x in y; do " * n + "b" + "; done" * n
+
+
+def parameter(n: int) -> str:
+    return "echo " + "${x:-" * n + "a" + "}" * n
+
+
+def quoted_parameter(n: int) -> str:
+    return "echo " + '"${x:-' * n + "a" + '}"' * n
+
+
+def quoted_substitution(n: int) -> str:
+    return "echo " + '"$(echo ' * n + "a" + ')"' * n
+
+
+def process_substitution(n: int) -> str:
+    return "cat " + "<(cat " * n + "a" + ")" * n
+
+
+def brace(n: int) -> str:
+    return "echo " + "{a," * n + "b" + "}" * n
+
+
+NESTINGS = {
+    "dollar": dollar,
+    "backtick": backtick_innermost,
+    "subshell": subshell,
+    "group": group,
+    "if": if_,
+    "while": while_,
+    "until": until,
+    "for": for_,
+    "parameter": parameter,
+    "quoted-parameter": quoted_parameter,
+    "quoted-substitution": quoted_substitution,
+    "process-substitution": process_substitution,
+    "brace-expansion": brace,
+}
+
+
+class Row(NamedTuple):
+    id: str
+    source: str | bytes
+    status: Literal["measured", "unmeasured", "either"]
+
+
+ROWS: list[Row] = [
+    *(Row(f"{kind}-at-limit", make(MAX_NESTING), "measured") for kind, make in NESTINGS.items()),
+    *(
+        Row(f"{kind}-past-limit", make(MAX_NESTING + 1), "unmeasured")
+        for kind, make in NESTINGS.items()
+    ),
+    *(Row(f"{kind}-1000-deep", make(1000), "unmeasured") for kind, make in NESTINGS.items()),
+    Row("subshells-without-blanks", "(" * 64 + "a" + ")" * 64, "unmeasured"),
+    Row("escaped-nested-backticks", "echo `echo \\`echo \\\\\\`id\\\\\\`\\``", "unmeasured"),
+    Row("arithmetic-parentheses", "echo $((" + "(" * 500 + "1" + ")" * 500 + "))", "unmeasured"),
+    Row("colon-parameter-exponential", "echo " + "${x:" * 30 + "1" + "}" * 30, "unmeasured"),
+    Row("subscripts-nested", "echo ${a[" + "${a[" * 100 + "1" + "]}" * 100 + "]}", "unmeasured"),
+    # ── size ──
+    Row("pipes-10000", "a | " * 9_999 + "a", "measured"),
+    Row("and-10000", "a && " * 9_999 + "a", "measured"),
+    Row("quoted-string-64KiB", "echo '" + "a" * (MAX_SOURCE_BYTES - 7) + "'", "either"),
+    Row("blanks-to-exactly-the-limit", "true" + " " * (MAX_SOURCE_BYTES - 4), "measured"),
+    Row("one-byte-over-the-limit", "true" + " " * (MAX_SOURCE_BYTES - 3), "unmeasured"),
+    Row("multibyte-over-the-limit", "echo " + "é" * 32_766, "unmeasured"),
+    Row("unclosed-braces-60000", "echo " + "{" * 60_000, "unmeasured"),
+    Row("unclosed-brace-lists-60000", "echo " + "{a," * 20_000, "unmeasured"),
+    Row("unclosed-brackets-60000", "echo " + "[" * 60_000, "unmeasured"),
+    Row("unclosed-extglobs", "echo " + "@(" * 30_000, "unmeasured"),
+    # ── quoting ──
+    Row("unbalanced-single-quote", "echo 'abc", "unmeasured"),
+    Row("unbalanced-double-quote", 'echo "abc', "unmeasured"),
+    Row("unbalanced-backtick", "echo `abc", "unmeasured"),
+    Row("unbalanced-substitution", "echo $(abc", "unmeasured"),
+    Row("unbalanced-parameter", "echo ${abc", "unmeasured"),
+    Row("unbalanced-subshell", "(echo", "unmeasured"),
+    Row("unbalanced-group", "{ echo;", "unmeasured"),
+    Row("unclosed-if", "if true; then a", "unmeasured"),
+    Row("unterminated-heredoc", "cat <<EOF\nbody", "unmeasured"),
+    Row("unclosed-ansi-c", "echo $'abc", "unmeasured"),
+    # ── bytes and characters ──
+    Row("carriage-return-in-word", "echo a\rb", "unmeasured"),
+    Row("carriage-return-alone", "\r", "unmeasured"),
+    Row("line-separator", "echo\u2028rm x", "measured"),
+    Row("byte-order-mark", "\ufeffecho x", "unmeasured"),
+    Row("ansi-escapes", "echo \x1b[31mred\x1b[0m; printf '\x1b]0;title\x07'", "measured"),
+    Row("nul-byte", "echo a\x00b", "unmeasured"),
+    Row("nul-byte-in-bytes", b"echo a\x00b", "unmeasured"),
+    Row("invalid-utf8", b"echo \xff\xfe", "unmeasured"),
+    Row("overlong-utf8", b"echo \xc0\xaf", "unmeasured"),
+    Row("lone-surrogate", "echo \ud800", "unmeasured"),
+    Row("lone-surrogate-escaped", "echo \udcff", "unmeasured"),
+    # ── nothing to run ──
+    Row("empty", "", "measured"),
+    Row("blanks-only", "  \n\t\n", "measured"),
+    Row("comment-only", "# rm -rf /", "measured"),
+    Row("comments-only", "# a\n  # b\n#", "measured"),
+    # ── one row per bypass idea (STYLE 3.11) ──
+    Row("bypass-substitution", "ls $(rm -rf ~)", "measured"),
+    Row("bypass-backticks", "ls `rm -rf ~`", "measured"),
+    Row("bypass-parameter", "${X:-rm} -rf ~", "measured"),
+    Row("bypass-quoted-parameter", '"$X" -rf ~', "measured"),
+    Row("bypass-tilde", "~/bin/rm -rf x", "measured"),
+    Row("bypass-redirect", "echo x > ~/.bashrc", "measured"),
+    Row("bypass-heredoc", "sh <<EOF\nrm -rf ~\nEOF", "measured"),
+    Row("bypass-background", "ls & rm -rf ~", "measured"),
+    Row("bypass-prefix-assignment", "PATH=/tmp/evil ls", "measured"),
+    Row("bypass-double-semicolon", "ls;; rm -rf ~", "unmeasured"),
+    Row("bypass-empty-pipe", "ls | | rm -rf ~", "unmeasured"),
+    Row("bypass-dangling-pipe", "ls |", "unmeasured"),
+    Row("bypass-dangling-and", "ls &&", "unmeasured"),
+]
+
+
+def assert_well_formed(reading: ShellReading) -> None:
+    """A reading is measured with a program and no reason, or unmeasured with one sentence."""
+    assert isinstance(reading, ShellReading)
+    if reading.status == "measured":
+        assert reading.reason is None
+        assert reading.program is not None
+        return
+    assert reading.status == "unmeasured"
+    assert reading.program is None
+    reason = reading.reason
+    assert reason is not None
+    assert reason[0].isupper(), reason
+    assert reason.endswith("."), reason
+    assert "\n" not in reason
+    assert "Traceback" not in reason
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_hostile_input_returns_a_reading(row: Row) -> None:
+    reading = read_shell(row.source)
+    assert_well_formed(reading)
+    if row.status != "either":
+        assert reading.status == row.status, reading.reason
+    if isinstance(row.source, str):
+        check_spans(row.source, reading)
+
+
+def test_row_ids_are_unique() -> None:
+    assert len({row.id for row in ROWS}) == len(ROWS)
+
+
+# ───────────────────────── what the reasons say ─────────────────────────
+
+
+@pytest.mark.parametrize("kind", sorted(NESTINGS))
+def test_reports_unmeasured_when_nesting_passes_the_limit(kind: str) -> None:
+    reading = read_shell(NESTINGS[kind](MAX_NESTING + 1))
+    assert reading.reason is not None
+    assert f"nests deeper than {MAX_NESTING} levels" in reading.reason
+
+
+def test_reports_unmeasured_when_the_source_is_over_the_byte_limit() -> None:
+    reading = read_shell("true" + " " * (MAX_SOURCE_BYTES - 3))
+    assert (
+        reading.reason
+        == f"The text is {MAX_SOURCE_BYTES + 1} bytes long, over the limit of {MAX_SOURCE_BYTES}."
+    )
+
+
+def test_reports_unmeasured_when_the_text_holds_a_nul_byte() -> None:
+    reading = read_shell("echo a\x00b")
+    assert reading.reason == "The text contains a NUL byte at offset 6."
+
+
+def test_reports_unmeasured_when_bytes_are_not_utf8() -> None:
+    reading = read_shell(b"echo \xff")
+    assert reading.reason == "The text is not valid UTF-8 (byte offset 5)."
+
+
+def test_reports_unmeasured_when_text_holds_a_lone_surrogate() -> None:
+    reading = read_shell("echo \ud800")
+    assert reading.reason == "The text is not valid Unicode (a lone surrogate at offset 5)."
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "echo " + "{" * 60_000,
+        "echo " + "[" * 60_000,
+        "echo " + "${x:" * 30 + "1" + "}" * 30,
+    ],
+    ids=["braces", "brackets", "colon-parameters"],
+)
+def test_reports_unmeasured_when_scanning_words_would_take_too_long(source: str) -> None:
+    """Look-ahead over these is quadratic or exponential; the scanner's step budget ends it."""
+    reading = read_shell(source)
+    assert reading.reason is not None
+    assert f"more than {SCAN_STEPS_PER_CHAR} steps a character" in reading.reason
+
+
+def test_scanner_charges_look_ahead_against_its_budget() -> None:
+    """Each unclosed ``{`` looks to the end of the word: 4,000 of them cost 8 million steps."""
+    text = "{" * 4_000
+    scanner = WordScanner(Source(text), {}, "test")
+    with pytest.raises(Unreadable, match="steps a character"):
+        scanner.word(0, len(text))
+
+
+def test_scanner_reads_a_long_plain_word_within_budget() -> None:
+    text = "a,b" * 20_000 + "'" + "x" * 1_000 + "'"
+    scanner = WordScanner(Source(text), {}, "test")
+    assert scanner.word(0, len(text)).value == "a,b" * 20_000 + "x" * 1_000
+
+
+def test_parameter_expansions_nest_no_deeper_than_the_limit() -> None:
+    with pytest.raises(Unreadable, match="nests deeper"):
+        read_with_tree_sitter(Source(parameter(MAX_NESTING + 1)))
+    assert read_with_tree_sitter(Source(parameter(MAX_NESTING))).statements
+
+
+def test_loops_count_one_nesting_level_each() -> None:
+    """A loop and its ``do … done`` are one level, as in bashlex: 64 nested loops are read."""
+    assert read_with_tree_sitter(Source(while_(MAX_NESTING))).statements
+    with pytest.raises(Unreadable, match="nests deeper"):
+        read_with_tree_sitter(Source(while_(MAX_NESTING + 1)))
+
+
+# ───────────────────────── what measured rows show ─────────────────────────
+
+
+def test_line_separator_is_part_of_the_program_name() -> None:
+    """U+2028 is not a blank to bash: ``echo\\u2028rm`` is one word."""
+    reading = read_shell("echo\u2028rm x")
+    assert reading.program is not None
+    assert command_names(reading.program) == ["echo\u2028rm"]
+
+
+def test_nothing_to_run_is_a_program_without_statements() -> None:
+    for source in ("", "  \n\t\n", "# rm -rf /", "# a\n  # b\n#"):
+        reading = read_shell(source)
+        assert reading.program is not None, source
+        assert reading.program.statements == ()
+
+
+@pytest.mark.parametrize(
+    ("source", "names"),
+    [
+        ("ls $(rm -rf ~)", ["ls", "rm"]),
+        ("ls `rm -rf ~`", ["ls", "rm"]),
+        ("ls & rm -rf ~", ["ls", "rm"]),
+        ("PATH=/tmp/evil ls", ["ls"]),
+    ],
+)
+def test_bypass_shows_every_command(source: str, names: list[str]) -> None:
+    reading = read_shell(source)
+    assert reading.program is not None
+    assert command_names(reading.program) == names
+
+
+@pytest.mark.parametrize("source", ["${X:-rm} -rf ~", '"$X" -rf ~', "~/bin/rm -rf x"])
+def test_dynamic_program_name_has_no_value(source: str) -> None:
+    reading = read_shell(source)
+    assert reading.program is not None
+    assert only_simple(reading.program).words[0].value is None

@@ -1,0 +1,191 @@
+"""
+Known silent misparses of one parser or the other, each pinned.
+
+Every input below fooled bashlex or tree-sitter (or both) into reporting a
+command line that is not what bash runs. For each, the reading must either be
+right — the command that really runs is visible in the tree — or be
+unmeasured with a reason. The table pins which of the two it is today, so a
+change of either direction is seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal, NamedTuple
+
+import pytest
+
+from gateway._shell import read_shell
+from gateway._shell._tree import Program
+from shell.walk import command_names, heredocs, only_simple, simple_commands, substitutions
+
+
+class Misparse(NamedTuple):
+    id: str
+    source: str
+    outcome: Literal["measured", "unmeasured"]
+    check: Callable[[Program], None] | None = None
+
+
+def runs(*names: str) -> Callable[[Program], None]:
+    """A check that the tree shows exactly these commands (in any order)."""
+
+    def check(program: Program) -> None:
+        assert sorted(command_names(program)) == sorted(names)
+
+    return check
+
+
+def first_word_runs(value: str) -> Callable[[Program], None]:
+    def check(program: Program) -> None:
+        assert only_simple(program).words[0].value == value
+
+    return check
+
+
+def quoted_heredoc_ends_at_its_first_terminator(program: Program) -> None:
+    (heredoc,) = heredocs(program)
+    assert heredoc.quoted
+    assert heredoc.body == "foo\\\n"
+    assert command_names(program) == ["cat", "rm", "EOF"]
+    rm = simple_commands(program)[1]
+    assert [word.value for word in rm.words] == ["rm", "-rf", "/"]
+
+
+def unquoted_body_substitution_is_seen(program: Program) -> None:
+    (heredoc,) = heredocs(program)
+    assert not heredoc.quoted
+    assert command_names(program) == ["cat", "rm"]
+    assert len(substitutions(program)) == 1
+
+
+def redirect_target_is_not_an_argument(program: Program) -> None:
+    command = only_simple(program)
+    assert [word.value for word in command.words] == ["cmd", "arg"]
+    assert [(r.operator, r.target.value if r.target else None) for r in command.redirects] == [
+        ("<", "in")
+    ]
+
+
+def quoted_parts_around_a_substitution_stay_one_word(program: Program) -> None:
+    command = only_simple(program)
+    assert len(command.words) == 2
+    assert command.words[1].value is None
+    assert sorted(command_names(program)) == ["echo", "rm"]
+
+
+MISPARSES = [
+    Misparse(
+        "quotes-glued-to-substitution",
+        "echo 'x'$(rm -rf ~)'y'",
+        "measured",
+        quoted_parts_around_a_substitution_stay_one_word,
+    ),
+    Misparse(
+        "double-quoted-substitution-between-quotes",
+        "echo 'x'\"$(id)\"'y'",
+        "measured",
+        runs("echo", "id"),
+    ),
+    Misparse("quoted-program-name", "'r''m' -rf x", "measured", first_word_runs("rm")),
+    Misparse("ansi-c-program-name", "$'\\x72m' -rf x", "measured", first_word_runs("rm")),
+    Misparse("double-quoted-program-name", '"r"m -rf x', "measured", first_word_runs("rm")),
+    Misparse("escaped-program-name", "\\rm -rf x", "measured", first_word_runs("rm")),
+    Misparse(
+        "substitution-in-unquoted-heredoc",
+        "cat <<EOF\n$(rm -rf ~)\nEOF",
+        "measured",
+        unquoted_body_substitution_is_seen,
+    ),
+    Misparse(
+        "substitution-in-parameter-default",
+        "echo ${x:-$(rm -rf ~)}",
+        "measured",
+        runs("echo", "rm"),
+    ),
+    Misparse("adjacent-backticks", "echo `true` `rm x`", "unmeasured"),
+    Misparse("adjacent-backticks-with-quotes", 'echo `date +"%a"` `hostname`', "unmeasured"),
+    Misparse("backtick-in-unquoted-heredoc", "cat <<EOF\n`rm x`\nEOF", "unmeasured"),
+    Misparse("substitution-in-arithmetic-command", "(( $(id) ))", "unmeasured"),
+    Misparse(
+        "nested-substitutions",
+        "echo $(echo $(echo $(id)))",
+        "measured",
+        runs("echo", "echo", "echo", "id"),
+    ),
+    Misparse(
+        "quoted-heredoc-line-ending-in-backslash",
+        "cat <<'EOF'\nfoo\\\nEOF\nrm -rf /\nEOF",
+        "measured",
+        quoted_heredoc_ends_at_its_first_terminator,
+    ),
+    # Unquoted, the backslash joins "foo" and "EOF": the body runs to the last
+    # EOF and `rm` is body text. tree-sitter ends the body early; the readers
+    # disagree.
+    Misparse(
+        "unquoted-heredoc-line-ending-in-backslash",
+        "cat <<EOF\nfoo\\\nEOF\nrm -rf /\nEOF",
+        "unmeasured",
+    ),
+    # bash runs `[ a ]` with standard output sent to the file `b`.
+    Misparse("redirect-inside-test-brackets", "[ a > b ]", "unmeasured"),
+    Misparse(
+        "argument-after-redirect-target",
+        "cmd < in arg",
+        "measured",
+        redirect_target_is_not_an_argument,
+    ),
+    # bash opens a new descriptor stored in `fd`; neither parser knows the form.
+    Misparse("named-descriptor-redirect", "cat x {fd}>out", "unmeasured"),
+    Misparse("named-descriptor-heredoc", "cat {fd}<<EOF\nx\nEOF", "unmeasured"),
+    # bashlex reads the heredoc body of a command inside a compound command as
+    # commands (`x`); tree-sitter reads it right; the readers disagree.
+    Misparse("heredoc-inside-if", "if true; then cat <<EOF\nx\nEOF\nfi", "unmeasured"),
+    Misparse("heredoc-inside-group", "{ cat <<EOF\nx\nEOF\n}", "unmeasured"),
+    # tree-sitter splits a word at backslash-newline, or at a vertical tab.
+    Misparse("backslash-newline-inside-a-word", "echo a\\\nb", "unmeasured"),
+    Misparse("line-continued-program-name", "r\\\nm -rf x", "unmeasured"),
+    Misparse("vertical-tab-is-not-a-blank", "echo\vrm x", "unmeasured"),
+    Misparse("form-feed-is-not-a-blank", "echo\frm x", "unmeasured"),
+    # bash reads `a\r` as a word; tree-sitter drops the carriage return.
+    Misparse("carriage-return-before-newline", "echo a\r\nrm x", "unmeasured"),
+    # A terminator line with a trailing blank is body text in bash.
+    Misparse("heredoc-terminator-with-trailing-blank", "cat <<EOF\nhi\nEOF \nrm x", "unmeasured"),
+    Misparse(
+        "heredoc-terminator-indented-without-dash", "cat <<EOF\nhi\n  EOF\nrm x\nEOF", "unmeasured"
+    ),
+    Misparse(
+        "heredoc-terminator-tab-stripped-with-dash",
+        "cat <<-EOF\n\thi\n\tEOF\nrm x",
+        "measured",
+        runs("cat", "rm"),
+    ),
+    # A `#` inside `$( )` starts a comment that hides the `)`.
+    Misparse("comment-hides-closing-parenthesis", "echo $(echo a #)\nid)", "unmeasured"),
+    Misparse("escaped-dollar-is-not-a-substitution", 'echo "\\$(rm x)"', "measured", runs("echo")),
+    Misparse("single-quoted-substitution-is-text", "echo '$(rm x)'", "measured", runs("echo")),
+    Misparse("escaped-backticks-are-text", "echo \\`rm x\\`", "measured", runs("echo")),
+    Misparse(
+        "substitution-in-quoted-heredoc-is-text",
+        "cat <<'EOF'\n$(rm x)\nEOF",
+        "measured",
+        runs("cat"),
+    ),
+    Misparse("assignment-substitution", "a=$(rm x) b", "measured", runs("b", "rm")),
+    Misparse("process-substitutions", "diff <(rm x) >(id)", "measured", runs("diff", "rm", "id")),
+]
+
+
+@pytest.mark.parametrize("case", MISPARSES, ids=[case.id for case in MISPARSES])
+def test_known_misparse_is_read_right_or_unmeasured(case: Misparse) -> None:
+    reading = read_shell(case.source)
+    assert reading.status == case.outcome, reading.reason
+    if reading.program is None:
+        assert reading.reason
+        return
+    assert case.check is not None
+    case.check(reading.program)
+
+
+def test_every_measured_row_has_a_check() -> None:
+    assert all(case.check is not None for case in MISPARSES if case.outcome == "measured")
