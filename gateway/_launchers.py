@@ -218,7 +218,7 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
                     max_procs=1,
                 ),
                 _opts(s=1, max_chars=1, process_slot_var=1, o=0, open_tty=0, p=0, interactive=0),
-                _opts(r=0, no_run_if_empty=0, t=0, verbose=0, x=0, exit=0, null=0),
+                _opts(r=0, no_run_if_empty=0, t=0, verbose=0, v=0, x=0, exit=0, null=0),
                 {"-0": 0, "-e": 0, "-i": 0, "-l": 0, "--eof": 0, "--replace": 0, "--max-lines": 0},
             ),
             fused_only=frozenset({"-e", "-i", "-l", "--eof", "--replace", "--max-lines"}),

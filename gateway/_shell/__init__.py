@@ -29,6 +29,7 @@ from gateway._shell._limits import (
     MAX_SOURCE_BYTES,
     PARSE_BUDGET_SECONDS,
 )
+from gateway._shell._masks import Mask, find_masks
 from gateway._shell._source import Source
 from gateway._shell._tree import Program
 from gateway._shell._words import Unreadable
@@ -51,11 +52,13 @@ class ShellReading(msgspec.Struct, frozen=True, kw_only=True):
         status: ``"measured"`` when both readers agree, else ``"unmeasured"``.
         reason: One sentence saying why the source is unmeasured; ``None`` when measured.
         program: The neutral syntax tree when measured; ``None`` otherwise.
+        offset: Where reading failed (a character offset), when one reader said.
     """
 
     status: Literal["measured", "unmeasured"]
     reason: str | None
     program: Program | None
+    offset: int | None = None
 
     @property
     def measured(self) -> bool:
@@ -69,9 +72,9 @@ def _sentence(clause: str) -> str:
     return clause if clause.endswith(".") else clause + "."
 
 
-def unmeasured(reason: str) -> ShellReading:
+def unmeasured(reason: str, offset: int | None = None) -> ShellReading:
     """Return an unmeasured reading with ``reason`` made into one sentence."""
-    return ShellReading(status="unmeasured", reason=_sentence(reason), program=None)
+    return ShellReading(status="unmeasured", reason=_sentence(reason), program=None, offset=offset)
 
 
 def raw_depth(text: str) -> int:
@@ -110,15 +113,35 @@ def _worker_pool() -> WorkerPool:
         return pool
 
 
-def _read_bashlex(source: Source, deadline: float) -> Program:
+def _read_bashlex(source: Source, deadline: float, masks: tuple[Mask, ...] = ()) -> Program:
     if len(source.data) <= INPROCESS_MAX_BYTES and raw_depth(source.text) <= INPROCESS_MAX_DEPTH:
+        # Imported here so that start-up (and the worker's parent) stays light.
         from gateway._shell._bashlex import read_with_bashlex
 
-        return read_with_bashlex(source)
-    result = _worker_pool().read(source.text, deadline)
+        return read_with_bashlex(source, masks)
+    result = _worker_pool().read(source.text, masks, deadline)
     if result.program is None:
         raise Unreadable(result.reason or "the bashlex worker gave no answer", result.offset)
     return result.program
+
+
+def _explain(source: Source, unreadable: Unreadable, deadline: float) -> ShellReading:
+    """
+    tree-sitter's syntax errors say only where; bashlex often says what (an
+    unterminated heredoc, a missing ``)``). When bashlex also fails, its words
+    are the better reason; when it reads the text, tree-sitter's stand.
+    """
+    if unreadable.reason.startswith(
+        "tree-sitter found a syntax error"
+    ) or unreadable.reason.startswith("tree-sitter expected"):
+        try:
+            _read_bashlex(source, deadline)
+        except Unreadable as second:
+            if second.reason.startswith("bashlex could not parse"):
+                return unmeasured(second.reason, second.offset)
+        except RecursionError:
+            pass
+    return unmeasured(unreadable.reason, unreadable.offset)
 
 
 def read_shell(text: str | bytes) -> ShellReading:
@@ -156,13 +179,13 @@ def read_shell(text: str | bytes) -> ShellReading:
     try:
         first = read_with_tree_sitter(source)
     except Unreadable as unreadable:
-        return unmeasured(unreadable.reason)
+        return _explain(source, unreadable, deadline)
     except RecursionError:
         return unmeasured(f"the text nests deeper than {MAX_NESTING} levels")
     try:
-        second = _read_bashlex(source, deadline)
+        second = _read_bashlex(source, deadline, find_masks(first, source.text))
     except Unreadable as unreadable:
-        return unmeasured(unreadable.reason)
+        return unmeasured(unreadable.reason, unreadable.offset)
     except RecursionError:
         return unmeasured("bashlex ran out of recursion depth")
     difference = compare(first, second, _READERS)

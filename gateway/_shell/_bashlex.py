@@ -18,6 +18,9 @@ only for the exact release the project depends on (``bashlex==0.18``):
   bodies, and in words its quote removal misreads (``'x'$(rm -rf ~)'y'``). The
   project's word scanner finds them and this module parses each with bashlex's
   own command-substitution parser; tree-sitter must then still agree.
+* **Heredocs inside compound commands** (``for``/``while``/``if`` bodies,
+  groups): bashlex read their bodies one line late, tokenizing the first body
+  line as a command. `_gather_after_lookahead` reads them where they start.
 * **The end of a substitution that holds a heredoc**, which bashlex reports
   before the heredoc's body.
 
@@ -28,6 +31,7 @@ bashlex itself never sees anything but the source text; its ``WordNode.word``
 from __future__ import annotations
 
 import importlib.metadata
+from collections.abc import Sequence
 from typing import Any, Final
 
 import bashlex
@@ -36,11 +40,15 @@ import bashlex.errors
 import bashlex.heredoc
 import bashlex.parser
 import bashlex.subst
+import bashlex.tokenizer
 
 from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
 from gateway._shell._limits import MAX_NESTING
+from gateway._shell._masks import Mask, apply_masks
 from gateway._shell._source import Source
 from gateway._shell._tree import (
+    ArithCommand,
+    ArithFor,
     Assignment,
     Command,
     For,
@@ -55,6 +63,7 @@ from gateway._shell._tree import (
     SimpleCommand,
     Statement,
     Subshell,
+    Test,
     While,
     Word,
 )
@@ -124,7 +133,7 @@ def _read_heredoc(tokenizer: Any, redirnode: Any, lineno: int, killleading: bool
         line = _read_line(tokenizer, join=not quoted)
         if line is None:
             raise bashlex.errors.ParsingError(
-                f"here-document delimited by end of input (wanted {delimiter!r})",
+                f"unterminated heredoc: no line reads {delimiter!r}",
                 tokenizer._shell_input_line,  # noqa: SLF001
                 tokenizer._shell_input_line_index,  # noqa: SLF001
             )
@@ -147,10 +156,35 @@ def _read_heredoc(tokenizer: Any, redirnode: Any, lineno: int, killleading: bool
     return heredoc.value  # type: ignore[no-any-return]
 
 
+def _gather_after_lookahead(original: Any) -> Any:
+    """
+    Wrap bashlex's heredoc-redirection production so bodies are read at the right line.
+
+    bashlex reads pending heredoc bodies when its tokenizer meets a newline.
+    Inside a compound command the parser fetches that newline as lookahead
+    *before* it reduces the ``<<WORD`` redirection, so nothing is pending yet,
+    the body lines are tokenized as commands, and the body is read at a later
+    newline. When the lookahead already taken is that newline, read the
+    bodies now: the tokenizer stands right after it, where they begin.
+    """
+
+    def production(p: Any) -> None:
+        original(p)
+        lexer = p.lexer
+        current = getattr(lexer, "_current_token", None)
+        if current is not None and current.ttype == bashlex.tokenizer.tokentype.NEWLINE:
+            bashlex.heredoc.gatherheredocuments(lexer)
+
+    return production
+
+
 def _install_repair() -> None:
     global _REPAIRED
     if _INSTALLED == BASHLEX_VERSION and not _REPAIRED:
         bashlex.heredoc.makeheredoc = _read_heredoc
+        for production in bashlex.parser.yaccparser.productions:
+            if production.func == "p_redirection_heredoc":
+                production.callable = _gather_after_lookahead(production.callable)
         _REPAIRED = True
 
 
@@ -165,9 +199,14 @@ def parse_only(text: str) -> Any:
     return bashlex.parse(text)
 
 
-def read_with_bashlex(source: Source) -> Program:
+def read_with_bashlex(source: Source, masks: Sequence[Mask] = ()) -> Program:
     """
     Read ``source`` with bashlex into the neutral tree.
+
+    Args:
+        source: The text.
+        masks: Constructs bashlex cannot parse, found by the other reader,
+            to mask in the copy bashlex parses (see ``_masks``).
 
     Raises:
         Unreadable: bashlex raised (any exception type), produced a node kind
@@ -182,19 +221,21 @@ def read_with_bashlex(source: Source) -> Program:
         # bashlex raises AttributeError on text with no tokens at all.
         return Program(statements=())
     try:
-        trees = bashlex.parse(source.text)
+        trees = bashlex.parse(apply_masks(source.text, masks))
     except Unreadable:
         raise
     except bashlex.errors.ParsingError as error:
         at = min(max(int(getattr(error, "position", 0) or 0), 0), len(source.text))
-        raise Unreadable(f"bashlex could not parse the text: {error.message}", at) from None
+        raise Unreadable(
+            f"bashlex could not parse the text: {_explain(error.message)}", at
+        ) from None
     except NotImplementedError as error:
         raise Unreadable(f"bashlex does not support {_short(str(error))}", 0) from None
     except RecursionError:
         raise Unreadable("bashlex ran out of recursion depth", 0) from None
     except Exception as error:  # noqa: BLE001 -- bashlex raises AttributeError, IndexError, … on odd input
         raise Unreadable(f"bashlex failed with {type(error).__name__}", 0) from None
-    reader = _Reader(source)
+    reader = _Reader(source, masks)
     tokens: list[Token] = []
     for tree in trees:
         reader.flatten(tree, tokens)
@@ -212,15 +253,33 @@ def _blank_or_comments(text: str) -> bool:
     return True
 
 
+_MATCHING: Final = {
+    ")": "an unterminated command substitution or subshell (no matching `)`)",
+    "}": "an unterminated group or expansion (no matching `}`)",
+    "'": "an unterminated single quote",
+    '"': "an unterminated double quote",
+    "`": "an unterminated backtick substitution",
+}
+
+
+def _explain(message: str) -> str:
+    """bashlex's message, with the common ones said plainly."""
+    if message.startswith("unexpected EOF while looking for matching"):
+        token = message.split("matching ", 1)[1].strip()
+        return _MATCHING.get(token[1:-1] if len(token) == 3 else token, _short(message))
+    return _short(message)
+
+
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
 
 
 class _Reader:
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, masks: Sequence[Mask] = ()) -> None:
         self.source = source
         self.text = source.text
+        self.masks = {(mask.kind, mask.start): mask for mask in masks}
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(source, self.subs, READER, resolve=self.parse_missing)
         self.depth = 0
@@ -282,13 +341,41 @@ class _Reader:
             return self.function(node)
         return self.compound(node)
 
-    def simple_command(self, node: Any) -> tuple[SimpleCommand, int]:
+    def masked(self, node: Any) -> tuple[Command, int] | None:
+        """The command a masked construct stands for, when ``node`` is one (see ``_masks``)."""
+        parts = node.parts
+        if not parts or parts[0].kind != "word":
+            return None
+        start = parts[0].pos[0]
+        test = self.masks.get(("test", start))
+        arith = self.masks.get(("arith_command", start))
+        if test is None and arith is None:
+            return None
+        words = [part for part in parts if part.kind == "word"]
+        if len(words) != len(parts):
+            raise self.unexpected(node, "with redirects on a masked test")
+        span = self.source.span(start, (test or arith).end)  # type: ignore[union-attr]
+        if test is not None:
+            operands = tuple(self.word(word) for word in words[1:])
+            return Test(span=span, redirects=(), operands=operands), test.end
+        assert arith is not None  # noqa: S101 -- one of the two masks matched
+        for word in words[1:]:
+            self.register_parts(word)
+        expression = self.scanner.arithmetic(start + 2, arith.end - 2)
+        return ArithCommand(span=span, redirects=(), expression=expression), arith.end
+
+    def simple_command(self, node: Any) -> tuple[Command, int]:
+        masked = self.masked(node)
+        if masked is not None:
+            return masked
         assignments: list[Assignment] = []
         words: list[Word] = []
         redirects: list[Redirect] = []
         extent = node.pos[1]
         for part in node.parts:
             kind = part.kind
+            if kind == "word" and not words and self._subscripted_assignment(part):
+                kind = "assignment"  # bashlex reads `a[1]=2` as a command word; bash assigns
             if kind == "assignment" and not words:
                 assignments.append(self.assignment(part))
             elif kind in ("word", "assignment"):
@@ -309,6 +396,15 @@ class _Reader:
             ),
             extent,
         )
+
+    def _subscripted_assignment(self, node: Any) -> bool:
+        """True for a bare ``NAME[subscript]=`` word, which bash reads as an assignment."""
+        text = self.text[node.pos[0] : node.pos[1]]
+        split = split_assignment(text)
+        if split is None or split[1] is None:
+            return False
+        prefix = text[: split[3]]
+        return not any(char in prefix for char in "'\"\\`")
 
     def compound(self, node: Any) -> tuple[Command, int]:
         items = list(node.list)
@@ -379,8 +475,11 @@ class _Reader:
                 raise self.unexpected(nodes[0], "after `fi`")
         return If(span=span, redirects=redirects, clauses=tuple(clauses), else_body=else_body)
 
-    def for_node(self, node: Any, span: Any, redirects: tuple[Redirect, ...]) -> For:
+    def for_node(self, node: Any, span: Any, redirects: tuple[Redirect, ...]) -> For | ArithFor:
         parts = list(node.parts)
+        header = self.masks.get(("arith_for", parts[1].pos[0])) if len(parts) > 1 else None
+        if header is not None:
+            return self.arith_for(parts, header, span, redirects)
         if len(parts) < 4 or parts[1].kind != "word":
             raise self.unexpected(node, "with an unexpected header")
         variable = self.text[parts[1].pos[0] : parts[1].pos[1]]
@@ -408,6 +507,38 @@ class _Reader:
             variable=variable,
             items=None if items is None else tuple(items),
             body=self.sequence(rest[1:-1]),
+        )
+
+    def arith_for(
+        self, parts: list[Any], header: Mask, span: Any, redirects: tuple[Redirect, ...]
+    ) -> ArithFor:
+        """A ``for ((…))`` loop whose header bashlex read through its mask as ``for x in 000…``."""
+        body_at = next(
+            (
+                i
+                for i, part in enumerate(parts)
+                if part.kind == "reservedword" and part.word == "do"
+            ),
+            None,
+        )
+        if body_at is None or parts[-1].kind != "reservedword" or parts[-1].word != "done":
+            raise Unreadable(
+                f"bashlex read the masked for (( )) loop at offset {header.start} unexpectedly",
+                header.start,
+            )
+        for part in parts[:body_at]:
+            if part.kind == "word":
+                self.register_parts(part)
+        expressions = tuple(
+            self.scanner.arithmetic(lo, hi)
+            for lo, hi in header.expressions
+            if self.text[lo:hi].strip()
+        )
+        return ArithFor(
+            span=span,
+            redirects=redirects,
+            expressions=expressions,
+            body=self.sequence(parts[body_at + 1 : -1]),
         )
 
     def while_node(self, node: Any, span: Any, redirects: tuple[Redirect, ...]) -> While:

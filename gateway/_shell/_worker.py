@@ -28,6 +28,7 @@ from typing import IO, Final
 import msgspec
 
 from gateway._shell._limits import WORKER_MEMORY_BYTES
+from gateway._shell._masks import Mask
 from gateway._shell._tree import Program
 
 __all__ = ["WorkerPool", "WorkerResult", "serve"]
@@ -40,6 +41,13 @@ _BOOT: Final = (
 )
 
 
+class WorkerRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """What the worker is asked: a text and the masks to read it with."""
+
+    text: str
+    masks: tuple[Mask, ...]
+
+
 class WorkerResult(msgspec.Struct, frozen=True, kw_only=True):
     """What the worker answers: the bashlex reading, or why there is none."""
 
@@ -50,6 +58,7 @@ class WorkerResult(msgspec.Struct, frozen=True, kw_only=True):
 
 _ENCODER: Final = msgspec.msgpack.Encoder()
 _DECODER: Final = msgspec.msgpack.Decoder(WorkerResult)
+_REQUESTS: Final = msgspec.msgpack.Decoder(WorkerRequest)
 
 
 def _limit_memory() -> None:
@@ -96,9 +105,11 @@ def serve() -> None:  # pragma: no cover - runs in the worker process
         payload = _read_exact(stdin, _HEADER.unpack(header)[0])
         if payload is None:
             return
-        text = msgspec.msgpack.decode(payload, type=str)
+        request = _REQUESTS.decode(payload)
         try:
-            result = WorkerResult(program=read_with_bashlex(Source(text)), reason=None)
+            result = WorkerResult(
+                program=read_with_bashlex(Source(request.text), request.masks), reason=None
+            )
         except Unreadable as unreadable:
             result = WorkerResult(program=None, reason=unreadable.reason, offset=unreadable.offset)
         except MemoryError:
@@ -126,13 +137,13 @@ class _Worker:
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             self.process.wait(timeout=1.0)
 
-    def ask(self, text: str, deadline: float) -> WorkerResult | None:
-        """Send ``text``; return the answer, or ``None`` when the deadline passed or the worker died."""
+    def ask(self, request: WorkerRequest, deadline: float) -> WorkerResult | None:
+        """Send a request; return the answer, or ``None`` when the deadline passed or the worker died."""
         stdin = self.process.stdin
         stdout = self.process.stdout
         if stdin is None or stdout is None:  # pragma: no cover - always piped
             return None
-        payload = _ENCODER.encode(text)
+        payload = _ENCODER.encode(request)
         try:
             stdin.write(_HEADER.pack(len(payload)) + payload)
             stdin.flush()
@@ -179,14 +190,14 @@ class WorkerPool:
         self._count = 0
         atexit.register(self.close)
 
-    def read(self, text: str, deadline: float) -> WorkerResult:
+    def read(self, text: str, masks: tuple[Mask, ...], deadline: float) -> WorkerResult:
         """Read ``text`` with bashlex in a worker; the answer, or a reason, by ``deadline``."""
         worker = self._acquire(deadline)
         if worker is None:
             return WorkerResult(
                 program=None, reason="no bashlex worker became free within the budget"
             )
-        result = worker.ask(text, deadline)
+        result = worker.ask(WorkerRequest(text=text, masks=masks), deadline)
         if result is None:
             worker.kill()
             self._release(None)

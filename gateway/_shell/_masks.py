@@ -1,0 +1,242 @@
+"""
+Masks: let bashlex read around the constructs it cannot parse, without trusting tree-sitter for what runs.
+
+bashlex 0.18 raises on ``[[ … ]]``, ``(( … ))``, ``$(( … ))``, ``$[ … ]`` and
+``for (( … ))``. None of these runs a program by itself: the only things in
+them that run anything are command and process substitutions. So, after
+tree-sitter has read a source, each such construct it found is *masked* in
+the copy of the text bashlex parses:
+
+* every byte offset is kept (the masked text has the same length) and every
+  substitution inside the construct is kept verbatim, so bashlex parses and
+  places each substitution itself;
+* ``[[ a && b ]]`` becomes ``:  a 00 b   `` — the keyword becomes the no-op
+  command ``:``, operator characters become ``0`` — so bashlex sees one word
+  per operand, at the same offsets tree-sitter's operands have, and the two
+  readings are compared word for word;
+* ``(( … ))`` becomes ``: 000…``, ``$(( … ))`` becomes ``000…`` inside its word,
+  and the header of ``for (( … ))`` becomes ``x in 000…``.
+
+The neutral tree is still built from the *original* text by the project's
+own word scanner. If tree-sitter misplaced a construct, the mask changes what
+bashlex reads and the consensus comparison fails: a mask can turn a reading
+unmeasured, never make a misreading agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final, Literal, NamedTuple
+
+from gateway._shell._tree import (
+    ArithCommand,
+    ArithFor,
+    Arithmetic,
+    Brace,
+    Case,
+    Command,
+    CommandSubstitution,
+    DoubleQuoted,
+    For,
+    Function,
+    Group,
+    If,
+    Parameter,
+    Part,
+    ProcessSubstitution,
+    Program,
+    SimpleCommand,
+    Statement,
+    Subshell,
+    Test,
+    While,
+    Word,
+)
+
+__all__ = ["Mask", "apply_masks", "find_masks"]
+
+MaskKind = Literal["test", "arith_command", "arithmetic", "arith_for"]
+_OPERATOR_CHARACTERS: Final = frozenset("&|<>()!;")
+
+
+class Mask(NamedTuple):
+    """One construct to mask: what, where, which spans inside stay verbatim, and (``for``) its expressions."""
+
+    kind: MaskKind
+    start: int
+    end: int
+    keep: tuple[tuple[int, int], ...]
+    expressions: tuple[tuple[int, int], ...] = ()
+
+
+def _subs_in(parts: Iterable[Part]) -> list[tuple[int, int]]:
+    """Spans of the substitutions among ``parts`` (not inside their bodies)."""
+    spans: list[tuple[int, int]] = []
+    for part in parts:
+        if isinstance(part, CommandSubstitution | ProcessSubstitution):
+            spans.append((part.span.start, part.span.end))
+        elif isinstance(part, DoubleQuoted | Brace):
+            spans.extend(_subs_in(part.parts))
+        elif isinstance(part, Parameter):
+            if part.subscript is not None:
+                spans.extend(_subs_in((part.subscript,)))
+            spans.extend(_subs_in(part.operand))
+        elif isinstance(part, Arithmetic):
+            spans.extend(_subs_in(part.parts))
+    return spans
+
+
+class _Finder:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.masks: list[Mask] = []
+
+    def parts(self, parts: Iterable[Part]) -> None:
+        for part in parts:
+            if isinstance(part, Arithmetic) and self.text.startswith(
+                ("$((", "$["), part.span.start
+            ):
+                self.masks.append(
+                    Mask("arithmetic", part.span.start, part.span.end, tuple(_subs_in(part.parts)))
+                )
+            elif isinstance(part, CommandSubstitution | ProcessSubstitution):
+                self.statements(part.body)
+            if isinstance(part, DoubleQuoted | Brace):
+                self.parts(part.parts)
+            elif isinstance(part, Parameter):
+                if part.subscript is not None:
+                    self.parts((part.subscript,))
+                self.parts(part.operand)
+            elif isinstance(part, Arithmetic):
+                self.parts(part.parts)
+
+    def words(self, words: Iterable[Word]) -> None:
+        for word in words:
+            self.parts(word.parts)
+
+    def statements(self, statements: Iterable[Statement]) -> None:
+        for statement in statements:
+            for pipeline in statement.body.pipelines:
+                for command in pipeline.commands:
+                    self.command(command)
+
+    def command(self, command: Command) -> None:
+        for redirect in command.redirects:
+            if redirect.target is not None and redirect.heredoc is None:
+                self.parts(redirect.target.parts)
+        if isinstance(command, SimpleCommand):
+            for assignment in command.assignments:
+                if assignment.value is not None:
+                    self.parts(assignment.value.parts)
+                self.words(assignment.array or ())
+            self.words(command.words)
+        elif isinstance(command, Test):
+            keep = [span for word in command.operands for span in _subs_in(word.parts)]
+            self.masks.append(Mask("test", command.span.start, command.span.end, tuple(keep)))
+            self.words(command.operands)
+        elif isinstance(command, ArithCommand):
+            keep = _subs_in((command.expression,))
+            self.masks.append(
+                Mask("arith_command", command.span.start, command.span.end, tuple(keep))
+            )
+            self.parts(command.expression.parts)
+        elif isinstance(command, ArithFor):
+            self.arith_for(command)
+            self.statements(command.body)
+        elif isinstance(command, Subshell | Group):
+            self.statements(command.body)
+        elif isinstance(command, If):
+            for clause in command.clauses:
+                self.statements(clause.condition)
+                self.statements(clause.body)
+            self.statements(command.else_body or ())
+        elif isinstance(command, For):
+            self.words(command.items or ())
+            self.statements(command.body)
+        elif isinstance(command, While):
+            self.statements(command.condition)
+            self.statements(command.body)
+        elif isinstance(command, Case):
+            self.parts(command.subject.parts)
+            for arm in command.items:
+                self.words(arm.patterns)
+                self.statements(arm.body)
+        elif isinstance(command, Function):
+            self.command(command.body)
+
+    def arith_for(self, command: ArithFor) -> None:
+        text = self.text
+        open_at = text.find("((", command.span.start)
+        if open_at < 0:
+            return
+        depth = 0
+        close_at = -1
+        separators: list[int] = []
+        for index in range(open_at + 2, command.span.end):
+            char = text[index]
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                if depth == 0:
+                    close_at = index
+                    break
+                depth -= 1
+            elif char == ";" and depth == 0:
+                separators.append(index)
+        if close_at < 0 or len(separators) != 2 or not text.startswith("))", close_at):
+            return
+        bounds = [
+            open_at + 2,
+            separators[0],
+            separators[0] + 1,
+            separators[1],
+            separators[1] + 1,
+            close_at,
+        ]
+        expressions = ((bounds[0], bounds[1]), (bounds[2], bounds[3]), (bounds[4], bounds[5]))
+        keep = [span for expression in command.expressions for span in _subs_in((expression,))]
+        if any(start < open_at + 5 for start, _ in keep) or close_at + 2 - open_at < 6:
+            return
+        self.masks.append(Mask("arith_for", open_at, close_at + 2, tuple(keep), expressions))
+        self.parts(command.expressions)
+
+
+def find_masks(program: Program, text: str) -> tuple[Mask, ...]:
+    """The constructs of a tree-sitter reading that bashlex needs masked, outermost first."""
+    finder = _Finder(text)
+    finder.statements(program.statements)
+    return tuple(sorted(finder.masks, key=lambda mask: (mask.start, -mask.end)))
+
+
+def apply_masks(text: str, masks: Sequence[Mask]) -> str:
+    """Return ``text`` with every mask applied; the length and every kept span are unchanged."""
+    if not masks:
+        return text
+    chars = list(text)
+    # Outer masks first; each leaves its own kept spans alone, and a mask
+    # found inside a kept substitution is applied after it.
+    for mask in masks:
+        kept = {index for start, end in mask.keep for index in range(start, end)}
+        for index in range(mask.start, mask.end):
+            if index in kept:
+                continue
+            char = chars[index]
+            if mask.kind == "test":
+                if index in (mask.end - 2, mask.end - 1):
+                    chars[index] = " "
+                elif index == mask.start:
+                    chars[index] = ":"
+                elif index == mask.start + 1 or char == "\n":
+                    chars[index] = " "
+                elif char in _OPERATOR_CHARACTERS:
+                    chars[index] = "0"
+            elif mask.kind == "arith_command":
+                chars[index] = (
+                    ":" if index == mask.start else " " if index == mask.start + 1 else "0"
+                )
+            elif mask.kind == "arithmetic":
+                chars[index] = "0"
+            else:
+                offset = index - mask.start
+                chars[index] = "x in "[offset] if offset < 5 else "0"
+    return "".join(chars)
