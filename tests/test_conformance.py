@@ -272,7 +272,7 @@ def _check_heredoc(expected: dict[str, Any], actual: Any) -> None:
             assert getattr(actual, key) == value, key
 
 
-def _check_statement(expected: dict[str, Any], view: dict[str, Any], source: str) -> None:  # noqa: C901, PLR0912
+def _check_statement(expected: dict[str, Any], view: dict[str, Any], source: str) -> None:
     plan = view["statement"].plan
     commands = view["commands"]
     for key, value in expected.items():
