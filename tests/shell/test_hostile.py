@@ -16,9 +16,10 @@ import pytest
 from gateway._shell import ShellReading, read_shell
 from gateway._shell._limits import MAX_NESTING, MAX_SOURCE_BYTES, SCAN_STEPS_PER_CHAR
 from gateway._shell._source import Source
+from gateway._shell._tree import ArithCommand
 from gateway._shell._treesitter import read_with_tree_sitter
 from gateway._shell._words import Unreadable, WordScanner
-from shell.walk import check_spans, command_names, only_simple
+from shell.walk import check_spans, command_names, only_command, only_simple
 
 # ───────────────────────── nesting ─────────────────────────
 
@@ -106,9 +107,13 @@ ROWS: list[Row] = [
         for kind, make in NESTINGS.items()
     ),
     *(Row(f"{kind}-1000-deep", make(1000), "unmeasured") for kind, make in NESTINGS.items()),
-    Row("subshells-without-blanks", "(" * 64 + "a" + ")" * 64, "unmeasured"),
+    # `((((a))))` is an arithmetic command: its parentheses nest no shell construct.
+    Row("arithmetic-command-parentheses", "(" * 1000 + "a" + ")" * 1000, "measured"),
     Row("escaped-nested-backticks", "echo `echo \\`echo \\\\\\`id\\\\\\`\\``", "unmeasured"),
-    Row("arithmetic-parentheses", "echo $((" + "(" * 500 + "1" + ")" * 500 + "))", "unmeasured"),
+    Row("arithmetic-parentheses", "echo $((" + "(" * 1000 + "1" + ")" * 1000 + "))", "measured"),
+    Row(
+        "arithmetic-expansions-nested", "(( " + "$((" * 100 + "1" + "))" * 100 + " ))", "unmeasured"
+    ),
     Row("colon-parameter-exponential", "echo " + "${x:" * 30 + "1" + "}" * 30, "unmeasured"),
     Row("subscripts-nested", "echo ${a[" + "${a[" * 100 + "1" + "]}" * 100 + "]}", "unmeasured"),
     # ── size ──
@@ -275,6 +280,13 @@ def test_loops_count_one_nesting_level_each() -> None:
 
 
 # ───────────────────────── what measured rows show ─────────────────────────
+
+
+def test_parentheses_without_blanks_are_one_arithmetic_command() -> None:
+    """bash reads ``((((0))))`` as arithmetic (its status is 1), not as subshells."""
+    reading = read_shell("((((0))))")
+    assert reading.program is not None
+    assert isinstance(only_command(reading.program), ArithCommand)
 
 
 def test_line_separator_is_part_of_the_program_name() -> None:

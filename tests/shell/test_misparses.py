@@ -43,6 +43,16 @@ def first_word_runs(value: str) -> Callable[[Program], None]:
     return check
 
 
+def heredoc_body_is(program: Program, body: str, names: list[str]) -> None:
+    (heredoc,) = heredocs(program)
+    assert heredoc.body == body
+    assert command_names(program) == names
+
+
+def assert_words(program: Program, values: list[str]) -> None:
+    assert [word.value for word in only_simple(program).words] == values
+
+
 def quoted_heredoc_ends_at_its_first_terminator(program: Program) -> None:
     (heredoc,) = heredocs(program)
     assert heredoc.quoted
@@ -106,7 +116,8 @@ MISPARSES = [
     Misparse("adjacent-backticks", "echo `true` `rm x`", "unmeasured"),
     Misparse("adjacent-backticks-with-quotes", 'echo `date +"%a"` `hostname`', "unmeasured"),
     Misparse("backtick-in-unquoted-heredoc", "cat <<EOF\n`rm x`\nEOF", "unmeasured"),
-    Misparse("substitution-in-arithmetic-command", "(( $(id) ))", "unmeasured"),
+    # bashlex reads `((` as two subshells; the reader reads `(( … ))` as arithmetic itself.
+    Misparse("substitution-in-arithmetic-command", "(( $(id) ))", "measured", runs("id")),
     Misparse(
         "nested-substitutions",
         "echo $(echo $(echo $(id)))",
@@ -138,10 +149,32 @@ MISPARSES = [
     # bash opens a new descriptor stored in `fd`; neither parser knows the form.
     Misparse("named-descriptor-redirect", "cat x {fd}>out", "unmeasured"),
     Misparse("named-descriptor-heredoc", "cat {fd}<<EOF\nx\nEOF", "unmeasured"),
-    # bashlex reads the heredoc body of a command inside a compound command as
-    # commands (`x`); tree-sitter reads it right; the readers disagree.
-    Misparse("heredoc-inside-if", "if true; then cat <<EOF\nx\nEOF\nfi", "unmeasured"),
-    Misparse("heredoc-inside-group", "{ cat <<EOF\nx\nEOF\n}", "unmeasured"),
+    # bashlex alone reads the heredoc body of a command inside a compound
+    # command as commands (`x`): the body must stay a body.
+    Misparse(
+        "heredoc-inside-if",
+        "if true; then cat <<EOF\nx\nEOF\nfi",
+        "measured",
+        lambda program: heredoc_body_is(program, "x\n", ["true", "cat"]),
+    ),
+    Misparse(
+        "heredoc-inside-group",
+        "{ cat <<EOF\nx\nEOF\n}",
+        "measured",
+        lambda program: heredoc_body_is(program, "x\n", ["cat"]),
+    ),
+    Misparse(
+        "command-after-empty-heredoc-inside-group",
+        "{ cat <<EOF\nEOF\nrm x\n}",
+        "measured",
+        lambda program: heredoc_body_is(program, "", ["cat", "rm"]),
+    ),
+    Misparse(
+        "substitution-in-heredoc-inside-loop",
+        "while a; do cat <<EOF\n$(rm x)\nEOF\ndone",
+        "measured",
+        runs("a", "cat", "rm"),
+    ),
     # tree-sitter splits a word at backslash-newline, or at a vertical tab.
     Misparse("backslash-newline-inside-a-word", "echo a\\\nb", "unmeasured"),
     Misparse("line-continued-program-name", "r\\\nm -rf x", "unmeasured"),
@@ -159,6 +192,14 @@ MISPARSES = [
         "cat <<-EOF\n\thi\n\tEOF\nrm x",
         "measured",
         runs("cat", "rm"),
+    ),
+    # tree-sitter-bash drops a lone `-` argument written before `<<`; bashlex keeps it.
+    Misparse("dash-argument-before-heredoc", "python3 - <<'EOF'\nprint(1)\nEOF", "unmeasured"),
+    Misparse(
+        "dash-argument-before-other-redirect",
+        "cat - > f",
+        "measured",
+        lambda program: assert_words(program, ["cat", "-"]),
     ),
     # A `#` inside `$( )` starts a comment that hides the `)`.
     Misparse("comment-hides-closing-parenthesis", "echo $(echo a #)\nid)", "unmeasured"),

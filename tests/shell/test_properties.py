@@ -17,7 +17,7 @@ from gateway._shell._tree import Program
 from shell.walk import check_spans, nodes
 
 PROPERTY_SETTINGS = settings(
-    max_examples=250,
+    max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -139,7 +139,7 @@ HEREDOC_BODY = st.lists(
 
 def heredoc_statements() -> st.SearchStrategy[str]:
     return st.tuples(
-        st.sampled_from(["cat", "python3 -", "sh"]),
+        st.sampled_from(["cat", "python3", "sh -s"]),
         st.sampled_from(["<<", "<<-"]),
         st.sampled_from(["EOF", "'EOF'", '"EOF"', "\\EOF"]),
         st.sampled_from(["", " > out.py", " && echo done", " | grep x"]),
