@@ -19,11 +19,9 @@ Nothing here is asserted: speed is measured here, never in unit tests.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import resource
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -34,11 +32,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "tests" / "data" / "corpus"
-CORPORA = ("agent", "nl2bash", "tldr")
 sys.path.insert(0, str(ROOT / "tests"))
 
-from shell.test_hostile import ROWS  # noqa: E402 -- the hostile table the tests use
+# The corpora, the bash -n check and the hostile table are the tests' own.
+from shell.test_corpus import CORPORA, commands, is_valid_bash  # noqa: E402
+from shell.test_hostile import ROWS  # noqa: E402
 
 from gateway._shell import read_shell  # noqa: E402 -- after the path set-up
 from gateway._shell._bashlex import parse_only as bashlex_parse  # noqa: E402
@@ -61,11 +59,11 @@ def percentile(sorted_values: Sequence[int], fraction: float) -> float:
     return sorted_values[index] / 1_000
 
 
-def time_each(commands: Sequence[str], run: Callable[[str], object]) -> Timings:
+def time_each(corpus: Sequence[str], run: Callable[[str], object]) -> Timings:
     """Time ``run`` once per command with perf_counter_ns; exceptions count as failures."""
     durations: list[int] = []
     failures = 0
-    for command in commands:
+    for command in corpus:
         started = time.perf_counter_ns()
         try:
             run(command)
@@ -74,22 +72,6 @@ def time_each(commands: Sequence[str], run: Callable[[str], object]) -> Timings:
         durations.append(time.perf_counter_ns() - started)
     durations.sort()
     return Timings(percentile(durations, 0.50), percentile(durations, 0.99), failures)
-
-
-def load(name: str, limit: int | None) -> list[str]:
-    with (CORPUS / f"{name}.jsonl").open(encoding="utf-8") as lines:
-        commands = [json.loads(line)["cmd"] for line in lines if line.strip()]
-    return commands[:limit] if limit else commands
-
-
-def is_valid_bash(command: str) -> bool:
-    try:
-        result = subprocess.run(
-            ["bash", "-n", "-c", command], capture_output=True, timeout=30, check=False
-        )
-    except (ValueError, subprocess.TimeoutExpired):
-        return False
-    return result.returncode == 0
 
 
 def worker_peak_rss_kib() -> int | None:
@@ -118,13 +100,13 @@ def worker_peak_rss_kib() -> int | None:
 
 
 def bench_corpus(name: str, limit: int | None) -> None:
-    commands = load(name, limit)
-    print(f"\n== {name}: {len(commands)} commands ==")
-    bashlex = time_each(commands, bashlex_parse)
-    tree_sitter = time_each(commands, lambda c: tree_sitter_parse(c.encode("utf-8")))
+    corpus = commands(name)[:limit] if limit else commands(name)
+    print(f"\n== {name}: {len(corpus)} commands ==")
+    bashlex = time_each(corpus, bashlex_parse)
+    tree_sitter = time_each(corpus, lambda c: tree_sitter_parse(c.encode("utf-8")))
     readings = []
     durations: list[int] = []
-    for command in commands:
+    for command in corpus:
         started = time.perf_counter_ns()
         readings.append(read_shell(command))
         durations.append(time.perf_counter_ns() - started)
@@ -142,17 +124,17 @@ def bench_corpus(name: str, limit: int | None) -> None:
 
     measured = [r.status == "measured" for r in readings]
     count = sum(measured)
-    print(f"  measured: {count}/{len(commands)} = {100 * count / len(commands):.2f} %")
+    print(f"  measured: {count}/{len(corpus)} = {100 * count / len(corpus):.2f} %")
     reasons = Counter(_NUMBER.sub("N", r.reason or "") for r in readings if r.reason)
     for reason, times in reasons.most_common(8):
         print(f"    {times:6d}  {reason}")
 
     with ThreadPoolExecutor(max_workers=8) as pool:
-        valid = list(pool.map(is_valid_bash, commands))
+        valid = list(pool.map(is_valid_bash, corpus))
     valid_count = sum(valid)
     measured_valid = sum(m for m, v in zip(measured, valid, strict=True) if v)
     print(
-        f"  valid bash (bash -n): {valid_count}/{len(commands)} = {100 * valid_count / len(commands):.2f} %"
+        f"  valid bash (bash -n): {valid_count}/{len(corpus)} = {100 * valid_count / len(corpus):.2f} %"
     )
     print(
         f"  measured among valid: {measured_valid}/{valid_count} = "

@@ -42,7 +42,7 @@ def is_valid_bash(command: str) -> bool:
             timeout=30,
             check=False,
         )
-    except ValueError:  # an argument holding a NUL byte
+    except (ValueError, subprocess.TimeoutExpired):  # a NUL byte in the argument; a hung bash
         return False
     return result.returncode == 0
 

@@ -1,0 +1,247 @@
+"""
+Configuration: TOML → frozen Structs, validated in full at start-up.
+
+``load_config`` decodes bytes (or a file) into a `GatewayConfig`; any unknown
+key or wrong type is a `ConfigError` naming the key and its path
+(``$.gateway.approver-timeout``). Keys are kebab-case. Plugin options
+(``[approver.NAME]``, ``[sinks.NAME.options]``) are passed to the plugin, which
+validates them itself when it is built. The default config,
+``config/default.toml``, ships inside the package.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from gateway._errors import ConfigError
+
+__all__ = [
+    "DEFAULT_SHELL_TOOLS",
+    "GatewayConfig",
+    "GatewaySection",
+    "HookSection",
+    "ServeSection",
+    "ShellTool",
+    "SinkConfig",
+    "default_config",
+    "default_config_bytes",
+    "load_config",
+]
+
+
+class ShellTool(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    A tool whose input holds a shell command.
+
+    Attributes:
+        tool: The tool's name.
+        fields: Dotted paths into the input, tried in order (``command``,
+            ``action.command``); the value is a string, or an argv list that is
+            quoted into one.
+    """
+
+    tool: str
+    fields: tuple[str, ...] = ("command",)
+
+
+DEFAULT_SHELL_TOOLS: Final = (
+    ShellTool(tool="Bash", fields=("command",)),
+    ShellTool(tool="shell", fields=("command",)),
+    ShellTool(tool="run_shell_command", fields=("command",)),
+    ShellTool(tool="local_shell", fields=("command", "action.command")),
+    ShellTool(tool="exec_command", fields=("cmd",)),
+)
+
+
+class SinkConfig(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    One event sink.
+
+    Attributes:
+        plugin: The sink plugin's entry-point name (``jsonl``, ``msgpack``).
+        path: Where it writes, for file sinks.
+        required: The verdict waits until this sink has durably written the
+            events behind it; if it cannot, the verdict is ``decline``.
+        options: Plugin-specific options.
+    """
+
+    plugin: str
+    path: str | None = None
+    required: bool = False
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class GatewaySection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[gateway]`` table.
+
+    Attributes:
+        approvers: The approver chain, in order, by entry-point name.
+        approver_timeout: Seconds each approver call may take; past it, decline.
+        ask_holes: Put every heredoc hole to the approvers as its own question.
+        plan_cache_size: Plans kept for repeated identical calls (by source and cwd).
+        event_buffer: Events a sink may lag behind before publishers wait.
+        audit_timeout: Seconds a verdict waits for required sinks to write its events.
+        planning_threads: Plans computed at once (each in a worker thread).
+        recent_calls: Calls remembered for `Gateway.answer` and outcomes.
+    """
+
+    approvers: tuple[str, ...] = ("rules",)
+    approver_timeout: float = 10.0
+    ask_holes: bool = True
+    plan_cache_size: int = 1024
+    event_buffer: int = 256
+    audit_timeout: float = 5.0
+    planning_threads: int = 4
+    recent_calls: int = 4096
+
+    def __post_init__(self) -> None:
+        for name, value in (
+            ("approver-timeout", self.approver_timeout),
+            ("audit-timeout", self.audit_timeout),
+        ):
+            if not 0 < value <= 86_400:
+                raise ValueError(f"{name} must be between 0 and 86400 seconds, not {value}")
+        for name, number in (
+            ("plan-cache-size", self.plan_cache_size),
+            ("event-buffer", self.event_buffer),
+            ("planning-threads", self.planning_threads),
+            ("recent-calls", self.recent_calls),
+        ):
+            if not 1 <= number <= 1_000_000:
+                raise ValueError(f"{name} must be between 1 and 1000000, not {number}")
+
+
+class ServeSection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[serve]`` table: the approval service.
+
+    Attributes:
+        host: The address to bind (loopback by default).
+        port: The port (0 picks a free one).
+        human_timeout: Seconds a call waits for a person before it is declined.
+        token_file: Where the bearer token is stored (user-only permissions).
+        protect_reads: Require the token for reads (events, calls) too.
+        allowed_origins: Origins allowed to call the API from a browser (none by default).
+        history: Decided calls kept for the page.
+        event_history: Events kept for ``Last-Event-ID`` resume.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8787
+    human_timeout: float = 300.0
+    token_file: str | None = None
+    protect_reads: bool = False
+    allowed_origins: tuple[str, ...] = ()
+    history: int = 500
+    event_history: int = 10_000
+
+
+class HookSection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[hook]`` table: how ``gateway hook`` adapters run.
+
+    Attributes:
+        server: URL of a running ``gateway serve`` to forward to (a person can
+            then decide); empty to review in-process.
+        token_file: The bearer token for the server.
+        timeout: Seconds the hook waits for the server before it blocks the call.
+    """
+
+    server: str = ""
+    token_file: str | None = None
+    timeout: float = 60.0
+
+
+class GatewayConfig(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The whole configuration.
+
+    Attributes:
+        gateway: The ``[gateway]`` table.
+        shell_tools: Which tools are shells (``[[shell-tools]]``).
+        sinks: Event sinks by name (``[sinks.NAME]``).
+        approver: Options for each approver by name (``[approver.NAME]``).
+        serve: The approval service (``[serve]``).
+        hook: Hook adapters (``[hook]``).
+    """
+
+    gateway: GatewaySection = GatewaySection()
+    shell_tools: tuple[ShellTool, ...] = DEFAULT_SHELL_TOOLS
+    sinks: dict[str, SinkConfig] = msgspec.field(default_factory=dict)
+    approver: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    serve: ServeSection = ServeSection()
+    hook: HookSection = HookSection()
+
+
+def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -> GatewayConfig:
+    """
+    Load and validate a TOML configuration.
+
+    Args:
+        path_or_bytes: A file path, or the TOML text as bytes.
+        name: What to call the source in messages (defaults to the path).
+
+    Raises:
+        ConfigError: The file cannot be read, is not TOML, or has an unknown
+            key or a wrong value (the message names the key's path).
+
+    Examples:
+        >>> load_config(b'[gateway]\\napprovers = []').gateway.approvers
+        ()
+    """
+    if isinstance(path_or_bytes, bytes):
+        data = path_or_bytes
+        source = name or "<bytes>"
+    else:
+        source = name or str(path_or_bytes)
+        try:
+            data = Path(path_or_bytes).read_bytes()
+        except OSError as error:
+            raise ConfigError(
+                f"Cannot read the config file {source!r}: {error.strerror}.", source=source
+            ) from None
+    try:
+        return msgspec.toml.decode(data, type=GatewayConfig)
+    except msgspec.ValidationError as error:
+        message = str(error)
+        path = message.rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in message else None
+        text = message.split(" - at `", 1)[0]
+        where = f" at {path}" if path else ""
+        raise ConfigError(
+            f"Invalid config {source!r}{where}: {text}.", path=path, source=source
+        ) from None
+    except msgspec.DecodeError as error:
+        raise ConfigError(
+            f"The config {source!r} is not valid TOML: {error}.", source=source
+        ) from None
+
+
+def default_config_bytes() -> bytes:
+    """The embedded default config (``config/default.toml``)."""
+    packaged = importlib.resources.files("gateway") / "_data" / "default.toml"
+    if packaged.is_file():
+        return packaged.read_bytes()
+    # A source checkout or an editable install: the file sits beside the package.
+    return (Path(__file__).resolve().parent.parent / "config" / "default.toml").read_bytes()
+
+
+def default_config() -> GatewayConfig:
+    """Load the embedded default config."""
+    return load_config(default_config_bytes(), name="default.toml")

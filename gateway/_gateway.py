@@ -1,0 +1,779 @@
+"""
+The Gateway: from a proposed tool call to a verdict, with events, approvers and traces.
+
+An async context manager that owns everything it uses — its task group, event
+bus, sinks, approvers, plan cache and tracer — so two gateways in one process
+never interfere. It works under asyncio and trio (anyio).
+
+For each call, `Gateway.review`:
+
+1. publishes ``call.proposed`` (secrets masked);
+2. plans the shell text, if the tool is a shell (in a worker thread, through a
+   bounded cache), and publishes ``plan.ready`` with the digest every later
+   decision is bound to;
+3. puts every hole of every unquoted heredoc to the approvers as its own
+   question (``hole.question``);
+4. asks the approver chain about the call and each hole — each approver under
+   a timeout, every failure a decline;
+5. publishes ``verdict.reached`` and, by default, releases the verdict only
+   once the required sinks have durably written it ("no audit, no action").
+
+Nothing that fails — an approver, a sink, the planner, a cancellation — ever
+becomes an allow, and no exception from a plugin escapes `review`.
+"""
+
+from __future__ import annotations
+
+import shlex
+import uuid
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from datetime import UTC, datetime
+from typing import Any, Final, NamedTuple
+
+import anyio
+import anyio.to_thread
+import msgspec
+from anyio import AsyncContextManagerMixin
+from anyio.abc import ObjectReceiveStream
+from opentelemetry.trace import TracerProvider
+
+from gateway._approvers import Approver, ApproverContext, ReviewRequest, load_approver
+from gateway._bus import EventBus, SinkFailure
+from gateway._calls import ToolCall
+from gateway._config import GatewayConfig
+from gateway._digest import digest_of
+from gateway._events import (
+    GENESIS,
+    ApproverDecided,
+    ApproverFailed,
+    CallOutcome,
+    CallProposed,
+    Event,
+    GatewayStarted,
+    GatewayStopped,
+    HoleAnswered,
+    HoleQuestion,
+    HoleRef,
+    PlanReady,
+    VerdictReached,
+)
+from gateway._fragments import expand_fragment
+from gateway._planner import iter_commands, plan_program
+from gateway._plans import FragmentAddr, FragmentError, Hole, ProgramPlan, SequencePlan
+from gateway._redact import Redactor, find_secrets
+from gateway._sequence import command_sequence_plan
+from gateway._sinks import Sink, load_sink
+from gateway._telemetry import (
+    ATTR_APPROVER,
+    ATTR_COMMANDS,
+    ATTR_CONVERSATION_ID,
+    ATTR_DECISION,
+    ATTR_HOLES,
+    ATTR_OPERATION,
+    ATTR_PLAN_DIGEST,
+    ATTR_PLAN_STATUS,
+    ATTR_QUESTION,
+    ATTR_RULE,
+    ATTR_TOOL_CALL_ID,
+    ATTR_TOOL_NAME,
+    ATTR_UNMEASURED_REASON,
+    SPAN_APPROVE,
+    SPAN_HOLE,
+    SPAN_PLAN,
+    SPAN_REVIEW,
+    Telemetry,
+)
+from gateway._verdicts import Abstain, Allow, Decision, Decline, Verdict, strictest
+
+__all__ = ["Gateway", "GatewayStatistics"]
+
+VERSION: Final = "0.1.0"
+_SHELL_FIELD_ERROR: Final = "The command of a shell tool must be a string or a list of strings."
+
+
+class GatewayStatistics(msgspec.Struct, frozen=True, kw_only=True):
+    """Counters for monitoring a gateway."""
+
+    reviews: int
+    allowed: int
+    asked: int
+    declined: int
+    plan_cache_hits: int
+    plan_cache_misses: int
+    events: int
+    failed_sinks: tuple[str, ...]
+
+
+class _Outcome(NamedTuple):
+    decision: Decision
+    reason: str
+    approver: str | None
+    rule: str | None
+
+
+class _Recent(NamedTuple):
+    call: ToolCall
+    source: str | None
+    plan: ProgramPlan | None
+    digest: str
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def mask_value(value: Any) -> Any:
+    """A JSON-like value with the secrets of every string in it masked."""
+    if isinstance(value, str):
+        return Redactor(value).mask(0, len(value))
+    if isinstance(value, list | tuple):
+        return [mask_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: mask_value(item) for key, item in value.items()}
+    return value
+
+
+def mask_sequence(sequence: SequencePlan, source: str) -> SequencePlan:
+    """A sequence plan with every secret of ``source`` masked in its argv (the values are quote-removed)."""
+    secrets = [(source[s.start : s.end], s.kind) for s in find_secrets(source)]
+    if not secrets:
+        return sequence
+
+    def mask(text: str) -> str:
+        for value, kind in secrets:
+            text = text.replace(value, f"<{kind}>")
+        return str(mask_value(text))
+
+    steps = tuple(msgspec.structs.replace(step, argv=tuple(mask(arg) for arg in step.argv)) for step in sequence.steps)
+    return msgspec.structs.replace(sequence, steps=steps)
+
+
+def _lookup(data: Mapping[str, Any], path: str) -> Any:
+    value: Any = data
+    for key in path.split("."):
+        if not isinstance(value, Mapping) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+class Gateway(AsyncContextManagerMixin):
+    """
+    Reviews proposed tool calls before anything runs.
+
+    Args:
+        config: The configuration (default: built-in defaults — the ``rules``
+            approver with its default policy, no sinks).
+        approvers: Approvers to use instead of loading the configured ones.
+        sinks: Sinks to use (all required) instead of the configured ones.
+        tracer_provider: Where spans go (default: the global provider).
+        clock: Gives event timestamps (default: the UTC time now).
+
+    Examples:
+        >>> import anyio
+        >>> from gateway import Gateway, ToolCall
+        >>> from gateway.testing import StaticApprover
+        >>> async def main() -> str:
+        ...     async with Gateway(approvers=[StaticApprover("allow")]) as gateway:
+        ...         verdict = await gateway.review(ToolCall("Bash", {"command": "ls"}))
+        ...     return verdict.decision
+        >>> anyio.run(main)
+        'allow'
+    """
+
+    def __init__(
+        self,
+        config: GatewayConfig | None = None,
+        *,
+        approvers: Sequence[Approver] | None = None,
+        sinks: Mapping[str, Sink] | None = None,
+        tracer_provider: TracerProvider | None = None,
+        clock: Callable[[], str] | None = None,
+    ) -> None:
+        self.config = config if config is not None else GatewayConfig()
+        self._given_approvers = approvers
+        self._given_sinks = sinks
+        self._telemetry = Telemetry(tracer_provider)
+        self._clock = clock or _now
+        self.services: dict[str, Any] = {}
+        self._approvers: list[Approver] = []
+        self._bus: EventBus | None = None
+        self._cache: OrderedDict[tuple[str, str], tuple[ProgramPlan, SequencePlan]] = OrderedDict()
+        self._recent: OrderedDict[str, _Recent] = OrderedDict()
+        self._limiter = anyio.CapacityLimiter(self.config.gateway.planning_threads)
+        self._counts = {"reviews": 0, "allow": 0, "ask": 0, "decline": 0, "hits": 0, "misses": 0}
+        self._open = False
+
+    # ── lifecycle ──
+
+    def _build_approvers(self) -> list[Approver]:
+        if self._given_approvers is not None:
+            return list(self._given_approvers)
+        context = ApproverContext(config=self.config, services=self.services)
+        return [
+            load_approver(name, self.config.approver.get(name, {}), context)
+            for name in self.config.gateway.approvers
+        ]
+
+    def _build_sinks(self) -> list[tuple[str, Sink, bool]]:
+        if self._given_sinks is not None:
+            return [(name, sink, True) for name, sink in self._given_sinks.items()]
+        return [
+            (name, load_sink(name, sink), sink.required) for name, sink in self.config.sinks.items()
+        ]
+
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncIterator[Gateway]:
+        self._approvers = self._build_approvers()
+        sinks = self._build_sinks()
+        opened: list[Sink] = []
+        try:
+            tips = []
+            for _, sink, required in sinks:
+                tip = await sink.open()
+                opened.append(sink)
+                if required and tip is not None:
+                    tips.append(tip)
+            start_seq, previous = (0, GENESIS)
+            if tips:
+                last = max(tips, key=lambda tip: tip.seq)
+                start_seq, previous = last.seq + 1, last.digest
+            bus = EventBus(
+                clock=self._clock,
+                buffer=self.config.gateway.event_buffer,
+                sink_timeout=self.config.gateway.audit_timeout,
+                start_seq=start_seq,
+                previous=previous,
+            )
+            for name, sink, required in sinks:
+                bus.add_sink(name, sink, required=required)
+            self._bus = bus
+            async with anyio.create_task_group() as task_group:
+                bus.start(task_group)
+                await bus.publish(
+                    GatewayStarted,
+                    None,
+                    version=VERSION,
+                    config_digest=digest_of(self.config),
+                    approvers=tuple(a.name for a in self._approvers),
+                    sinks=tuple(name for name, _, _ in sinks),
+                )
+                self._open = True
+                try:
+                    yield self
+                finally:
+                    self._open = False
+                    with anyio.CancelScope(shield=True):
+                        with anyio.move_on_after(self.config.gateway.audit_timeout):
+                            await bus.publish(
+                                GatewayStopped, None, events=bus.statistics().published + 1
+                            )
+                        await bus.close()
+        finally:
+            with anyio.CancelScope(shield=True):
+                # Closing a plugin must not hide the error that ended the gateway.
+                for sink in opened:
+                    with (
+                        anyio.move_on_after(self.config.gateway.audit_timeout),
+                        suppress(Exception),
+                    ):
+                        await sink.aclose()
+                for approver in self._approvers:
+                    closer = getattr(approver, "aclose", None)
+                    if closer is not None:
+                        with (
+                            anyio.move_on_after(self.config.gateway.approver_timeout),
+                            suppress(Exception),
+                        ):
+                            await closer()
+
+    @property
+    def bus(self) -> EventBus:
+        """The event bus (only while the gateway is open)."""
+        if self._bus is None or not self._open:
+            raise RuntimeError(
+                "The gateway is not open; use it as `async with Gateway(...) as gateway`."
+            )
+        return self._bus
+
+    @asynccontextmanager
+    async def subscribe(self, buffer: int = 1024) -> AsyncIterator[ObjectReceiveStream[Event]]:
+        """Watch every event as it is published (a watcher that falls behind is cut off)."""
+        async with self.bus.subscribe(buffer) as stream:
+            yield stream
+
+    def statistics(self) -> GatewayStatistics:
+        """Counters for monitoring."""
+        bus = self._bus.statistics() if self._bus is not None else None
+        return GatewayStatistics(
+            reviews=self._counts["reviews"],
+            allowed=self._counts["allow"],
+            asked=self._counts["ask"],
+            declined=self._counts["decline"],
+            plan_cache_hits=self._counts["hits"],
+            plan_cache_misses=self._counts["misses"],
+            events=0 if bus is None else bus.published,
+            failed_sinks=() if bus is None else bus.failed_sinks,
+        )
+
+    # ── planning ──
+
+    def shell_source(self, call: ToolCall) -> tuple[bool, str | None]:
+        """
+        Whether the call's tool is a shell, and its command as one shell text.
+
+        An argv list is quoted into one command. Returns ``(True, None)`` for a
+        shell tool whose command field is missing or of the wrong type.
+        """
+        for tool in self.config.shell_tools:
+            if tool.tool != call.tool:
+                continue
+            for field in tool.fields:
+                value = _lookup(call.input, field)
+                if isinstance(value, str):
+                    return True, value
+                if (
+                    isinstance(value, list)
+                    and value
+                    and all(isinstance(item, str) for item in value)
+                ):
+                    return True, shlex.join(value)
+                if value is not None:
+                    return True, None
+            return True, None
+        return False, None
+
+    async def plan(self, source: str, cwd: str = "") -> tuple[ProgramPlan, SequencePlan]:
+        """The plan and sequence plan of a shell text, from the bounded cache or a worker thread."""
+        key = (source, cwd)
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            self._counts["hits"] += 1
+            return cached
+        self._counts["misses"] += 1
+        relative = cwd if cwd and not cwd.startswith("/") else ""
+
+        def both() -> tuple[ProgramPlan, SequencePlan]:
+            return plan_program(source), command_sequence_plan(source, relative)
+
+        result = await anyio.to_thread.run_sync(both, limiter=self._limiter)
+        self._cache[key] = result
+        while len(self._cache) > self.config.gateway.plan_cache_size:
+            self._cache.popitem(last=False)
+        return result
+
+    @staticmethod
+    def holes_of(source: str, plan: ProgramPlan) -> list[tuple[HoleRef, Hole]]:
+        """Every hole of every unquoted heredoc of a measured plan, in order."""
+        found: list[tuple[HoleRef, Hole]] = []
+        for statement in plan.statements:
+            for command in statement.plan.commands:
+                for heredoc in command.heredocs:
+                    if heredoc.literal or not heredoc.holes:
+                        continue
+                    address = FragmentAddr(statement=statement.index, heredoc=heredoc.index)
+                    try:
+                        expansion = expand_fragment(source, address, {}, strict=False)
+                    except FragmentError:
+                        continue
+                    if expansion.blocked is None:
+                        continue
+                    found.extend(
+                        (
+                            HoleRef(
+                                statement=statement.index, heredoc=heredoc.index, hole=hole.index
+                            ),
+                            hole,
+                        )
+                        for hole in expansion.blocked.holes
+                    )
+        return found
+
+    # ── reviewing ──
+
+    async def review(self, call: ToolCall) -> Verdict:
+        """
+        Review one proposed call; return the verdict.
+
+        Never raises for a bad call or a failing plugin: those are declines.
+        If the review is cancelled, a decline is recorded before the
+        cancellation propagates.
+
+        Raises:
+            RuntimeError: The gateway is not open.
+        """
+        bus = self.bus
+        if not call.call_id:
+            call = msgspec.structs.replace(call, call_id=uuid.uuid4().hex)
+        call_id = call.call_id
+        self._counts["reviews"] += 1
+        attributes: dict[str, str | int | bool] = {
+            ATTR_OPERATION: "execute_tool",
+            ATTR_TOOL_NAME: call.tool,
+        }
+        if call_id:
+            attributes[ATTR_TOOL_CALL_ID] = call_id
+        if call.session_id:
+            attributes[ATTR_CONVERSATION_ID] = call.session_id
+        with self._telemetry.span(SPAN_REVIEW, attributes) as span:
+            trace_id, span_id = self._telemetry.ids(span)
+            ids = {"trace_id": trace_id, "span_id": span_id}
+            digest = digest_of({"tool": call.tool, "input": call.input})
+            try:
+                verdict = await self._review(call, ids, span)
+            except anyio.get_cancelled_exc_class():
+                with (
+                    anyio.CancelScope(shield=True),
+                    anyio.move_on_after(self.config.gateway.audit_timeout),
+                ):
+                    cancelled = Verdict(
+                        decision="decline",
+                        reason="The review was cancelled before a verdict, so nothing may run.",
+                        digest=digest,
+                        call_id=call_id,
+                    )
+                    await bus.publish(VerdictReached, call_id, verdict=cancelled, **ids)
+                raise
+            except Exception as error:  # noqa: BLE001 -- a bug must still end in a decline, never an exception
+                verdict = Verdict(
+                    decision="decline",
+                    reason=f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
+                    digest=digest,
+                    call_id=call_id,
+                )
+                self._telemetry.error(span, type(error).__name__)
+                with anyio.move_on_after(self.config.gateway.audit_timeout):
+                    await bus.publish(VerdictReached, call_id, verdict=verdict, **ids)
+            self._telemetry.set(
+                span,
+                {
+                    ATTR_DECISION: verdict.decision,
+                    ATTR_APPROVER: verdict.approver,
+                    ATTR_RULE: verdict.rule,
+                    ATTR_PLAN_DIGEST: verdict.digest,
+                },
+            )
+        self._counts[verdict.decision] += 1
+        return verdict
+
+    async def _review(self, call: ToolCall, ids: dict[str, str | None], span: Any) -> Verdict:
+        bus = self.bus
+        call_id = call.call_id
+        masked_call = msgspec.structs.replace(call, input=mask_value(call.input))
+        await bus.publish(
+            CallProposed,
+            call_id,
+            tool=call.tool,
+            input=masked_call.input,
+            session_id=call.session_id,
+            agent_id=call.agent_id,
+            cwd=call.cwd,
+            host=call.host,
+            **ids,
+        )
+        is_shell, source = self.shell_source(call)
+        plan: ProgramPlan | None = None
+        sequence: SequencePlan | None = None
+        digest = digest_of({"tool": call.tool, "input": call.input})
+        if is_shell and source is not None:
+            with self._telemetry.span(SPAN_PLAN) as plan_span:
+                plan, sequence = await self.plan(source, call.cwd or "")
+                self._telemetry.set(
+                    plan_span,
+                    {
+                        ATTR_PLAN_DIGEST: plan.digest,
+                        ATTR_PLAN_STATUS: plan.status,
+                        ATTR_UNMEASURED_REASON: plan.reason,
+                    },
+                )
+            digest = plan.digest
+            sequence = mask_sequence(sequence, source)
+        commands = [c for s in (plan.statements if plan else ()) for c in iter_commands(s.plan)]
+        holes = (
+            self.holes_of(source, plan)
+            if plan is not None and source is not None and plan.status == "measured"
+            else []
+        )
+        self._telemetry.set(
+            span,
+            {
+                ATTR_PLAN_DIGEST: digest,
+                ATTR_PLAN_STATUS: None if plan is None else plan.status,
+                ATTR_UNMEASURED_REASON: None if plan is None else plan.reason,
+                ATTR_COMMANDS: len(commands),
+                ATTR_HOLES: len(holes),
+            },
+        )
+        await bus.publish(
+            PlanReady,
+            call_id,
+            shell=is_shell,
+            plan_digest=digest,
+            plan=plan,
+            sequence=sequence,
+            commands=len(commands),
+            holes=len(holes),
+            **ids,
+        )
+        self._remember(call, source, plan, digest)
+        if is_shell and source is None:
+            verdict = Verdict(
+                decision="decline", reason=_SHELL_FIELD_ERROR, digest=digest, call_id=call_id
+            )
+            return await self._conclude(verdict, ids, None)
+        for ref, hole in holes:
+            await bus.publish(HoleQuestion, call_id, ref=ref, hole=hole, **ids)
+        request = ReviewRequest(
+            kind="call",
+            call=masked_call,
+            digest=digest,
+            plan=plan,
+            positions=tuple(c.position for c in commands),
+            holes=tuple(ref for ref, _ in holes),
+            sequence=sequence,
+        )
+        outcomes: list[tuple[HoleRef | None, _Outcome]] = [(None, await self._ask(request, ids))]
+        if self.config.gateway.ask_holes:
+            for ref, hole in holes:
+                with self._telemetry.span(
+                    SPAN_HOLE, {ATTR_QUESTION: f"{ref.statement}.{ref.heredoc}.{ref.hole}"}
+                ):
+                    question = msgspec.structs.replace(
+                        request, kind="hole", question=ref, hole=hole
+                    )
+                    outcomes.append((ref, await self._ask(question, ids)))
+        verdict = self._combine(outcomes, digest, call_id, plan)
+        return await self._conclude(verdict, ids, None)
+
+    def _combine(
+        self,
+        outcomes: list[tuple[HoleRef | None, _Outcome]],
+        digest: str,
+        call_id: str | None,
+        plan: ProgramPlan | None,
+    ) -> Verdict:
+        decision = strictest([outcome.decision for _, outcome in outcomes])
+        ref, decisive = next((ref, o) for ref, o in outcomes if o.decision == decision)
+        reason = decisive.reason
+        if ref is not None:
+            reason = f"Heredoc hole {ref.statement}.{ref.heredoc}.{ref.hole}: {reason}"
+        if (
+            decision == "ask"
+            and decisive.approver is None
+            and plan is not None
+            and plan.status != "measured"
+        ):
+            reason = f"The command could not be read with confidence ({plan.reason}); a person must decide."
+        return Verdict(
+            decision=decision,
+            reason=reason,
+            digest=digest,
+            approver=decisive.approver,
+            rule=decisive.rule,
+            call_id=call_id,
+        )
+
+    async def _conclude(
+        self, verdict: Verdict, ids: dict[str, str | None], question: HoleRef | None
+    ) -> Verdict:
+        """Publish the verdict; release it only once required sinks have written it."""
+        bus = self.bus
+        event = await bus.publish(
+            VerdictReached, verdict.call_id, verdict=verdict, question=question, **ids
+        )
+        if not bus.required_sinks:
+            return verdict
+        try:
+            await bus.wait_written(event.seq, self.config.gateway.audit_timeout)
+        except SinkFailure as failure:
+            if verdict.decision == "decline":
+                return verdict
+            declined = Verdict(
+                decision="decline",
+                reason=f"The audit record could not be written ({failure}), and there is no action without audit.",
+                digest=verdict.digest,
+                call_id=verdict.call_id,
+            )
+            with anyio.move_on_after(self.config.gateway.audit_timeout):
+                await bus.publish(
+                    VerdictReached, verdict.call_id, verdict=declined, question=question, **ids
+                )
+            return declined
+        return verdict
+
+    async def _ask(self, request: ReviewRequest, ids: dict[str, str | None]) -> _Outcome:
+        """Run the approver chain on one question: the first allow or decline decides."""
+        bus = self.bus
+        call_id = request.call.call_id
+        timeout = self.config.gateway.approver_timeout
+        what = "the call" if request.kind == "call" else f"this {request.kind}"
+        for approver in self._approvers:
+            name = str(getattr(approver, "name", type(approver).__name__))
+            with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: name}) as span:
+                failure: str | None = None
+                answer: Any = None
+                try:
+                    with anyio.fail_after(timeout):
+                        answer = await approver.review(request)
+                except TimeoutError:
+                    failure = f"Approver {name!r} did not answer within {timeout:g} s, and the gateway fails closed."
+                except (Exception, SystemExit) as error:  # noqa: BLE001 -- the one boundary where plugin failures become declines
+                    failure = f"Approver {name!r} failed ({type(error).__name__}), and the gateway fails closed."
+                else:
+                    if not isinstance(answer, Allow | Decline | Abstain):
+                        failure = (
+                            f"Approver {name!r} answered {type(answer).__name__!r}, not Allow, Decline or Abstain, "
+                            "and the gateway fails closed."
+                        )
+                if failure is not None:
+                    self._telemetry.error(span, failure)
+                    await bus.publish(
+                        ApproverFailed,
+                        call_id,
+                        approver=name,
+                        reason=failure,
+                        question=request.question,
+                        **ids,
+                    )
+                    return _Outcome("decline", failure, name, None)
+                self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
+                note = None
+                unmeasured = request.plan is not None and not request.measured
+                if (
+                    isinstance(answer, Allow)
+                    and unmeasured
+                    and not getattr(approver, "reviews_raw_text", False)
+                ):
+                    note = "An allow of a plan that could not be measured counts only from an approver that reviews raw text."
+                await bus.publish(
+                    ApproverDecided,
+                    call_id,
+                    approver=name,
+                    decision=answer.decision,
+                    reason=answer.reason,
+                    rule=answer.rule,
+                    question=request.question,
+                    note=note,
+                    **ids,
+                )
+                if note is not None or isinstance(answer, Abstain):
+                    continue
+                reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
+                return _Outcome(answer.decision, reason, name, answer.rule)
+        return _Outcome("ask", f"No approver decided on {what}; a person must decide.", None, None)
+
+    # ── after the verdict ──
+
+    def _remember(
+        self, call: ToolCall, source: str | None, plan: ProgramPlan | None, digest: str
+    ) -> None:
+        if call.call_id is None:
+            return
+        self._recent[call.call_id] = _Recent(call, source, plan, digest)
+        self._recent.move_to_end(call.call_id)
+        while len(self._recent) > self.config.gateway.recent_calls:
+            self._recent.popitem(last=False)
+
+    async def answer(
+        self, call_id: str, statement: int, heredoc: int, answers: Mapping[int, str]
+    ) -> Verdict:
+        """
+        Hand back the output of holes the host ran, and review the completed heredoc body.
+
+        The body is expanded with the answers (verbatim, trailing newlines
+        removed, never re-scanned); if it is still blocked the verdict is
+        ``ask``. A complete body is put to the approvers (kind ``body``, with a
+        plan of it when the command reading it is a shell).
+
+        Raises:
+            KeyError: The gateway does not remember the call.
+            RuntimeError: The gateway is not open.
+        """
+        bus = self.bus
+        recent = self._recent[call_id]
+        if recent.source is None or recent.plan is None:
+            raise KeyError(call_id)
+        with self._telemetry.span(SPAN_HOLE, {ATTR_TOOL_CALL_ID: call_id}) as span:
+            trace_id, span_id = self._telemetry.ids(span)
+            ids = {"trace_id": trace_id, "span_id": span_id}
+            for index, text in sorted(answers.items()):
+                ref = HoleRef(statement=statement, heredoc=heredoc, hole=index)
+                await bus.publish(
+                    HoleAnswered,
+                    call_id,
+                    ref=ref,
+                    answer_digest=digest_of(text),
+                    length=len(text),
+                    **ids,
+                )
+            question = HoleRef(statement=statement, heredoc=heredoc, hole=-1)
+            try:
+                expansion = expand_fragment(
+                    recent.source,
+                    FragmentAddr(statement=statement, heredoc=heredoc),
+                    {},
+                    answers,
+                    strict=False,
+                )
+            except FragmentError as error:
+                verdict = Verdict(
+                    decision="decline", reason=error.message, digest=recent.digest, call_id=call_id
+                )
+                return await self._conclude(verdict, ids, question)
+            if expansion.complete is None:
+                verdict = Verdict(
+                    decision="ask",
+                    reason="The heredoc body is still blocked by unanswered holes; a person must decide.",
+                    digest=recent.digest,
+                    call_id=call_id,
+                )
+                return await self._conclude(verdict, ids, question)
+            body = expansion.complete
+            body_plan = None
+            reader = (
+                recent.plan.statements[statement].plan.commands
+                if statement < len(recent.plan.statements)
+                else ()
+            )
+            owner = next((c for c in reader for h in c.heredocs if h.index == heredoc), None)
+            if owner is not None and owner.position.runs_shell:
+                body_plan, _ = await self.plan(body)
+            request = ReviewRequest(
+                kind="body",
+                call=msgspec.structs.replace(recent.call, input=mask_value(recent.call.input)),
+                digest=recent.digest,
+                plan=recent.plan,
+                question=question,
+                body=Redactor(body).mask(0, len(body)),
+                body_plan=body_plan,
+            )
+            outcome = await self._ask(request, ids)
+            verdict = Verdict(
+                decision=outcome.decision,
+                reason=outcome.reason,
+                digest=recent.digest,
+                approver=outcome.approver,
+                rule=outcome.rule,
+                call_id=call_id,
+            )
+            return await self._conclude(verdict, ids, question)
+
+    async def record_outcome(
+        self, call_id: str | None, outcome: str, detail: str | None = None
+    ) -> None:
+        """Record what happened when the host ran (or did not run) a call."""
+        value = outcome if outcome in ("succeeded", "failed", "denied") else "unknown"
+        await self.bus.publish(
+            CallOutcome,
+            call_id,
+            outcome=value,
+            detail=None if detail is None else _short(mask_value(detail), 500),
+        )

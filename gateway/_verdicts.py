@@ -1,0 +1,107 @@
+"""
+Answers: what an approver says about a call, and the verdict the gateway returns.
+
+Approvers answer `Allow`, `Decline` or `Abstain` (a tagged union on
+``decision``). The gateway's `Verdict` is ``allow``, ``ask`` or ``decline``,
+always with one sentence of reason and the digest it is bound to. Answers
+combine strictest-first: decline > ask > allow.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final, Literal
+
+import msgspec
+
+__all__ = ["Abstain", "Allow", "Answer", "Decision", "Decline", "Verdict", "strictest"]
+
+Decision = Literal["allow", "ask", "decline"]
+_RANK: Final = {"allow": 0, "ask": 1, "decline": 2}
+
+
+class Allow(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag_field="decision",
+    tag="allow",
+):
+    """The approver allows the call (or question). ``rule`` names the rule that decided, if any."""
+
+    decision: ClassVar[Literal["allow"]] = "allow"
+
+    reason: str
+    rule: str | None = None
+
+
+class Decline(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag_field="decision",
+    tag="decline",
+):
+    """The approver declines the call. ``reason`` is one sentence, with what to do instead when there is one."""
+
+    decision: ClassVar[Literal["decline"]] = "decline"
+
+    reason: str
+    rule: str | None = None
+
+
+class Abstain(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag_field="decision",
+    tag="abstain",
+):
+    """The approver does not decide; the next one in the chain is asked."""
+
+    decision: ClassVar[Literal["abstain"]] = "abstain"
+
+    reason: str | None = None
+    rule: str | None = None
+
+
+Answer = Allow | Decline | Abstain
+
+
+class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    The gateway's answer for one call.
+
+    ``ask`` means no approver decided and a human must; a host that cannot ask
+    treats it as ``decline``.
+
+    Attributes:
+        decision: ``allow``, ``ask`` or ``decline``.
+        reason: One sentence.
+        digest: The plan digest the verdict is bound to (for a tool that is not
+            a shell, the digest of its name and arguments).
+        approver: Who decided, when an approver did.
+        rule: Which rule decided, when known.
+        call_id: The call it answers.
+    """
+
+    decision: Decision
+    reason: str
+    digest: str
+    approver: str | None = None
+    rule: str | None = None
+    call_id: str | None = None
+
+    @property
+    def allowed(self) -> bool:
+        """True only for ``allow``."""
+        return self.decision == "allow"
+
+
+def strictest(decisions: list[Decision]) -> Decision:
+    """The strictest of some decisions (decline > ask > allow); ``ask`` when there are none."""
+    if not decisions:
+        return "ask"
+    return max(decisions, key=_RANK.__getitem__)
