@@ -20,7 +20,6 @@ from gateway import (
     PLAN_RENDER_LIMIT,
     FragmentAddr,
     Plan,
-    PlannedCommand,
     PlannedHeredoc,
     ProgramPlan,
     expand_fragment,
@@ -156,7 +155,7 @@ def test_commands_are_never_cut_even_when_the_rendering_is() -> None:
         ("a & b", ["a &", "b"]),
         ("echo $f ${g}  'q'", ["echo $f ${g}  'q'"]),
         ("ls \\\n  -la", ["ls \\\n  -la"]),
-        ("x=1\n\n# comment\necho \"$x\"", ["x=1", 'echo "$x"']),
+        ('x=1\n\n# comment\necho "$x"', ["x=1", 'echo "$x"']),
         ("cat <<'EOF' && echo done\nbody\nEOF", ["cat <<'EOF' && echo done\nbody\nEOF"]),
     ],
     ids=["semicolons", "background", "unexpanded", "continuation", "comments", "heredoc"],
@@ -185,16 +184,26 @@ def test_rendering_one_byte_over_the_limit_is_cut_with_a_marker() -> None:
     assert str(PLAN_RENDER_LIMIT) in TRUNCATION_MARKER
 
 
-@pytest.mark.parametrize("character", ["é", "✓", "😀"], ids=["2-byte", "3-byte", "4-byte"])
-@pytest.mark.parametrize("bytes_before_cut", [1, 2, 3])
+_STRADDLING = [
+    (character, before)
+    for character in ("é", "✓", "😀")
+    for before in range(1, len(character.encode()))
+]
+
+
+@pytest.mark.parametrize(
+    ("character", "bytes_before_cut"),
+    _STRADDLING,
+    ids=[f"{len(c.encode())}-byte-cut-after-{n}" for c, n in _STRADDLING],
+)
 def test_rendering_is_cut_on_a_utf8_boundary(character: str, bytes_before_cut: int) -> None:
     """A character that straddles byte 8,192 is dropped whole, never split."""
+    # The character starts `width - bytes_before_cut` bytes before the limit, so the
+    # limit falls `bytes_before_cut` bytes into it.
     width = len(character.encode())
-    if bytes_before_cut >= width:
-        bytes_before_cut = width - 1
-    # The statement's last character starts `bytes_before_cut` bytes before the limit.
     head = _statement_of_bytes(PLAN_RENDER_LIMIT - bytes_before_cut)
     source = head + character + "y" * 10
+    assert len(head.encode()) + width > PLAN_RENDER_LIMIT
     rendered = only_plan(source).rendered
     assert rendered == head + TRUNCATION_MARKER
     assert len(rendered.encode()) - len(TRUNCATION_MARKER.encode()) <= PLAN_RENDER_LIMIT
@@ -353,15 +362,17 @@ def test_background_inside_a_loop_body_marks_only_that_command() -> None:
 
 
 def test_redirects_spell_the_operator_as_written() -> None:
-    command = only_plan("cmd > a 2>> b < c 2>&1 &> d >&- <<< w").commands[0]
-    assert [(r.kind, None if r.target is None else r.target.display) for r in command.redirects] == [
+    command = only_plan("cmd <<< w > a 2>> b < c 2>&1 &> d >&-").commands[0]
+    assert [
+        (r.kind, None if r.target is None else r.target.display) for r in command.redirects
+    ] == [
+        ("<<<", "w"),
         (">", "a"),
         ("2>>", "b"),
         ("<", "c"),
         ("2>&1", None),
         ("&>", "d"),
         (">&-", None),
-        ("<<<", "w"),
     ]
 
 
@@ -559,9 +570,9 @@ _TAILS = ["", " | wc -l", " && echo ok", " > out.txt", " 2>/dev/null"]
 
 
 @st.composite
-def heredoc_units(draw: st.DrawFn) -> tuple[str, str, str]:
+def heredoc_units(draw: st.DrawFn, quotes: str = "'\"\\ ") -> tuple[str, str, str]:
     """One command with a heredoc: (its text, the published body, what it expands to)."""
-    quote = draw(st.sampled_from(["'", '"', "\\", ""]))
+    quote = draw(st.sampled_from(quotes)).strip()
     strip = draw(st.booleans())
     delimiter = draw(st.sampled_from(["EOF", "END", "PY", "SQL_1"]))
     chars = _LITERAL_CHARS if quote else _PLAIN_CHARS
@@ -582,8 +593,18 @@ def heredoc_programs(draw: st.DrawFn) -> tuple[str, list[list[tuple[str, str]]]]
     statements: list[str] = []
     expected: list[list[tuple[str, str]]] = []
     for _ in range(draw(st.integers(1, 3))):
-        units = draw(st.lists(heredoc_units(), min_size=1, max_size=3))
         wrapper = draw(st.sampled_from(_WRAPPERS))
+        if wrapper.startswith("echo"):
+            # Known reader limits: bashlex ends a `$( )` early when a heredoc is
+            # followed by another command inside it, and cannot read `<<\EOF`
+            # there, so those calls are unmeasured.
+            units = [draw(heredoc_units(quotes="'\" "))]
+        else:
+            units = draw(st.lists(heredoc_units(), min_size=1, max_size=3))
+        if wrapper == "{units}":  # bare: each heredoc command is a statement of its own
+            statements.extend(unit for unit, _, _ in units)
+            expected.extend([(body, expanded)] for _, body, expanded in units)
+            continue
         statements.append(wrapper.format(units="\n".join(unit for unit, _, _ in units)))
         expected.append([(body, expanded) for _, body, expanded in units])
     return "\n".join(statements), expected
@@ -619,12 +640,23 @@ def _corpus_commands() -> Iterator[str]:
                 yield str(json.loads(line)["cmd"])
 
 
-def _all_commands(plan: Plan) -> Iterator[PlannedCommand]:
+def _check_body_offsets(plan: Plan, data: bytes) -> int:
+    """Check every heredoc of ``plan`` (and of the shell text it launches) against its source."""
+    checked = 0
     for command in plan.commands:
-        yield command
+        for heredoc in command.heredocs:
+            body = heredoc.body.plain
+            if body is None:  # a redacted body: its masked text is not in the source
+                continue
+            raw = body.encode()
+            assert data[heredoc.body_offset : heredoc.body_offset + len(raw)] == raw
+            checked += 1
         for nested in command.nested:
-            for inner in nested.plans:
-                yield from _all_commands(inner)
+            # Nested plans are planned from the nested text: their offsets are into it.
+            if nested.text is not None and nested.text.plain is not None:
+                inner = nested.text.plain.encode()
+                checked += sum(_check_body_offsets(p, inner) for p in nested.plans)
+    return checked
 
 
 @pytest.mark.corpus
@@ -646,7 +678,7 @@ def test_body_offsets_slice_every_heredoc_body_out_of_every_corpus_command() -> 
         for statement in plan.statements:
             rendered = statement.plan.rendered
             if not rendered.endswith(TRUNCATION_MARKER):
-                found = source.find(rendered, position)
+                found = plan.source.find(rendered, position)  # both masked alike
                 assert found >= 0, (source, rendered)
                 position = found + len(rendered)
             free, bound = statement.plan.free_variables, statement.plan.bound_variables
@@ -655,14 +687,5 @@ def test_body_offsets_slice_every_heredoc_body_out_of_every_corpus_command() -> 
             assert set(free).isdisjoint(bound)
             heredocs = heredocs_of(statement.plan)
             assert [h.index for h in heredocs] == list(range(len(heredocs)))
-            for heredoc in heredocs:
-                body = heredoc.body.plain
-                if body is None:  # a redacted body: its masked text is not the source's
-                    continue
-                raw = body.encode()
-                assert data[heredoc.body_offset : heredoc.body_offset + len(raw)] == raw
-                checked += 1
-            for command in _all_commands(statement.plan):
-                for heredoc in command.heredocs:
-                    assert heredoc.body_offset >= 0
+            checked += _check_body_offsets(statement.plan, data)
     assert checked > 1000  # the agent corpus alone holds about 1,400 heredocs
