@@ -51,6 +51,12 @@ from gateway._events import (
 )
 from gateway._fragments import expand_fragment as expand_fragment
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
+from gateway._hosts import (
+    ClaudeCodeEvent as ClaudeCodeEvent,
+    claude_code_call as claude_code_call,
+    claude_code_permission_response as claude_code_permission_response,
+    claude_code_pre_tool_use_response as claude_code_pre_tool_use_response,
+)
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
 from gateway._planner import (
     iter_commands as iter_commands,
@@ -122,6 +128,7 @@ __all__ = [
     "CallProposed",
     "ChainBreak",
     "ChainTip",
+    "ClaudeCodeEvent",
     "Complete",
     "ConfigError",
     "Decline",
@@ -172,6 +179,9 @@ __all__ = [
     "ToolCall",
     "Verdict",
     "VerdictReached",
+    "claude_code_call",
+    "claude_code_permission_response",
+    "claude_code_pre_tool_use_response",
     "command_sequence_plan",
     "default_config",
     "encode_event",

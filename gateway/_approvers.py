@@ -83,9 +83,11 @@ class Approver(Protocol):
     ``review`` is called once per question under the configured timeout; it
     must return `Allow`, `Decline` or `Abstain`. Raising, timing out or
     returning anything else is a `Decline` (the gateway fails closed) and an
-    ``approver.failed`` event. An optional ``reviews_raw_text: bool`` attribute
-    opts in to allowing plans that could not be measured, and an optional
-    ``async def aclose()`` is awaited when the gateway closes.
+    ``approver.failed`` event. Optional attributes: ``reviews_raw_text: bool``
+    opts in to allowing plans that could not be measured; ``timeout: float``
+    (seconds, at most a day) replaces the configured approver timeout for this
+    approver (a person needs minutes); ``async def aclose()`` is awaited when
+    the gateway closes.
     """
 
     name: str

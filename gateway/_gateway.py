@@ -151,7 +151,10 @@ def mask_sequence(sequence: SequencePlan, source: str) -> SequencePlan:
             text = text.replace(value, f"<{kind}>")
         return str(mask_value(text))
 
-    steps = tuple(msgspec.structs.replace(step, argv=tuple(mask(arg) for arg in step.argv)) for step in sequence.steps)
+    steps = tuple(
+        msgspec.structs.replace(step, argv=tuple(mask(arg) for arg in step.argv))
+        for step in sequence.steps
+    )
     return msgspec.structs.replace(sequence, steps=steps)
 
 
@@ -609,14 +612,25 @@ class Gateway(AsyncContextManagerMixin):
             return declined
         return verdict
 
+    def approver_timeout(self, approver: Approver) -> float:
+        """
+        The seconds an approver may take: its own ``timeout`` attribute when it
+        has one (a person needs minutes, a rule set milliseconds), else the
+        configured ``approver-timeout``. Always finite.
+        """
+        own = getattr(approver, "timeout", None)
+        if isinstance(own, int | float) and not isinstance(own, bool) and 0 < own <= 86_400:
+            return float(own)
+        return self.config.gateway.approver_timeout
+
     async def _ask(self, request: ReviewRequest, ids: dict[str, str | None]) -> _Outcome:
         """Run the approver chain on one question: the first allow or decline decides."""
         bus = self.bus
         call_id = request.call.call_id
-        timeout = self.config.gateway.approver_timeout
         what = "the call" if request.kind == "call" else f"this {request.kind}"
         for approver in self._approvers:
             name = str(getattr(approver, "name", type(approver).__name__))
+            timeout = self.approver_timeout(approver)
             with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: name}) as span:
                 failure: str | None = None
                 answer: Any = None
