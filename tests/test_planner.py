@@ -570,10 +570,12 @@ _TAILS = ["", " | wc -l", " && echo ok", " > out.txt", " 2>/dev/null"]
 
 
 @st.composite
-def heredoc_units(draw: st.DrawFn, quotes: str = "'\"\\ ") -> tuple[str, str, str]:
+def heredoc_units(
+    draw: st.DrawFn, quotes: str = "'\"\\ ", *, may_strip_tabs: bool = True
+) -> tuple[str, str, str]:
     """One command with a heredoc: (its text, the published body, what it expands to)."""
     quote = draw(st.sampled_from(quotes)).strip()
-    strip = draw(st.booleans())
+    strip = may_strip_tabs and draw(st.booleans())
     delimiter = draw(st.sampled_from(["EOF", "END", "PY", "SQL_1"]))
     chars = _LITERAL_CHARS if quote else _PLAIN_CHARS
     lines = draw(st.lists(st.text(alphabet=chars, max_size=16), max_size=4))
@@ -597,8 +599,8 @@ def heredoc_programs(draw: st.DrawFn) -> tuple[str, list[list[tuple[str, str]]]]
         if wrapper.startswith("echo"):
             # Known reader limits: bashlex ends a `$( )` early when a heredoc is
             # followed by another command inside it, and cannot read `<<\EOF`
-            # there, so those calls are unmeasured.
-            units = [draw(heredoc_units(quotes="'\" "))]
+            # or `<<-` there, so those calls are unmeasured.
+            units = [draw(heredoc_units(quotes="'\" ", may_strip_tabs=False))]
         else:
             units = draw(st.lists(heredoc_units(), min_size=1, max_size=3))
         if wrapper == "{units}":  # bare: each heredoc command is a statement of its own
