@@ -267,23 +267,37 @@ class _Builder:
         context: str,
         inherited: tuple[PlannedRedirect, ...],
     ) -> None:
+        outer = self.fed_by
         for statement in statements:
             in_background = background or statement.terminator == "&"
             for pipeline in statement.body.pipelines:
+                upstream: list[str] = []
                 for command in pipeline.commands:
+                    self.fed_by = tuple(upstream)
+                    first = len(self.commands)
                     self.walk_command(
                         command, background=in_background, context=context, inherited=inherited
                     )
+                    upstream.extend(
+                        c.position.program.basename
+                        for c in self.commands[first:]
+                        if c.context == context and c.position.program is not None
+                    )
+        self.fed_by = outer
+
+    fed_by: tuple[str, ...] = ()
 
     def walk_parts_commands(
         self, parts: Sequence[Part], *, background: bool, context: str, heredoc: bool = False
     ) -> None:
         """Walk the bodies of the substitutions among ``parts``, found in a command of ``context``."""
+        outer, self.fed_by = self.fed_by, ()
         for sub in _substitutions(parts):
             inner = _sub_context(
                 context, process=isinstance(sub, ProcessSubstitution), heredoc=heredoc
             )
             self.walk_statements(sub.body, background=background, context=inner, inherited=())
+        self.fed_by = outer
 
     def walk_command(
         self,
@@ -487,6 +501,7 @@ class _Builder:
             context=context,  # type: ignore[arg-type]
             expansions=tuple(sorted(kinds)),
             nested=nested,
+            fed_by=self.fed_by,
         )
         self.commands.append(planned)
         # Then what runs inside it, in source order: substitutions in its

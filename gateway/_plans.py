@@ -334,6 +334,8 @@ class PlannedCommand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
             ``command_substitution``, ``arithmetic``, ``glob``, ``tilde``,
             ``brace``, ``process_substitution``, ``indirect``, ``transform``…).
         nested: What it launches from its arguments (``sh -c '…'``, ``find -exec``).
+        fed_by: The programs of the earlier stages of its pipeline (their
+            basenames, in order): what its standard input comes from.
     """
 
     name: str
@@ -347,6 +349,7 @@ class PlannedCommand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     context: CommandContext = "command"
     expansions: tuple[str, ...] = ()
     nested: tuple[NestedShell, ...] = ()
+    fed_by: tuple[str, ...] = ()
 
 
 class Plan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
