@@ -214,15 +214,17 @@ class _Expander:
         operator = part.operator
         if operator is None:
             return value or ""
+        # An unsupplied name stays unbound under these operators too: in strict
+        # mode `${X:-d}` cannot be known without knowing whether X is set, and
+        # `Complete` must mean every value was supplied. (Lenient mode never
+        # records it, so the operator then sees it unset, as bash would.)
         if operator in (":-", "-", ":=", "="):
             unset = value is None or (operator[0] == ":" and value == "")
             if unset:
-                self.unbound.discard(name)
                 return self.parts(part.operand)
             return value or ""
         if operator in (":+", "+"):
             present = value is not None and (operator == "+" or value != "")
-            self.unbound.discard(name)
             return self.parts(part.operand) if present else ""
         if operator in (":?", "?"):
             return value or ""
