@@ -248,7 +248,8 @@ class _Builder:
         self.commands = []
         self.heredocs = []
         self.walk_statements((statement,), background=False, context="command", inherited=())
-        free, bound = statement_names(statement)
+        names = statement_names(statement)
+        free, bound = names.free_and_bound()
         rendered = _truncate(self.redactor.mask(statement.span.start, statement.span.end))
         plan = Plan(
             rendered=rendered,
@@ -256,6 +257,8 @@ class _Builder:
             commands=tuple(self.commands),
             free_variables=free,
             bound_variables=bound,
+            arithmetic_variables=tuple(sorted(set(names.arithmetic) - set(bound))),
+            functions=tuple(sorted(set(names.functions))),
         )
         return PlannedStatement(plan, tuple(self.heredocs), statement)
 

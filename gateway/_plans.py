@@ -366,6 +366,11 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
         free_variables: Variables it reads and does not bind itself (sorted).
         bound_variables: Variables it binds lexically (sorted); a name both
             read and bound is bound only.
+        arithmetic_variables: Free variables it reads in arithmetic (``$((x))``,
+            ``[[ $x -eq 1 ]]``, subscripts): bash evaluates their values as
+            expressions, which can hold a subscript that runs a command.
+        functions: Names of the shell functions it defines (a later word with
+            such a name calls the function, not a program).
     """
 
     rendered: str
@@ -373,6 +378,8 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     commands: tuple[PlannedCommand, ...]
     free_variables: tuple[str, ...]
     bound_variables: tuple[str, ...]
+    arithmetic_variables: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()
 
 
 class StatementPlan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

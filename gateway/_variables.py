@@ -13,6 +13,7 @@ nothing lexically.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Final
 
@@ -45,16 +46,20 @@ from gateway._shell._words import split_assignment
 __all__ = ["DECLARATION_BUILTINS", "Names", "heredoc_reads", "statement_names"]
 
 DECLARATION_BUILTINS: Final = frozenset({"export", "local", "declare", "typeset", "readonly"})
+_ARITHMETIC_TESTS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Names:
     """Reads and binds, in the order met."""
 
-    __slots__ = ("binds", "reads")
+    __slots__ = ("arithmetic", "binds", "functions", "reads")
 
     def __init__(self) -> None:
         self.reads: list[str] = []
         self.binds: list[str] = []
+        self.arithmetic: list[str] = []
+        self.functions: list[str] = []
 
     def free_and_bound(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Sorted free (read, not bound) and bound names."""
@@ -63,17 +68,22 @@ class Names:
         return tuple(sorted(free)), tuple(sorted(bound))
 
 
-def _parts(parts: Iterable[Part], names: Names) -> None:
+def _parts(parts: Iterable[Part], names: Names, *, arithmetic: bool = False) -> None:
     for part in parts:
         if isinstance(part, Parameter):
             if not part.special:
                 names.reads.append(part.name)
+                if arithmetic:
+                    names.arithmetic.append(part.name)
             if part.subscript is not None:
                 _parts((part.subscript,), names)
-            _parts(part.operand, names)
+            _parts(part.operand, names, arithmetic=arithmetic)
         elif isinstance(part, Arithmetic):
+            # bash evaluates a variable read in arithmetic as an expression in
+            # turn, so its value can hold a subscript that runs a command.
             names.reads.extend(part.variables)
-            _parts(part.parts, names)
+            names.arithmetic.extend(part.variables)
+            _parts(part.parts, names, arithmetic=True)
         elif isinstance(part, DoubleQuoted | Brace):
             _parts(part.parts, names)
         elif isinstance(part, CommandSubstitution | ProcessSubstitution):
@@ -140,12 +150,22 @@ def _command(command: Command, names: Names) -> None:
                 _word(pattern, names)
             _statements(arm.body, names)
     elif isinstance(command, Function):
+        names.functions.append(command.name)
         _command(command.body, names)
     elif isinstance(command, ArithCommand):
         _parts((command.expression,), names)
     elif isinstance(command, Test):
-        for operand in command.operands:
-            _word(operand, names)
+        operands = command.operands
+        for index, operand in enumerate(operands):
+            # Both sides of an arithmetic comparison are evaluated as arithmetic.
+            around = {w.value for w in operands[max(index - 1, 0) : index + 2] if w is not operand}
+            if around & _ARITHMETIC_TESTS:
+                _parts(operand.parts, names, arithmetic=True)
+                if operand.value is not None and _NAME.fullmatch(operand.value):
+                    names.arithmetic.append(operand.value)
+                    names.reads.append(operand.value)
+            else:
+                _word(operand, names)
 
 
 def _statements(statements: Iterable[Statement], names: Names) -> None:
@@ -155,12 +175,11 @@ def _statements(statements: Iterable[Statement], names: Names) -> None:
                 _command(command, names)
 
 
-def statement_names(statement: Statement) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def statement_names(statement: Statement) -> Names:
     """
-    Return the statement's free and bound variables, each sorted and de-duplicated.
-
-    A name both read and bound is bound only (the statement supplies its own value).
+    Return what the statement reads and binds; `Names.free_and_bound` gives the
+    sorted free and bound variables (a name both read and bound is bound only).
     """
     names = Names()
     _statements((statement,), names)
-    return names.free_and_bound()
+    return names
