@@ -216,6 +216,8 @@ class ProgramPosition(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
         decline: ``unreadable_program_position`` or ``stream_fed_operands`` when
             the reader cannot judge and nobody may auto-allow; else ``None``.
         reason: The refusal's or decline's sentence.
+        dynamic_program: The word where the program (or a launcher) should be
+            is an expansion (``$CMD``, ``$(…)``): the program is only known when it runs.
     """
 
     control_words: tuple[str, ...] = ()
@@ -228,6 +230,7 @@ class ProgramPosition(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     refusal: PositionRefusal | None = None
     decline: PositionDecline | None = None
     reason: str | None = None
+    dynamic_program: bool = False
 
 
 # ───────────────────────── plans ─────────────────────────

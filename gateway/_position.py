@@ -343,6 +343,7 @@ def read_position(
         runs_default_program: bool = False,
         command_string: tuple[str, str | None] | None = None,
         shell_text_from: int | None = None,
+        dynamic_program: bool = False,
     ) -> PositionReading:
         reason: str | None = None
         if refusal is not None and not refusal.runs_shell:
@@ -363,6 +364,7 @@ def read_position(
             refusal=refusal,
             decline=decline,
             reason=reason,
+            dynamic_program=dynamic_program,
         )
         return PositionReading(position, command_string, shell_text_from)
 
@@ -387,6 +389,7 @@ def read_position(
                 runs_shell=runs_shell,
                 decline="unreadable_program_position",
                 detail=f"the program word `{word.text}`{owner} is an expansion that is only known when it runs",
+                dynamic_program=True,
             )
         name = word.value
         base = program_basename(name)
