@@ -16,8 +16,10 @@ two are the same plan and it is built once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Final, NamedTuple
+from collections.abc import Callable, Iterator, Sequence
+from typing import Final, Literal, NamedTuple
+
+import msgspec
 
 from gateway._digest import digest_of
 from gateway._launchers import SHELLS
@@ -484,8 +486,22 @@ class _Builder:
                 _expansion_kinds(redirect.target.parts, kinds)
         reading = read_position(position_words(words), [a.name for a in command.assignments])
         nested = self.nested(words, reading)
+        position = reading.position if words else ProgramPosition()
+        name = words[0].text if words else ""
+        if self.redactor:
+            # The name, the position's sentences and the nested shells' reasons
+            # quote words as plain strings, outside any PlannedValue: mask them too.
+            scrub = self.redactor.scrub
+            name = scrub(name)
+            position = _scrub_position(position, scrub)
+            nested = tuple(
+                msgspec.structs.replace(
+                    n, via=scrub(n.via), reason=None if n.reason is None else scrub(n.reason)
+                )
+                for n in nested
+            )
         planned = PlannedCommand(
-            name=words[0].text if words else "",
+            name=name,
             args=tuple(self.word_text(word) for word in words[1:]),
             argv=tuple(self.word_value(word) for word in words),
             assignments=tuple(
@@ -500,7 +516,7 @@ class _Builder:
             redirects=redirects,
             background=background,
             heredocs=heredocs,
-            position=reading.position if words else ProgramPosition(),
+            position=position,
             context=context,  # type: ignore[arg-type]
             expansions=tuple(sorted(kinds)),
             nested=nested,
@@ -570,7 +586,9 @@ class _Builder:
             found.append(self.nested_text("eval", text))
         elif base in ("source", "."):
             found.append(
-                self.dynamic(base, f"`{base}` runs the commands of a file the plan cannot see")
+                self.dynamic(
+                    base, f"`{base}` runs the commands of a file the plan cannot see", "file"
+                )
             )
         elif base == "ssh":
             found.append(self.ssh(args))
@@ -580,8 +598,15 @@ class _Builder:
             found.extend(self.git_config(args))
         return tuple(found)
 
-    def dynamic(self, via: str, reason: str) -> NestedShell:
-        return NestedShell(via=via, text=None, status="dynamic", reason=reason, plans=())
+    def dynamic(
+        self,
+        via: str,
+        reason: str,
+        origin: Literal["expansion", "file", "stdin", "remote"] = "expansion",
+    ) -> NestedShell:
+        return NestedShell(
+            via=via, text=None, status="dynamic", reason=reason, plans=(), origin=origin
+        )
 
     def nested_text(self, via: str, text: str | None) -> NestedShell:
         if text is None:
@@ -638,10 +663,12 @@ class _Builder:
         if j < len(args):
             script = args[j].text
             return self.dynamic(
-                name, f"`{name}` runs the script `{script}`, which the plan cannot see"
+                name, f"`{name}` runs the script `{script}`, which the plan cannot see", "file"
             )
         return self.dynamic(
-            name, f"`{name}` reads its commands from standard input, which the plan cannot see"
+            name,
+            f"`{name}` reads its commands from standard input, which the plan cannot see",
+            "stdin",
         )
 
     def ssh(self, args: Sequence[Word]) -> NestedShell:
@@ -663,10 +690,12 @@ class _Builder:
                 continue
             break
         if j >= len(args):
-            return self.dynamic("ssh", "`ssh` names no host")
+            return self.dynamic("ssh", "`ssh` names no host", "remote")
         remote = args[j + 1 :]
         if not remote:
-            return self.dynamic("ssh", "`ssh` opens an interactive shell on the remote host")
+            return self.dynamic(
+                "ssh", "`ssh` opens an interactive shell on the remote host", "remote"
+            )
         values = [w.value for w in remote]
         text = (
             None if any(v is None for v in values) else " ".join(v for v in values if v is not None)
@@ -753,6 +782,34 @@ class _Builder:
         return found
 
 
+def _scrub_position(position: ProgramPosition, scrub: Callable[[str], str]) -> ProgramPosition:
+    """The position with ``scrub`` applied to every string quoted from the command's words."""
+    program = position.program
+    refusal = position.refusal
+    return msgspec.structs.replace(
+        position,
+        launchers=tuple(
+            msgspec.structs.replace(step, name=scrub(step.name), basename=scrub(step.basename))
+            for step in position.launchers
+        ),
+        program=None
+        if program is None
+        else msgspec.structs.replace(
+            program, name=scrub(program.name), basename=scrub(program.basename)
+        ),
+        refusal=None
+        if refusal is None
+        else msgspec.structs.replace(
+            refusal,
+            owner=scrub(refusal.owner),
+            option=None if refusal.option is None else scrub(refusal.option),
+            word=None if refusal.word is None else scrub(refusal.word),
+            sentence=scrub(refusal.sentence),
+        ),
+        reason=None if position.reason is None else scrub(position.reason),
+    )
+
+
 def statement_kind(statement: Statement) -> StatementKind:
     """Return the statement's kind by the shape rules documented on `StatementKind`."""
     andor = statement.body
@@ -796,7 +853,11 @@ def _unmeasured(source: str, reason: str, *, redact: bool) -> ProgramPlan:
     digest = digest_of(
         {"source": source, "status": "unmeasured", "reason": reason, "statements": []}
     )
-    shown = Redactor(source).mask(0, len(source)) if redact else source
+    shown = source
+    if redact:
+        # A reader's reason may quote the text it could not read: mask it like the source.
+        redactor = Redactor(source)
+        shown, reason = redactor.mask(0, len(source)), redactor.scrub(reason)
     return ProgramPlan(
         source=shown, status="unmeasured", reason=reason, statements=(), digest=digest
     )

@@ -300,6 +300,10 @@ class NestedShell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
             be read or nests too deep) or ``dynamic`` (not a literal: unknowable).
         reason: Why it is not measured.
         plans: One plan per statement of the text.
+        origin: Where the text comes from: ``literal`` (written in the call),
+            ``expansion`` (built at run time from a variable or substitution),
+            ``file`` (a script), ``stdin`` (standard input: a pipe or a
+            person), or ``remote`` (an interactive remote shell).
     """
 
     via: str
@@ -307,6 +311,7 @@ class NestedShell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     status: Literal["measured", "unmeasured", "dynamic"]
     reason: str | None
     plans: tuple[Plan, ...]
+    origin: Literal["literal", "expansion", "file", "stdin", "remote"] = "literal"
 
 
 CommandContext = Literal["command", "substitution", "process_substitution", "heredoc", "function"]
