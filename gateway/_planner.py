@@ -17,7 +17,7 @@ two are the same plan and it is built once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Final, Literal, NamedTuple
+from typing import Final, NamedTuple
 
 import msgspec
 
@@ -25,6 +25,7 @@ from gateway._digest import digest_of
 from gateway._launchers import SHELLS
 from gateway._plans import (
     PLAN_RENDER_LIMIT,
+    NestedOrigin,
     NestedShell,
     Plain,
     Plan,
@@ -602,7 +603,7 @@ class _Builder:
         self,
         via: str,
         reason: str,
-        origin: Literal["expansion", "file", "stdin", "remote"] = "expansion",
+        origin: NestedOrigin = "expansion",
     ) -> NestedShell:
         return NestedShell(
             via=via, text=None, status="dynamic", reason=reason, plans=(), origin=origin

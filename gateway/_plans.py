@@ -288,6 +288,9 @@ class PlannedAssignment(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     value: PlannedValue
 
 
+NestedOrigin = Literal["literal", "expansion", "file", "stdin", "remote"]
+
+
 class NestedShell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """
     Commands a command launches from its own arguments: shell text or an argv.
@@ -311,7 +314,7 @@ class NestedShell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     status: Literal["measured", "unmeasured", "dynamic"]
     reason: str | None
     plans: tuple[Plan, ...]
-    origin: Literal["literal", "expansion", "file", "stdin", "remote"] = "literal"
+    origin: NestedOrigin = "literal"
 
 
 CommandContext = Literal["command", "substitution", "process_substitution", "heredoc", "function"]
