@@ -47,7 +47,8 @@ PATTERNS: Final = (
     _p("aws-access-key", r"\b((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16})\b"),
     _p(
         "aws-secret-key",
-        r"(?i)aws_?secret_?access_?key[\"']?\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+        # `=`/`:` or plain blanks: `aws configure set aws_secret_access_key KEY`.
+        r"(?i)aws_?secret_?access_?key[\"']?(?:\s*[=:]\s*|\s+)[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
     ),
     _p(
         "github-token", r"\b((?:gh[pousr]_[A-Za-z0-9]{30,255})|(?:github_pat_[A-Za-z0-9_]{22,255}))"
@@ -61,6 +62,7 @@ PATTERNS: Final = (
     _p("google-api-key", r"\b(AIza[0-9A-Za-z_-]{35})"),
     _p("npm-token", r"\b(npm_[A-Za-z0-9]{36})"),
     _p("huggingface-token", r"\b(hf_[A-Za-z0-9]{30,})"),
+    _p("vault-token", r"\b(hv[sbr]\.[A-Za-z0-9_-]{24,})"),
     _p("jwt", r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
     _p("bearer-token", r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})"),
     _p("basic-auth", r"(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/=]{8,})"),
@@ -73,6 +75,20 @@ PATTERNS: Final = (
     _p("password", r"(?:\s|^)(?:-u|--user)(?:=|\s+)['\"]?[^\s:'\"]+:([^\s'\"]+)"),
     _p("password", r"\bsshpass\s+-p\s*" + _VALUE),
     _p("password", r"\bmysql(?:dump|admin)?\b[^\n|;&]*?\s-p([^\s'\"-][^\s'\"]*)"),
+    # Programs whose short option takes the password: `docker login -p`, `az login -p`,
+    # `redis-cli -a`, `ldapsearch -w`, OpenSSL's `-pass pass:…`, smbclient's `-U user%pass`.
+    _p(
+        "password",
+        r"\b(?:docker|podman|nerdctl|buildah|skopeo|az)\s+login\b[^\n|;&]*?\s-p\s*" + _VALUE,
+    ),
+    _p("password", r"\bredis-cli\b[^\n|;&]*?\s-a\s*" + _VALUE),
+    _p(
+        "password",
+        r"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]*?\s-w\s*"
+        + _VALUE,
+    ),
+    _p("password", r"\s-pass(?:in|out)?\s+['\"]?pass:([^\s'\"]+)"),
+    _p("password", r"(?:\s|^)(?:-U|--user)(?:=|\s+)['\"]?[^\s%'\"]+%([^\s'\"]+)"),
     _p(
         "password",
         r"(?i)\b[A-Za-z0-9_]*(?:password|passwd|pass_?word)[\"']?\s*[=:]\s*" + _VALUE,
@@ -90,6 +106,7 @@ PATTERNS: Final = (
 
 SECRET_KINDS: Final = tuple(dict.fromkeys(p.kind for p in PATTERNS))
 _MIN_SECRET: Final = 4
+_REPEATABLE: Final = re.compile(r"^(?=.{8,}$)(?=.*[0-9])(?=.*[A-Za-z])", re.DOTALL)
 # Values that are clearly not secrets: placeholders and shell expansions.
 _NOT_SECRET: Final = re.compile(
     r"^(?:\$.*|<[^>]*>|\*+|x+|\.\.\.|true|false|null|none|yes|no)$", re.IGNORECASE
@@ -133,6 +150,19 @@ def find_secrets(text: str) -> tuple[Secret, ...]:
             if any(start < s.end and s.start < end for s in found):
                 continue
             found.append(Secret(start, end, pattern.kind))
+    # A secret found once is a secret wherever else it is written
+    # (`curl -u admin:S … && echo S`, `${X:-S}`): mask every other copy that
+    # stands as a token of its own. Only values that look generated (long,
+    # letters and digits) spread, so a pattern's false positive in code
+    # (`password='password'`, `user = conn_params.get(…)`) does not.
+    for secret in list(found):
+        value = text[secret.start : secret.end]
+        if not _REPEATABLE.search(value):
+            continue
+        for match in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(value)}(?![A-Za-z0-9_])", text):
+            start, end = match.span()
+            if not any(start < s.end and s.start < end for s in found):
+                found.append(Secret(start, end, secret.kind))
     found.sort()
     return tuple(found)
 
@@ -191,3 +221,17 @@ class Redactor:
     def text(self, value: str) -> str:
         """Mask secrets in a text not cut from the source (found afresh)."""
         return Redactor(value).mask(0, len(value))
+
+    def scrub(self, derived: str) -> str:
+        """
+        Mask every literal copy of this source's secrets in a string derived from it.
+
+        For strings that are not `PlannedValue`s and have no span of their own
+        — a command name, a refusing option, a sentence or reason quoting a
+        word — so that a secret never leaves the process through them.
+        """
+        for secret in sorted(self._secrets, key=lambda s: s.start - s.end):  # longest first
+            value = self._text[secret.start : secret.end]
+            if value in derived:
+                derived = derived.replace(value, f"<{secret.kind}>")
+        return derived
