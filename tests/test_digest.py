@@ -181,42 +181,43 @@ def test_redaction_does_not_change_the_digest(source: str) -> None:
 # so it must be made deliberately — recompute these values and say why in the
 # commit — never by accident.
 GOLDEN_PLAN_BYTES = (
-    b'{"bound_variables":[],"commands":[{"args":[],"argv":[{"plain":"ls"}],'
-    b'"assignments":[],"background":false,"context":"command","expansions":[],'
-    b'"fed_by":[],"heredocs":[],"name":"ls","nested":[],"position":{"argv_from_stdin":false,'
-    b'"assignments":[],"control_words":[],"decline":null,"launchers":[],'
+    b'{"arithmetic_variables":[],"bound_variables":[],"commands":[{"args":[],'
+    b'"argv":[{"plain":"ls"}],"assignments":[],"background":false,"context":"command",'
+    b'"expansions":[],"fed_by":[],"heredocs":[],"name":"ls","nested":[],'
+    b'"position":{"argv_from_stdin":false,"assignments":[],"control_words":[],'
+    b'"decline":null,"dynamic_program":false,"launchers":[],'
     b'"program":{"basename":"ls","index":0,"name":"ls"},"reason":null,"refusal":null,'
     b'"runs_default_program":false,"runs_shell":false},"redirects":[]}],'
-    b'"free_variables":[],"rendered":"ls","statement_kind":"command"}'
+    b'"free_variables":[],"functions":[],"rendered":"ls","statement_kind":"command"}'
 )
 
 GOLDEN_DIGESTS = [
     (
         "ls -la",
-        "sha256:7e81cd6271cb235097728fb79a1ea03bb0e519480b4b654f31cf84f5af9cdb92",
-        ["sha256:0460f1724b7704da18e9229a9ea325bc842a1cf52db96964bdfcd559412504e1"],
+        "sha256:48742b299591e55eb805509b8fe6828096f3b201df918b93b2ad8df5c0cef5d6",
+        ["sha256:6ab8478dc669e9060843f1b41212d525bfad3ff5f48e6fc1962945e1b5710ff3"],
     ),
     (
         "cd src && grep -rn TODO .",
-        "sha256:89e8115c5ca4969e8c833714b69501c310c3cd25c08b252984caa2bff0d28b53",
-        ["sha256:4d7ae7bd8b14df0745089dfaf4440064ab84c138af1481aafd5ff0f42a0668a4"],
+        "sha256:579e744810707ab6cc0f6585d9eafe18950664eee59584bdbe668a11bf5d9ce6",
+        ["sha256:042ac6d90455def17e18fcd13c87b6412b44878935507c3d07734e5734c1565b"],
     ),
     (
         "cat <<'EOF' > f.py\nprint(1)\nEOF",
-        "sha256:3656923132fe2cef8dd3765bb6ab3af85be9aec3d5df9ed3cc8de035e4f940dc",
-        ["sha256:a17c1b1779ee9dc4c45957afe39370be0b6560e5dd92a6b9d4945d6da7778572"],
+        "sha256:a9035d52d453f6f80be806e16570b89c99eaa2db8136c4300f6106bcb676e5c5",
+        ["sha256:dc5390f18ecfdde1d8354c9cb0d18271b85917a2f8235a2bea608ef9eab4bed2"],
     ),
     (
         "sudo -u root timeout 5 rm -rf build &",
-        "sha256:ec739dba6b174f2816833b8efb3480ddc8c1353d97e3ec813e1bc27e63c53480",
-        ["sha256:7bec7798933f19c09420315f5e8e5fe9f09a3d90b4180b26346bce97bcdcf827"],
+        "sha256:437da2d6e440856b4dc023f98c5f8af51b3766e773816963b22467b7fcab17e2",
+        ["sha256:02c759c6e77fa717209a19a64392ddafdf24a119f76e0d71f22ea42bd02565a1"],
     ),
     (
         "x=1; echo $x",
-        "sha256:93999c724c8bcb809d12c64a41996c6efea8d07175d6f2c14d5f1ccf1365dcb9",
+        "sha256:0903013280d1914cc7c562a2b4c5e9de111a2a0708c978a1da94d3733f9ca0be",
         [
-            "sha256:fa6b0b34967e2c10e9403ff59cfde848f819ae015908df215746823c174b8ff2",
-            "sha256:8c2f31a0b51b177859bd48630d81023af442a54bf19fa69f54330c85754833ef",
+            "sha256:5ee0330358a399dde02051df08410d3b1c9c549caff3d8d6f5ee0952b0a7c34f",
+            "sha256:1a69e1997ba4ea4403ddecc02f27160077a4a2b026fbb9d251e60d75afa49e3e",
         ],
     ),
 ]
