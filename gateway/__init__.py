@@ -25,6 +25,7 @@ from gateway._config import (
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
     default_config as default_config,
+    default_config_bytes as default_config_bytes,
     load_config as load_config,
 )
 from gateway._errors import (
@@ -184,6 +185,7 @@ __all__ = [
     "claude_code_pre_tool_use_response",
     "command_sequence_plan",
     "default_config",
+    "default_config_bytes",
     "encode_event",
     "expand_fragment",
     "iter_commands",

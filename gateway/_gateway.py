@@ -85,7 +85,7 @@ from gateway._telemetry import (
     SPAN_REVIEW,
     Telemetry,
 )
-from gateway._verdicts import Abstain, Allow, Decision, Decline, Verdict, strictest
+from gateway._verdicts import Abstain, Allow, Answer, Decision, Decline, Verdict, strictest
 
 __all__ = ["Gateway", "GatewayStatistics"]
 
@@ -129,6 +129,19 @@ def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# Stands in for a value when asking the shared secret patterns whether a key
+# names a secret: 40 letters and digits that no value-only pattern matches.
+_KEY_PROBE: Final = "0123456789abcdefghij0123456789ABCDEFGHIJ"
+
+
+def _secret_key_kind(key: Any) -> str | None:
+    """The kind of secret a mapping key names (``password``, ``api_key``, ``DB_PASSWORD``…), if any."""
+    if not isinstance(key, str) or not key or len(key) > 200:
+        return None
+    probe = f"{key}: {_KEY_PROBE}"
+    return next((s.kind for s in find_secrets(probe) if s.start == len(key) + 2), None)
+
+
 def mask_value(value: Any) -> Any:
     """A JSON-like value with the secrets of every string in it masked."""
     if isinstance(value, str):
@@ -136,7 +149,14 @@ def mask_value(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [mask_value(item) for item in value]
     if isinstance(value, dict):
-        return {key: mask_value(item) for key, item in value.items()}
+        masked: dict[Any, Any] = {}
+        for key, item in value.items():
+            # A string under a key that names a secret ({"password": "…"}, an
+            # env map's "GITHUB_TOKEN") holds nothing the value patterns can
+            # see: without its key it would be published verbatim.
+            kind = _secret_key_kind(key) if isinstance(item, str) and item else None
+            masked[key] = f"<{kind}>" if kind is not None else mask_value(item)
+        return masked
     return value
 
 
@@ -155,7 +175,25 @@ def mask_sequence(sequence: SequencePlan, source: str) -> SequencePlan:
         msgspec.structs.replace(step, argv=tuple(mask(arg) for arg in step.argv))
         for step in sequence.steps
     )
-    return msgspec.structs.replace(sequence, steps=steps)
+    # The reason quotes words of the source ("The word `https://…?api_key=…`
+    # holds an expansion or glob character."), so it is masked too.
+    reason = None if sequence.reason is None else mask(sequence.reason)
+    return msgspec.structs.replace(sequence, steps=steps, reason=reason)
+
+
+def _well_formed(answer: Allow | Decline | Abstain) -> bool:
+    """
+    Whether an answer's fields have their declared types.
+
+    Structs do not check types when built, so ``Allow(reason="ok", rule=42)``
+    is an `Allow` that would be counted, then written to the audit log as a
+    record no reader can decode.
+    """
+    try:
+        msgspec.convert(msgspec.to_builtins(answer), type=Answer)
+    except (msgspec.ValidationError, TypeError):
+        return False
+    return True
 
 
 def _lookup(data: Mapping[str, Any], path: str) -> Any:
@@ -628,24 +666,35 @@ class Gateway(AsyncContextManagerMixin):
         bus = self.bus
         call_id = request.call.call_id
         what = "the call" if request.kind == "call" else f"this {request.kind}"
+        asked: _Outcome | None = None
         for approver in self._approvers:
             name = str(getattr(approver, "name", type(approver).__name__))
             timeout = self.approver_timeout(approver)
             with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: name}) as span:
                 failure: str | None = None
                 answer: Any = None
+                late = f"Approver {name!r} did not answer within {timeout:g} s, and the gateway fails closed."
                 try:
-                    with anyio.fail_after(timeout):
+                    with anyio.fail_after(timeout) as deadline:
                         answer = await approver.review(request)
                 except TimeoutError:
-                    failure = f"Approver {name!r} did not answer within {timeout:g} s, and the gateway fails closed."
+                    failure = late
                 except (Exception, SystemExit) as error:  # noqa: BLE001 -- the one boundary where plugin failures become declines
                     failure = f"Approver {name!r} failed ({type(error).__name__}), and the gateway fails closed."
                 else:
-                    if not isinstance(answer, Allow | Decline | Abstain):
+                    if deadline.cancel_called:
+                        # It swallowed the timeout's cancellation and answered
+                        # anyway: an answer after the deadline never counts.
+                        failure = late
+                    elif not isinstance(answer, Allow | Decline | Abstain):
                         failure = (
                             f"Approver {name!r} answered {type(answer).__name__!r}, not Allow, Decline or Abstain, "
                             "and the gateway fails closed."
+                        )
+                    elif not _well_formed(answer):
+                        failure = (
+                            f"Approver {name!r} answered a malformed {type(answer).__name__} "
+                            "(a field of the wrong type), and the gateway fails closed."
                         )
                 if failure is not None:
                     self._telemetry.error(span, failure)
@@ -660,7 +709,11 @@ class Gateway(AsyncContextManagerMixin):
                     return _Outcome("decline", failure, name, None)
                 self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
                 note = None
-                unmeasured = request.plan is not None and not request.measured
+                # A completed heredoc body fed to a shell is judged by its own
+                # plan: when that could not be measured, neither could the call.
+                unmeasured = (request.plan is not None and not request.measured) or (
+                    request.body_plan is not None and request.body_plan.status != "measured"
+                )
                 if (
                     isinstance(answer, Allow)
                     and unmeasured
@@ -678,10 +731,15 @@ class Gateway(AsyncContextManagerMixin):
                     note=note,
                     **ids,
                 )
+                if isinstance(answer, Abstain) and answer.reason:
+                    # The last approver to say why it would not decide explains the ask.
+                    asked = _Outcome("ask", answer.reason, None, answer.rule)
                 if note is not None or isinstance(answer, Abstain):
                     continue
                 reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
                 return _Outcome(answer.decision, reason, name, answer.rule)
+        if asked is not None:
+            return asked
         return _Outcome("ask", f"No approver decided on {what}; a person must decide.", None, None)
 
     # ── after the verdict ──

@@ -14,7 +14,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from gateway._cli import _hook as _hook, _parse as _parse, _plan as _plan, _verify as _verify
+from gateway._cli import (
+    _check as _check,
+    _hook as _hook,
+    _parse as _parse,
+    _plan as _plan,
+    _rules as _rules,
+    _verify as _verify,
+)
 from gateway._cli._common import SUBCOMMANDS, CommandError
 
 __all__ = ["main"]

@@ -1,0 +1,163 @@
+"""``gateway check``: review tool calls read as JSON lines, one verdict per line, in order."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+
+from gateway._calls import ToolCall
+from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._config import GatewayConfig, SinkConfig, default_config, load_config
+from gateway._errors import GatewayError
+from gateway._gateway import Gateway
+
+_MAX_LINE = 1 << 20
+
+
+class _Line(msgspec.Struct, forbid_unknown_fields=True):
+    tool: str | None = None
+    input: dict[str, Any] | None = None
+    id: str | None = None
+    cmd: str | None = None
+    cwd: str | None = None
+    session_id: str | None = None
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config", metavar="FILE", help="the gateway config (default: the embedded one)"
+    )
+    parser.add_argument(
+        "--audit", metavar="FILE", help="write the audit log here (instead of the config's sinks)"
+    )
+    parser.add_argument(
+        "input",
+        nargs="?",
+        default="-",
+        metavar="FILE",
+        help="JSON lines to read ('-': standard input)",
+    )
+
+
+def _call(line: bytes, number: int) -> tuple[str | None, ToolCall | None, str | None]:
+    """The call on one line, or why there is none."""
+    if len(line) > _MAX_LINE:
+        return None, None, f"Line {number} is over {_MAX_LINE} bytes."
+    try:
+        record = msgspec.json.decode(line, type=_Line)
+    except msgspec.ValidationError as error:
+        return None, None, f"Line {number} is not a tool call ({error})."
+    except msgspec.DecodeError as error:
+        return None, None, f"Line {number} is not valid JSON ({error})."
+    if record.cmd is not None:
+        if record.tool is not None or record.input is not None:
+            return record.id, None, f"Line {number} gives both `cmd` and `tool`/`input`."
+        return (
+            record.id,
+            ToolCall(
+                "Bash",
+                {"command": record.cmd},
+                call_id=record.id,
+                cwd=record.cwd,
+                session_id=record.session_id,
+            ),
+            None,
+        )
+    if record.tool is None or record.input is None:
+        return record.id, None, f"Line {number} has neither `cmd` nor `tool` and `input`."
+    return (
+        record.id,
+        ToolCall(
+            record.tool,
+            record.input,
+            call_id=record.id,
+            cwd=record.cwd,
+            session_id=record.session_id,
+        ),
+        None,
+    )
+
+
+async def _check(config: GatewayConfig, lines: list[bytes]) -> None:
+    async with Gateway(config) as gateway:
+        for number, raw in enumerate(lines, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            call_id, call, problem = _call(line, number)
+            if call is None:
+                write_json(
+                    {
+                        "id": call_id,
+                        "decision": "decline",
+                        "reason": problem,
+                        "digest": None,
+                        "approver": None,
+                        "rule": None,
+                    }
+                )
+                continue
+            verdict = await gateway.review(call)
+            write_json(
+                {
+                    "id": call_id if call_id is not None else verdict.call_id,
+                    "decision": verdict.decision,
+                    "reason": verdict.reason,
+                    "digest": verdict.digest,
+                    "approver": verdict.approver,
+                    "rule": verdict.rule,
+                }
+            )
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    try:
+        config = load_config(Path(arguments.config)) if arguments.config else default_config()
+    except GatewayError as error:
+        raise CommandError(str(error)) from None
+    if arguments.audit:
+        config = msgspec.structs.replace(
+            config,
+            sinks={
+                "audit": SinkConfig(
+                    plugin="msgpack" if arguments.audit.endswith((".msgpack", ".mpk")) else "jsonl",
+                    path=arguments.audit,
+                    required=True,
+                )
+            },
+        )
+    else:
+        config = msgspec.structs.replace(config, sinks={})
+    # Only approvers that decide without a person: `check` has nobody to ask.
+    approvers = tuple(name for name in config.gateway.approvers if name != "human")
+    config = msgspec.structs.replace(
+        config, gateway=msgspec.structs.replace(config.gateway, approvers=approvers)
+    )
+    try:
+        data = (
+            sys.stdin.buffer.read()
+            if arguments.input == "-"
+            else Path(arguments.input).read_bytes()
+        )
+    except OSError as error:
+        raise CommandError(f"Cannot read {arguments.input!r}: {error.strerror}.") from None
+    try:
+        anyio.run(_check, config, data.split(b"\n"))
+    except GatewayError as error:
+        raise CommandError(str(error)) from None
+    return 0
+
+
+register(
+    Subcommand(
+        name="check",
+        help='Review tool calls given as JSON lines ({"id", "tool", "input"} or {"cmd"}) and print one verdict per line.',
+        configure=_configure,
+        run=_run,
+    )
+)

@@ -1,0 +1,63 @@
+"""``gateway rules test [FILE]``: run every rule's match / not-match examples."""
+
+from __future__ import annotations
+
+import argparse
+from importlib.metadata import entry_points
+from typing import Any
+
+from gateway._cli._common import CommandError, Subcommand, register, write_json
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    test = actions.add_parser("test", help="run the examples of the default policy and of FILE")
+    test.add_argument("file", nargs="?", metavar="FILE", help="a rule file ([[rule]] tables)")
+    test.add_argument("--no-default", action="store_true", help="leave the default policy out")
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    found = [entry for entry in entry_points(group="gateway.approvers") if entry.name == "rules"]
+    if not found:
+        raise CommandError("The rules approver is not installed.")
+    module: Any = __import__(found[0].module, fromlist=["load_rules", "check_examples"])
+    options = module.RulesOptions(
+        include_default=not arguments.no_default, files=(arguments.file,) if arguments.file else ()
+    )
+    try:
+        sources, _ = module.load_rules(options)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    results = module.check_examples(sources)
+    failed = 0
+    for result in results:
+        failed += not result.passed
+        write_json(
+            {
+                "rule": result.rule,
+                "source": result.source,
+                "expect": result.expect,
+                "example": result.example,
+                "passed": result.passed,
+                **({"detail": result.detail} if result.detail else {}),
+            }
+        )
+    write_json(
+        {
+            "rules": len(sources),
+            "examples": len(results),
+            "passed": len(results) - failed,
+            "failed": failed,
+        }
+    )
+    return 1 if failed else 0
+
+
+register(
+    Subcommand(
+        name="rules",
+        help="Work with rule files: `gateway rules test [FILE]` runs their examples.",
+        configure=_configure,
+        run=_run,
+    )
+)

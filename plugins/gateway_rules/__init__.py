@@ -1,0 +1,421 @@
+"""
+The rules approver: decisions from TOML rules about the program that really runs.
+
+Registered in the ``gateway.approvers`` entry-point group as ``rules`` and
+loaded like any third-party approver. It judges every command of a call —
+nested shell text, substitutions, heredoc holes, ``find -exec`` and ``xargs``
+targets, every pipeline stage and list member — and the strictest decision
+wins: it declines, abstains (an ``ask`` for the next approver, usually a
+person) or allows. It never allows a plan that could not be measured.
+
+Rules are validated when the gateway starts: an invalid rule, or a rule whose
+``match``/``not-match`` examples fail, stops the start with one sentence
+naming the file, the rule and the problem.
+
+Options (``[approver.rules]`` in the gateway config)::
+
+    [approver.rules]
+    include-default = true          # the default policy shipped with the gateway
+    files = ["team-rules.toml"]     # more rule files ([[rule]] tables)
+    memory = "remembered.json"      # approvals a person asked to remember
+
+    [[approver.rules.rule]]
+    id = "make.test"
+    decision = "allow"
+    programs = ["make"]
+    subcommands = ["test", "check"]
+    reason = "runs the project's tests"
+    match = ["make test"]
+    not-match = ["make install"]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import msgspec
+
+from gateway import (
+    Abstain,
+    Answer,
+    ApproverContext,
+    ProgramPlan,
+    ReviewRequest,
+    default_config_bytes,
+    iter_commands,
+    plan_program,
+)
+from gateway_rules._engine import Judgement, RuleSet, display_hazards
+from gateway_rules._match import CommandView, matches
+from gateway_rules._schema import Rule, RuleFile, RulesOptions, validate_rule
+
+__all__ = [
+    "ExampleResult",
+    "RememberedApproval",
+    "Rule",
+    "RuleError",
+    "RuleSet",
+    "RulesApprover",
+    "RulesOptions",
+    "check_examples",
+    "display_hazards",
+    "load_rules",
+]
+
+Scope = Literal["digest", "session", "prefix"]
+_DEFAULT_SOURCE: Final = "the default policy"
+
+
+class RuleError(ValueError):
+    """A rule file or rule is invalid; the message names the file, the rule and the problem."""
+
+
+class ExampleResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One ``match`` / ``not-match`` example of one rule, and whether it held."""
+
+    source: str
+    rule: str
+    example: str
+    expect: Literal["match", "not-match"]
+    passed: bool
+    detail: str | None = None
+
+
+class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    An approval a person asked to remember, never broader than what they saw.
+
+    Attributes:
+        scope: ``digest`` (this exact plan, anywhere), ``session`` (this exact
+            plan, in this session only) or ``prefix`` (this program with these
+            leading arguments; still below every ask and decline rule).
+        description: What will be allowed again, as one sentence to show first.
+        digest: The plan digest, for ``digest`` and ``session``.
+        session_id: The session, for ``session``.
+        program: The program's basename, for ``prefix``.
+        prefix: The leading arguments, for ``prefix``.
+        created: When (UTC).
+        note: The person's note.
+    """
+
+    scope: Scope
+    description: str
+    digest: str | None = None
+    session_id: str | None = None
+    program: str | None = None
+    prefix: tuple[str, ...] = ()
+    created: str = ""
+    note: str | None = None
+
+
+def _decode_rules(data: bytes, source: str) -> tuple[Rule, ...]:
+    try:
+        return msgspec.toml.decode(data, type=RuleFile).rule
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        raise RuleError(f"Invalid rule file {source!r}: {error}.") from None
+
+
+def _default_rules() -> tuple[Rule, ...]:
+    raw = msgspec.toml.decode(default_config_bytes())
+    section = raw.get("approver", {}).get("rules", {}) if isinstance(raw, dict) else {}
+    try:
+        return msgspec.convert(section.get("rule", []), tuple[Rule, ...])
+    except msgspec.ValidationError as error:
+        raise RuleError(f"Invalid rule in {_DEFAULT_SOURCE}: {error}.") from None
+
+
+def load_rules(
+    options: RulesOptions, *, base: Path | None = None
+) -> tuple[list[tuple[str, Rule]], RuleSet]:
+    """
+    Load and validate the rules the options name; later rules replace earlier ones with the same id.
+
+    Returns:
+        The rules with the source each came from, and the rule set.
+
+    Raises:
+        RuleError: A file cannot be read, a rule is invalid, or an id repeats within one source.
+    """
+    sources: list[tuple[str, tuple[Rule, ...]]] = []
+    if options.include_default:
+        sources.append((_DEFAULT_SOURCE, _default_rules()))
+    for name in options.files:
+        path = Path(name).expanduser()
+        if base is not None and not path.is_absolute():
+            path = base / path
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise RuleError(f"Cannot read the rule file {str(path)!r}: {error.strerror}.") from None
+        sources.append((str(path), _decode_rules(data, str(path))))
+    sources.append(("the gateway config", options.rule))
+    by_id: dict[str, tuple[str, Rule]] = {}
+    for source, rules in sources:
+        seen: set[str] = set()
+        for rule in rules:
+            problem = validate_rule(rule)
+            if problem is not None:
+                raise RuleError(f"Invalid rule {rule.id!r} in {source}: {problem}.")
+            if rule.id in seen:
+                raise RuleError(f"Rule {rule.id!r} appears twice in {source}.")
+            seen.add(rule.id)
+            by_id[rule.id] = (source, rule)
+    ordered = list(by_id.values())
+    return ordered, RuleSet([rule for _, rule in ordered])
+
+
+def _example_matches(rule: Rule, example: str) -> tuple[bool, str | None]:
+    if rule.tools:
+        return example in rule.tools, None
+    plan = plan_program(example)
+    if plan.status != "measured":
+        return False, f"the example is not measured ({plan.reason})"
+    for statement in plan.statements:
+        for command in iter_commands(statement.plan):
+            if matches(rule, CommandView(command)):
+                return True, None
+    return False, None
+
+
+def check_examples(rules: Iterable[tuple[str, Rule]]) -> list[ExampleResult]:
+    """Run every rule's ``match`` and ``not-match`` examples (tool rules: the example is a tool name)."""
+    results: list[ExampleResult] = []
+    for source, rule in rules:
+        for example in rule.match:
+            hit, detail = _example_matches(rule, example)
+            results.append(
+                ExampleResult(
+                    source=source,
+                    rule=rule.id,
+                    example=example,
+                    expect="match",
+                    passed=hit,
+                    detail=detail,
+                )
+            )
+        for example in rule.not_match:
+            hit, detail = _example_matches(rule, example)
+            results.append(
+                ExampleResult(
+                    source=source,
+                    rule=rule.id,
+                    example=example,
+                    expect="not-match",
+                    passed=not hit and detail is None,
+                    detail=detail,
+                )
+            )
+    return results
+
+
+class RulesApprover:
+    """
+    The ``rules`` approver.
+
+    Args:
+        options: The ``[approver.rules]`` table.
+        context: The gateway's context; the approver registers itself in
+            ``context.services["rules"]`` so the approval service can offer
+            and save remembered approvals.
+
+    Raises:
+        RuleError: The rules are invalid or their examples fail.
+    """
+
+    name = "rules"
+    reviews_raw_text = False
+
+    def __init__(
+        self, options: Mapping[str, Any] | None = None, context: ApproverContext | None = None
+    ) -> None:
+        try:
+            self.options = msgspec.convert(dict(options or {}), RulesOptions)
+        except msgspec.ValidationError as error:
+            raise RuleError(f"Invalid [approver.rules] options: {error}.") from None
+        self.sources, self.rules = load_rules(self.options)
+        failed = [result for result in check_examples(self.sources) if not result.passed]
+        if failed:
+            first = failed[0]
+            verb = "does not match" if first.expect == "match" else "matches"
+            detail = f" ({first.detail})" if first.detail else ""
+            raise RuleError(
+                f"Rule {first.rule!r} in {first.source} {verb} its example `{first.example}`{detail}"
+                + (f", and {len(failed) - 1} more examples fail." if len(failed) > 1 else ".")
+            )
+        self._memory_path = Path(self.options.memory).expanduser() if self.options.memory else None
+        self.remembered: list[RememberedApproval] = self._load_memory()
+        if context is not None:
+            context.services["rules"] = self
+
+    # ── reviewing ──
+
+    async def review(self, request: ReviewRequest) -> Answer:
+        """Judge a request by the rules (pure computation; it never waits)."""
+        remembered_rules = [
+            self._as_rule(index, item)
+            for index, item in enumerate(self.remembered)
+            if item.scope == "prefix"
+        ]
+        digest_allowed = any(
+            item.digest == request.digest
+            and (
+                item.scope == "digest"
+                or (
+                    item.scope == "session"
+                    and item.session_id is not None
+                    and item.session_id == request.call.session_id
+                )
+            )
+            for item in self.remembered
+        )
+        try:
+            return self.rules.evaluate(request, remembered_rules, digest_allowed=digest_allowed)
+        except RecursionError:
+            return Abstain(reason="The plan nests too deeply for the rules to judge it.")
+
+    def judge(self, plan: ProgramPlan, *, cwd: str | None = None) -> list[Judgement]:
+        """Every command's judgement, for tools and tests (``gateway rules explain``)."""
+        if plan.status != "measured":
+            return []
+        return self.rules.judge_plans([s.plan for s in plan.statements], cwd=cwd)
+
+    # ── remembering approvals ──
+
+    def offers(self, request: ReviewRequest) -> list[RememberedApproval]:
+        """The approvals that could be remembered for a request, each shown before it is saved."""
+        found = [self.propose(request, "digest")]
+        if request.call.session_id:
+            found.append(self.propose(request, "session"))
+        prefix = self._prefix_offer(request)
+        if prefix is not None:
+            found.append(prefix)
+        return found
+
+    def _single_command(self, request: ReviewRequest) -> tuple[str, list[str]] | None:
+        plan = request.plan
+        if plan is None or plan.status != "measured":
+            return None
+        commands = [c for s in plan.statements for c in iter_commands(s.plan)]
+        if len(commands) != 1 or commands[0].position.program is None:
+            return None
+        view = CommandView(commands[0])
+        literal: list[str] = []
+        for arg in view.args:
+            if arg is None or arg.startswith("<"):
+                break
+            literal.append(arg)
+        return commands[0].position.program.basename, literal
+
+    def _prefix_offer(
+        self, request: ReviewRequest, prefix: Sequence[str] | None = None
+    ) -> RememberedApproval | None:
+        single = self._single_command(request)
+        if single is None:
+            return None
+        program, literal = single
+        chosen = list(literal[:1] if prefix is None else prefix)
+        if chosen != literal[: len(chosen)]:
+            return None
+        shown = " ".join([program, *chosen])
+        return RememberedApproval(
+            scope="prefix",
+            description=(
+                f"Allow `{shown}` followed by anything again without asking, unless a rule asks or declines."
+            ),
+            program=program,
+            prefix=tuple(chosen),
+        )
+
+    def propose(
+        self, request: ReviewRequest, scope: str, prefix: Sequence[str] | None = None
+    ) -> RememberedApproval:
+        """
+        What remembering this approval with ``scope`` would save, to show before saving.
+
+        Raises:
+            ValueError: The scope is unknown, or a prefix is asked for a call
+                that is not one command, or is not a prefix of its arguments.
+        """
+        if scope == "digest":
+            return RememberedApproval(
+                scope="digest",
+                description=f"Allow exactly this command (plan digest {request.digest[:19]}…) again without asking.",
+                digest=request.digest,
+            )
+        if scope == "session":
+            if not request.call.session_id:
+                raise ValueError("The call has no session to scope the approval to.")
+            return RememberedApproval(
+                scope="session",
+                description=f"Allow exactly this command again in session {request.call.session_id!r} without asking.",
+                digest=request.digest,
+                session_id=request.call.session_id,
+            )
+        if scope == "prefix":
+            offer = self._prefix_offer(request, prefix)
+            if offer is None:
+                raise ValueError(
+                    "A prefix approval needs a call of one command whose arguments start with that prefix."
+                )
+            return offer
+        raise ValueError(f"Unknown scope {scope!r}; use 'digest', 'session' or 'prefix'.")
+
+    def remember(
+        self,
+        request: ReviewRequest,
+        scope: str,
+        *,
+        prefix: Sequence[str] | None = None,
+        note: str | None = None,
+    ) -> RememberedApproval:
+        """Save an approval (as `propose` shows it) and keep it for later reviews."""
+        approval = msgspec.structs.replace(
+            self.propose(request, scope, prefix),
+            created=datetime.now(UTC).isoformat(timespec="seconds"),
+            note=note,
+        )
+        self.remembered.append(approval)
+        self._save_memory()
+        return approval
+
+    def _as_rule(self, index: int, item: RememberedApproval) -> Rule:
+        return Rule(
+            id=f"remembered.{index}",
+            decision="allow",
+            programs=(item.program or "",),
+            prefix=item.prefix,
+            reason="a person approved it before",
+        )
+
+    def _load_memory(self) -> list[RememberedApproval]:
+        if self._memory_path is None or not self._memory_path.exists():
+            return []
+        try:
+            return msgspec.json.decode(
+                self._memory_path.read_bytes(), type=list[RememberedApproval]
+            )
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as error:
+            raise RuleError(
+                f"Cannot read the remembered approvals {str(self._memory_path)!r}: {error}."
+            ) from None
+
+    def _save_memory(self) -> None:
+        if self._memory_path is None:
+            return
+        self._memory_path.parent.mkdir(parents=True, exist_ok=True)
+        data = json.dumps(msgspec.to_builtins(self.remembered), indent=2).encode()
+        handle, temporary = tempfile.mkstemp(dir=self._memory_path.parent, prefix=".remembered-")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.chmod(temporary, 0o600)
+            os.replace(temporary, self._memory_path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
