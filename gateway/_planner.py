@@ -642,6 +642,8 @@ class _Builder:
         while j < len(args):
             value = args[j].value
             if value is None:
+                if command_flag:  # `sh -c "$CMD"`: the command text itself is the expansion
+                    return self.nested_text(f"{name} -c", None)
                 return self.dynamic(name, f"`{name}` is given an option from an expansion")
             if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
                 j += 2

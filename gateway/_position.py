@@ -128,15 +128,19 @@ def _sentence(body: str) -> str:
     return f"{body[0].upper()}{body[1:]} {NOT_AUTO_ALLOWED}"
 
 
-def refusal_option(owner: str, option: str) -> PositionRefusal:
-    """The refusal for an option no launcher row declares."""
+def refusal_option(owner: str, option: str, *, missing_value: bool = False) -> PositionRefusal:
+    """The refusal for an option no launcher row declares, or a declared one missing its value."""
+    why = (
+        " without the value it takes"
+        if missing_value
+        else ", which its launcher table row does not declare"
+    )
     return PositionRefusal(
         kind="option_at_program_position",
         owner=owner,
         option=option,
         sentence=_sentence(
-            f"`{owner}` is given the option `{option}`, which its launcher table row does not declare, "
-            "so which program runs cannot be read"
+            f"`{owner}` is given the option `{option}`{why}, so which program runs cannot be read"
         ),
     )
 
@@ -214,16 +218,14 @@ def _read_options(
             seen.add(value)
             j += 1 + row.options[value]
             if row.options[value] == 1 and j > len(words):
-                return _Options(
-                    j, frozenset(seen), None, refusal_option(owner, value), dynamic=False
-                )
+                refusal = refusal_option(owner, value, missing_value=True)
+                return _Options(j, frozenset(seen), None, refusal, dynamic=False)
             continue
         if value in row.command_string:
             text = words[j + 1].value if j + 1 < len(words) else None
             if j + 1 >= len(words):
-                return _Options(
-                    j, frozenset(seen), None, refusal_option(owner, value), dynamic=False
-                )
+                refusal = refusal_option(owner, value, missing_value=True)
+                return _Options(j, frozenset(seen), None, refusal, dynamic=False)
             return _Options(j + 2, frozenset(seen), (f"{owner} {value}", text), None, dynamic=False)
         if row.negative_integer_is_own_argument and _NEGATIVE_INTEGER.fullmatch(value):
             j += 1
@@ -252,9 +254,8 @@ def _read_options(
                         j + 1, frozenset(seen), (f"{owner} {option}", rest), None, dynamic=False
                     )
                 if j + 1 >= len(words):
-                    return _Options(
-                        j, frozenset(seen), None, refusal_option(owner, option), dynamic=False
-                    )
+                    refusal = refusal_option(owner, option, missing_value=True)
+                    return _Options(j, frozenset(seen), None, refusal, dynamic=False)
                 return _Options(
                     j + 2,
                     frozenset(seen),
@@ -278,14 +279,29 @@ def _read_options(
             if arity == 1:
                 if not rest:
                     if j + 1 >= len(words):
-                        return _Options(
-                            j, frozenset(seen), None, refusal_option(owner, option), dynamic=False
-                        )
+                        refusal = refusal_option(owner, option, missing_value=True)
+                        return _Options(j, frozenset(seen), None, refusal, dynamic=False)
                     consumed_next = True
                 break
             k += 1
         j += 2 if consumed_next else 1
     return _Options(j, frozenset(seen), None, None, dynamic=False)
+
+
+def _permuted_command_string(
+    words: Sequence[PositionWord], start: int, row: LauncherRow, owner: str
+) -> tuple[str, str | None] | None:
+    """A command-string option written after the operands (``su root -c CMD``), if any."""
+    for k in range(start, len(words)):
+        value = words[k].value
+        if value is None or value == "--":
+            return None  # unknowable, or the rest goes to the shell as its own arguments
+        if value in row.command_string and k + 1 < len(words):
+            return (f"{owner} {value}", words[k + 1].value)
+        option, equals, text = value.partition("=")
+        if equals and option.startswith("--") and option in row.command_string:
+            return (f"{owner} {option}", text)
+    return None
 
 
 def read_position(
@@ -373,9 +389,13 @@ def read_position(
     if i >= len(words):
         if control and control[-1] in ("then", "else", "do", "{"):
             return result()
-        return result(
-            decline="unreadable_program_position", detail="no program is named, only assignments"
+        # `if` alone names no program either, and has no assignments to blame.
+        detail = (
+            "no program is named, only assignments"
+            if names or not control
+            else f"no program is named after `{control[-1]}`"
         )
+        return result(decline="unreadable_program_position", detail=detail)
     while True:
         if i >= len(words):  # pragma: no cover - every path below returns before running out
             return result(
@@ -466,6 +486,16 @@ def read_position(
                 command_string=(f"{name} {option}", text),
             )
         if row.operands_are_shell_arguments and not options.seen & row.program_options:
+            # GNU getopt permutes, so `su - postgres -c CMD` still hands CMD to the
+            # shell: find a command-string option among the operands.
+            command_string = _permuted_command_string(words, j, row, name)
+            if command_string is not None:
+                return result(
+                    refusal=refusal_shell(name, command_string[0].split(" ", 1)[1]),
+                    runs_shell=True,
+                    argv_from_stdin=argv_from_stdin,
+                    command_string=command_string,
+                )
             return result(
                 refusal=refusal_shell(name, name), runs_shell=True, argv_from_stdin=argv_from_stdin
             )
