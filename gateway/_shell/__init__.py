@@ -79,6 +79,8 @@ def unmeasured(reason: str, offset: int | None = None) -> ShellReading:
 
 def raw_depth(text: str) -> int:
     """The deepest bracket nesting in ``text`` with quotes ignored: a cheap, conservative cost signal."""
+    if text.count("(") + text.count("{") <= INPROCESS_MAX_DEPTH:
+        return text.count("(") + text.count("{")  # a bound on the depth, found without a loop
     depth = deepest = 0
     for char in text:
         if char in "({":

@@ -101,9 +101,19 @@ REDIRECT_TYPES: Final = frozenset(
 
 def _read_line(tokenizer: Any, *, join: bool) -> str | None:
     """One line from bashlex's tokenizer; backslash-newline is joined only when ``join``."""
+    text: str = tokenizer._shell_input_line  # noqa: SLF001 -- the repair reads bashlex's own input
+    start: int = tokenizer._shell_input_line_index  # noqa: SLF001
+    if tokenizer._eol_ungetc_lookahead is None:  # noqa: SLF001
+        # The common case, a line at a time: what the character loop below
+        # would read, when no backslash-newline needs joining.
+        end = text.find("\n", start)
+        line = text[start : end + 1] if end >= 0 else text[start:]
+        if line and (not join or "\\\n" not in line) and end >= 0:
+            tokenizer._shell_input_line_index = end + 1  # noqa: SLF001
+            return line
     buffer: list[str] = []
     while True:
-        char = tokenizer._getc(join)  # noqa: SLF001 -- the repair reads bashlex's own input
+        char = tokenizer._getc(join)  # noqa: SLF001
         if char is None:
             if not buffer:
                 return None
@@ -752,18 +762,22 @@ class _Op:
         self.pos = pos
 
 
+class _HeredocEnds(bashlex.ast.nodevisitor):  # type: ignore[misc]
+    """Collects the largest heredoc end offset under a node."""
+
+    def __init__(self) -> None:
+        self.found = -1
+
+    def visitheredoc(self, heredoc: Any, value: Any) -> None:
+        del value
+        self.found = max(self.found, heredoc.pos[1])
+
+
 def _last_heredoc_end(node: Any) -> int:
     """The largest heredoc end offset under ``node`` (-1 when it holds none)."""
-    found = -1
-
-    class _Visitor(bashlex.ast.nodevisitor):  # type: ignore[misc]
-        def visitheredoc(self, heredoc: Any, value: Any) -> None:
-            nonlocal found
-            del value
-            found = max(found, heredoc.pos[1])
-
-    _Visitor().visit(node)
-    return found
+    visitor = _HeredocEnds()
+    visitor.visit(node)
+    return visitor.found
 
 
 def _backtick_close(text: str, at: int) -> int:

@@ -117,8 +117,11 @@ ROWS: list[Row] = [
     Row("colon-parameter-exponential", "echo " + "${x:" * 30 + "1" + "}" * 30, "unmeasured"),
     Row("subscripts-nested", "echo ${a[" + "${a[" * 100 + "1" + "]}" * 100 + "]}", "unmeasured"),
     # ── size ──
-    Row("pipes-10000", "a | " * 9_999 + "a", "measured"),
-    Row("and-10000", "a && " * 9_999 + "a", "measured"),
+    # 10,000 stages take bashlex about a second: whether that fits the 2 s
+    # budget depends on how loaded the machine is, so either outcome is right
+    # as long as it comes back, with a reason when unmeasured.
+    Row("pipes-10000", "a | " * 9_999 + "a", "either"),
+    Row("and-10000", "a && " * 9_999 + "a", "either"),
     Row("quoted-string-64KiB", "echo '" + "a" * (MAX_SOURCE_BYTES - 7) + "'", "either"),
     Row("blanks-to-exactly-the-limit", "true" + " " * (MAX_SOURCE_BYTES - 4), "measured"),
     Row("one-byte-over-the-limit", "true" + " " * (MAX_SOURCE_BYTES - 3), "unmeasured"),
