@@ -102,9 +102,15 @@ class SingleQuoted(_Part, frozen=True, kw_only=True, tag="single_quoted"):
 
 
 class AnsiC(_Part, frozen=True, kw_only=True, tag="ansi_c"):
-    """``$'…'``: the text after decoding its escapes (``$'\\x72m'`` → ``rm``)."""
+    """
+    ``$'…'``: the text after decoding its escapes (``$'\\x72m'`` → ``rm``).
+
+    ``exact`` is false when the escapes decode to bytes that are not UTF-8;
+    ``text`` is then the escapes as written and the word has no literal value.
+    """
 
     text: str
+    exact: bool = True
 
 
 class DoubleQuoted(_Part, frozen=True, kw_only=True, tag="double_quoted"):

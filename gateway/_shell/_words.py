@@ -134,37 +134,44 @@ class SubEntry(NamedTuple):
     body: tuple[Statement, ...]
 
 
-def decode_ansi_c(text: str) -> str:
+def decode_ansi_c(text: str) -> str | None:
     """
     Decode the inside of a ``$'…'`` string the way bash does.
 
-    Unknown escapes keep their backslash; a decoded NUL ends the string, as in
-    bash.
+    ``\\xHH`` and octal escapes give single *bytes* (``$'\\xc3\\xa9'`` is the two
+    bytes of "é"), ``\\u``/``\\U`` give characters; unknown escapes keep their
+    backslash; a decoded NUL ends the string, as in bash.
+
+    Returns:
+        The decoded text, or ``None`` when the bytes are not valid UTF-8 (the
+        value then cannot be shown exactly as text).
 
     Examples:
         >>> decode_ansi_c(r"\\x72m")
         'rm'
         >>> decode_ansi_c(r"a\\tb\\101")
         'a\\tbA'
+        >>> decode_ansi_c(r"\\xc3\\xa9")
+        'é'
     """
-    out: list[str] = []
+    out = bytearray()
     i = 0
     n = len(text)
     while i < n:
         char = text[i]
         if char != "\\" or i + 1 >= n:
-            out.append(char)
+            out += char.encode("utf-8", "surrogatepass")
             i += 1
             continue
         esc = text[i + 1]
         i += 2
         if esc in _ANSI_SIMPLE:
-            out.append(_ANSI_SIMPLE[esc])
+            out += _ANSI_SIMPLE[esc].encode()
         elif esc in _OCT:
             j = i - 1
             while j < n and j < i + 2 and text[j] in _OCT:
                 j += 1
-            out.append(chr(int(text[i - 1 : j], 8) & 0xFF))
+            out.append(int(text[i - 1 : j], 8) & 0xFF)
             i = j
         elif esc in "xuU":
             limit = {"x": 2, "u": 4, "U": 8}[esc]
@@ -172,22 +179,28 @@ def decode_ansi_c(text: str) -> str:
             while j < n and j < i + limit and text[j] in _HEX:
                 j += 1
             if j == i:
-                out.append("\\" + esc)
+                out += ("\\" + esc).encode()
             else:
                 code = int(text[i:j], 16)
-                out.append(
-                    chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
-                )
+                if esc == "x":
+                    out.append(code)
+                else:
+                    valid = code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF
+                    out += (chr(code) if valid else "\ufffd").encode()
                 i = j
         elif esc == "c" and i < n:
             control = text[i]
             i += 1
-            out.append("\x7f" if control == "?" else chr(ord(control.upper()) & 0x1F))
+            out.append(0x7F if control == "?" else ord(control.upper()) & 0x1F)
         else:
-            out.append("\\" + esc)
-    decoded = "".join(out)
-    nul = decoded.find("\x00")
-    return decoded if nul < 0 else decoded[:nul]
+            out += ("\\" + esc).encode("utf-8", "surrogatepass")
+    nul = out.find(0)
+    if nul >= 0:
+        del out[nul:]
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def unquote_delimiter(raw: str) -> tuple[str, bool]:
@@ -268,6 +281,8 @@ def word_value(parts: tuple[Part, ...]) -> str | None:
     """Return the word's text after quote removal, or ``None`` when any part expands."""
     out: list[str] = []
     for part in parts:
+        if isinstance(part, AnsiC) and not part.exact:
+            return None
         if isinstance(part, Literal | SingleQuoted | AnsiC):
             out.append(part.text)
         elif isinstance(part, DoubleQuoted):
@@ -577,7 +592,13 @@ class WordScanner:
             self._charge(j - i, i)
             if j >= end:
                 raise Unreadable(f"the $'…' string at offset {i} is not closed", i)
-            return AnsiC(span=source.span(i, j + 1), text=decode_ansi_c(text[i + 2 : j])), j + 1
+            decoded = decode_ansi_c(text[i + 2 : j])
+            part = AnsiC(
+                span=source.span(i, j + 1),
+                text=decoded if decoded is not None else text[i + 2 : j],
+                exact=decoded is not None,
+            )
+            return part, j + 1
         if nxt == '"' and context in ("word", "operand"):
             inner, after = self._scan(i + 2, end, "dquote")
             return DoubleQuoted(span=source.span(i, after), parts=inner, locale=True), after

@@ -360,3 +360,19 @@ def test_leading_assignments_are_split_from_the_command() -> None:
     assert [(a.name, a.append) for a in command.assignments] == [("A", False), ("B", True)]
     assert [a.value.value for a in command.assignments if a.value is not None] == ["1", "two"]
     assert [word.value for word in command.words] == ["cmd", "arg"]
+
+
+def test_ansi_c_byte_escapes_decode_as_utf8_bytes() -> None:
+    """``$'\\xc3\\xa9'`` is the two bytes of "é" in bash, not two Latin-1 characters."""
+    from gateway._shell._words import decode_ansi_c
+
+    assert decode_ansi_c(r"\xc3\xa9") == "é"
+    assert decode_ansi_c(r"\303\251") == "é"
+    assert decode_ansi_c(r"\u00e9") == "é"
+
+
+def test_ansi_c_bytes_that_are_not_utf8_make_the_word_dynamic() -> None:
+    """A value that cannot be written exactly as text is not claimed as a literal."""
+    word = argument("echo $'\\xff'")
+    assert word.value is None
+    assert argument("echo $'\\xc3\\xa9'").value == "é"
