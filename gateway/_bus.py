@@ -54,6 +54,10 @@ class _SinkRunner:
         self.written = -1
         self.failure: str | None = None
         self.changed = anyio.Event()
+        # Lets `EventBus.close` stop a sink that stays blocked in `write`: without
+        # it, the gateway's task group (and so `async with Gateway`) never exits.
+        self.scope = anyio.CancelScope()
+        self.done = anyio.Event()
 
     def _notify(self) -> None:
         self.changed.set()
@@ -65,6 +69,13 @@ class _SinkRunner:
         self._notify()
 
     async def run(self) -> None:
+        try:
+            with self.scope:
+                await self._drain()
+        finally:
+            self.done.set()
+
+    async def _drain(self) -> None:
         async with self.receive:
             async for event in self.receive:
                 if self.failure is not None:
@@ -113,12 +124,24 @@ class EventBus:
             task_group.start_soon(runner.run, name=f"gateway sink {runner.name}")
 
     async def close(self) -> None:
-        """Let the sinks drain and stop."""
+        """Let the sinks drain (at most the sink timeout) and stop."""
         for runner in self._runners:
             await runner.send.aclose()
         for send in self._watchers.values():
             await send.aclose()
         self._watchers.clear()
+        # A sink blocked in `write` would never see its stream close: a failed
+        # sink is stopped at once, a healthy one gets the sink timeout to drain.
+        for runner in self._runners:
+            if runner.failure is not None:
+                runner.scope.cancel()
+        with anyio.move_on_after(self._sink_timeout):
+            for runner in self._runners:
+                await runner.done.wait()
+        for runner in self._runners:
+            if not runner.done.is_set():
+                runner.fail(f"sink {runner.name!r} did not finish writing when the gateway closed")
+                runner.scope.cancel()
 
     @property
     def required_sinks(self) -> tuple[str, ...]:
@@ -148,7 +171,14 @@ class EventBus:
             for runner in self._runners:
                 if runner.failure is not None:
                     continue
-                with anyio.move_on_after(self._sink_timeout) as scope:
+                # The event is already in the chain: a send cut short by the
+                # caller's cancellation would leave a gap in the sink's log that
+                # later events skip over. So the send is shielded, still bounded
+                # by the sink timeout (after which the sink is marked failed).
+                with (
+                    anyio.CancelScope(shield=True),
+                    anyio.move_on_after(self._sink_timeout) as scope,
+                ):
                     try:
                         await runner.send.send(event)
                     except (anyio.BrokenResourceError, anyio.ClosedResourceError):
