@@ -356,8 +356,11 @@ def expand_fragment(
             (``needs_session_state``).
 
     Examples:
-        >>> expand_fragment("cat <<EOF\\nhello $NAME\\nEOF", FragmentAddr(statement=0, heredoc=0), {"NAME": "amy"})
-        Expansion(complete='hello amy\\n')
+        >>> source = "cat <<EOF\\nhello $NAME\\nEOF"
+        >>> expand_fragment(source, FragmentAddr(statement=0, heredoc=0), {"NAME": "amy"}).complete
+        'hello amy\\n'
+        >>> expand_fragment(source, FragmentAddr(statement=0, heredoc=0)).blocked.unbound
+        ('NAME',)
     """
     plan, planned = plan_statements(source)
     if plan.status != "measured":

@@ -163,8 +163,8 @@ def read_shell(text: str | bytes) -> ShellReading:
     Examples:
         >>> read_shell("ls -la | wc -l").status
         'measured'
-        >>> read_shell("echo $((1 + 2))").reason
-        'Bashlex does not support arithmetic expansion.'
+        >>> read_shell("case $x in a) echo;; esac").reason
+        'Bashlex does not support `case` statements.'
     """
     started = time.monotonic()
     deadline = started + PARSE_BUDGET_SECONDS

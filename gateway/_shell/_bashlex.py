@@ -240,7 +240,7 @@ def read_with_bashlex(source: Source, masks: Sequence[Mask] = ()) -> Program:
             f"bashlex could not parse the text: {_explain(error.message)}", at
         ) from None
     except NotImplementedError as error:
-        raise Unreadable(f"bashlex does not support {_short(str(error))}", 0) from None
+        raise Unreadable(f"bashlex does not support {_unsupported(str(error))}", 0) from None
     except RecursionError:
         raise Unreadable("bashlex ran out of recursion depth", 0) from None
     except Exception as error:  # noqa: BLE001 -- bashlex raises AttributeError, IndexError, … on odd input
@@ -252,6 +252,22 @@ def read_with_bashlex(source: Source, masks: Sequence[Mask] = ()) -> Program:
     statements = assemble(tokens, source, READER)
     reader.scanner.finish()
     return Program(statements=statements)
+
+
+_UNSUPPORTED: Final = {
+    "pattern": "`case` statements",
+    "time command": "the `time` keyword",
+    "select command": "`select` loops",
+    "coproc": "`coproc`",
+    "arithmetic expansion": "`$(( ))` here",
+    "arithmetic substitution": "`$[ ]` here",
+}
+
+
+def _unsupported(message: str) -> str:
+    """What bashlex's NotImplementedError is about, said plainly (``type = {pattern}`` is a ``case``)."""
+    kind = message.split("type = {", 1)[1].split("}", 1)[0] if "type = {" in message else message
+    return _UNSUPPORTED.get(kind.strip(), _short(message))
 
 
 def _blank_or_comments(text: str) -> bool:
