@@ -142,34 +142,47 @@ def _secret_key_kind(key: Any) -> str | None:
     return next((s.kind for s in find_secrets(probe) if s.start == len(key) + 2), None)
 
 
-def mask_value(value: Any) -> Any:
-    """A JSON-like value with the secrets of every string in it masked."""
+def source_secrets(source: str | None) -> tuple[tuple[str, str], ...]:
+    """The secrets of a shell text as ``(value, kind)`` pairs, to mask wherever the values reappear."""
+    if not source:
+        return ()
+    return tuple((source[s.start : s.end], s.kind) for s in find_secrets(source))
+
+
+def mask_value(value: Any, known: Sequence[tuple[str, str]] = ()) -> Any:
+    """
+    A JSON-like value with the secrets of every string in it masked.
+
+    ``known`` secrets (found in the whole shell text, see `source_secrets`)
+    are masked wherever they appear: an argv list split ``mysql -p…`` into
+    items that, one by one, no pattern recognises.
+    """
     if isinstance(value, str):
+        for secret, kind in known:
+            value = value.replace(secret, f"<{kind}>")
         return Redactor(value).mask(0, len(value))
     if isinstance(value, list | tuple):
-        return [mask_value(item) for item in value]
+        return [mask_value(item, known) for item in value]
     if isinstance(value, dict):
         masked: dict[Any, Any] = {}
         for key, item in value.items():
             # A string under a key that names a secret ({"password": "…"}, an
             # env map's "GITHUB_TOKEN") holds nothing the value patterns can
             # see: without its key it would be published verbatim.
-            kind = _secret_key_kind(key) if isinstance(item, str) and item else None
-            masked[key] = f"<{kind}>" if kind is not None else mask_value(item)
+            named = _secret_key_kind(key) if isinstance(item, str) and item else None
+            masked[key] = f"<{named}>" if named is not None else mask_value(item, known)
         return masked
     return value
 
 
 def mask_sequence(sequence: SequencePlan, source: str) -> SequencePlan:
     """A sequence plan with every secret of ``source`` masked in its argv (the values are quote-removed)."""
-    secrets = [(source[s.start : s.end], s.kind) for s in find_secrets(source)]
+    secrets = source_secrets(source)
     if not secrets:
         return sequence
 
     def mask(text: str) -> str:
-        for value, kind in secrets:
-            text = text.replace(value, f"<{kind}>")
-        return str(mask_value(text))
+        return str(mask_value(text, secrets))
 
     steps = tuple(
         msgspec.structs.replace(step, argv=tuple(mask(arg) for arg in step.argv))
@@ -510,7 +523,10 @@ class Gateway(AsyncContextManagerMixin):
     async def _review(self, call: ToolCall, ids: dict[str, str | None], span: Any) -> Verdict:
         bus = self.bus
         call_id = call.call_id
-        masked_call = msgspec.structs.replace(call, input=mask_value(call.input))
+        is_shell, source = self.shell_source(call)
+        masked_call = msgspec.structs.replace(
+            call, input=mask_value(call.input, source_secrets(source))
+        )
         await bus.publish(
             CallProposed,
             call_id,
@@ -522,7 +538,6 @@ class Gateway(AsyncContextManagerMixin):
             host=call.host,
             **ids,
         )
-        is_shell, source = self.shell_source(call)
         plan: ProgramPlan | None = None
         sequence: SequencePlan | None = None
         digest = digest_of({"tool": call.tool, "input": call.input})
@@ -822,7 +837,9 @@ class Gateway(AsyncContextManagerMixin):
                 body_plan, _ = await self.plan(body)
             request = ReviewRequest(
                 kind="body",
-                call=msgspec.structs.replace(recent.call, input=mask_value(recent.call.input)),
+                call=msgspec.structs.replace(
+                    recent.call, input=mask_value(recent.call.input, source_secrets(recent.source))
+                ),
                 digest=recent.digest,
                 plan=recent.plan,
                 question=question,
