@@ -37,3 +37,12 @@ def test_there_are_documented_examples() -> None:
     """The two tests above have something to run (a renamed folder would make them vacuous)."""
     assert len(PAGES) >= 2
     assert len(MODULES) >= 20
+
+
+def test_readme_example_prints_what_the_readme_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's first Python block, run, prints exactly the block that follows it."""
+    text = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = text.split("```python\n", 1)[1].split("```", 1)[1].split("```\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})  # noqa: S102 -- our own README's example
+    assert capsys.readouterr().out == shown
