@@ -223,6 +223,8 @@ def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -
         message = str(error)
         path = message.rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in message else None
         text = message.split(" - at `", 1)[0]
+        if path is not None and path.startswith("$.sinks[...]"):
+            path = _name_sink(data, path)
         where = f" at {path}" if path else ""
         raise ConfigError(
             f"Invalid config {source!r}{where}: {text}.", path=path, source=source
@@ -231,6 +233,29 @@ def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -
         raise ConfigError(
             f"The config {source!r} is not valid TOML: {error}.", source=source
         ) from None
+
+
+def _name_sink(data: bytes, path: str) -> str:
+    """
+    Put the sink's name into a path msgspec reports as ``$.sinks[...]``.
+
+    msgspec does not name the key of a dict entry that fails, so with several
+    sinks the path alone would not say which one: decode each entry on its
+    own and name the first that does not validate.
+    """
+    raw = msgspec.toml.decode(data)
+    sinks = raw.get("sinks") if isinstance(raw, dict) else None
+    if not isinstance(sinks, dict):
+        return path
+    for name, entry in sinks.items():
+        try:
+            msgspec.convert(entry, SinkConfig)
+        except msgspec.ValidationError as error:
+            inner = (
+                str(error).rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in str(error) else "$"
+            )
+            return f"$.sinks.{name}{inner[1:]}"
+    return path
 
 
 def default_config_bytes() -> bytes:

@@ -164,24 +164,25 @@ def install_plugins(
     monkeypatch: pytest.MonkeyPatch,
     group: str,
     entries: dict[str, str],
-    source: str,
-) -> str:
+    modules: dict[str, str],
+) -> None:
     """
-    Install a throwaway distribution whose entry points name objects of a new module.
+    Install a throwaway distribution whose entry points name objects of new modules.
 
-    ``entries`` maps entry-point names to attribute names in the module, whose
-    text is ``source``. The distribution is found the way pip-installed
-    plugins are: a ``.dist-info`` directory on ``sys.path``. Returns the
-    module's name (unique, so no test sees another's module).
+    ``modules`` maps short module names to their source, ``entries`` maps
+    entry-point names to ``module:attribute`` in those short names. The
+    distribution is found the way a pip-installed plugin is: a
+    ``.dist-info`` directory on ``sys.path``. Module names get a unique
+    prefix, so no test imports another's.
     """
-    module = f"gwtest_plugin_{uuid.uuid4().hex[:12]}"
-    (root / f"{module}.py").write_text(source, encoding="utf-8")
-    info = root / f"{module}-0.dist-info"
+    prefix = f"gwtest_{uuid.uuid4().hex[:12]}"
+    for short, source in modules.items():
+        (root / f"{prefix}_{short}.py").write_text(source, encoding="utf-8")
+    info = root / f"{prefix}-0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {module}\nVersion: 0\n", encoding="utf-8"
+        f"Metadata-Version: 2.1\nName: {prefix}\nVersion: 0\n", encoding="utf-8"
     )
-    lines = [f"[{group}]"] + [f"{name} = {module}:{attr}" for name, attr in entries.items()]
+    lines = [f"[{group}]"] + [f"{name} = {prefix}_{target}" for name, target in entries.items()]
     (info / "entry_points.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(root))
-    return module
