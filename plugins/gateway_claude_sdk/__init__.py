@@ -1,0 +1,185 @@
+"""
+The gateway in the Claude Agent SDK (``claude-agent-sdk``): a permission callback and hooks.
+
+`ClaudeAgentGuard` wraps a `gateway.Gateway` and hands the SDK what it asks for:
+
+* `ClaudeAgentGuard.can_use_tool`, the ``can_use_tool`` callback: the CLI calls it
+  when it would otherwise ask the user. ``allow`` is `PermissionResultAllow`;
+  ``decline`` is `PermissionResultDeny` with the gateway's reason; ``ask`` is put
+  to the ``ask`` callback (a person) when one was given, and denied otherwise.
+* `ClaudeAgentGuard.hooks`, the ``hooks`` option: a ``PreToolUse`` hook that
+  answers ``allow`` / ``deny`` / ``ask`` for every tool call before the permission
+  flow, registered with ``on_failure="block"`` so that a hook that raises or
+  times out blocks the call instead of counting as "no decision"; and
+  ``PostToolUse`` / ``PostToolUseFailure`` hooks that record the outcome.
+
+A call is reviewed once per ``tool_use_id``: when the ``PreToolUse`` hook says
+``ask`` and the CLI then calls ``can_use_tool`` for the same call, the verdict
+is reused (and the audit log shows one review). Every failure of the gateway —
+a crash, a hang past ``timeout`` — is a deny.
+
+Usage::
+
+    guard = ClaudeAgentGuard(gateway, ask=ask_on_the_terminal)
+    options = ClaudeAgentOptions(can_use_tool=guard.can_use_tool, hooks=guard.hooks())
+    async with ClaudeSDKClient(options) as client:
+        ...
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Final, cast
+
+from claude_agent_sdk import (
+    HookContext,
+    HookInput,
+    HookJSONOutput,
+    HookMatcher,
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+from claude_agent_sdk.types import HookEvent
+from gateway_guard import (
+    DEFAULT_TIMEOUT,
+    AskPerson,
+    Reviewer,
+    ask_person,
+    guarded_outcome,
+    guarded_review,
+)
+
+from gateway import ToolCall, Verdict, claude_code_pre_tool_use_response
+
+__all__ = ["HOST", "ClaudeAgentGuard"]
+
+HOST: Final = "claude-agent-sdk"
+_NOBODY_TO_ASK: Final = " No person was asked, so the call is denied."
+
+
+class ClaudeAgentGuard:
+    """
+    Reviews every tool call of a Claude Agent SDK session through the gateway.
+
+    Args:
+        gateway: The gateway (or any `gateway_guard.Reviewer`).
+        ask: Asks a person about calls the approvers leave to a human; without
+            it, such calls are denied.
+        timeout: Seconds to wait for a verdict (and for the person) before denying.
+        remember: Verdicts kept by ``tool_use_id`` so a call is reviewed once.
+    """
+
+    def __init__(
+        self,
+        gateway: Reviewer,
+        *,
+        ask: AskPerson | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        remember: int = 1024,
+    ) -> None:
+        self.gateway = gateway
+        self.ask = ask
+        self.timeout = timeout
+        self._remember = remember
+        self._verdicts: OrderedDict[str, tuple[ToolCall, Verdict]] = OrderedDict()
+
+    async def review(
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        tool_use_id: str | None,
+        *,
+        session_id: str | None = None,
+        cwd: str | None = None,
+    ) -> tuple[ToolCall, Verdict]:
+        """The verdict for one call, reviewed once per ``tool_use_id``."""
+        call = ToolCall(
+            tool_name,
+            dict(tool_input),
+            call_id=tool_use_id,
+            session_id=session_id,
+            cwd=cwd,
+            host=HOST,
+        )
+        if tool_use_id:
+            known = self._verdicts.get(tool_use_id)
+            if known is not None and (known[0].tool, known[0].input) == (call.tool, call.input):
+                return known
+        verdict = await guarded_review(self.gateway, call, within=self.timeout)
+        if tool_use_id:
+            self._verdicts[tool_use_id] = (call, verdict)
+            self._verdicts.move_to_end(tool_use_id)
+            while len(self._verdicts) > self._remember:
+                self._verdicts.popitem(last=False)
+        return call, verdict
+
+    async def can_use_tool(
+        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        """The SDK's ``can_use_tool`` callback: allow, or deny with the gateway's reason."""
+        call, verdict = await self.review(tool_name, tool_input, context.tool_use_id)
+        if verdict.decision == "allow":
+            return PermissionResultAllow()
+        if verdict.decision == "ask":
+            if await ask_person(self.ask, call, verdict, within=self.timeout):
+                return PermissionResultAllow()
+            message = verdict.reason if self.ask is not None else verdict.reason + _NOBODY_TO_ASK
+            return PermissionResultDeny(message=message)
+        return PermissionResultDeny(message=verdict.reason)
+
+    async def pre_tool_use(
+        self, hook_input: HookInput, tool_use_id: str | None, context: HookContext
+    ) -> HookJSONOutput:
+        """The ``PreToolUse`` hook: ``allow``, ``deny`` or ``ask`` (left to ``can_use_tool``)."""
+        data = cast("dict[str, Any]", hook_input)
+        tool_input = data.get("tool_input")
+        _, verdict = await self.review(
+            str(data.get("tool_name", "")),
+            tool_input if isinstance(tool_input, dict) else {},
+            tool_use_id or data.get("tool_use_id"),
+            session_id=data.get("session_id"),
+            cwd=data.get("cwd"),
+        )
+        return cast("HookJSONOutput", claude_code_pre_tool_use_response(verdict))
+
+    async def post_tool_use(
+        self, hook_input: HookInput, tool_use_id: str | None, context: HookContext
+    ) -> HookJSONOutput:
+        """The ``PostToolUse`` / ``PostToolUseFailure`` hook: record the outcome; no decision."""
+        data = cast("dict[str, Any]", hook_input)
+        failed = data.get("hook_event_name") == "PostToolUseFailure"
+        error = data.get("error")
+        await guarded_outcome(
+            self.gateway,
+            tool_use_id or data.get("tool_use_id"),
+            "failed" if failed else "succeeded",
+            error if failed and isinstance(error, str) else None,
+        )
+        return {}
+
+    def hooks(self, matcher: str | None = None) -> dict[HookEvent, list[HookMatcher]]:
+        """
+        The ``hooks`` option: review before every matching tool, record after.
+
+        The ``PreToolUse`` matcher blocks on failure (``on_failure="block"``), and
+        the CLI's own hook timeout is set a little past the guard's, so that the
+        guard's deny, not the CLI's timeout, normally answers.
+
+        Args:
+            matcher: Which tools (``"Bash"``, ``"Bash|Write|Edit"``); ``None`` for all.
+        """
+        cli_timeout = self.timeout + 5.0
+        return {
+            "PreToolUse": [
+                HookMatcher(
+                    matcher=matcher,
+                    hooks=[self.pre_tool_use],
+                    timeout=cli_timeout,
+                    on_failure="block",
+                )
+            ],
+            "PostToolUse": [HookMatcher(matcher=matcher, hooks=[self.post_tool_use])],
+            "PostToolUseFailure": [HookMatcher(matcher=matcher, hooks=[self.post_tool_use])],
+        }

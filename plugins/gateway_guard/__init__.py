@@ -1,0 +1,137 @@
+"""
+What every host adapter shares: a review that is bounded in time and fails closed.
+
+Agent hosts differ in how they are told "no", but they share one failure mode:
+most of them let a tool run when the code that guards it crashes or hangs. Each
+adapter (``gateway_claude_sdk``, ``gateway_openai_agents``, ``gateway_langchain``,
+``gateway_mcp``) therefore asks the gateway through `guarded_review`, which
+turns a timeout, an exception or an answer that is not a `Verdict` into a
+``decline`` with one sentence of reason, and asks a person (when the adapter
+was given someone to ask) through `ask_person`, which does the same.
+
+This package imports only the gateway's public API and the standard library.
+It never allows anything on its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Final, Protocol, runtime_checkable
+
+import anyio
+
+from gateway import ToolCall, Verdict
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "AskPerson",
+    "Reviewer",
+    "ask_person",
+    "blocked",
+    "guarded_outcome",
+    "guarded_review",
+]
+
+DEFAULT_TIMEOUT: Final = 60.0
+"""Seconds an adapter waits for a verdict before it blocks the call."""
+
+
+@runtime_checkable
+class Reviewer(Protocol):
+    """
+    Anything that reviews a tool call: a `gateway.Gateway`, or a test double.
+
+    Adapters accept a reviewer rather than a gateway so that tests can hand them
+    one that crashes or hangs, and check that the call is blocked.
+    """
+
+    async def review(self, call: ToolCall) -> Verdict:
+        """Return the verdict for one proposed call."""
+
+
+AskPerson = Callable[[ToolCall, Verdict], Awaitable[bool]]
+"""
+Asks a person about a call the approvers left to a human (a verdict of ``ask``).
+
+Returns ``True`` to let it run. Raising, timing out or returning anything but
+``True`` blocks the call.
+"""
+
+
+def blocked(call: ToolCall, reason: str) -> Verdict:
+    """A ``decline`` verdict for ``call`` that no approver gave (the adapter blocked it)."""
+    return Verdict(decision="decline", reason=reason, digest="", call_id=call.call_id)
+
+
+async def guarded_review(
+    reviewer: Reviewer, call: ToolCall, *, within: float = DEFAULT_TIMEOUT
+) -> Verdict:
+    """
+    Review ``call``; any failure of the reviewer is a ``decline``.
+
+    The wait is bounded by ``within`` seconds. The gateway itself never raises for a
+    bad call, but the adapter cannot assume it is talking to a healthy gateway:
+    a closed gateway, a bug, or a reviewer that never answers must all block.
+
+    Args:
+        reviewer: The gateway (or anything with ``async review(call)``).
+        call: The proposed call.
+        within: Seconds to wait for the verdict.
+
+    Returns:
+        The reviewer's verdict, or a decline saying why there is none.
+    """
+    try:
+        with anyio.fail_after(within):
+            verdict: object = await reviewer.review(call)  # checked below: a reviewer may misbehave
+    except TimeoutError:
+        return blocked(
+            call, f"The gateway did not answer within {within:g} s, so the call is blocked."
+        )
+    except Exception as error:  # noqa: BLE001 -- the adapter's one boundary: a failing gateway blocks, never allows
+        return blocked(
+            call, f"The gateway failed ({type(error).__name__}), so the call is blocked."
+        )
+    if not isinstance(verdict, Verdict):
+        return blocked(
+            call,
+            f"The gateway answered {type(verdict).__name__!r}, not a verdict, so the call is blocked.",
+        )
+    return verdict
+
+
+async def ask_person(
+    ask: AskPerson | None, call: ToolCall, verdict: Verdict, *, within: float = DEFAULT_TIMEOUT
+) -> bool:
+    """
+    Whether a person lets a call with an ``ask`` verdict run.
+
+    ``False`` when there is nobody to ask, when the person says no, and when
+    asking fails or takes longer than ``within`` seconds.
+    """
+    if ask is None:
+        return False
+    try:
+        with anyio.fail_after(within):
+            answer = await ask(call, verdict)
+    except Exception:  # noqa: BLE001 -- a failed question is a no, never a yes
+        return False
+    return answer is True
+
+
+async def guarded_outcome(
+    gateway: object, call_id: str | None, outcome: str, detail: str | None = None
+) -> None:
+    """
+    Record what happened to a call, if ``gateway`` can record outcomes.
+
+    Best effort and bounded: the tool has already run (or not), so a failure to
+    record must not turn into an error in the host.
+    """
+    record = getattr(gateway, "record_outcome", None)
+    if record is None:
+        return
+    # The outcome is an after-the-fact record: the host must not fail for it.
+    with anyio.move_on_after(5.0), contextlib.suppress(Exception):
+        await record(call_id, outcome, detail)
