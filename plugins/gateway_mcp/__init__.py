@@ -1,0 +1,116 @@
+"""
+The gateway in front of any MCP server: a proxy that reviews every ``tools/call``.
+
+`build_proxy` makes an MCP server (the ``mcp`` SDK's low-level `Server`) that
+lists the upstream server's tools as its own and, for each ``tools/call``,
+asks the gateway first:
+
+* ``allow`` forwards the call upstream and relays the result;
+* ``decline`` answers with a tool error (``isError: true``) whose text is the
+  gateway's reason — the client shows it to the model and the user, and the
+  upstream server never sees the call;
+* ``ask`` goes to the ``ask`` callback when one was given, and is otherwise a
+  tool error saying a person must decide. (With the ``human`` approver in the
+  gateway's chain, a person decides inside the gateway instead, and the
+  verdict that arrives here is already ``allow`` or ``decline``.)
+
+A gateway that crashes or hangs past ``timeout`` is a tool error too: nothing
+reaches the upstream server unreviewed. Only tools are proxied (not
+resources or prompts).
+
+`serve_stdio` (``python -m gateway_mcp -- COMMAND ARGS…``) starts the upstream
+server as a subprocess over stdio and serves the proxy on this process's
+stdin/stdout, so an MCP client is configured with the proxy's command line
+instead of the server's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any, Final
+
+import mcp_types as types
+from gateway_guard import DEFAULT_TIMEOUT, AskPerson, Reviewer, ask_person, guarded_review
+from mcp import Client, StdioServerParameters
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from gateway import Gateway, GatewayConfig, ToolCall
+
+__all__ = ["HOST", "build_proxy", "serve_stdio", "tool_error"]
+
+HOST: Final = "mcp"
+_NOBODY_TO_ASK: Final = " No person could be asked, so it was not run."
+
+
+def tool_error(text: str) -> types.CallToolResult:
+    """A ``tools/call`` result the client shows as a failed tool call with ``text``."""
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def build_proxy(
+    upstream: Client,
+    gateway: Reviewer,
+    *,
+    name: str = "agent-gateway",
+    ask: AskPerson | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Server[Any]:
+    """
+    An MCP server that offers ``upstream``'s tools and reviews every call before forwarding it.
+
+    Args:
+        upstream: A connected client of the server being guarded.
+        gateway: The gateway (or any `gateway_guard.Reviewer`).
+        name: The proxy's server name.
+        ask: Asks a person about calls the approvers leave to a human.
+        timeout: Seconds to wait for a verdict (and for the person) before refusing.
+    """
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return await upstream.list_tools(cursor=params.cursor if params is not None else None)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        request_id = getattr(ctx, "request_id", None)
+        call = ToolCall(
+            params.name,
+            dict(params.arguments or {}),
+            call_id=None if request_id is None else f"mcp-{request_id}",
+            host=HOST,
+        )
+        verdict = await guarded_review(gateway, call, within=timeout)
+        if verdict.decision == "decline":
+            return tool_error(verdict.reason)
+        if verdict.decision == "ask" and not await ask_person(ask, call, verdict, within=timeout):
+            return tool_error(verdict.reason + (_NOBODY_TO_ASK if ask is None else ""))
+        return await upstream.call_tool(params.name, params.arguments)
+
+    return Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_stdio(
+    command: str,
+    args: Sequence[str] = (),
+    *,
+    config: GatewayConfig | None = None,
+    ask: AskPerson | None = None,
+    within: float = DEFAULT_TIMEOUT,
+) -> None:
+    """
+    Start ``command`` as the upstream MCP server and serve the proxy on standard input and output.
+
+    The upstream server inherits this process's environment; ``within`` is
+    the seconds each review may take before the call is refused. Returns when the
+    client closes the connection.
+    """
+    upstream_params = StdioServerParameters(command=command, args=list(args), env=dict(os.environ))
+    async with Gateway(config) as gateway, Client(upstream_params) as upstream:
+        proxy = build_proxy(upstream, gateway, ask=ask, timeout=within)
+        async with stdio_server() as (read_stream, write_stream):
+            await proxy.run(read_stream, write_stream, proxy.create_initialization_options())

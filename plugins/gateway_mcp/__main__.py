@@ -1,0 +1,55 @@
+"""
+``python -m gateway_mcp [--config FILE] [--timeout SECONDS] -- COMMAND [ARG…]``: guard an MCP server.
+
+Starts ``COMMAND ARG…`` as the upstream MCP server (stdio) and serves the
+reviewing proxy on standard input and output. Errors that stop it from
+starting are one sentence on standard error and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from collections.abc import Sequence
+
+import anyio
+from gateway_guard import DEFAULT_TIMEOUT
+
+from gateway import GatewayError, default_config, load_config
+from gateway_mcp import serve_stdio
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the proxy until the client disconnects; return the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m gateway_mcp",
+        description="Serve an MCP server's tools through the gateway, which reviews every call.",
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="the gateway config (default: the embedded default)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="seconds to wait for a verdict before refusing the call",
+    )
+    parser.add_argument("command", metavar="COMMAND", help="the upstream MCP server's command")
+    parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARG", help="its arguments")
+    arguments = parser.parse_args(argv)
+    try:
+        config = load_config(arguments.config) if arguments.config else default_config()
+    except (GatewayError, OSError) as error:
+        sys.stderr.write(f"gateway_mcp: {error}\n")
+        return 2
+    serve = functools.partial(
+        serve_stdio, arguments.command, arguments.args, config=config, within=arguments.timeout
+    )
+    anyio.run(serve)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""
+The MCP proxy, driven by the ``mcp`` SDK's own client against a real upstream server.
+
+In-process: client → proxy → upstream, each a real ``mcp`` `Server`/`Client`
+pair. Over stdio: ``python -m gateway_mcp -- python mcp_upstream.py`` as an
+MCP client would start it. The "model" is the test, calling ``shell`` with
+``ls``, ``rm -rf ~`` and a command that needs a person.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from gateway_guard import Reviewer
+from gateway_mcp import build_proxy
+from mcp import Client, StdioServerParameters
+
+from adapters.mcp_upstream import upstream_server
+from adapters.scripted import (
+    ALLOWED,
+    DECLINED,
+    NEEDS_HUMAN,
+    PLUGIN_DIR,
+    TESTS_DIR,
+    CrashingGateway,
+    HangingGateway,
+)
+from gateway import Gateway, ToolCall, Verdict
+
+pytestmark = pytest.mark.anyio
+
+
+def text(result: types.CallToolResult) -> str:
+    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+@asynccontextmanager
+async def proxied(reviewer: Reviewer, ran: list[str], **options: object) -> AsyncIterator[Client]:
+    async with Client(upstream_server(ran)) as upstream:
+        proxy = build_proxy(upstream, reviewer, **options)  # type: ignore[arg-type]
+        async with Client(proxy) as client:
+            yield client
+
+
+async def test_proxy_lists_upstream_tools_and_reviews_each_call(gateway: Gateway) -> None:
+    ran: list[str] = []
+    with anyio.fail_after(30):
+        async with proxied(gateway, ran) as client:
+            assert [tool.name for tool in (await client.list_tools()).tools] == ["shell"]
+            allowed = await client.call_tool("shell", {"command": ALLOWED})
+            declined = await client.call_tool("shell", {"command": DECLINED})
+            asked = await client.call_tool("shell", {"command": NEEDS_HUMAN})
+    assert ran == [ALLOWED]
+    assert (allowed.is_error, text(allowed)) == (False, "ran ls")
+    assert (declined.is_error, text(declined)) == (
+        True,
+        "Declined `rm -rf ~`: it deletes the home directory.",
+    )
+    assert asked.is_error is True
+    assert text(asked).endswith("No person could be asked, so it was not run.")
+
+
+async def test_a_person_can_allow_an_ask(gateway: Gateway) -> None:
+    async def person(call: ToolCall, verdict: Verdict) -> bool:
+        return call.input == {"command": NEEDS_HUMAN}
+
+    ran: list[str] = []
+    with anyio.fail_after(30):
+        async with proxied(gateway, ran, ask=person) as client:
+            result = await client.call_tool("shell", {"command": NEEDS_HUMAN})
+    assert (result.is_error, ran) == (False, [NEEDS_HUMAN])
+
+
+@pytest.mark.parametrize("broken", [CrashingGateway, HangingGateway], ids=["crash", "hang"])
+async def test_a_failing_gateway_blocks_the_call(
+    broken: type[CrashingGateway | HangingGateway],
+) -> None:
+    reviewer = broken()
+    ran: list[str] = []
+    with anyio.fail_after(30):
+        async with proxied(reviewer, ran, timeout=0.2) as client:
+            result = await client.call_tool("shell", {"command": ALLOWED})
+    assert (ran, result.is_error) == ([], True)
+    assert "blocked" in text(result)
+    assert len(reviewer.calls) == 1
+
+
+async def test_the_stdio_proxy_command_guards_a_subprocess_server(tmp_path: Path) -> None:
+    config = tmp_path / "gateway.toml"
+    config.write_text('[gateway]\napprovers = ["script"]\n')
+    log = tmp_path / "ran.txt"
+    log.touch()
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "gateway_mcp",
+            "--config",
+            str(config),
+            "--",
+            sys.executable,
+            str(Path(__file__).parent / "mcp_upstream.py"),
+            str(log),
+        ],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), str(TESTS_DIR)])},
+    )
+    with anyio.fail_after(60):
+        async with Client(params) as client:
+            allowed = await client.call_tool("shell", {"command": ALLOWED})
+            declined = await client.call_tool("shell", {"command": DECLINED})
+    assert log.read_text().splitlines() == [ALLOWED]
+    assert (allowed.is_error, declined.is_error) == (False, True)
+    assert text(declined) == "Declined `rm -rf ~`: it deletes the home directory."
