@@ -27,6 +27,7 @@ from gateway import (
     ReviewRequest,
     ShellTool,
     SinkConfig,
+    ToolCall,
 )
 from gateway.testing import MemorySink
 
@@ -61,6 +62,82 @@ SECRETS: Final = (
     DB_PASSWORD,
     PLAIN_PASSWORD,
 )
+
+SECRET_CALLS: Final = [
+    pytest.param(
+        ToolCall(
+            "Bash",
+            {"command": f'curl -sf -H "Authorization: Bearer {JWT}" https://api.example.com/v1/me'},
+        ),
+        id="bearer-header",
+    ),
+    pytest.param(
+        ToolCall(
+            "Bash", {"command": f"git clone https://oauth2:{GITHUB_TOKEN}@github.com/acme/app.git"}
+        ),
+        id="token-in-url",
+    ),
+    pytest.param(
+        ToolCall(
+            "Bash",
+            {
+                "command": f"AWS_ACCESS_KEY_ID={AWS_ACCESS_KEY} AWS_SECRET_ACCESS_KEY={AWS_SECRET_KEY} aws s3 ls"
+            },
+        ),
+        id="aws-env",
+    ),
+    pytest.param(
+        # Regression: the sequence plan's unmeasured reason quoted this word
+        # (`?` is a glob character) and published the key.
+        ToolCall(
+            "Bash", {"command": f"curl https://api.example.com/v1/items?api_key={OPENAI_KEY}"}
+        ),
+        id="key-in-query-string",
+    ),
+    pytest.param(
+        ToolCall(
+            "shell",
+            {"command": ["mysql", "-u", "root", f"-p{DB_PASSWORD}", "-e", "show databases"]},
+        ),
+        id="mysql-argv",
+    ),
+    pytest.param(
+        ToolCall(
+            "Bash",
+            {
+                "command": f"cat > .env <<EOF\nOPENAI_API_KEY={OPENAI_KEY}\nBUILD=$(git rev-parse HEAD)\nEOF"
+            },
+        ),
+        id="heredoc-with-hole",
+    ),
+    pytest.param(
+        ToolCall(
+            "http_request",
+            {
+                "method": "POST",
+                "url": "https://api.stripe.com/v1/charges",
+                "headers": {"Authorization": f"Bearer {STRIPE_KEY}"},
+            },
+        ),
+        id="tool-header",
+    ),
+    pytest.param(
+        # Regression: a string under a key that names a secret was published verbatim.
+        ToolCall("db_connect", {"host": "db.internal", "user": "app", "password": PLAIN_PASSWORD}),
+        id="tool-password-field",
+    ),
+    pytest.param(
+        ToolCall(
+            "exec",
+            {
+                "argv": ["./migrate"],
+                "env": {"DB_PASSWORD": DB_PASSWORD, "API_TOKEN": PLAIN_PASSWORD},
+            },
+        ),
+        id="tool-env-map",
+    ),
+]
+
 
 Decide = Callable[[ReviewRequest], Awaitable[Any]]
 
