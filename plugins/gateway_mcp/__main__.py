@@ -47,7 +47,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve = functools.partial(
         serve_stdio, arguments.command, arguments.args, config=config, within=arguments.timeout
     )
-    anyio.run(serve)
+    try:
+        anyio.run(serve)
+    except Exception as error:  # noqa: BLE001 -- the proxy could not start or serve: one sentence, exit 2
+        reason = str(error).rstrip(".")
+        sys.stderr.write(f"gateway_mcp: the proxy stopped ({type(error).__name__}: {reason}).\n")
+        return 2
     return 0
 
 
