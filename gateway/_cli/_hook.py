@@ -343,7 +343,12 @@ def _config(path: str | None) -> GatewayConfig:
 
 def run_hook(arguments: argparse.Namespace) -> dict[str, Any] | None:
     """Handle one event read from standard input; the JSON to print, or ``None``."""
-    data = read_stdin()
+    # Claude Code writes the event and closes standard input at once; a hook
+    # that waited longer than its own timeout for it would outlive its answer.
+    stdin_timeout = STDIN_TIMEOUT
+    if arguments.timeout is not None and 0 < arguments.timeout < STDIN_TIMEOUT:
+        stdin_timeout = arguments.timeout
+    data = read_stdin(stdin_timeout)
     event, raw = parse_event(data)
     if arguments.config is None and arguments.server is not None:
         # Forwarding needs no policy: the embedded config only supplies [hook] defaults.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -367,10 +368,35 @@ def test_forward_blocks_when_the_service_hangs(service: tuple[str, type[StubServ
     assert "did not answer within 1 s" in blocked(result)
 
 
-def test_forward_blocks_when_the_service_is_unreachable(tmp_path: Path) -> None:
-    # Port 9 (discard) on loopback: nothing listens there, the connection is refused.
-    result = run_hook(bash_event(ALLOWED), "--server", "http://127.0.0.1:9", "--timeout", "5")
+def test_forward_blocks_when_the_service_is_unreachable() -> None:
+    with socket.socket() as probe:  # a loopback port that was free a moment ago: nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = run_hook(bash_event(ALLOWED), "--server", f"http://127.0.0.1:{port}", "--timeout", "5")
     assert "unreachable" in blocked(result)
+
+
+def test_an_event_that_never_ends_exits_2_within_the_timeout(config: Path) -> None:
+    """Standard input left open (no end of the event) is a bounded wait, not a hang."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), str(TESTS_DIR)])}
+    command = [sys.executable, "-m", "gateway._cli", "hook", "claude-code", "--config", str(config)]
+    with subprocess.Popen(
+        [*command, "--timeout", "1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as process:
+        assert process.stdin is not None
+        process.stdin.write(b'{"hook_event_name": "PreToolUse", ')
+        process.stdin.flush()
+        process.wait(timeout=30)
+        assert process.stdout is not None
+        assert process.stderr is not None
+        out, err = process.stdout.read(), process.stderr.read()
+        process.stdin.close()
+    assert (process.returncode, out) == (2, b"")
+    assert b"No complete hook event arrived on standard input within 1 s." in err
 
 
 def test_forward_blocks_when_the_token_file_is_missing(
