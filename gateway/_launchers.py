@@ -292,7 +292,7 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
 )
 
 SHELLS: Final = frozenset(
-    {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "busybox", "fish", "csh", "tcsh"}
+    {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh"}
 )
 """Programs that run shell text: ``-c TEXT``, a script file, or standard input."""
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Final, NamedTuple
 
 from gateway._plans import Plain, PlannedValue, Redacted
@@ -121,8 +122,15 @@ class Secret(NamedTuple):
     kind: str
 
 
+@lru_cache(maxsize=4096)
 def fingerprint(value: str) -> str:
-    """A short, slow, keyless fingerprint of a secret (12 hex digits)."""
+    """
+    A short, slow, keyless fingerprint of a secret (12 hex digits).
+
+    About 4 ms each on purpose (a fingerprint of a weak password must not be
+    cheap to search), so the last few thousand are kept: a secret an agent
+    repeats costs it once.
+    """
     derived = hashlib.pbkdf2_hmac(
         "sha256", value.encode("utf-8", "surrogatepass"), b"agent-gateway/redaction/v1", 20_000
     )

@@ -48,6 +48,12 @@ __all__ = ["DECLARATION_BUILTINS", "Names", "heredoc_reads", "statement_names"]
 DECLARATION_BUILTINS: Final = frozenset({"export", "local", "declare", "typeset", "readonly"})
 _ARITHMETIC_TESTS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ARITHMETIC_ASSIGNMENT: Final = re.compile(
+    r"(?<![A-Za-z0-9_$])([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*(?:[-+*/%&|^]|<<|>>|\*\*)?=(?!=)"
+)
+_ARITHMETIC_STEP: Final = re.compile(
+    r"(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)|(?<![A-Za-z0-9_$])([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--)"
+)
 
 
 class Names:
@@ -83,6 +89,9 @@ def _parts(parts: Iterable[Part], names: Names, *, arithmetic: bool = False) -> 
             # turn, so its value can hold a subscript that runs a command.
             names.reads.extend(part.variables)
             names.arithmetic.extend(part.variables)
+            # `i=0`, `i+=2`, `i++`, `--i` bind `i` (the `for ((i=0; …))` loop variable).
+            names.binds.extend(_ARITHMETIC_ASSIGNMENT.findall(part.expression))
+            names.binds.extend(a or b for a, b in _ARITHMETIC_STEP.findall(part.expression))
             _parts(part.parts, names, arithmetic=True)
         elif isinstance(part, DoubleQuoted | Brace):
             _parts(part.parts, names)

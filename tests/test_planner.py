@@ -691,3 +691,34 @@ def test_body_offsets_slice_every_heredoc_body_out_of_every_corpus_command() -> 
             assert [h.index for h in heredocs] == list(range(len(heredocs)))
             checked += _check_body_offsets(statement.plan, data)
     assert checked > 1000  # the agent corpus alone holds about 1,400 heredocs
+
+
+@pytest.mark.parametrize(
+    ("source", "bound"),
+    [
+        ("for ((i=0;i<3;i++)); do echo $i; done", ("i",)),
+        ("(( n+=2 ))", ("n",)),
+        ("echo $((++k))", ("k",)),
+        ("echo $((j--))", ("j",)),
+        ("echo $((a[2]=1))", ("a",)),
+    ],
+)
+def test_arithmetic_assignments_bind_their_variable(source: str, bound: tuple[str, ...]) -> None:
+    """`i=0`, `n+=2`, `++k` and `j--` inside arithmetic bind the name, so it is not free."""
+    plan = plan_program(source).statements[0].plan
+    assert plan.bound_variables == bound
+    assert not set(bound) & set(plan.free_variables)
+    assert not set(bound) & set(plan.arithmetic_variables)
+
+
+def test_arithmetic_comparison_binds_nothing() -> None:
+    plan = plan_program("echo $((a==b)) $((c!=d)) $((e<=f))").statements[0].plan
+    assert plan.bound_variables == ()
+    assert plan.free_variables == ("a", "b", "c", "d", "e", "f")
+
+
+def test_busybox_is_not_read_as_a_shell() -> None:
+    """`busybox wget URL` runs wget, not a shell script called `wget`."""
+    command = plan_program("busybox wget http://h/x").statements[0].plan.commands[0]
+    assert command.position.runs_shell is False
+    assert command.nested == ()
