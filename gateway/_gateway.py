@@ -262,6 +262,7 @@ class Gateway(AsyncContextManagerMixin):
         self._approvers: list[Approver] = []
         self._bus: EventBus | None = None
         self._cache: OrderedDict[tuple[str, str], tuple[ProgramPlan, SequencePlan]] = OrderedDict()
+        self._planning: dict[tuple[str, str], anyio.Event] = {}
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
         self._limiter = anyio.CapacityLimiter(self.config.gateway.planning_threads)
         self._counts = {"reviews": 0, "allow": 0, "ask": 0, "decline": 0, "hits": 0, "misses": 0}
@@ -409,21 +410,34 @@ class Gateway(AsyncContextManagerMixin):
     async def plan(self, source: str, cwd: str = "") -> tuple[ProgramPlan, SequencePlan]:
         """The plan and sequence plan of a shell text, from the bounded cache or a worker thread."""
         key = (source, cwd)
-        cached = self._cache.get(key)
-        if cached is not None:
-            self._cache.move_to_end(key)
-            self._counts["hits"] += 1
-            return cached
+        while True:
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                self._counts["hits"] += 1
+                return cached
+            # Identical calls that arrive together (an agent retrying, a burst of
+            # `git status`) wait for the one being planned instead of each
+            # planning the same text in a worker thread of its own.
+            pending = self._planning.get(key)
+            if pending is None:
+                break
+            await pending.wait()
         self._counts["misses"] += 1
         relative = cwd if cwd and not cwd.startswith("/") else ""
 
         def both() -> tuple[ProgramPlan, SequencePlan]:
             return plan_program(source), command_sequence_plan(source, relative)
 
-        result = await anyio.to_thread.run_sync(both, limiter=self._limiter)
-        self._cache[key] = result
-        while len(self._cache) > self.config.gateway.plan_cache_size:
-            self._cache.popitem(last=False)
+        done = self._planning[key] = anyio.Event()
+        try:
+            result = await anyio.to_thread.run_sync(both, limiter=self._limiter)
+            self._cache[key] = result
+            while len(self._cache) > self.config.gateway.plan_cache_size:
+                self._cache.popitem(last=False)
+        finally:
+            del self._planning[key]
+            done.set()
         return result
 
     @staticmethod

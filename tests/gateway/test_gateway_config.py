@@ -366,6 +366,41 @@ async def test_repeated_calls_are_served_from_a_bounded_plan_cache(
     assert first.plan is second.plan
 
 
+async def test_identical_calls_arriving_together_are_planned_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """
+    A burst of identical calls waits for one plan instead of planning the same text each.
+
+    Regression: every call that arrived before the first plan was cached
+    planned again (164 plans for 9 texts in the load test).
+    """
+    planned: list[str] = []
+
+    def counting(source: str) -> Any:
+        planned.append(source)
+        return plan_program(source)
+
+    monkeypatch.setattr(_gateway, "plan_program", counting)
+    verdicts: list[Verdict] = []
+    with anyio.fail_after(BOUND):
+        async with (
+            Gateway(approvers=[StaticApprover("allow")]) as gateway,
+            anyio.create_task_group() as group,
+        ):
+
+            async def one() -> None:
+                verdicts.append(await gateway.review(make_call("git status --short")))
+
+            for _ in range(50):
+                group.start_soon(one)
+        statistics = gateway.statistics()
+    assert planned == ["git status --short"]
+    assert (statistics.plan_cache_misses, statistics.plan_cache_hits) == (1, 49)
+    assert len({v.digest for v in verdicts}) == 1
+    assert all(v.allowed for v in verdicts)
+
+
 async def test_the_plan_cache_is_keyed_by_source_and_cwd() -> None:
     """The same text in another directory is planned again (its sequence plan may differ)."""
     with anyio.fail_after(BOUND):
