@@ -1,6 +1,13 @@
 """
 Helpers shared by the gateway tests (imported by them; not a test module).
 
+Every test module imports `anyio_backend` from here, so each async test runs
+under asyncio and under trio. It is not in a ``conftest.py``: this directory
+cannot be a package (as ``tests/gateway/__init__.py`` it would be imported as
+``gateway`` and shadow the real package), and a second non-package
+``conftest.py`` beside ``tests/conftest.py`` is a duplicate module to mypy.
+For the same reason the modules carry a ``test_gateway_`` prefix.
+
 Approvers here are plain classes, as a plugin would write them; sinks wrap
 `gateway.testing.MemorySink`. Nothing here sleeps: waiting is on events, and
 every wait in a test is bounded by `anyio.fail_after`.
@@ -140,6 +147,13 @@ SECRET_CALLS: Final = [
 
 
 Decide = Callable[[ReviewRequest], Awaitable[Any]]
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    """Run each async test once per backend (import it into every test module)."""
+    backend: str = request.param
+    return backend
 
 
 def config(

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import msgspec
 import pytest
-from gateway_support import BOUND, config, of_call, tags
+from gateway_support import BOUND, anyio_backend as anyio_backend, config, of_call, tags
 
 from gateway import (
     Gateway,

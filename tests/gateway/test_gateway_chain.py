@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import anyio
 import pytest
-from gateway_support import BOUND, Scripted, config, of_call, tags
+from gateway_support import BOUND, Scripted, anyio_backend as anyio_backend, config, of_call, tags
 
 from gateway import (
     Abstain,

@@ -12,7 +12,14 @@ from typing import Any
 
 import anyio
 import pytest
-from gateway_support import BOUND, config, install_plugins, of_call, tags
+from gateway_support import (
+    BOUND,
+    anyio_backend as anyio_backend,
+    config,
+    install_plugins,
+    of_call,
+    tags,
+)
 
 from gateway import (
     ConfigError,

@@ -21,6 +21,7 @@ from gateway_support import (
     SECRET_CALLS,
     SECRETS,
     Scripted,
+    anyio_backend as anyio_backend,
     config,
     of_call,
     tag,

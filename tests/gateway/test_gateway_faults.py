@@ -16,6 +16,7 @@ from gateway_support import (
     BOUND,
     FailingAfterSink,
     GatedSink,
+    anyio_backend as anyio_backend,
     config,
     of_call,
     tags,

@@ -20,7 +20,7 @@ from typing import Any, Final
 import anyio
 import pytest
 from gateway_audit import MessagePackSink
-from gateway_support import BOUND, Scripted, config, tags
+from gateway_support import BOUND, Scripted, anyio_backend as anyio_backend, config, tags
 
 from gateway import (
     Abstain,

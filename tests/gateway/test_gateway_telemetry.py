@@ -13,7 +13,14 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 import pytest
-from gateway_support import BOUND, SECRET_CALLS, SECRETS, Scripted, tracing
+from gateway_support import (
+    BOUND,
+    SECRET_CALLS,
+    SECRETS,
+    Scripted,
+    anyio_backend as anyio_backend,
+    tracing,
+)
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import StatusCode
 
