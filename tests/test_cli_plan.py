@@ -15,7 +15,6 @@ import sys
 from typing import Any
 
 import msgspec
-import pytest
 
 from gateway import plan_program
 
@@ -165,11 +164,6 @@ def test_plan_output_never_prints_the_plans_secrets() -> None:
     assert "s3cr3tP4ssw0rd" not in value["source"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known leak: gateway/_cli/_plan.py prints heredoc expansions and the sequence "
-    "plan's argv unredacted",
-)
 def test_plan_output_never_prints_a_secret_anywhere() -> None:
     source = "mysql -pSuperSecret99 db && cat > .env <<EOF\nDB_PASSWORD=p4ssw0rd-env1\nEOF"
     text = run("plan", source).stdout.decode()

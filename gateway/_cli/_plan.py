@@ -10,6 +10,7 @@ import msgspec
 
 from gateway._cli._common import Subcommand, decode_utf8, read_source, register, write_json
 from gateway._fragments import expand_fragment
+from gateway._gateway import mask_sequence, mask_value, source_secrets
 from gateway._planner import plan_program
 from gateway._plans import FragmentAddr, FragmentError
 from gateway._sequence import command_sequence_plan
@@ -17,8 +18,15 @@ from gateway._shell import read_shell
 
 
 def describe(source: str) -> dict[str, Any]:
-    """The plan of ``source`` with the expansion of every heredoc (empty scope) and its sequence plan."""
+    """
+    The plan of ``source`` with the expansion of every heredoc (empty scope) and its sequence plan.
+
+    Everything printed is masked like the plan itself: an expansion's text and
+    a sequence plan's argv are values derived from the source, so each secret
+    found in the source is masked wherever it reappears.
+    """
     plan = plan_program(source)
+    secrets = source_secrets(source)
     result: dict[str, Any] = msgspec.to_builtins(plan)
     expansions: list[dict[str, Any]] = []
     for statement in plan.statements:
@@ -27,12 +35,16 @@ def describe(source: str) -> dict[str, Any]:
                 address = FragmentAddr(statement=statement.index, heredoc=heredoc.index)
                 entry: dict[str, Any] = {"statement": statement.index, "heredoc": heredoc.index}
                 try:
-                    entry["expansion"] = msgspec.to_builtins(expand_fragment(source, address, {}))
+                    expansion = msgspec.to_builtins(expand_fragment(source, address, {}))
+                    entry["expansion"] = mask_value(expansion, secrets)
                 except FragmentError as error:
-                    entry["error"] = {"kind": error.kind, "message": error.message}
+                    entry["error"] = {
+                        "kind": error.kind,
+                        "message": mask_value(error.message, secrets),
+                    }
                 expansions.append(entry)
     result["expansions"] = expansions
-    result["sequence"] = msgspec.to_builtins(command_sequence_plan(source))
+    result["sequence"] = msgspec.to_builtins(mask_sequence(command_sequence_plan(source), source))
     if plan.status != "measured":
         result["errors"] = [{"message": plan.reason, **_where(source)}]
     return result
