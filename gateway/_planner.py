@@ -237,6 +237,10 @@ class _Builder:
             return None
         return self.value(word.span.start, word.span.end, word.value)
 
+    def names(self, names: Sequence[str]) -> tuple[str, ...]:
+        """Variable or function names to publish, any secret among them masked."""
+        return tuple(self.redactor.scrub(name) for name in names)
+
     def derived(self, text: str) -> PlannedValue:
         """A value not cut from this source (nested text): its secrets are found afresh."""
         if not self.context.redact:
@@ -258,10 +262,11 @@ class _Builder:
             rendered=rendered,
             statement_kind=statement_kind(statement),
             commands=tuple(self.commands),
-            free_variables=free,
-            bound_variables=bound,
-            arithmetic_variables=tuple(sorted(set(names.arithmetic) - set(bound))),
-            functions=tuple(sorted(set(names.functions))),
+            # Names are identifiers, but a token can be one (`$(( ghp_… + 1 ))`).
+            free_variables=self.names(free),
+            bound_variables=self.names(bound),
+            arithmetic_variables=self.names(sorted(set(names.arithmetic) - set(bound))),
+            functions=self.names(sorted(set(names.functions))),
         )
         return PlannedStatement(plan, tuple(self.heredocs), statement)
 
@@ -431,7 +436,7 @@ class _Builder:
             strip_tabs=heredoc.operator == "<<-",
             body=self.value(heredoc.body_span.start, heredoc.body_span.end),
             body_offset=heredoc.body_span.start_byte,
-            free_variables=heredoc_reads(heredoc),
+            free_variables=self.names(heredoc_reads(heredoc)),
             holes=holes,
         )
 
@@ -485,6 +490,9 @@ class _Builder:
         for redirect in command.redirects:
             if redirect.target is not None and redirect.heredoc is None:
                 _expansion_kinds(redirect.target.parts, kinds)
+        for redirect in taken:  # an unquoted heredoc body expands like a word
+            if redirect.heredoc is not None and not redirect.heredoc.quoted:
+                _expansion_kinds(redirect.heredoc.parts, kinds)
         reading = read_position(position_words(words), [a.name for a in command.assignments])
         nested = self.nested(words, reading)
         position = reading.position if words else ProgramPosition()

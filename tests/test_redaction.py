@@ -467,3 +467,11 @@ def test_harmless_commands_stay_plain(command: str) -> None:
     assert redactions(plan) == []
     assert plan.source == command
     assert [s.plan.rendered for s in plan.statements] == [command]
+
+
+def test_a_token_used_as_a_variable_name_is_masked_in_the_names() -> None:
+    """In arithmetic a bare word is a variable name; a token written there must not leak."""
+    token = "ghp_" + "a1B2" * 9
+    plan = plan_program(f"echo $(( {token} + 1 ))")
+    assert token not in msgspec.json.encode(plan).decode()
+    assert plan.statements[0].plan.free_variables == ("<github-token>",)
