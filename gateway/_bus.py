@@ -15,6 +15,7 @@ A required sink acknowledges each event once it has durably written it;
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, NamedTuple
@@ -53,20 +54,33 @@ class _SinkRunner:
         self.send, self.receive = anyio.create_memory_object_stream[Event](buffer)
         self.written = -1
         self.failure: str | None = None
-        self.changed = anyio.Event()
+        # Reviews waiting for an event to be written, by sequence number: a
+        # write wakes only those it satisfies, not every waiting review.
+        self.waiters: list[tuple[int, int, anyio.Event]] = []
+        self._tie = 0
         # Lets `EventBus.close` stop a sink that stays blocked in `write`: without
         # it, the gateway's task group (and so `async with Gateway`) never exits.
         self.scope = anyio.CancelScope()
         self.done = anyio.Event()
 
-    def _notify(self) -> None:
-        self.changed.set()
-        self.changed = anyio.Event()
+    def waiter(self, seq: int) -> anyio.Event:
+        """An event set once ``seq`` is written or the sink fails."""
+        event = anyio.Event()
+        if self.written >= seq or self.failure is not None:
+            event.set()
+            return event
+        self._tie += 1
+        heapq.heappush(self.waiters, (seq, self._tie, event))
+        return event
+
+    def _wake(self) -> None:
+        while self.waiters and (self.failure is not None or self.waiters[0][0] <= self.written):
+            heapq.heappop(self.waiters)[2].set()
 
     def fail(self, reason: str) -> None:
         if self.failure is None:
             self.failure = reason
-        self._notify()
+        self._wake()
 
     async def run(self) -> None:
         try:
@@ -88,7 +102,7 @@ class _SinkRunner:
                     )
                     continue
                 self.written = event.seq
-                self._notify()
+                self._wake()
 
 
 class EventBus:
@@ -205,14 +219,10 @@ class EventBus:
             for runner in self._runners:
                 if not runner.required:
                     continue
-                while runner.written < seq:
-                    if runner.failure is not None:
-                        raise SinkFailure(runner.failure)
-                    await runner.changed.wait()
-                if (
-                    runner.failure is not None and runner.written < seq
-                ):  # pragma: no cover - loop exits above
-                    raise SinkFailure(runner.failure)
+                if runner.written < seq:
+                    await runner.waiter(seq).wait()
+                if runner.written < seq:
+                    raise SinkFailure(runner.failure or f"sink {runner.name!r} stopped")
             return
         slow = next((r.name for r in self._runners if r.required and r.written < seq), "?")
         raise SinkFailure(f"sink {slow!r} did not write the events within {timeout:g} s")

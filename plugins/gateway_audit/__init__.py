@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -59,10 +60,17 @@ class _FileSink:
     async def write(self, event: Event) -> None:
         if self._file is None:
             raise RuntimeError("the sink is not open")
-        await self._file.write(encode_event(event, self.format))
-        await self._file.flush()
+        # One thread hop for write, flush and (optionally) fsync: a review
+        # waits for this, and each hop costs more than the write itself.
+        await anyio.to_thread.run_sync(
+            self._write_durably, self._file.wrapped, encode_event(event, self.format)
+        )
+
+    def _write_durably(self, stream: Any, record: bytes) -> None:
+        stream.write(record)
+        stream.flush()
         if self.fsync:
-            await anyio.to_thread.run_sync(os.fsync, self._file.wrapped.fileno())
+            os.fsync(stream.fileno())
 
     async def aclose(self) -> None:
         if self._file is not None:
