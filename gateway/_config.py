@@ -126,17 +126,21 @@ class ServeSection(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
     """
-    The ``[serve]`` table: the approval service.
+    The ``[serve]`` table: the approval service (``gateway serve``).
 
     Attributes:
         host: The address to bind (loopback by default).
         port: The port (0 picks a free one).
         human_timeout: Seconds a call waits for a person before it is declined.
-        token_file: Where the bearer token is stored (user-only permissions).
-        protect_reads: Require the token for reads (events, calls) too.
+        token_file: Where the bearer token is stored (user-only permissions);
+            unset: ``$XDG_STATE_HOME/agent-gateway/token`` (``~/.local/state/…``).
+        protect_reads: Require the token for reads (events, calls, the audit log) too.
         allowed_origins: Origins allowed to call the API from a browser (none by default).
         history: Decided calls kept for the page.
         event_history: Events kept for ``Last-Event-ID`` resume.
+        max_pending: Calls that may wait for a person at once; more are declined.
+        max_body: Bytes a request body may have.
+        max_watchers: Event streams that may be open at once.
     """
 
     host: str = "127.0.0.1"
@@ -147,6 +151,32 @@ class ServeSection(
     allowed_origins: tuple[str, ...] = ()
     history: int = 500
     event_history: int = 10_000
+    max_pending: int = 1000
+    max_body: int = 1_048_576
+    max_watchers: int = 64
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65_535:
+            raise ValueError(f"port must be between 0 and 65535, not {self.port}")
+        # A day less the human approver's grace for saving a remembered approval.
+        if not 0 < self.human_timeout <= 86_340:
+            raise ValueError(
+                f"human-timeout must be between 0 and 86340 seconds, not {self.human_timeout}"
+            )
+        for name, number, top in (
+            ("history", self.history, 1_000_000),
+            ("event-history", self.event_history, 1_000_000),
+            ("max-pending", self.max_pending, 1_000_000),
+            ("max-body", self.max_body, 64 * 1_048_576),
+            ("max-watchers", self.max_watchers, 10_000),
+        ):
+            if not 1 <= number <= top:
+                raise ValueError(f"{name} must be between 1 and {top}, not {number}")
+        for origin in self.allowed_origins:
+            if not origin.startswith(("http://", "https://")) or origin.endswith("/"):
+                raise ValueError(
+                    f"allowed-origins entries look like 'https://example.com:8443', not {origin!r}"
+                )
 
 
 class HookSection(
