@@ -6,3 +6,15 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[dev]'
+# The browser tests drive Debian's chromium through Playwright (Playwright's own
+# browser download does not work here). scripts/test.sh asks for it with
+# WITH_BROWSER=1; it is installed only when missing, and only as root.
+if [ "${WITH_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "== installing chromium (apt-get) for the browser tests"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        echo "The browser tests need chromium: run 'apt-get install chromium' as root." >&2
+    fi
+fi

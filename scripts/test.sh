@@ -3,6 +3,7 @@
 # whole test suite: lint, format, type check, then pytest with every test.
 set -eu
 cd "$(dirname "$0")/.."
+WITH_BROWSER=1
 . scripts/setup.sh
 echo "== ruff check" && .venv/bin/ruff check .
 echo "== ruff format --check" && .venv/bin/ruff format --check .

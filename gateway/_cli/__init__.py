@@ -20,6 +20,7 @@ from gateway._cli import (
     _parse as _parse,
     _plan as _plan,
     _rules as _rules,
+    _serve as _serve,
     _verify as _verify,
 )
 from gateway._cli._common import SUBCOMMANDS, CommandError

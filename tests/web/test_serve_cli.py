@@ -1,0 +1,260 @@
+"""
+``gateway serve`` as a process: it prints its URL and token, stores the token 0600, serves, and stops on SIGTERM.
+
+Also the whole path a Claude Code user takes: ``gateway hook claude-code
+--server`` forwards an event to the running service, a person decides through
+the API, and the hook prints Claude Code's answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from gateway._cli._serve import default_token_file
+from web.support import WAIT
+
+CONFIG = """
+[gateway]
+approvers = ["human"]
+
+[serve]
+human-timeout = 60
+"""
+
+
+@dataclass
+class Process:
+    """A running ``gateway serve`` and what it printed."""
+
+    process: subprocess.Popen[str]
+    url: str
+    token: str
+    token_file: Path
+    lines: list[str]
+
+
+def _read(stream: object, into: queue.Queue[str | None]) -> None:
+    for line in stream:  # type: ignore[attr-defined]
+        into.put(line.rstrip("\n"))
+    into.put(None)
+
+
+@contextmanager
+def gateway_serve(tmp_path: Path, *extra: str) -> Iterator[Process]:
+    config = tmp_path / "gateway.toml"
+    config.write_text(CONFIG)
+    token_file = tmp_path / "state" / "token"
+    with subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gateway._cli",
+            "serve",
+            "--config",
+            str(config),
+            "--port",
+            "0",
+            "--token-file",
+            str(token_file),
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=tmp_path,
+    ) as process:
+        lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=_read, args=(process.stdout, lines), daemon=True).start()
+        try:
+            printed: list[str] = []
+            while len(printed) < 2:
+                line = lines.get(timeout=WAIT)
+                assert line is not None, "gateway serve ended before printing its URL and token"
+                printed.append(line)
+            url = printed[0].rsplit(" ", 1)[1]
+            token = printed[1].rsplit(" ", 1)[1]
+            yield Process(process, url, token, token_file, printed)
+        finally:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=WAIT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=WAIT)
+
+
+def test_serve_prints_its_url_and_token_stores_it_privately_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    with gateway_serve(tmp_path) as served:
+        with httpx.Client(base_url=served.url, trust_env=False, timeout=WAIT) as client:
+            info = client.get(
+                "/v1/info", headers={"Authorization": f"Bearer {served.token}"}
+            ).json()
+            page = client.get("/")
+        served.process.send_signal(signal.SIGTERM)
+        status = served.process.wait(timeout=WAIT)
+    assert served.lines[0].startswith("gateway serve: the approval page is at http://127.0.0.1:")
+    assert served.url.endswith("/")
+    assert served.lines[1].startswith(
+        f"gateway serve: bearer token (stored in {served.token_file}, mode 0600): "
+    )
+    assert info["authorized"] is True
+    assert info["human"] is True
+    assert page.status_code == 200
+    assert served.token_file.read_text().strip() == served.token
+    assert stat.S_IMODE(served.token_file.stat().st_mode) == 0o600
+    assert status == 0
+
+
+def test_serve_writes_and_serves_the_audit_log(tmp_path: Path) -> None:
+    audit = tmp_path / "audit.jsonl"
+    with gateway_serve(tmp_path, "--audit", str(audit)) as served:
+        headers = {"Authorization": f"Bearer {served.token}"}
+        with httpx.Client(
+            base_url=served.url, trust_env=False, timeout=WAIT, headers=headers
+        ) as client:
+            outcome = {"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_use_id": "a-1"}
+            assert client.post("/hooks/claude-code", json=outcome).json() == {}
+            log = client.get("/v1/audit")
+            one = client.get("/v1/audit", params={"call": "a-1"})
+    records = [json.loads(line) for line in log.text.splitlines()]
+    assert records[0]["event"] == "gateway.started"
+    assert {r["call_id"] for r in map(json.loads, one.text.splitlines())} == {"a-1"}
+    assert log.headers["content-type"].startswith("text/plain")
+    assert audit.exists()
+
+
+def test_serve_says_so_when_the_port_is_taken(tmp_path: Path) -> None:
+    with gateway_serve(tmp_path) as served:
+        port = served.url.rsplit(":", 1)[1].rstrip("/")
+        config = tmp_path / "gateway.toml"
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "gateway._cli",
+                "serve",
+                "--config",
+                str(config),
+                "--port",
+                port,
+                "--token-file",
+                str(tmp_path / "t2"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+            check=False,
+        )
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"gateway serve: Cannot listen on 127.0.0.1:{port} (")
+    assert result.stdout == ""
+
+
+def test_serve_refuses_an_invalid_config_in_one_sentence(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text("[serve]\nport = 99999\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "gateway._cli", "serve", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"gateway serve: Invalid config {str(config)!r} at $.serve: port must be between 0 and 65535, not 99999.\n"
+    )
+
+
+def test_the_hook_forwards_to_the_service_and_a_person_decides(tmp_path: Path) -> None:
+    event = {
+        "session_id": "abc",
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "npm publish", "description": "Publish"},
+        "tool_use_id": "toolu_hook_1",
+    }
+    with (
+        gateway_serve(tmp_path) as served,
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gateway._cli",
+                "hook",
+                "claude-code",
+                "--server",
+                served.url,
+                "--token-file",
+                str(served.token_file),
+                "--timeout",
+                str(WAIT),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        ) as hook,
+    ):
+        assert hook.stdin is not None
+        hook.stdin.write(json.dumps(event).encode())
+        hook.stdin.close()
+        headers = {"Authorization": f"Bearer {served.token}"}
+        with httpx.Client(
+            base_url=served.url, trust_env=False, timeout=WAIT, headers=headers
+        ) as client:
+            entry = _first_pending(client, "toolu_hook_1")
+            client.post(
+                "/v1/calls/toolu_hook_1/decision",
+                json={"decision": "allow", "digest": entry["digest"]},
+            )
+        hook.wait(timeout=WAIT)
+        assert hook.stdout is not None
+        assert hook.stderr is not None
+        out, err = hook.stdout.read(), hook.stderr.read().decode()
+    assert hook.returncode == 0, err
+    answer = json.loads(out)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "allow"
+    assert (
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+        == "Allowed `npm publish`: a person allowed it."
+    )
+
+
+def _first_pending(client: httpx.Client, call_id: str) -> dict[str, Any]:
+    with client.stream("GET", "/v1/events", params={"call": call_id}) as stream:
+        kind = None
+        for line in stream.iter_lines():
+            if not line:
+                kind = None
+            elif line.startswith("event: "):
+                kind = line.removeprefix("event: ")
+            elif line.startswith("data: ") and kind in ("snapshot", "pending"):
+                data = json.loads(line.removeprefix("data: "))
+                pending = data["pending"] if kind == "snapshot" else [data]
+                if pending:
+                    return dict(pending[0])
+    raise AssertionError("the event stream ended before the call waited")
+
+
+def test_the_default_token_file_follows_xdg_state_home() -> None:
+    assert default_token_file({"XDG_STATE_HOME": "/s"}) == Path("/s/agent-gateway/token")
+    home = Path(os.path.expanduser("~"))
+    assert default_token_file({}) == home / ".local" / "state" / "agent-gateway" / "token"
