@@ -43,6 +43,8 @@ def test_readme_example_prints_what_the_readme_shows(capsys: pytest.CaptureFixtu
     """The README's first Python block, run, prints exactly the block that follows it."""
     text = (DOCS.parent / "README.md").read_text(encoding="utf-8")
     code = text.split("```python\n", 1)[1].split("```", 1)[0]
-    shown = text.split("```python\n", 1)[1].split("```", 1)[1].split("```\n", 1)[1].split("```", 1)[0]
+    shown = (
+        text.split("```python\n", 1)[1].split("```", 1)[1].split("```\n", 1)[1].split("```", 1)[0]
+    )
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})  # noqa: S102 -- our own README's example
     assert capsys.readouterr().out == shown

@@ -10,7 +10,11 @@ from gateway._sinks import verify_audit_log
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("audit_file", metavar="AUDIT_FILE", help="a JSON-lines (.jsonl) or MessagePack (.msgpack) audit log")
+    parser.add_argument(
+        "audit_file",
+        metavar="AUDIT_FILE",
+        help="a JSON-lines (.jsonl) or MessagePack (.msgpack) audit log",
+    )
     parser.add_argument(
         "--open",
         action="store_true",
@@ -26,8 +30,18 @@ def _run(arguments: argparse.Namespace) -> int:
     if broken is None:
         write_json({"file": arguments.audit_file, "intact": True})
         return 0
-    write_json({"file": arguments.audit_file, "intact": False, "record": broken.index + 1, "seq": broken.seq, "reason": broken.reason})
-    sys.stderr.write(f"gateway verify: record {broken.index + 1} breaks the chain: {broken.reason}.\n")
+    write_json(
+        {
+            "file": arguments.audit_file,
+            "intact": False,
+            "record": broken.index + 1,
+            "seq": broken.seq,
+            "reason": broken.reason,
+        }
+    )
+    sys.stderr.write(
+        f"gateway verify: record {broken.index + 1} breaks the chain: {broken.reason}.\n"
+    )
     return 1
 
 
