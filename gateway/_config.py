@@ -12,6 +12,8 @@ validates them itself when it is built. The default config,
 from __future__ import annotations
 
 import importlib.resources
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -29,6 +31,7 @@ __all__ = [
     "SinkConfig",
     "default_config",
     "default_config_bytes",
+    "default_token_file",
     "load_config",
 ]
 
@@ -188,13 +191,16 @@ class HookSection(
     Attributes:
         server: URL of a running ``gateway serve`` to forward to (a person can
             then decide); empty to review in-process.
-        token_file: The bearer token for the server.
-        timeout: Seconds the hook waits for the server before it blocks the call.
+        token_file: The bearer token for the server (default: where
+            ``gateway serve`` stores it, see `default_token_file`).
+        timeout: Seconds the hook waits for a verdict before it blocks the call:
+            longer than ``[serve] human-timeout`` (300 s) so that, forwarding, a
+            person's decision arrives before the hook gives up.
     """
 
     server: str = ""
     token_file: str | None = None
-    timeout: float = 60.0
+    timeout: float = 330.0
 
 
 class GatewayConfig(
@@ -218,6 +224,17 @@ class GatewayConfig(
     approver: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     serve: ServeSection = ServeSection()
     hook: HookSection = HookSection()
+
+
+def default_token_file(environ: Mapping[str, str] | None = None) -> Path:
+    """
+    Where ``gateway serve`` stores its bearer token and ``gateway hook`` reads it, unless configured.
+
+    ``$XDG_STATE_HOME/agent-gateway/token``, or ``~/.local/state/agent-gateway/token``.
+    """
+    environ = os.environ if environ is None else environ
+    state = environ.get("XDG_STATE_HOME") or str(Path("~/.local/state").expanduser())
+    return Path(state) / "agent-gateway" / "token"
 
 
 def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -> GatewayConfig:

@@ -47,7 +47,7 @@ import anyio
 import msgspec
 
 from gateway._cli._common import CommandError, Subcommand, register, write_json
-from gateway._config import GatewayConfig, default_config, load_config
+from gateway._config import GatewayConfig, default_config, default_token_file, load_config
 from gateway._errors import GatewayError
 from gateway._gateway import Gateway
 from gateway._hosts import (
@@ -364,7 +364,9 @@ def run_hook(arguments: argparse.Namespace) -> dict[str, Any] | None:
         raise _Blocked(f"The timeout must be between 0 and 86400 seconds, not {timeout:g}.")
     if server:
         token_file = (
-            arguments.token_file if arguments.token_file is not None else config.hook.token_file
+            arguments.token_file
+            if arguments.token_file is not None
+            else config.hook.token_file or str(default_token_file())
         )
         return run_forward(server, token_file, event.hook_event_name, data, timeout)
     return run_standalone(config, event, raw, timeout)

@@ -11,31 +11,24 @@ it. Stops cleanly on SIGINT or SIGTERM: what waits for a person is declined.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 
 import anyio
 import msgspec
 
 from gateway._cli._common import CommandError, Subcommand, register
-from gateway._config import GatewayConfig, SinkConfig, default_config, load_config
+from gateway._config import (
+    GatewayConfig,
+    SinkConfig,
+    default_config,
+    default_token_file,
+    load_config,
+)
 from gateway._errors import GatewayError
 
-__all__ = ["default_token_file"]
-
-
-def default_token_file(environ: Mapping[str, str] | None = None) -> Path:
-    """
-    Where the token is stored when ``[serve] token-file`` is not set.
-
-    ``$XDG_STATE_HOME/agent-gateway/token``, or ``~/.local/state/agent-gateway/token``.
-    """
-    environ = os.environ if environ is None else environ
-    state = environ.get("XDG_STATE_HOME") or str(Path("~/.local/state").expanduser())
-    return Path(state) / "agent-gateway" / "token"
+__all__: list[str] = []
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:

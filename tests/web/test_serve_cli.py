@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from gateway._cli._serve import default_token_file
+from gateway._config import default_token_file
 from web.support import WAIT
 
 CONFIG = """
