@@ -364,10 +364,11 @@ def run_hook(arguments: argparse.Namespace) -> dict[str, Any] | None:
         raise _Blocked(f"The timeout must be between 0 and 86400 seconds, not {timeout:g}.")
     if server:
         token_file = (
-            arguments.token_file
-            if arguments.token_file is not None
-            else config.hook.token_file or str(default_token_file())
+            arguments.token_file if arguments.token_file is not None else config.hook.token_file
         )
+        if token_file is None and default_token_file().is_file():
+            # Where `gateway serve` stored it; a configured file must exist, this one may not.
+            token_file = str(default_token_file())
         return run_forward(server, token_file, event.hook_event_name, data, timeout)
     return run_standalone(config, event, raw, timeout)
 

@@ -406,3 +406,34 @@ def test_forward_blocks_when_the_token_file_is_missing(
     result = run_hook(bash_event(ALLOWED), "--server", url, "--token-file", str(tmp_path / "nope"))
     assert "Cannot read the token file" in blocked(result)
     assert handler.requests == []
+
+
+def test_forward_reads_the_token_where_gateway_serve_stores_it() -> None:
+    """With no --token-file, the hook sends the token `gateway serve` stored at its default path."""
+    from gateway._config import default_token_file
+
+    seen: list[str | None] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            seen.append(self.headers.get("Authorization"))
+            self.send_response(401)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            del format, args
+
+    token_file = default_token_file()
+    token_file.parent.mkdir(parents=True, exist_ok=True)
+    token_file.write_text("stored-token\n")
+    try:
+        with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler) as server:
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            result = run_hook(
+                bash_event("ls"), "--server", f"http://127.0.0.1:{server.server_address[1]}"
+            )
+            server.shutdown()
+    finally:
+        token_file.unlink()
+    assert result.returncode == 2
+    assert seen == ["Bearer stored-token"]
