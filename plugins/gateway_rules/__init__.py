@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -53,7 +54,7 @@ from gateway import (
 )
 from gateway_rules._engine import Judgement, RuleSet, display_hazards
 from gateway_rules._match import CommandView, matches
-from gateway_rules._schema import Rule, RuleFile, RulesOptions, validate_rule
+from gateway_rules._schema import Rule, RulesOptions, validate_rule
 
 __all__ = [
     "ExampleResult",
@@ -64,12 +65,15 @@ __all__ = [
     "RulesApprover",
     "RulesOptions",
     "check_examples",
+    "convert_rules",
     "display_hazards",
     "load_rules",
 ]
 
 Scope = Literal["digest", "session", "prefix"]
 _DEFAULT_SOURCE: Final = "the default policy"
+_AT_ROOT: Final = re.compile(r" - at `\$`$")
+_AT_PATH: Final = re.compile(r" - at `\$\.?([^`]*)`$")
 
 
 class RuleError(ValueError):
@@ -114,20 +118,52 @@ class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
     note: str | None = None
 
 
+def _problem(error: Exception) -> str:
+    """A decoding error as a clause (``object contains unknown field `x```)."""
+    text = str(error).strip().rstrip(".")
+    text = _AT_ROOT.sub("", text)
+    text = _AT_PATH.sub(r" (at `\1`)", text)
+    return text[:1].lower() + text[1:]
+
+
+def convert_rules(tables: object, source: str) -> tuple[Rule, ...]:
+    """
+    Rule tables (as TOML decodes them) as rules, each checked on its own.
+
+    Raises:
+        RuleError: One sentence naming the source, the rule (its id, or its
+            number when it has none) and the problem.
+    """
+    if not isinstance(tables, list | tuple):
+        raise RuleError(f"Invalid rules in {source}: `rule` must be an array of tables ([[rule]]).")
+    rules: list[Rule] = []
+    for number, table in enumerate(tables, start=1):
+        name = table.get("id") if isinstance(table, dict) else None
+        label = repr(name) if isinstance(name, str) else f"number {number}"
+        try:
+            rules.append(msgspec.convert(table, Rule))
+        except msgspec.ValidationError as error:
+            raise RuleError(f"Invalid rule {label} in {source}: {_problem(error)}.") from None
+    return tuple(rules)
+
+
 def _decode_rules(data: bytes, source: str) -> tuple[Rule, ...]:
     try:
-        return msgspec.toml.decode(data, type=RuleFile).rule
-    except (msgspec.ValidationError, msgspec.DecodeError) as error:
-        raise RuleError(f"Invalid rule file {source!r}: {error}.") from None
+        raw = msgspec.toml.decode(data)
+    except msgspec.DecodeError as error:
+        raise RuleError(f"Invalid rule file {source}: {_problem(error)}.") from None
+    unknown = sorted(set(raw) - {"rule"}) if isinstance(raw, dict) else []
+    if unknown:
+        raise RuleError(
+            f"Invalid rule file {source}: unknown key `{unknown[0]}` (a rule file holds [[rule]] tables)."
+        )
+    return convert_rules(raw.get("rule", []) if isinstance(raw, dict) else [], source)
 
 
 def _default_rules() -> tuple[Rule, ...]:
     raw = msgspec.toml.decode(default_config_bytes())
     section = raw.get("approver", {}).get("rules", {}) if isinstance(raw, dict) else {}
-    try:
-        return msgspec.convert(section.get("rule", []), tuple[Rule, ...])
-    except msgspec.ValidationError as error:
-        raise RuleError(f"Invalid rule in {_DEFAULT_SOURCE}: {error}.") from None
+    return convert_rules(section.get("rule", []), _DEFAULT_SOURCE)
 
 
 def load_rules(
@@ -234,10 +270,14 @@ class RulesApprover:
     def __init__(
         self, options: Mapping[str, Any] | None = None, context: ApproverContext | None = None
     ) -> None:
+        given = dict(options or {})
+        inline = convert_rules(given.pop("rule", []), "the gateway config")
         try:
-            self.options = msgspec.convert(dict(options or {}), RulesOptions)
+            self.options = msgspec.structs.replace(
+                msgspec.convert(given, RulesOptions), rule=inline
+            )
         except msgspec.ValidationError as error:
-            raise RuleError(f"Invalid [approver.rules] options: {error}.") from None
+            raise RuleError(f"Invalid [approver.rules] options: {_problem(error)}.") from None
         self.sources, self.rules = load_rules(self.options)
         failed = [result for result in check_examples(self.sources) if not result.passed]
         if failed:

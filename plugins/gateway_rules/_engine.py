@@ -8,23 +8,29 @@ the decision is, in order of precedence:
 1. a matching ``decline`` rule, or a built-in decline (the program comes from
    an expansion; shell text that is not a literal);
 2. a matching ``ask`` rule, or a built-in ask (an option no launcher row
-   declares, operands fed from a stream, a launcher that is not transparent,
-   a file write no allow rule permits, nested text that could not be read);
+   declares, operands fed from a stream, a variable it sets that the rules do
+   not know or cannot name, a value it evaluates as a number that the plan
+   cannot see, ``time -o``, a launcher that is not transparent, a file write
+   no allow rule permits, nested text that could not be read);
 3. a matching ``allow`` rule, or a remembered approval;
 4. otherwise ``ask``: no rule covers it.
 
 The call is allowed only when every command is; any decline declines it;
 anything else asks (the approver abstains to the next one). Whole-call checks
-come first: an unmeasured plan is never allowed, display-spoofing characters
-are at least an ask, and variables that change which program runs (``PATH``)
-are declined.
+come too: an unmeasured plan is never allowed; display-spoofing characters
+are at least an ask; variables that change which program runs (``PATH``) are
+declined, and rules about variables alone judge plain assignments; unknown
+upper-case variables, arithmetic on values the call did not set to literals,
+subscript-like text with an expansion in it and ``[[ ]]`` comparisons of such
+values are asked about (see `gateway_rules._arith`).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, NamedTuple
 
 from gateway import (
@@ -37,21 +43,32 @@ from gateway import (
     ReviewRequest,
     iter_commands,
 )
+from gateway_rules._arith import (
+    SUBSCRIPT_TEXT,
+    arithmetic_operand,
+    literal_bindings,
+    test_statement_operand,
+)
 from gateway_rules._match import (
     TRANSPARENT_LAUNCHERS,
     CommandView,
     command_text,
     matches,
+    option_present,
     redirect_writes,
 )
 from gateway_rules._schema import Rule
 
-__all__ = ["Judgement", "RuleSet", "display_hazards"]
+__all__ = ["Judgement", "RuleSet", "display_hazards", "unknown_variable"]
 
 _RANK: Final = {"allow": 0, "ask": 1, "decline": 2}
-_SPOOFING: Final = re.compile(
-    "[\r\x1b\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+_ASCII_CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_NOT_ASCII: Final = re.compile("[^\x00-\x7f]")
+_INVISIBLE_LETTERS: Final = frozenset(
+    "\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f"
 )
+"""Characters that are letters or marks to Unicode but show as nothing."""
+_HAZARD_CATEGORIES: Final = frozenset({"Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cs"})
 _PADDING: Final = re.compile(r"[ \t]{48,}")
 _DANGEROUS_BINDINGS: Final = frozenset(
     {
@@ -72,6 +89,64 @@ _DANGEROUS_BINDINGS: Final = frozenset(
 )
 
 
+_HARMLESS_VARIABLES: Final = frozenset(
+    {
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "COLUMNS",
+        "LINES",
+        "TERM",
+        "COLORTERM",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "CI",
+        "PYTHONUNBUFFERED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONIOENCODING",
+        "PYTHONHASHSEED",
+        "PYTHONUTF8",
+        "PYTHONFAULTHANDLER",
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "NUMEXPR_NUM_THREADS",
+        "REPLY",
+        "MAPFILE",
+        "OPTIND",
+        "OPTARG",
+        "OPTERR",
+        "TIMEFORMAT",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "GIT_COMMITTER_DATE",
+        "GIT_TERMINAL_PROMPT",
+    }
+)
+"""Upper-case variables known not to change what an allowed program runs, reads or writes."""
+_TIME_WRITES: Final = ("-o", "--output", "-a", "--append")
+
+
+def unknown_variable(name: str) -> bool:
+    """
+    True when setting ``name`` may change what a program does and the rules do not know it harmless.
+
+    Programs read their settings from upper-case environment variables
+    (``GIT_DIR``, ``GIT_EXTERNAL_DIFF``, ``LESSOPEN``, ``HOME``…), and an
+    assignment reaches them when the variable is exported, or already was:
+    only a short list of upper-case names is known to be harmless; lower-case
+    names are the script's own.
+    """
+    if any(char.islower() for char in name):
+        return False
+    return name not in _HARMLESS_VARIABLES and not name.startswith("LC_")
+
+
 class Judgement(NamedTuple):
     """One decision with its reason and the rule behind it."""
 
@@ -81,18 +156,39 @@ class Judgement(NamedTuple):
     command: str | None = None
 
 
+def _hazard_character(text: str) -> str | None:
+    """The first character of ``text`` that shows as something other than itself, or nothing."""
+    found = _ASCII_CONTROL.search(text)
+    first = found.start() if found is not None else len(text)
+    for other in _NOT_ASCII.finditer(text, 0, first):
+        char = other.group()
+        code = ord(char)
+        if (
+            unicodedata.category(char) in _HAZARD_CATEGORIES
+            or char in _INVISIBLE_LETTERS
+            or 0xFE00 <= code <= 0xFE0D  # variation selectors (not the emoji ones)
+            or 0xE0100 <= code <= 0xE01EF
+        ):
+            return char
+    return found.group() if found is not None else None
+
+
 def display_hazards(text: str) -> str | None:
-    """What in ``text`` can make a person see something other than what runs, as a clause."""
-    found = _SPOOFING.search(text)
-    if found is not None:
-        char = found.group()
+    """
+    What in ``text`` can make a person see something other than what runs, as a clause.
+
+    Control characters (a carriage return, an ANSI escape…) other than tab and
+    newline; Unicode format characters (bidirectional overrides, zero-width
+    characters, tag characters, the soft hyphen…), separators other than the
+    plain space, and characters that show as nothing; a long run of blanks.
+    """
+    char = _hazard_character(text)
+    if char is not None:
         name = {"\r": "a carriage return", "\x1b": "an ANSI escape"}.get(char)
         if name is None:
-            label = unicodedata.name(char, "") or f"U+{ord(char):04X}"
-            name = (
-                f"the invisible or control character U+{ord(char):04X} ({label.lower()})"
-                if label
-                else f"U+{ord(char):04X}"
+            label = unicodedata.name(char, "")
+            name = f"the invisible or control character U+{ord(char):04X}" + (
+                f" ({label.lower()})" if label else ""
             )
         return f"it contains {name}, which can hide or reorder what a person sees"
     if _PADDING.search(text):
@@ -116,6 +212,11 @@ class RuleSet:
         self.rules = tuple(rules)
         self.tool_rules = tuple(rule for rule in self.rules if rule.tools)
         self.command_rules = tuple(rule for rule in self.rules if not rule.tools)
+        self.variable_rules = tuple(
+            rule
+            for rule in self.command_rules
+            if rule.assigns and rule.decision != "allow" and _only_assigns(rule)
+        )
 
     # ── one command ──
 
@@ -126,6 +227,7 @@ class RuleSet:
         cwd: str | None,
         functions: frozenset[str],
         remembered: Iterable[Rule] = (),
+        trusted: frozenset[str] | set[str] = frozenset(),
     ) -> Judgement:
         """Decide one command by the precedence in the module docstring."""
         view = CommandView(command)
@@ -201,6 +303,53 @@ class RuleSet:
             return Judgement(
                 "ask", _sentence("ask", text, None, _clause(position.reason)), None, text
             )
+        if view.hidden_assignment is not None:
+            return Judgement(
+                "ask",
+                _sentence(
+                    "ask",
+                    text,
+                    None,
+                    f"it sets a variable whose name the plan cannot see ({view.hidden_assignment})",
+                    "name the variable literally",
+                ),
+                None,
+                text,
+            )
+        unknown = [name for name in view.assigned if unknown_variable(name)]
+        if unknown:
+            return Judgement(
+                "ask",
+                _sentence(
+                    "ask",
+                    text,
+                    None,
+                    f"it sets `{unknown[0]}`, which programs may read from their environment and no rule knows to be harmless",
+                ),
+                None,
+                text,
+            )
+        operand = arithmetic_operand(view.program, view.args, view.written, set(trusted))
+        if operand is not None:
+            return Judgement(
+                "ask",
+                _sentence(
+                    "ask",
+                    text,
+                    None,
+                    f"it evaluates `{_shown(operand)}` as a number, and bash evaluates a value it cannot see as an expression that can run commands",
+                ),
+                None,
+                text,
+            )
+        for launcher, own in view.launcher_args:
+            if launcher == "time" and option_present(own, _TIME_WRITES) is not None:
+                return Judgement(
+                    "ask",
+                    _sentence("ask", text, None, "`time -o` writes its report to a file"),
+                    None,
+                    text,
+                )
         opaque = [step for step in view.launchers if step not in TRANSPARENT_LAUNCHERS]
         allows = [rule for rule in matched if rule.decision == "allow"]
         allows += [rule for rule in remembered if matches(rule, view, cwd)]
@@ -265,15 +414,37 @@ class RuleSet:
         cwd: str | None,
         remembered: Iterable[Rule] = (),
     ) -> list[Judgement]:
-        """Judge every command of some plans (nested text included)."""
+        """Judge every command of some plans (nested text included), then the call as a whole."""
         remembered = tuple(remembered)
-        functions = frozenset(name for plan in plans for name in plan.functions)
+        every = list(_with_nested(plans))
+        functions = frozenset(name for plan in every for name in plan.functions)
+        trusted = literal_bindings(plans)
         judgements = [
-            self.judge_command(command, cwd=cwd, functions=functions, remembered=remembered)
+            self.judge_command(
+                command, cwd=cwd, functions=functions, remembered=remembered, trusted=trusted
+            )
             for plan in plans
             for command in iter_commands(plan)
         ]
-        bound = {name for plan in plans for name in plan.bound_variables}
+        bound = {name for plan in every for name in plan.bound_variables}
+        # A plain assignment (``HISTFILE=/dev/null``, ``for PATH in …``) runs no
+        # command, so rules about variables alone are also held against them.
+        for rule in self.variable_rules:
+            hit = sorted(
+                name
+                for name in bound
+                if any(fnmatch.fnmatchcase(name, pattern) for pattern in rule.assigns)
+            )
+            if hit:
+                verb = {"decline": "Declined", "ask": "Asked about"}[rule.decision]
+                tail = f"; {rule.instead}" if rule.instead else ""
+                judgements.append(
+                    Judgement(
+                        rule.decision,
+                        f"{verb} the call: rule {rule.id} {rule.reason} (it sets `{hit[0]}`){tail}.",
+                        rule.id,
+                    )
+                )
         dangerous = sorted(bound & _DANGEROUS_BINDINGS)
         if dangerous:
             judgements.append(
@@ -283,15 +454,62 @@ class RuleSet:
                     None,
                 )
             )
-        arithmetic = sorted({name for plan in plans for name in plan.arithmetic_variables} - bound)
+        unknown = sorted(name for name in bound if unknown_variable(name))
+        if unknown:
+            judgements.append(
+                Judgement(
+                    "ask",
+                    f"Asked about the call: it sets `{unknown[0]}`, which programs may read from their environment and no rule knows to be harmless.",
+                    None,
+                )
+            )
+        arithmetic = sorted(
+            {name for plan in every for name in plan.arithmetic_variables} - trusted
+        )
         if arithmetic:
             judgements.append(
                 Judgement(
                     "ask",
-                    f"Asked about the call: arithmetic reads `{arithmetic[0]}` from outside the call, and bash evaluates its value as an expression that can run commands.",
+                    f"Asked about the call: arithmetic reads `{arithmetic[0]}`, which the call does not set to a literal, and bash evaluates its value as an expression that can run commands.",
                     None,
                 )
             )
+        for plan in every:
+            # The plan lists only the free variables arithmetic reads; within one
+            # statement (a loop, a group) a variable set from a value the plan
+            # cannot see may be read by arithmetic too.
+            unseen = sorted(set(plan.bound_variables) - trusted)
+            if unseen and _uses_arithmetic(plan):
+                judgements.append(
+                    Judgement(
+                        "ask",
+                        f"Asked about the call: a statement sets `{unseen[0]}` from a value the plan cannot see and evaluates arithmetic, which can run commands hidden in that value.",
+                        None,
+                    )
+                )
+                break
+        for plan in every:
+            found = SUBSCRIPT_TEXT.search(plan.rendered)
+            if found is not None:
+                judgements.append(
+                    Judgement(
+                        "ask",
+                        f"Asked about the call: `{_shown(found.group())}` reads like an array subscript, and wherever bash evaluates it as a number it runs the expansion inside.",
+                        None,
+                    )
+                )
+                break
+        for plan in every:
+            operand = test_statement_operand(plan, trusted)
+            if operand is not None:
+                judgements.append(
+                    Judgement(
+                        "ask",
+                        f"Asked about the call: `[[ ]]` compares `{_shown(operand)}` as a number, and bash evaluates a value it cannot see as an expression that can run commands.",
+                        None,
+                    )
+                )
+                break
         return judgements
 
     def judge_tool(self, tool: str) -> Judgement:
@@ -353,6 +571,48 @@ class RuleSet:
                 )
             return _answer(judgements)
         return _answer(self.judge_plans(plans, cwd=request.call.cwd, remembered=remembered))
+
+
+_METADATA: Final = frozenset(
+    {"id", "decision", "reason", "instead", "assigns", "match", "not_match"}
+)
+
+
+def _only_assigns(rule: Rule) -> bool:
+    """True when ``assigns`` is the rule's only condition (it can then judge a plain assignment)."""
+    defaults = Rule(id=rule.id, decision=rule.decision, reason=rule.reason)
+    return all(
+        getattr(rule, field) == getattr(defaults, field)
+        for field in rule.__struct_fields__
+        if field not in _METADATA
+    )
+
+
+def _with_nested(plans: Iterable[Plan]) -> Iterator[Plan]:
+    """The plans and, recursively, the plans of the shell text their commands launch."""
+    for plan in plans:
+        yield plan
+        for command in plan.commands:
+            for nested in command.nested:
+                yield from _with_nested(nested.plans)
+
+
+def _uses_arithmetic(plan: Plan) -> bool:
+    """True when a statement may evaluate arithmetic (``$(( ))``, ``(( ))``, ``$[ ]``, ``let``)."""
+    if plan.statement_kind == "arith" or plan.arithmetic_variables:
+        return True
+    if "((" in plan.rendered or "$[" in plan.rendered:
+        return True
+    return any(
+        "arithmetic" in command.expansions or command.name == "let"
+        for command in iter_commands(plan)
+    )
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """Text for a reason sentence: one line, no backquotes, shortened."""
+    text = " ".join(text.split()).replace("`", "'")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _clause(sentence: str | None) -> str:

@@ -17,6 +17,7 @@ from typing import Final
 
 from gateway import PlannedCommand, PlannedRedirect, PlannedValue
 from gateway_rules._schema import Rule
+from gateway_rules._sed import sed_effect
 
 __all__ = [
     "SYSTEM_DIRECTORIES",
@@ -24,6 +25,7 @@ __all__ = [
     "CommandView",
     "command_text",
     "matches",
+    "may_spell_option",
     "option_present",
     "redirect_writes",
 ]
@@ -72,6 +74,9 @@ class CommandView:
         "args",
         "assigned",
         "command",
+        "environment",
+        "hidden_assignment",
+        "launcher_args",
         "launchers",
         "program",
         "program_path",
@@ -96,18 +101,93 @@ class CommandView:
             written[start:] if len(written) == len(argv) else [a or "" for a in self.args]
         )
         self.launchers = tuple(step.basename for step in position.launchers)
-        assigned = [a.name for a in command.assignments]
+        environment = [a.name for a in command.assignments]
         # Assignment operands of launchers (``env PATH=… cmd``, ``sudo VAR=… cmd``).
         ends = [step.index for step in position.launchers[1:]] + [
             program.index if program and program.index is not None else len(argv)
         ]
+        self.launcher_args: list[tuple[str, list[str | None]]] = []
         for step, end in zip(position.launchers, ends, strict=False):
-            assigned.extend(
+            own = argv[step.index + 1 : end]
+            self.launcher_args.append((step.basename, own))
+            environment.extend(
                 found.group(1)
-                for value in argv[step.index + 1 : end]
+                for value in own
                 if value is not None and (found := _ASSIGNMENT.match(value)) is not None
             )
-        self.assigned = tuple(assigned)
+        self.environment = tuple(environment)
+        """Variables set in the environment of the program (``A=1 cmd``, ``env A=1 cmd``)."""
+        shell, hidden = builtin_assignments(self.program, self.args, self.written)
+        self.assigned = (*self.environment, *shell)
+        """Every variable the command sets: for the program, or in the shell (``export``, ``read``…)."""
+        self.hidden_assignment = hidden
+        """The word when the command sets a variable whose name the plan cannot see (``export $v=1``)."""
+
+
+_DECLARATIONS: Final = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_READERS: Final = frozenset({"read", "mapfile", "readarray"})
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LITERAL_ASSIGNMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
+
+
+def builtin_assignments(
+    program: str | None, args: Sequence[str | None], written: Sequence[str] = ()
+) -> tuple[list[str], str | None]:
+    """
+    The variables a shell builtin sets by name, and the first word whose name is hidden.
+
+    ``export``/``declare``/``typeset``/``local``/``readonly`` set their
+    ``NAME=VALUE`` and ``NAME`` operands (with ``-n``, the variable a nameref
+    points to as well); ``read``, ``mapfile`` and ``readarray`` set every
+    operand that is a name (and the value of ``read -a``); ``printf -v NAME``
+    and ``getopts OPTSTRING NAME`` set ``NAME``. The plan's bound variables
+    do not list these, yet ``read PATH <<< /tmp`` changes which ``ls`` runs.
+    An operand that expands keeps its name when the name is written literally
+    (``export PYTHONPATH=$PWD``); otherwise the name is hidden.
+    """
+    names: list[str] = []
+    if program in _DECLARATIONS:
+        nameref = option_present(args, ["-n"]) is not None
+        for index, arg in enumerate(args):
+            if arg is None:
+                text = written[index] if index < len(written) else ""
+                literal = _LITERAL_ASSIGNMENT.match(text)
+                if literal is None:
+                    return names, f"`{text}`" if text else "an operand that expands"
+                names.append(literal.group(1))
+                continue
+            if arg.startswith(("-", "+")):
+                continue
+            found = _ASSIGNMENT.match(arg)
+            name = found.group(1) if found else arg
+            if not _NAME.fullmatch(name):
+                return names, arg
+            names.append(name)
+            if nameref and found:
+                names.append(arg[found.end() :])
+    elif program in _READERS:
+        for index, arg in enumerate(args):
+            if arg is None:
+                text = written[index] if index < len(written) else ""
+                return names, f"`{text}`" if text else "an operand that expands"
+            if _NAME.fullmatch(arg):
+                names.append(arg)
+    elif program == "printf":
+        for index, arg in enumerate(args):
+            if arg is None or not arg.startswith("-v"):
+                if arg is None or not arg.startswith("-"):
+                    break
+                continue
+            name = arg[2:] or (args[index + 1] if index + 1 < len(args) else "")
+            if name is None:
+                return names, "a variable name that expands"
+            names.append(name)
+            break
+    elif program == "getopts" and len(args) >= 2:
+        if args[1] is None:
+            return names, "a variable name that expands"
+        names.append(args[1])
+    return names, None
 
 
 def command_text(command: PlannedCommand, limit: int = 60) -> str:
@@ -144,21 +224,33 @@ def _option_spec(option: str) -> tuple[str, str]:
     return "single", option
 
 
-def option_present(args: Sequence[str | None], options: Iterable[str]) -> str | None:
+def option_present(
+    args: Sequence[str | None], options: Iterable[str], *, wide: bool = True
+) -> str | None:
     """
     The first argument that spells one of ``options``, or ``None``.
 
     Short options are found anywhere in a cluster (``-rf`` spells ``-f``,
-    ``-ofile`` spells ``-o``); long options in all their spellings and any
-    abbreviation of two characters or more (``--compress-prog``); single-dash
-    long options (``-exec``) exactly or fused with ``=``; globs as globs.
-    Arguments after ``--`` are operands.
+    ``-ofile`` spells ``-o``); long options as ``--long`` and ``--long=value``;
+    single-dash long options (``-exec``) exactly or fused with ``=``; globs as
+    globs. Arguments after ``--`` are operands.
+
+    ``wide`` reads the arguments the way that finds the most, as a rule that
+    refuses an option must: any abbreviation of a long option counts, down to
+    one letter (getopt takes ``--i`` for sed's ``--in-place``), and a ``--``
+    right after an option does not end the options, since that option may take
+    it as its value (``awk -F -- -f prog.awk``). Without ``wide`` (an allow rule
+    that needs an option) only full names count and every ``--`` ends them.
     """
     specs = [_option_spec(option) for option in options]
+    previous: str | None = None
     for arg in args:
+        before, previous = previous, arg
         if arg is None or not arg.startswith("-") or arg == "-":
             continue
         if arg == "--":
+            if wide and _may_take_value(before):
+                continue
             return None
         for kind, value in specs:
             if kind == "glob":
@@ -169,7 +261,7 @@ def option_present(args: Sequence[str | None], options: Iterable[str]) -> str | 
             elif kind == "long":
                 if arg.startswith("--"):
                     name = arg[2:].split("=", 1)[0]
-                    if name == value or (len(name) >= 2 and value.startswith(name)):
+                    if name == value or (wide and name and value.startswith(name)):
                         return arg
             elif kind == "single":
                 if arg == value or arg.startswith(value + "="):
@@ -177,6 +269,49 @@ def option_present(args: Sequence[str | None], options: Iterable[str]) -> str | 
             elif not arg.startswith("--") and value in arg[1:]:
                 return arg
     return None
+
+
+def _may_take_value(arg: str | None) -> bool:
+    """True when ``arg`` is an option that may take the next argument as its value."""
+    if arg is None or not arg.startswith("-") or arg in ("-", "--"):
+        return False
+    return not (arg.startswith("--") and "=" in arg)
+
+
+_CANNOT_START_OPTION: Final = frozenset("/._:,=+@%^~")
+
+
+def may_spell_option(written: str) -> bool:
+    """
+    True when an argument that expands, written as ``written``, could expand to an option.
+
+    A word cannot when it starts with a literal character other than ``-`` and
+    nothing in it is split into more words: ``~/dir``, ``./*``, ``"src/$name"``.
+    A word that starts with an expansion, a glob or a brace (``$X``, ``*``,
+    ``{-delete,x}``) can, and so can one with an unquoted ``$`` or backquote
+    (``/x$(cmd)`` splits on blanks) or an ``@`` expansion (``"${a[@]}"``).
+    """
+    text = written.removeprefix('"')
+    if not text or not (text[0].isalnum() or text[0] in _CANNOT_START_OPTION):
+        return True
+    if "$" in written and "@" in written:
+        return True
+    quote = ""
+    index = 0
+    while index < len(written):
+        char = written[index]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "\\":
+            index += 1
+        elif quote == '"':
+            quote = "" if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "$`":
+            return True
+        index += 1
+    return False
 
 
 def redirect_writes(redirect: PlannedRedirect) -> bool:
@@ -247,11 +382,24 @@ def matches(rule: Rule, view: CommandView, cwd: str | None = None) -> bool:
             if rule.before_subcommand
             else view.args
         )
-        if option_present(scope, rule.options) is None:
+        # Read the arguments the way that makes the rule stricter: a rule
+        # that refuses finds every spelling, one that allows only sure ones.
+        if option_present(scope, rule.options, wide=rule.decision != "allow") is None:
             return False
-    if rule.without_options and option_present(view.args, rule.without_options) is not None:
+    if (
+        rule.without_options
+        and option_present(view.args, rule.without_options, wide=rule.decision == "allow")
+        is not None
+    ):
         return False
-    if rule.without_options and rule.decision == "allow" and any(a is None for a in view.args):
+    if (
+        rule.without_options
+        and rule.decision == "allow"
+        and any(
+            value is None and may_spell_option(text)
+            for value, text in zip(view.args, view.written, strict=False)
+        )
+    ):
         # An argument that expands could spell an excluded option.
         return False
     if rule.arg_patterns:
@@ -272,7 +420,9 @@ def matches(rule: Rule, view: CommandView, cwd: str | None = None) -> bool:
             return False
     if rule.expansions and not set(rule.expansions) & set(command.expansions):
         return False
-    if rule.assigns and not set(rule.assigns) & set(view.assigned):
+    if rule.assigns and not any(
+        fnmatch.fnmatchcase(name, pattern) for name in view.assigned for pattern in rule.assigns
+    ):
         return False
     if (
         rule.writes is not None
@@ -291,6 +441,8 @@ def matches(rule: Rule, view: CommandView, cwd: str | None = None) -> bool:
     if rule.fed_by and not set(rule.fed_by) & set(command.fed_by):
         return False
     if rule.runs_shell is not None and command.position.runs_shell != rule.runs_shell:
+        return False
+    if rule.sed_runs is not None and (sed_effect(view.args) is not None) != rule.sed_runs:
         return False
     if rule.cwd_under:
         if cwd is None:

@@ -69,8 +69,9 @@ class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
         expansions: Some word of the command uses one of these kinds of
             expansion (``transform`` for ``${x@P}``, ``indirect`` for
             ``${!x}``, ``command_substitution``, ``arithmetic``…).
-        assigns: The command sets one of these variables for itself
-            (``PATH=… cmd``, ``env PATH=… cmd``).
+        assigns: The command sets one of these variables (``*`` globs: ``LD_*``):
+            for the program (``PATH=… cmd``, ``env PATH=… cmd``) or in the
+            shell (``PATH=…``, ``export``, ``declare``, ``read``, ``printf -v``…).
         writes: True: it writes a file through a redirect (not ``/dev/null``,
             not a descriptor duplication); false: it does not.
         write_targets: A redirect it writes to matches one of these globs
@@ -78,6 +79,11 @@ class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
         redirect_targets: Any redirect target (read or write) matches one of these globs.
         fed_by: An earlier stage of its pipeline runs one of these programs.
         runs_shell: True: a shell runs text here (``sh -c``, ``sudo -s``).
+        sed_runs: True: the command's sed scripts (the ``-e`` values, else the
+            first operand) can run commands or write files (``e``, ``w``,
+            ``W``, ``s///e``, ``s///w`` behind any address), edit in place,
+            come from a file, or cannot be read; false: none of these. Give it
+            with ``programs = ["sed"]``.
         contexts: Where the command sits: ``command``, ``substitution``,
             ``process_substitution``, ``heredoc``, ``function``.
         cwd_under: The call's working directory is inside one of these.
@@ -111,6 +117,7 @@ class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     redirect_targets: tuple[str, ...] = ()
     fed_by: tuple[str, ...] = ()
     runs_shell: bool | None = None
+    sed_runs: bool | None = None
     contexts: tuple[str, ...] = ()
     cwd_under: tuple[str, ...] = ()
     match: tuple[str, ...] = ()
@@ -135,8 +142,8 @@ class RulesOptions(
         include_default: Also load the default policy shipped with the gateway
             (a rule here with the same id replaces the default one).
         files: More rule files to load.
-        memory: Where approvals a person asked to remember are kept (a TOML
-            file); empty keeps them in memory only.
+        memory: Where approvals a person asked to remember are kept (a JSON
+            file, readable by its owner only); empty keeps them in memory only.
         rule: Rules written inline.
     """
 
@@ -173,4 +180,6 @@ def validate_rule(rule: Rule) -> str | None:
             return "its global-options arities must be 0 or 1"
     if (rule.subcommands or rule.prefix) and not (rule.programs or rule.paths):
         return "it gives subcommands or a prefix without programs"
+    if rule.sed_runs is not None and not (rule.programs or rule.paths):
+        return "it gives sed-runs without programs"
     return None

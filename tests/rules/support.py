@@ -1,0 +1,84 @@
+"""
+Helpers shared by the rules tests (imported by them; not a test module).
+
+`review` puts one shell command to a `RulesApprover` exactly as the gateway
+would (a ``call`` question with the command's plan) and `decision` names the
+answer the way verdicts do: an approver that abstains is an ``ask``. Nothing
+here runs a command: commands are only planned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, Final
+
+import anyio
+import msgspec
+from gateway_rules import RulesApprover
+
+from gateway import (
+    Abstain,
+    Allow,
+    Answer,
+    Decline,
+    GatewayConfig,
+    ReviewRequest,
+    ToolCall,
+    default_config,
+    plan_program,
+)
+
+DECISIONS: Final = {Allow: "allow", Abstain: "ask", Decline: "decline"}
+
+
+@cache
+def default_approver() -> RulesApprover:
+    """The rules approver with the default policy (loaded once: loading runs every example)."""
+    return RulesApprover({}, None)
+
+
+def rules_only_config() -> GatewayConfig:
+    """The default config, with the rules approver as the only approver and no sinks."""
+    config = default_config()
+    return msgspec.structs.replace(
+        config,
+        gateway=msgspec.structs.replace(config.gateway, approvers=("rules",)),
+        sinks={},
+    )
+
+
+def request_for(
+    command: str, *, cwd: str | None = None, session_id: str | None = None
+) -> ReviewRequest:
+    """The ``call`` question the gateway would put for a shell command."""
+    plan = plan_program(command)
+    return ReviewRequest(
+        kind="call",
+        call=ToolCall("Bash", {"command": command}, cwd=cwd, session_id=session_id),
+        digest=plan.digest,
+        plan=plan,
+    )
+
+
+def review(
+    command: str,
+    *,
+    approver: RulesApprover | None = None,
+    cwd: str | None = None,
+    session_id: str | None = None,
+) -> Answer:
+    """The approver's answer for a shell command (default: the default policy)."""
+    chosen = approver if approver is not None else default_approver()
+    request = request_for(command, cwd=cwd, session_id=session_id)
+    return anyio.run(chosen.review, request)
+
+
+def decision(answer: Answer) -> str:
+    """``allow``, ``ask`` or ``decline``."""
+    return DECISIONS[type(answer)]
+
+
+def approver_with(*rules: Mapping[str, Any], include_default: bool = False) -> RulesApprover:
+    """A rules approver with the given inline rules (kebab-case keys), without the default policy unless asked."""
+    return RulesApprover({"include-default": include_default, "rule": [dict(r) for r in rules]})

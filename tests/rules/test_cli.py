@@ -1,0 +1,199 @@
+"""
+``gateway check`` and ``gateway rules test``, run in-process on files.
+
+``check`` writes one verdict per input line, in order; a malformed line gets
+a ``decline`` verdict with a reason, never a crash. ``rules test`` prints
+every example's result and a summary, and exits 1 when one fails.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway import VerdictReached, read_audit_log
+from gateway._cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[Any], str]:
+    status = main(list(args))
+    captured = capsys.readouterr()
+    return status, [json.loads(line) for line in captured.out.splitlines()], captured.err
+
+
+LINES = [
+    '{"id": "1", "cmd": "ls -la"}',
+    '{"id": "2", "cmd": "rm -rf ~"}',
+    '{"id": "3", "tool": "Read", "input": {"file_path": "README.md"}}',
+    '{"id": "4", "cmd": "pip install requests"}',
+    "",
+    "this is not json",
+    '{"id": "6", "cmd": 1}',
+    '{"id": "7"}',
+    '{"id": "8", "cmd": "ls", "tool": "Bash", "input": {"command": "ls"}}',
+    '{"id": "9", "cmd": "ls", "colour": "blue"}',
+    "[1, 2]",
+    '{"cmd": "git status"}',
+]
+
+
+def test_check_writes_one_verdict_per_line_in_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text("\n".join(LINES) + "\n")
+    status, verdicts, err = run(capsys, "check", str(calls))
+    assert status == 0, err
+    assert [v["decision"] for v in verdicts] == [
+        "allow",
+        "decline",
+        "allow",
+        "ask",
+        "decline",
+        "decline",
+        "decline",
+        "decline",
+        "decline",
+        "decline",
+        "allow",
+    ]
+    assert [v["id"] for v in verdicts[:4]] == ["1", "2", "3", "4"]
+    assert verdicts[1]["rule"] == "rm.recursive-outside"
+    assert verdicts[1]["approver"] == "rules"
+    assert verdicts[1]["digest"].startswith("sha256:")
+    assert (
+        verdicts[0]["reason"]
+        == "Allowed `ls -la`: rule read.listing only lists or describes files."
+    )
+    for verdict in verdicts:
+        assert set(verdict) == {"id", "decision", "reason", "digest", "approver", "rule"}
+
+
+def test_check_gives_malformed_lines_a_decline_with_a_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text("\n".join(LINES) + "\n")
+    _, verdicts, _ = run(capsys, "check", str(calls))
+    malformed = verdicts[4:10]
+    reasons = [v["reason"] for v in malformed]
+    assert reasons[0].startswith("Line 6 is not valid JSON")
+    assert reasons[1].startswith("Line 7 is not a tool call")
+    assert reasons[2] == "Line 8 has neither `cmd` nor `tool` and `input`."
+    assert reasons[3] == "Line 9 gives both `cmd` and `tool`/`input`."
+    assert reasons[4].startswith("Line 10 is not a tool call")
+    assert reasons[5].startswith("Line 11 is not a tool call")
+    assert [v["id"] for v in malformed] == [None, None, "7", "8", None, None]
+    assert all(v["digest"] is None and v["rule"] is None for v in malformed)
+
+
+def test_check_reads_standard_input_and_writes_an_audit_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stdin = io.TextIOWrapper(io.BytesIO(b'{"id": "a", "cmd": "git push --force"}\n'))
+    monkeypatch.setattr(sys, "stdin", stdin)
+    audit = tmp_path / "audit.jsonl"
+    status, verdicts, err = run(capsys, "check", "--audit", str(audit))
+    assert status == 0, err
+    assert [(v["id"], v["decision"], v["rule"]) for v in verdicts] == [
+        ("a", "decline", "git.force-push")
+    ]
+    verdicts_logged = [e for e in read_audit_log(audit) if isinstance(e, VerdictReached)]
+    assert [e.verdict.rule for e in verdicts_logged] == ["git.force-push"]
+
+
+def test_check_uses_the_rules_of_a_given_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "gateway.toml"
+    config.write_text(
+        '[gateway]\napprovers = ["rules"]\n\n[approver.rules]\ninclude-default = false\n\n'
+        '[[approver.rules.rule]]\nid = "team.make"\ndecision = "allow"\nprograms = ["make"]\n'
+        'subcommands = ["test"]\nreason = "runs the tests"\nmatch = ["make test"]\n'
+    )
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text('{"cmd": "make test"}\n{"cmd": "ls"}\n')
+    status, verdicts, err = run(capsys, "check", "--config", str(config), str(calls))
+    assert status == 0, err
+    assert [(v["decision"], v["rule"]) for v in verdicts] == [("allow", "team.make"), ("ask", None)]
+
+
+def test_check_stops_with_one_sentence_on_an_invalid_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "gateway.toml"
+    config.write_text(
+        '[gateway]\napprovers = ["rules"]\n\n[approver.rules]\ninclude-default = false\n\n'
+        '[[approver.rules.rule]]\nid = "team.make"\ndecision = "allow"\nprograms = ["make"]\n'
+        'reason = "runs the tests"\nnot-match = ["make test"]\n'
+    )
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text('{"cmd": "ls"}\n')
+    status, verdicts, err = run(capsys, "check", "--config", str(config), str(calls))
+    assert status == 2
+    assert verdicts == []
+    assert "team.make" in err
+    assert "matches its example `make test`" in err
+    assert err.count("\n") == 1
+
+
+def test_check_refuses_a_missing_input_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, verdicts, err = run(capsys, "check", str(tmp_path / "missing.jsonl"))
+    assert status == 2
+    assert verdicts == []
+    assert err.startswith("gateway check: Cannot read")
+
+
+def test_rules_test_runs_every_example_of_the_default_policy(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, results, _ = run(capsys, "rules", "test")
+    assert status == 0
+    summary = results[-1]
+    assert summary["failed"] == 0
+    assert summary["examples"] == len(results) - 1 > 300
+    assert all(r["passed"] for r in results[:-1])
+
+
+def test_rules_test_reports_a_failing_example_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "team.toml"
+    path.write_text(
+        '[[rule]]\nid = "team.x"\ndecision = "ask"\nprograms = ["x"]\nreason = "r"\n'
+        'match = ["x run", "y run"]\nnot-match = ["z"]\n'
+    )
+    status, results, _ = run(capsys, "rules", "test", "--no-default", str(path))
+    assert status == 1
+    assert results[-1] == {"rules": 1, "examples": 3, "passed": 2, "failed": 1}
+    failed = [r for r in results[:-1] if not r["passed"]]
+    assert failed == [
+        {
+            "rule": "team.x",
+            "source": str(path),
+            "expect": "match",
+            "example": "y run",
+            "passed": False,
+        }
+    ]
+
+
+def test_rules_test_stops_with_one_sentence_on_an_invalid_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "team.toml"
+    path.write_text('[[rule]]\nid = "team.x"\ndecision = "ask"\nreason = "r"\n')
+    status, results, err = run(capsys, "rules", "test", str(path))
+    assert status == 2
+    assert results == []
+    assert (
+        err
+        == f"gateway rules: Invalid rule 'team.x' in {path}: it selects nothing (give programs, paths, tools, launchers, assigns, redirect or write targets, fed-by, runs-shell or writes).\n"
+    )

@@ -1,0 +1,815 @@
+"""
+The rules engine: every condition of the rule format, the precedence, and the whole-call checks.
+
+Conditions are tested one by one on the command they read (`matches` on a
+planned command); decisions through a `RulesApprover` built from a few
+rules, so that each test shows one behaviour. Nothing here runs a command.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+import pytest
+from gateway_rules import RulesApprover
+from gateway_rules._arith import literal_bindings
+from gateway_rules._match import (
+    CommandView,
+    builtin_assignments,
+    command_text,
+    matches,
+    may_spell_option,
+    option_present,
+)
+from gateway_rules._schema import Rule
+from gateway_rules._sed import sed_effect
+
+from gateway import (
+    Abstain,
+    Allow,
+    Decline,
+    Gateway,
+    PlannedCommand,
+    ReviewRequest,
+    ToolCall,
+    iter_commands,
+    plan_program,
+)
+from rules.support import (
+    approver_with,
+    decision,
+    default_approver,
+    request_for,
+    review,
+    rules_only_config,
+)
+
+
+def commands(source: str) -> list[PlannedCommand]:
+    plan = plan_program(source)
+    assert plan.status == "measured", plan.reason
+    return [command for s in plan.statements for command in iter_commands(s.plan)]
+
+
+def make_rule(**fields: Any) -> Rule:
+    table: dict[str, Any] = {"id": "t", "decision": "ask", "reason": "is a test"}
+    table.update({key.replace("_", "-"): value for key, value in fields.items()})
+    return msgspec.convert(table, Rule)
+
+
+def hits(source: str, cwd: str | None = None, **fields: Any) -> bool:
+    """True when the rule matches some command of ``source``."""
+    rule = make_rule(**fields)
+    return any(matches(rule, CommandView(command), cwd) for command in commands(source))
+
+
+def first(source: str, **fields: Any) -> bool:
+    """True when the rule matches the first command of ``source``."""
+    return matches(make_rule(**fields), CommandView(commands(source)[0]))
+
+
+LS = {"id": "ls", "decision": "allow", "programs": ["ls"], "reason": "only lists"}
+CAT = {"id": "cat", "decision": "allow", "programs": ["cat"], "reason": "only reads"}
+
+
+# ───────────────────────── the program that really runs ─────────────────────────
+
+
+def test_programs_match_the_basename_of_the_program_position() -> None:
+    assert first("ls -la", programs=["ls"])
+    assert first("/usr/bin/ls -la", programs=["ls"])
+    assert first("/bin/ls", programs=["ls"])
+    assert not first("lsblk", programs=["ls"])
+
+
+def test_a_program_written_with_a_path_outside_the_system_directories_is_another_program() -> None:
+    """`./ls` or `/tmp/ls` is whatever file sits there, not the system's ls."""
+    assert not first("./ls", programs=["ls"])
+    assert not first("/tmp/ls", programs=["ls"])  # noqa: S108 -- planned, never run
+    assert not first("~/bin/ls", programs=["ls"])
+    assert first("./ls", programs=["ls"], any_path=True)
+
+
+def test_paths_pin_an_exact_program_path() -> None:
+    assert first("/opt/tool/bin/tool run", paths=["/opt/tool/bin/tool"])
+    assert not first("tool run", paths=["/opt/tool/bin/tool"])
+
+
+def test_transparent_launchers_leave_the_program_to_the_rule() -> None:
+    assert first("timeout 5 ls", programs=["ls"])
+    assert first("nice -n 5 env LANG=C ls", programs=["ls"])
+    assert decision(review("timeout 5 ls", approver=approver_with(LS))) == "allow"
+
+
+def test_an_opaque_launcher_asks_unless_a_rule_names_it() -> None:
+    plain = approver_with(LS)
+    answer = review("flock /tmp/lock ls", approver=plain)
+    assert decision(answer) == "ask"
+    assert answer.reason == (
+        "Asked about `flock /tmp/lock ls`: it runs through `flock`, which no rule allows."
+    )
+    naming = approver_with({**LS, "id": "ls.flock", "launchers": ["flock"]})
+    assert decision(review("flock /tmp/lock ls", approver=naming)) == "allow"
+
+
+def test_launchers_match_any_step_of_the_chain() -> None:
+    assert first("sudo -u root timeout 5 ls", launchers=["sudo"])
+    assert first("sudo -u root timeout 5 ls", launchers=["timeout"])
+    assert not first("ls", launchers=["sudo"])
+
+
+# ───────────────────────── subcommands, prefixes, arguments ─────────────────────────
+
+
+def test_subcommands_skip_declared_global_options() -> None:
+    git = {"programs": ["git"], "subcommands": ["push"], "global_options": {"-C": 1}}
+    assert first("git push origin", **git)
+    assert first("git -C repo push origin", **git)
+    assert first("git --no-pager push", **git)
+    assert not first("git status", **git)
+    assert not first("git -C push status", **git)
+
+
+def test_an_undeclared_global_option_with_a_value_hides_the_subcommand() -> None:
+    """Better to miss an allow than to read `x` as the subcommand: an undeclared option is arity 0."""
+    assert not first("git --namespace x push", programs=["git"], subcommands=["push"])
+
+
+def test_prefix_matches_the_leading_arguments() -> None:
+    assert first("git stash list", programs=["git"], prefix=["stash", "list"])
+    assert not first("git stash", programs=["git"], prefix=["stash", "list"])
+    assert not first("git stash drop list", programs=["git"], prefix=["stash", "list"])
+
+
+def test_arg_patterns_match_values_after_quote_removal() -> None:
+    assert first("git push origin '+main'", programs=["git"], arg_patterns=["^\\+"])
+    assert not first("git push origin main", programs=["git"], arg_patterns=["^\\+"])
+
+
+def test_arg_patterns_match_the_written_text_of_an_argument_that_expands() -> None:
+    assert first("rm -rf ~", programs=["rm"], arg_patterns=["^~"])
+    assert first('rm -rf "$HOME/x"', programs=["rm"], arg_patterns=['^"?\\$HOME'])
+    assert first("rm -rf ${HOME}", programs=["rm"], arg_patterns=["^\\$\\{HOME\\}"])
+
+
+def test_dynamic_args_tells_literal_from_expanding_arguments() -> None:
+    assert first("rm -rf $X", programs=["rm"], dynamic_args=True)
+    assert not first("rm -rf build", programs=["rm"], dynamic_args=True)
+    assert first("rm -rf build", programs=["rm"], dynamic_args=False)
+
+
+def test_max_args_and_max_operands() -> None:
+    assert first("git branch", programs=["git"], max_args=1)
+    assert not first("git branch topic", programs=["git"], max_args=1)
+    assert first("uniq -c -d in.txt", programs=["uniq"], max_operands=1)
+    assert not first("uniq in.txt out.txt", programs=["uniq"], max_operands=1)
+    assert not first("uniq $X", programs=["uniq"], max_operands=0)
+
+
+# ───────────────────────── options in every spelling ─────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["-rf"], "-f"),
+        (["-r", "-f"], "-f"),
+        (["-ofile"], "-o"),
+        (["--force"], "--force"),
+        (["--output=x"], "--output"),
+        (["--compress-prog=gzip"], "--compress-program"),
+        (["--i"], "--in-place"),
+        (["-exec"], "-exec"),
+        (["-exec=x"], "-exec"),
+        (["-fprint0"], "-fprint*"),
+        (["--lesskey-src=x"], "--lesskey*"),
+    ],
+    ids=[
+        "cluster",
+        "separate",
+        "fused-value",
+        "long",
+        "long-with-value",
+        "abbreviation",
+        "one-letter-abbreviation",
+        "single-dash-long",
+        "single-dash-long-with-value",
+        "glob",
+        "long-glob",
+    ],
+)
+def test_option_spellings_are_recognised(args: list[str], option: str) -> None:
+    assert option_present(args, [option]) is not None
+
+
+def test_options_after_a_double_dash_are_operands() -> None:
+    assert option_present(["--", "-rf"], ["-r"]) is None
+    assert option_present(["-f", "x", "--", "-r"], ["-r"]) is None
+
+
+def test_a_double_dash_right_after_an_option_may_be_its_value() -> None:
+    """`awk -F -- -f prog.awk`: -F takes `--`, so -f is an option; a refusing rule must see it."""
+    args = ["-F", "--", "-f", "prog.awk"]
+    assert option_present(args, ["-f"], wide=True) == "-f"
+    assert option_present(args, ["-f"], wide=False) is None
+    assert option_present(["x", "--", "-f"], ["-f"], wide=True) is None
+    assert option_present(["--sep=x", "--", "-f"], ["-f"], wide=True) is None
+
+
+def test_abbreviations_count_only_when_reading_wide() -> None:
+    assert option_present(["--comp=gzip"], ["--compress-program"], wide=False) is None
+    assert option_present(["--compress-program=gzip"], ["--compress-program"], wide=False)
+
+
+def test_options_and_without_options_read_the_way_that_makes_the_rule_stricter() -> None:
+    """A refusing rule finds `--i`; an allow rule's without-options does too; an allow rule needing an option does not."""
+    assert first("sed --i s/a/b/ f", programs=["sed"], decision="ask", options=["--in-place"])
+    assert not first(
+        "sed --i s/a/b/ f", programs=["sed"], decision="allow", without_options=["--in-place"]
+    )
+    assert not first("sort --out=x f", programs=["sort"], decision="allow", options=["--output"])
+    assert first(
+        "awk -F -- -f prog.awk data",
+        programs=["awk"],
+        decision="decline",
+        options=["-f"],
+    )
+    assert not first(
+        "awk -F -- -f prog.awk data", programs=["awk"], decision="allow", without_options=["-f"]
+    )
+
+
+def test_without_options_refuses_an_expanding_argument_that_could_spell_an_option() -> None:
+    allow = {"programs": ["find"], "decision": "allow", "without_options": ["-delete"]}
+    assert not first("find . $X", **allow)
+    assert not first("find . *", **allow)
+    assert not first("find . {-delete,x}", **allow)
+    assert not first("find /x$(echo ' -delete')", **allow)
+    assert first("find ~ -name x", **allow)
+    assert first('find "src/$name" -type f', **allow)
+    assert first("find ./* -type f", **allow)
+
+
+@pytest.mark.parametrize(
+    ("written", "may"),
+    [
+        ("$X", True),
+        ('"$X"', True),
+        ("*", True),
+        ("{-a,b}", True),
+        ("/lib/$(uname -r)", True),
+        ('"a${b[@]}"', True),
+        ("~", False),
+        ("~/dir", False),
+        ("./*", False),
+        ('"src/$n"', False),
+        ("a'$x'", False),
+    ],
+)
+def test_which_expanding_words_may_spell_an_option(written: str, may: bool) -> None:
+    assert may_spell_option(written) is may
+
+
+def test_before_subcommand_looks_only_in_front_of_the_subcommand() -> None:
+    rule = {
+        "programs": ["git"],
+        "options": ["-c"],
+        "before_subcommand": True,
+        "global_options": {"-C": 1},
+    }
+    assert first("git -c core.pager=x log", **rule)
+    assert first("git -C repo -c x=y log", **rule)
+    assert not first("git switch -c topic", **rule)
+    assert not first("git log -c", **rule)
+
+
+# ───────────────────────── variables, redirects, pipelines, places ─────────────────────────
+
+
+def test_assigns_sees_every_way_a_command_sets_a_variable() -> None:
+    for source in (
+        "PATH=/tmp ls",
+        "env PATH=/tmp ls",
+        "sudo PATH=/tmp ls",
+        "export PATH=/tmp",
+        "declare -x PATH=/tmp",
+        "read PATH <<< x",
+        "read -a PATH <<< x",
+        "printf -v PATH %s x",
+        "declare -n ref=PATH",
+        "getopts ab PATH",
+    ):
+        assert first(source, assigns=["PATH"]), source
+    assert not first("LANG=C ls", assigns=["PATH"])
+    assert first("LD_PRELOAD=x.so ls", assigns=["LD_*"])
+
+
+def test_builtin_assignments_and_hidden_names() -> None:
+    assert builtin_assignments("read", ["-r", "line"]) == (["line"], None)
+    assert builtin_assignments("printf", ["-vNAME", "x"]) == (["NAME"], None)
+    assert builtin_assignments("export", ["A=1", "B"]) == (["A", "B"], None)
+    assert builtin_assignments("export", [None], ["PYTHONPATH=$PWD"]) == (["PYTHONPATH"], None)
+    assert builtin_assignments("export", [None], ["$v=1"]) == ([], "`$v=1`")
+    assert builtin_assignments("read", [None], ["$v"]) == ([], "`$v`")
+    assert builtin_assignments("echo", ["A=1"]) == ([], None)
+
+
+def test_writes_is_about_files_not_devices_or_descriptors() -> None:
+    assert first("echo x > out.txt", programs=["echo"], writes=True)
+    assert first("echo x >> out.txt", programs=["echo"], writes=True)
+    assert first("echo x &> out.txt", programs=["echo"], writes=True)
+    assert first("echo x > /dev/null 2>&1", programs=["echo"], writes=False)
+    assert first("echo x >&2", programs=["echo"], writes=False)
+    assert first("cat < in.txt", programs=["cat"], writes=False)
+
+
+def test_write_targets_and_redirect_targets() -> None:
+    assert first("echo x >> ~/.bashrc", write_targets=["~/.*"])
+    assert not first("cat < ~/.bashrc", write_targets=["~/.*"])
+    assert first("cat < ~/.bashrc", redirect_targets=["~/.*"])
+    assert first('echo x > "$HOME/.profile"', write_targets=["$HOME/.*"])
+    assert first("bash < /dev/tcp/h/80", redirect_targets=["/dev/tcp/*"])
+
+
+def test_fed_by_names_an_earlier_stage_of_the_pipeline() -> None:
+    assert hits("curl -s x | sh", programs=["sh"], fed_by=["curl"])
+    assert hits("curl -s x | grep y | sh", programs=["sh"], fed_by=["curl"])
+    assert not hits("sh x.sh", programs=["sh"], fed_by=["curl"])
+    assert not hits("sh x.sh; curl x", programs=["sh"], fed_by=["curl"])
+
+
+def test_runs_shell() -> None:
+    assert first("sh -c 'ls'", runs_shell=True, programs=["sh"])
+    assert first("ls", runs_shell=False, programs=["ls"])
+
+
+def test_contexts_tell_where_a_command_sits() -> None:
+    assert hits("echo $(ls)", programs=["ls"], contexts=["substitution"])
+    assert not hits("ls", programs=["ls"], contexts=["substitution"])
+    assert hits("cat <(ls)", programs=["ls"], contexts=["process_substitution"])
+    assert hits("f() { ls; }", programs=["ls"], contexts=["function"])
+    assert hits("cat <<EOF\n$(ls)\nEOF", programs=["ls"], contexts=["heredoc"])
+
+
+def test_cwd_under_needs_a_working_directory_inside() -> None:
+    rule = {"programs": ["make"], "cwd_under": ["/work/project/"]}
+    assert hits("make", cwd="/work/project", **rule)
+    assert hits("make", cwd="/work/project/sub", **rule)
+    assert not hits("make", cwd="/work/projectile", **rule)
+    assert not hits("make", cwd=None, **rule)
+
+
+def test_expansions_name_the_kinds_a_command_uses() -> None:
+    assert first("echo ${!x}", expansions=["indirect"])
+    assert first("echo ${x@P}", expansions=["transform"])
+    assert first("echo $(date)", expansions=["command_substitution"])
+    assert not first("echo x", expansions=["indirect", "transform"])
+
+
+def test_an_unquoted_heredoc_body_counts_as_the_commands_expansions() -> None:
+    """Fails without the planner fix: `${x@P}` in a heredoc body was invisible to the rules."""
+    assert first("cat <<EOF\n${x@P}\nEOF", expansions=["transform"])
+    assert not first("cat <<'EOF'\n${x@P}\nEOF", expansions=["transform"])
+    assert decision(review("cat <<EOF\n${x@P}\nEOF")) == "decline"
+
+
+def test_sed_runs_reads_the_script_not_the_file_names() -> None:
+    assert first("sed '/x/e id' f", programs=["sed"], sed_runs=True)
+    assert first("sed -n -e p -e 'w out' f", programs=["sed"], sed_runs=True)
+    assert first("sed -n '1,5p' tests/writer.py", programs=["sed"], sed_runs=False)
+    assert first("sed -n 1p west.txt", programs=["sed"], sed_runs=False)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["/x/e id", "f"],
+        ["1,/re/w out"],
+        ["\\,x,e id"],
+        [":a e id"],
+        ["s/a/b/w out"],
+        ["sxaxbxe"],
+        ["-e", "p", "--expression=1e id"],
+        ["-ni", "p"],
+        ["--in-pl", "s/a/b/"],
+        ["-f", "x.sed"],
+        ["-n", None],
+        ["--frobnicate", "p"],
+        ["s/a/b"],
+    ],
+)
+def test_sed_scripts_that_run_write_or_cannot_be_read(args: list[str | None]) -> None:
+    assert sed_effect(args) is not None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-n", "240,260p", "f"],
+        ["s/e/w/g", "f"],
+        [":a;N;$!ba;s/\\n/ /g"],
+        ["-n", "/start/,/end/{/x/p}"],
+        ["1a hello; e id"],
+        ["s/x/y/w /dev/stdout"],
+        ["-l", "5", "l"],
+    ],
+)
+def test_sed_scripts_that_only_print(args: list[str | None]) -> None:
+    assert sed_effect(args) is None
+
+
+def test_tool_rules_match_only_tool_names() -> None:
+    approver = approver_with(
+        {"id": "tool.read", "decision": "allow", "tools": ["Read"], "reason": "only reads"},
+        {"id": "tool.read-no", "decision": "decline", "tools": ["Read"], "reason": "says no"},
+    )
+    judged = approver.rules.judge_tool("Read")
+    assert (judged.decision, judged.rule) == ("decline", "tool.read-no")
+    assert approver.rules.judge_tool("Write").decision == "ask"
+    assert not hits("Read", tools=["Read"])
+
+
+# ───────────────────────── precedence ─────────────────────────
+
+
+def test_decline_beats_ask_beats_allow_beats_the_default_ask() -> None:
+    allow = {"id": "a", "decision": "allow", "programs": ["tool"], "reason": "is fine"}
+    ask = {"id": "b", "decision": "ask", "programs": ["tool"], "reason": "needs a look"}
+    decline = {"id": "c", "decision": "decline", "programs": ["tool"], "reason": "is bad"}
+    assert decision(review("tool", approver=approver_with(decline, ask, allow))) == "decline"
+    assert decision(review("tool", approver=approver_with(allow, ask, decline))) == "decline"
+    assert decision(review("tool", approver=approver_with(allow, ask))) == "ask"
+    assert decision(review("tool", approver=approver_with(allow))) == "allow"
+    nothing = review("tool", approver=approver_with(ask | {"programs": ["other"]}))
+    assert decision(nothing) == "ask"
+    assert nothing.reason == "Asked about `tool`: no rule covers `tool`."
+
+
+def test_the_strictest_command_of_a_call_decides() -> None:
+    approver = approver_with(
+        LS, CAT, {"id": "rm", "decision": "decline", "programs": ["rm"], "reason": "removes"}
+    )
+    assert decision(review("ls | cat", approver=approver)) == "allow"
+    assert decision(review("ls; cat x; other", approver=approver)) == "ask"
+    assert decision(review("ls; other; rm x", approver=approver)) == "decline"
+    assert decision(review("cat $(rm x)", approver=approver)) == "decline"
+
+
+def test_an_unmeasured_call_is_never_allowed() -> None:
+    everything = approver_with({"id": "all", "decision": "allow", "writes": False, "reason": "x"})
+    answer = review("echo 'unterminated", approver=everything)
+    assert isinstance(answer, Abstain)
+    assert answer.reason is not None
+    assert answer.reason.startswith("The command could not be read with confidence")
+
+
+def test_an_empty_call_and_a_redirect_alone() -> None:
+    assert decision(review("", approver=approver_with(LS))) == "allow"
+    assert decision(review("> /dev/null", approver=approver_with(LS))) == "allow"
+    written = review("> notes.txt", approver=approver_with(LS))
+    assert decision(written) == "ask"
+    assert "it writes to `notes.txt`" in (written.reason or "")
+
+
+def test_a_write_asks_unless_an_allow_rule_permits_writes() -> None:
+    assert decision(review("ls > out.txt", approver=approver_with(LS))) == "ask"
+    writer = approver_with({**LS, "writes": True, "write-targets": ["out.txt"]})
+    assert decision(review("ls > out.txt", approver=writer)) == "allow"
+
+
+# ───────────────────────── nested shell text ─────────────────────────
+
+SH = {
+    "id": "sh",
+    "decision": "allow",
+    "programs": ["sh", "bash"],
+    "runs-shell": True,
+    "reason": "runs shell text that is judged command by command",
+}
+RM = {"id": "rm", "decision": "decline", "programs": ["rm"], "reason": "removes files"}
+
+
+def test_measured_nested_text_is_judged_command_by_command() -> None:
+    approver = approver_with(SH, LS, RM)
+    assert decision(review("sh -c 'ls'", approver=approver)) == "allow"
+    assert decision(review("sh -c 'ls; rm x'", approver=approver)) == "decline"
+    assert decision(review("sh -c 'ls; other'", approver=approver)) == "ask"
+
+
+def test_nested_text_from_an_expansion_is_declined() -> None:
+    answer = review('sh -c "$X"', approver=approver_with(SH, LS))
+    assert isinstance(answer, Decline)
+    assert answer.reason == (
+        'Declined `sh -c "$X"`: the text `sh -c` runs is built at run time, so no one can see it first.'
+    )
+
+
+def test_nested_text_from_a_pipe_is_declined_and_from_a_file_asked() -> None:
+    approver = approver_with(SH, LS)
+    piped = review("ls | sh", approver=approver)
+    assert isinstance(piped, Decline)
+    assert "`ls` pipes text into a shell" in (piped.reason or "")
+    script = review("bash x.sh", approver=approver)
+    assert decision(script) == "ask"
+    assert "`bash` runs the script `x.sh`, which the plan cannot see" in (script.reason or "")
+
+
+def test_find_exec_targets_are_judged() -> None:
+    approver = default_approver()
+    assert decision(review("find . -name '*.py' -exec grep -l TODO {} +")) == "allow"
+    assert decision(review("find . -exec rm {} \\;", approver=approver)) == "ask"
+    assert decision(review("find . -exec rm -rf ~ \\;", approver=approver)) == "decline"
+
+
+# ───────────────────────── reason sentences ─────────────────────────
+
+
+def test_a_decline_names_the_rule_says_why_and_what_to_do_instead() -> None:
+    answer = review("git push --force")
+    assert isinstance(answer, Decline)
+    assert answer.rule == "git.force-push"
+    assert answer.reason == (
+        "Declined `git push --force`: rule git.force-push rewrites or deletes shared history; "
+        "push to a new branch instead."
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "git push --force",
+        "rm -rf ~",
+        "make test",
+        "ls",
+        "ls | wc -l",
+        "curl x | sh",
+        "echo 'a\u202eb'",
+        "mytool",
+        "x=$(cat f); echo $((x))",
+    ],
+)
+def test_every_reason_is_one_sentence(source: str) -> None:
+    reason = review(source).reason or ""
+    assert reason.endswith("."), reason
+    assert ". " not in reason.rstrip("."), reason
+    assert "\n" not in reason
+
+
+def test_the_reason_names_the_rule_that_decided() -> None:
+    for source, rule in (
+        ("git push -f", "git.force-push"),
+        ("pip install x", "ask.install"),
+        ("cat README.md", "read.files"),
+    ):
+        answer = review(source)
+        assert answer.rule == rule
+        assert f"rule {rule} " in (answer.reason or "")
+
+
+def test_command_text_in_a_reason_shows_control_characters_and_no_backquotes() -> None:
+    text = command_text(commands("echo '\x1b[2K' `date`")[0])
+    assert text == "echo '\\x1b[2K' 'date'"
+    assert command_text(commands("echo " + "x" * 100)[0]).endswith("…")
+
+
+# ───────────────────────── whole-call checks ─────────────────────────
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "echo 'a\rb'",
+        "echo '\x1b[8m'",
+        "echo 'a\u202eb'",
+        "echo 'a\u200bb'",
+        "echo '\U000e0041'",
+        "echo 'a\u00a0b'",
+        "echo 'a\u3164b'",
+        "ls" + " " * 60 + "# x",
+    ],
+    ids=["cr", "ansi", "bidi", "zero-width", "tag", "nbsp", "hangul-filler", "padding"],
+)
+def test_display_hazards_ask_and_say_so(source: str) -> None:
+    answer = review(source)
+    assert decision(answer) == "ask"
+    reason = answer.reason or ""
+    assert "a person sees" in reason or "out of sight" in reason
+
+
+def test_a_display_hazard_does_not_soften_a_decline() -> None:
+    assert decision(review("rm -rf ~ # \u202e")) == "decline"
+
+
+def test_plain_text_in_other_scripts_is_no_hazard() -> None:
+    assert decision(review("echo 'naïve café 日本語 ✔️'")) == "allow"
+
+
+def test_a_variable_that_changes_which_program_runs_declines_the_call() -> None:
+    answer = review("for PATH in /tmp; do ls; done")
+    assert isinstance(answer, Decline)
+    assert "it sets `PATH`" in (answer.reason or "")
+
+
+def test_an_unknown_upper_case_variable_asks() -> None:
+    answer = review("GIT_DIR=/tmp/x git status")
+    assert decision(answer) == "ask"
+    assert "it sets `GIT_DIR`" in (answer.reason or "")
+    assert decision(review("TZ=UTC LC_ALL=C date")) == "allow"
+    assert decision(review("line=1; echo $line")) == "allow"
+
+
+def test_a_variable_name_the_plan_cannot_see_asks() -> None:
+    answer = review("export $v=1")
+    assert decision(answer) == "ask"
+    assert "whose name the plan cannot see" in (answer.reason or "")
+
+
+def test_arithmetic_on_values_the_plan_cannot_see_asks() -> None:
+    for source in (
+        "echo $((x))",
+        "n=$(cat f); echo $((n))",
+        "for i in $(cat f); do echo $((i)); done",
+        '[ "$n" -eq 1 ]',
+        "[[ $n -gt 1 ]] && ls",
+        "printf '%d' \"$n\"",
+        "shift $n",
+    ):
+        assert decision(review(source)) == "ask", source
+    for source in (
+        "x=1; echo $((x + 1))",
+        "for i in 1 2; do echo $((i)); done",
+        "ls; [ $? -eq 0 ]",
+        '[ "$a" = "$b" ]',
+    ):
+        assert decision(review(source)) == "allow", source
+
+
+def test_literal_bindings_are_only_literal_values() -> None:
+    plans = [s.plan for s in plan_program("a=1; b=$(x); for c in 1 2; do :; done").statements]
+    assert literal_bindings(plans) == {"a", "c"}
+
+
+def test_text_that_reads_like_a_subscript_with_an_expansion_asks() -> None:
+    answer = review("test 'a[$(id)]' -eq 1")
+    assert decision(answer) == "ask"
+    assert "reads like an array subscript" in (answer.reason or "")
+
+
+def test_a_variable_rule_judges_a_plain_assignment() -> None:
+    answer = review("HISTFILE=/dev/null")
+    assert isinstance(answer, Decline)
+    assert answer.rule == "hide.history-variables"
+    assert answer.reason == (
+        "Declined the call: rule hide.history-variables hides what was run (it sets `HISTFILE`)."
+    )
+
+
+def test_a_function_the_call_defines_is_asked_about_and_its_body_judged() -> None:
+    approver = approver_with(LS, RM)
+    assert decision(review("ls() { ls -la; }; ls", approver=approver)) == "ask"
+    assert decision(review("f() { rm x; }; ls", approver=approver)) == "decline"
+
+
+def test_time_with_an_output_file_asks() -> None:
+    approver = approver_with(LS)
+    assert decision(review("/usr/bin/time ls", approver=approver)) == "allow"
+    answer = review("/usr/bin/time -o out.txt ls", approver=approver)
+    assert decision(answer) == "ask"
+    assert "`time -o` writes" in (answer.reason or "")
+
+
+# ───────────────────────── holes, bodies, tools ─────────────────────────
+
+
+def test_a_heredoc_hole_is_judged_through_the_gateway() -> None:
+    async def main() -> tuple[str, str]:
+        config = rules_only_config()
+        approver = RulesApprover(config.approver["rules"], None)
+        async with Gateway(config, approvers=[approver]) as gateway:
+            with anyio.fail_after(10):
+                bad = await gateway.review(
+                    ToolCall("Bash", {"command": "cat <<EOF\n$(rm -rf ~)\nEOF"})
+                )
+                fine = await gateway.review(ToolCall("Bash", {"command": "cat <<EOF\n$(ls)\nEOF"}))
+        return bad.decision, fine.decision
+
+    assert anyio.run(main) == ("decline", "allow")
+
+
+def test_a_body_question_without_a_shell_plan_abstains() -> None:
+    request = msgspec.structs.replace(request_for("cat"), kind="body", body="text")
+    answer = anyio.run(default_approver().review, request)
+    assert isinstance(answer, Abstain)
+    assert "not shell text" in (answer.reason or "")
+
+
+def test_tools_that_are_not_shells_follow_the_tool_rules() -> None:
+    def ask(tool: str) -> str:
+        request = ReviewRequest(
+            kind="call", call=ToolCall(tool, {"path": "x"}), digest="sha256:x", plan=None
+        )
+        return decision(anyio.run(default_approver().review, request))
+
+    assert ask("Read") == "allow"
+    assert ask("Write") == "ask"
+    assert ask("SomethingElse") == "ask"
+
+
+# ───────────────────────── remembered approvals ─────────────────────────
+
+
+def test_offers_are_shown_before_anything_is_saved(tmp_path: Path) -> None:
+    approver = RulesApprover({"memory": str(tmp_path / "memory.json")})
+    request = request_for("mytool build --fast", session_id="s1")
+    offers = approver.offers(request)
+    assert [offer.scope for offer in offers] == ["digest", "session", "prefix"]
+    assert offers[2].description == (
+        "Allow `mytool build` followed by anything again without asking, unless a rule asks or declines."
+    )
+    assert approver.propose(request, "prefix", ["build", "--fast"]).prefix == ("build", "--fast")
+    assert not (tmp_path / "memory.json").exists()
+    assert approver.remembered == []
+
+
+def test_a_digest_approval_allows_exactly_that_command_again(tmp_path: Path) -> None:
+    approver = RulesApprover({"memory": str(tmp_path / "memory.json")})
+    request = request_for("make build")
+    assert decision(anyio.run(approver.review, request)) == "ask"
+    approver.remember(request, "digest", note="ok")
+    again = anyio.run(approver.review, request_for("make build"))
+    assert isinstance(again, Allow)
+    assert again.rule == "remembered.digest"
+    assert decision(anyio.run(approver.review, request_for("make install"))) == "ask"
+
+
+def test_a_session_approval_holds_only_in_its_session() -> None:
+    approver = RulesApprover({})
+    approver.remember(request_for("make build", session_id="s1"), "session")
+    assert decision(anyio.run(approver.review, request_for("make build", session_id="s1"))) == (
+        "allow"
+    )
+    assert decision(anyio.run(approver.review, request_for("make build", session_id="s2"))) == (
+        "ask"
+    )
+    with pytest.raises(ValueError, match="no session"):
+        approver.propose(request_for("make build"), "session")
+
+
+def test_a_prefix_approval_is_never_broader_than_asked() -> None:
+    approver = RulesApprover({})
+    approver.remember(request_for("mytool build --fast"), "prefix")
+    assert decision(anyio.run(approver.review, request_for("mytool build --slow"))) == "allow"
+    assert decision(anyio.run(approver.review, request_for("mytool deploy"))) == "ask"
+    assert decision(anyio.run(approver.review, request_for("mytool build; rm -rf ~"))) == (
+        "decline"
+    )
+    assert decision(anyio.run(approver.review, request_for("mytool build > out.txt"))) == "ask"
+
+
+def test_a_prefix_approval_does_not_override_ask_or_decline_rules() -> None:
+    approver = RulesApprover({})
+    approver.remember(request_for("git push origin main"), "prefix", prefix=["push"])
+    assert decision(anyio.run(approver.review, request_for("git push origin main"))) == "ask"
+    assert decision(anyio.run(approver.review, request_for("git push --force"))) == "decline"
+
+
+def test_a_digest_approval_does_not_override_a_decline() -> None:
+    approver = RulesApprover({})
+    request = request_for("rm -rf ~")
+    approver.remember(request, "digest")
+    assert decision(anyio.run(approver.review, request)) == "decline"
+
+
+def test_propose_refuses_what_it_cannot_scope() -> None:
+    approver = RulesApprover({})
+    with pytest.raises(ValueError, match="Unknown scope"):
+        approver.propose(request_for("ls"), "forever")
+    with pytest.raises(ValueError, match="one command"):
+        approver.propose(request_for("ls; cat x"), "prefix")
+    with pytest.raises(ValueError, match="one command"):
+        approver.propose(request_for("mytool build"), "prefix", ["deploy"])
+
+
+def test_remembered_approvals_persist_readable_by_the_owner_only(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "memory.json"
+    first_approver = RulesApprover({"memory": str(path)})
+    first_approver.remember(request_for("mytool build"), "prefix", note="weekly")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    second = RulesApprover({"memory": str(path)})
+    assert [(item.scope, item.program, item.prefix, item.note) for item in second.remembered] == [
+        ("prefix", "mytool", ("build",), "weekly")
+    ]
+    assert decision(anyio.run(second.review, request_for("mytool build x"))) == "allow"
+    assert not list(path.parent.glob(".remembered-*"))
+
+
+def test_a_corrupt_memory_file_stops_the_load(tmp_path: Path) -> None:
+    path = tmp_path / "memory.json"
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="Cannot read the remembered approvals"):
+        RulesApprover({"memory": str(path)})
