@@ -11,7 +11,8 @@ on, so before any test is collected this module:
   refuses, inside this process, to start a shell that would run text
   (``sh``/``bash``/… with ``-c`` or a script, unless ``-n`` only checks the
   syntax), to call ``os.system``, and to delete files or directories outside
-  the temporary directories and the repository's ``test-artifacts``.
+  the temporary directories, the repository's ``test-artifacts`` and pytest's
+  own cache directories.
 
 Subprocesses of the project's own Python code (``python -m gateway._cli …``)
 and browsers are allowed; they get the same temporary ``HOME``.
@@ -57,7 +58,14 @@ def _deletable(path: Any, dir_fd: Any = None) -> bool:
         resolved = target.resolve()
     except (TypeError, ValueError, OSError):
         return False
-    return any(resolved == root or root in resolved.parents for root in _DELETABLE)
+    if any(resolved == root or root in resolved.parents for root in _DELETABLE):
+        return True
+    # pytest builds its cache in a scratch directory beside ``.pytest_cache``
+    # and removes the scratch directory if another process won the rename.
+    return any(
+        parent.parent == _REPOSITORY and parent.name.startswith("pytest-cache-files-")
+        for parent in (resolved, *resolved.parents)
+    )
 
 
 def _shell_runs_text(executable: Any, args: Any) -> bool:
