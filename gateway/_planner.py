@@ -68,10 +68,10 @@ from gateway._shell._tree import (
     SimpleCommand,
     Statement,
     Subshell,
-    Test,
     Tilde,
     While,
     Word,
+    inside,
 )
 from gateway._variables import heredoc_reads, statement_names
 
@@ -336,57 +336,14 @@ class _Builder:
                 self.walk_parts_commands(
                     redirect.target.parts, background=background, context=context
                 )
-        if isinstance(command, Subshell | Group):
-            self.walk_statements(
-                command.body, background=background, context=context, inherited=scope
-            )
-        elif isinstance(command, If):
-            for clause in command.clauses:
-                self.walk_statements(
-                    clause.condition, background=background, context=context, inherited=scope
-                )
-                self.walk_statements(
-                    clause.body, background=background, context=context, inherited=scope
-                )
-            if command.else_body is not None:
-                self.walk_statements(
-                    command.else_body, background=background, context=context, inherited=scope
-                )
-        elif isinstance(command, For):
-            for item in command.items or ():
-                self.walk_parts_commands(item.parts, background=background, context=context)
-            self.walk_statements(
-                command.body, background=background, context=context, inherited=scope
-            )
-        elif isinstance(command, ArithFor):
-            self.walk_parts_commands(command.expressions, background=background, context=context)
-            self.walk_statements(
-                command.body, background=background, context=context, inherited=scope
-            )
-        elif isinstance(command, While):
-            self.walk_statements(
-                command.condition, background=background, context=context, inherited=scope
-            )
-            self.walk_statements(
-                command.body, background=background, context=context, inherited=scope
-            )
-        elif isinstance(command, Case):
-            self.walk_parts_commands(command.subject.parts, background=background, context=context)
-            for arm in command.items:
-                for pattern in arm.patterns:
-                    self.walk_parts_commands(pattern.parts, background=background, context=context)
-                self.walk_statements(
-                    arm.body, background=background, context=context, inherited=scope
-                )
-        elif isinstance(command, Function):
-            self.walk_command(
-                command.body, background=background, context="function", inherited=scope
-            )
-        elif isinstance(command, ArithCommand):
-            self.walk_parts_commands((command.expression,), background=background, context=context)
-        elif isinstance(command, Test):
-            for operand in command.operands:
-                self.walk_parts_commands(operand.parts, background=background, context=context)
+        for child in inside(command):
+            if isinstance(child, tuple):
+                self.walk_statements(child, background=background, context=context, inherited=scope)
+            elif isinstance(child, Word | Arithmetic):
+                parts = child.parts if isinstance(child, Word) else (child,)
+                self.walk_parts_commands(parts, background=background, context=context)
+            else:  # a function's body runs where the function is called
+                self.walk_command(child, background=background, context="function", inherited=scope)
         if len(self.pending) > pending_before:
             # A heredoc on a compound that ran no simple command still feeds it: publish it.
             self.emit_empty(background=background, context=context, inherited=scope)

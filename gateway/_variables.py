@@ -18,28 +18,22 @@ from collections.abc import Iterable
 from typing import Final
 
 from gateway._shell._tree import (
-    ArithCommand,
-    ArithFor,
     Arithmetic,
     Brace,
-    Case,
     Command,
     CommandSubstitution,
     DoubleQuoted,
     For,
     Function,
-    Group,
     Heredoc,
-    If,
     Parameter,
     Part,
     ProcessSubstitution,
     SimpleCommand,
     Statement,
-    Subshell,
     Test,
-    While,
     Word,
+    inside,
 )
 from gateway._shell._words import split_assignment
 
@@ -133,36 +127,6 @@ def _command(command: Command, names: Names) -> None:
                 split = split_assignment(word.value)
                 if split is not None:
                     names.binds.append(split[0])
-    elif isinstance(command, Subshell | Group):
-        _statements(command.body, names)
-    elif isinstance(command, If):
-        for clause in command.clauses:
-            _statements(clause.condition, names)
-            _statements(clause.body, names)
-        if command.else_body is not None:
-            _statements(command.else_body, names)
-    elif isinstance(command, For):
-        names.binds.append(command.variable)
-        for item in command.items or ():
-            _word(item, names)
-        _statements(command.body, names)
-    elif isinstance(command, ArithFor):
-        _parts(command.expressions, names)
-        _statements(command.body, names)
-    elif isinstance(command, While):
-        _statements(command.condition, names)
-        _statements(command.body, names)
-    elif isinstance(command, Case):
-        _word(command.subject, names)
-        for arm in command.items:
-            for pattern in arm.patterns:
-                _word(pattern, names)
-            _statements(arm.body, names)
-    elif isinstance(command, Function):
-        names.functions.append(command.name)
-        _command(command.body, names)
-    elif isinstance(command, ArithCommand):
-        _parts((command.expression,), names)
     elif isinstance(command, Test):
         operands = command.operands
         for index, operand in enumerate(operands):
@@ -175,6 +139,20 @@ def _command(command: Command, names: Names) -> None:
                     names.reads.append(operand.value)
             else:
                 _word(operand, names)
+    else:
+        if isinstance(command, For):
+            names.binds.append(command.variable)
+        elif isinstance(command, Function):
+            names.functions.append(command.name)
+        for child in inside(command):
+            if isinstance(child, tuple):
+                _statements(child, names)
+            elif isinstance(child, Word):
+                _word(child, names)
+            elif isinstance(child, Arithmetic):
+                _parts((child,), names)
+            else:
+                _command(child, names)
 
 
 def _statements(statements: Iterable[Statement], names: Names) -> None:

@@ -19,18 +19,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from gateway._shell._tree import (
-    ArithCommand,
-    ArithFor,
     Arithmetic,
     Brace,
-    Case,
     Command,
     CommandSubstitution,
     DoubleQuoted,
     For,
     Function,
-    Group,
-    If,
     Parameter,
     Part,
     ProcessSubstitution,
@@ -38,10 +33,8 @@ from gateway._shell._tree import (
     Redirect,
     SimpleCommand,
     Statement,
-    Subshell,
-    Test,
-    While,
     Word,
+    inside,
 )
 
 __all__ = ["compare", "project"]
@@ -142,39 +135,19 @@ def _command(command: Command, facts: list[Fact]) -> None:
             _word(word, facts)
     else:
         facts.append(("command", command.span.start, kind))
-        if isinstance(command, Subshell | Group):
-            _statements(command.body, facts)
-        elif isinstance(command, If):
-            for clause in command.clauses:
-                _statements(clause.condition, facts)
-                _statements(clause.body, facts)
-            if command.else_body is not None:
-                _statements(command.else_body, facts)
-        elif isinstance(command, For):
+        if isinstance(command, For):
             facts.append(("word", command.span.start, command.variable, command.items is None))
-            for item in command.items or ():
-                _word(item, facts)
-            _statements(command.body, facts)
-        elif isinstance(command, ArithFor):
-            _parts(command.expressions, facts)
-            _statements(command.body, facts)
-        elif isinstance(command, While):
-            _statements(command.condition, facts)
-            _statements(command.body, facts)
-        elif isinstance(command, Case):
-            _word(command.subject, facts)
-            for arm in command.items:
-                for pattern in arm.patterns:
-                    _word(pattern, facts)
-                _statements(arm.body, facts)
         elif isinstance(command, Function):
             facts.append(("word", command.span.start, command.name))
-            _command(command.body, facts)
-        elif isinstance(command, ArithCommand):
-            _parts((command.expression,), facts)
-        elif isinstance(command, Test):
-            for word in command.operands:
-                _word(word, facts)
+        for child in inside(command):
+            if isinstance(child, tuple):
+                _statements(child, facts)
+            elif isinstance(child, Word):
+                _word(child, facts)
+            elif isinstance(child, Arithmetic):
+                _parts((child,), facts)
+            else:
+                _command(child, facts)
     for redirect in command.redirects:
         _redirect(redirect, facts)
 

@@ -33,24 +33,18 @@ from gateway._shell._tree import (
     ArithFor,
     Arithmetic,
     Brace,
-    Case,
     Command,
     CommandSubstitution,
     DoubleQuoted,
-    For,
-    Function,
-    Group,
-    If,
     Parameter,
     Part,
     ProcessSubstitution,
     Program,
     SimpleCommand,
     Statement,
-    Subshell,
     Test,
-    While,
     Word,
+    inside,
 )
 
 __all__ = ["Mask", "apply_masks", "find_masks"]
@@ -143,26 +137,16 @@ class _Finder:
         elif isinstance(command, ArithFor):
             self.arith_for(command)
             self.statements(command.body)
-        elif isinstance(command, Subshell | Group):
-            self.statements(command.body)
-        elif isinstance(command, If):
-            for clause in command.clauses:
-                self.statements(clause.condition)
-                self.statements(clause.body)
-            self.statements(command.else_body or ())
-        elif isinstance(command, For):
-            self.words(command.items or ())
-            self.statements(command.body)
-        elif isinstance(command, While):
-            self.statements(command.condition)
-            self.statements(command.body)
-        elif isinstance(command, Case):
-            self.parts(command.subject.parts)
-            for arm in command.items:
-                self.words(arm.patterns)
-                self.statements(arm.body)
-        elif isinstance(command, Function):
-            self.command(command.body)
+        else:
+            for child in inside(command):
+                if isinstance(child, tuple):
+                    self.statements(child)
+                elif isinstance(child, Word):
+                    self.words((child,))
+                elif isinstance(child, Arithmetic):
+                    self.parts((child,))
+                else:
+                    self.command(child)
 
     def arith_for(self, command: ArithFor) -> None:
         text = self.text

@@ -4,7 +4,9 @@ The neutral syntax tree: what a shell reader says a piece of bash text is.
 Both readers (tree-sitter and bashlex) produce these Structs and nothing
 above the ``_shell`` package ever sees a parser's own node type. The tree is
 pure data: frozen msgspec Structs, tuples for every collection, tagged unions
-with explicit tags, no behaviour beyond small derived properties.
+with explicit tags, no behaviour beyond small derived properties and
+`inside`, the one statement of what a compound command contains that every
+walker of the tree shares.
 
 Every node keeps its `Span` (character *and* byte offsets into the source
 that was read), so anything a later layer publishes can be sliced back out of
@@ -17,6 +19,7 @@ This module must not import anything but msgspec and the standard library.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Literal as L
 
 import msgspec
@@ -41,6 +44,7 @@ __all__ = [
     "Heredoc",
     "If",
     "IfClause",
+    "Inside",
     "Literal",
     "Parameter",
     "Part",
@@ -57,6 +61,7 @@ __all__ = [
     "Tilde",
     "While",
     "Word",
+    "inside",
 ]
 
 
@@ -454,3 +459,50 @@ class Program(msgspec.Struct, frozen=True, kw_only=True):
     """All the statements of a source, in order."""
 
     statements: tuple[Statement, ...]
+
+
+Inside = tuple[Statement, ...] | Word | Arithmetic | Command
+"""What `inside` yields: a block of statements, a word, an arithmetic part, or a command."""
+
+
+def inside(command: Command) -> Iterator[Inside]:
+    """
+    Yield what a compound command contains, in source order.
+
+    Blocks of statements come as tuples (a loop's body, an ``if`` condition),
+    words as `Word` (``for`` items, ``case`` subject and patterns, ``[[ ]]``
+    operands), arithmetic as `Arithmetic` (``(( ))`` and the three
+    ``for (( ; ; ))`` expressions) and a function's body as its `Command`.
+    Names a compound binds (``for NAME``, a function's name) and the
+    command's redirects are not yielded, and a simple command yields nothing:
+    each walker reads those its own way. A walker that handles every yielded
+    kind sees every piece of text the command can run or expand.
+    """
+    if isinstance(command, Subshell | Group):
+        yield command.body
+    elif isinstance(command, If):
+        for clause in command.clauses:
+            yield clause.condition
+            yield clause.body
+        if command.else_body is not None:
+            yield command.else_body
+    elif isinstance(command, For):
+        yield from command.items or ()
+        yield command.body
+    elif isinstance(command, ArithFor):
+        yield from command.expressions
+        yield command.body
+    elif isinstance(command, While):
+        yield command.condition
+        yield command.body
+    elif isinstance(command, Case):
+        yield command.subject
+        for arm in command.items:
+            yield from arm.patterns
+            yield arm.body
+    elif isinstance(command, Function):
+        yield command.body
+    elif isinstance(command, ArithCommand):
+        yield command.expression
+    elif isinstance(command, Test):
+        yield from command.operands
