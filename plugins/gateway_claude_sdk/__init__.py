@@ -28,7 +28,6 @@ Usage::
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, Final, cast
 
 from claude_agent_sdk import (
@@ -46,9 +45,9 @@ from gateway_guard import (
     DEFAULT_TIMEOUT,
     AskPerson,
     Reviewer,
+    VerdictMemory,
     ask_person,
     guarded_outcome,
-    guarded_review,
 )
 
 from gateway import ToolCall, Verdict, claude_code_pre_tool_use_response
@@ -82,8 +81,7 @@ class ClaudeAgentGuard:
         self.gateway = gateway
         self.ask = ask
         self.timeout = timeout
-        self._remember = remember
-        self._verdicts: OrderedDict[str, tuple[ToolCall, Verdict]] = OrderedDict()
+        self._memory = VerdictMemory(remember)
 
     async def review(
         self,
@@ -103,17 +101,7 @@ class ClaudeAgentGuard:
             cwd=cwd,
             host=HOST,
         )
-        if tool_use_id:
-            known = self._verdicts.get(tool_use_id)
-            if known is not None and (known[0].tool, known[0].input) == (call.tool, call.input):
-                return known
-        verdict = await guarded_review(self.gateway, call, within=self.timeout)
-        if tool_use_id:
-            self._verdicts[tool_use_id] = (call, verdict)
-            self._verdicts.move_to_end(tool_use_id)
-            while len(self._verdicts) > self._remember:
-                self._verdicts.popitem(last=False)
-        return call, verdict
+        return await self._memory.review(self.gateway, call, within=self.timeout)
 
     async def can_use_tool(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext

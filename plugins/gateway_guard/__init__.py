@@ -16,6 +16,7 @@ It never allows anything on its own.
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Final, Protocol, runtime_checkable
 
@@ -27,6 +28,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "AskPerson",
     "Reviewer",
+    "VerdictMemory",
     "ask_person",
     "blocked",
     "guarded_outcome",
@@ -99,6 +101,43 @@ async def guarded_review(
             f"The gateway answered {type(verdict).__name__!r}, not a verdict, so the call is blocked.",
         )
     return verdict
+
+
+class VerdictMemory:
+    """
+    The verdicts an adapter already has, by call id, so each call is reviewed once.
+
+    Hosts may ask about one call twice (a guardrail and then the tool wrapper,
+    a retried callback); the second asking gets the first verdict instead of a
+    second review and a second audit record. A verdict is reused only for the
+    same tool and the same input, so a call id cannot launder a different call;
+    calls without an id are always reviewed. Beyond ``size`` call ids the
+    oldest is forgotten. See docs/plugins.md for an adapter built on it.
+    """
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._verdicts: OrderedDict[str, tuple[ToolCall, Verdict]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._verdicts)
+
+    async def review(
+        self, reviewer: Reviewer, call: ToolCall, *, within: float = DEFAULT_TIMEOUT
+    ) -> tuple[ToolCall, Verdict]:
+        """The call and its verdict: remembered when known, else from `guarded_review`."""
+        key = call.call_id
+        if key:
+            known = self._verdicts.get(key)
+            if known is not None and (known[0].tool, known[0].input) == (call.tool, call.input):
+                return known
+        verdict = await guarded_review(reviewer, call, within=within)
+        if key:
+            self._verdicts[key] = (call, verdict)
+            self._verdicts.move_to_end(key)
+            while len(self._verdicts) > self.size:
+                self._verdicts.popitem(last=False)
+        return call, verdict
 
 
 async def ask_person(

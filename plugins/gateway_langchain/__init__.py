@@ -23,7 +23,6 @@ unreviewed.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
@@ -31,9 +30,9 @@ from gateway_guard import (
     DEFAULT_TIMEOUT,
     AskPerson,
     Reviewer,
+    VerdictMemory,
     ask_person,
     guarded_outcome,
-    guarded_review,
 )
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
@@ -88,8 +87,7 @@ class GatewayMiddleware(AgentMiddleware):
         self.ask = ask
         self.timeout = timeout
         self.interrupt_on_ask = interrupt_on_ask
-        self._remember = remember
-        self._verdicts: OrderedDict[str, tuple[ToolCall, Verdict]] = OrderedDict()
+        self._memory = VerdictMemory(remember)
 
     async def review(self, request: ToolCallRequest) -> tuple[ToolCall, Verdict]:
         """The verdict for the request's tool call, reviewed once per tool-call id."""
@@ -102,17 +100,7 @@ class GatewayMiddleware(AgentMiddleware):
             call_id=call_id,
             host=HOST,
         )
-        if call_id is not None:
-            known = self._verdicts.get(call_id)
-            if known is not None and (known[0].tool, known[0].input) == (call.tool, call.input):
-                return known
-        verdict = await guarded_review(self.gateway, call, within=self.timeout)
-        if call_id is not None:
-            self._verdicts[call_id] = (call, verdict)
-            self._verdicts.move_to_end(call_id)
-            while len(self._verdicts) > self._remember:
-                self._verdicts.popitem(last=False)
-        return call, verdict
+        return await self._memory.review(self.gateway, call, within=self.timeout)
 
     async def awrap_tool_call(
         self,

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
@@ -44,7 +43,7 @@ from agents import (
     ToolInputGuardrailData,
 )
 from agents.tool import ShellOnApprovalFunction
-from gateway_guard import DEFAULT_TIMEOUT, AskPerson, Reviewer, ask_person, guarded_review
+from gateway_guard import DEFAULT_TIMEOUT, AskPerson, Reviewer, VerdictMemory, ask_person
 
 from gateway import ToolCall, Verdict
 
@@ -105,8 +104,7 @@ class OpenAIAgentsGuard:
         self.gateway = gateway
         self.ask = ask
         self.timeout = timeout
-        self._remember = remember
-        self._verdicts: OrderedDict[str, tuple[ToolCall, Verdict]] = OrderedDict()
+        self._memory = VerdictMemory(remember)
 
     # ── reviewing ──
 
@@ -115,16 +113,7 @@ class OpenAIAgentsGuard:
     ) -> tuple[ToolCall, Verdict]:
         """The verdict for one call, reviewed once per call id (and per input)."""
         call = ToolCall(tool, tool_input, call_id=call_id or None, host=HOST)
-        known = self._verdicts.get(call_id) if call_id else None
-        if known is not None and (known[0].tool, known[0].input) == (tool, tool_input):
-            return known
-        verdict = await guarded_review(self.gateway, call, within=self.timeout)
-        if call_id:
-            self._verdicts[call_id] = (call, verdict)
-            self._verdicts.move_to_end(call_id)
-            while len(self._verdicts) > self._remember:
-                self._verdicts.popitem(last=False)
-        return call, verdict
+        return await self._memory.review(self.gateway, call, within=self.timeout)
 
     async def review_shell(
         self, tool: str, commands: Sequence[str], call_id: str
