@@ -205,6 +205,21 @@ def _sentence(
     return f"{verb} `{command}`: {where}{clause}{tail}."
 
 
+def _judged(decision: str, command: str, clause: str, instead: str | None = None) -> Judgement:
+    """A judgement of ``command`` that no rule gave, with its sentence (see `_sentence`)."""
+    return Judgement(decision, _sentence(decision, command, None, clause, instead), None, command)
+
+
+def _by_rule(rule: Rule, command: str) -> Judgement:
+    """The judgement ``rule`` gives ``command``: its decision, reason and what to do instead."""
+    return Judgement(
+        rule.decision,
+        _sentence(rule.decision, command, rule, rule.reason, rule.instead),
+        rule.id,
+        command,
+    )
+
+
 class RuleSet:
     """A loaded, validated set of rules, with remembered approvals."""
 
@@ -235,161 +250,82 @@ class RuleSet:
         matched = [rule for rule in self.command_rules if matches(rule, view, cwd)]
         for rule in matched:
             if rule.decision == "decline":
-                return Judgement(
-                    "decline",
-                    _sentence("decline", text, rule, rule.reason, rule.instead),
-                    rule.id,
-                    text,
-                )
+                return _by_rule(rule, text)
         position = command.position
         if position.dynamic_program:
-            return Judgement(
+            return _judged(
                 "decline",
-                _sentence(
-                    "decline",
-                    text,
-                    None,
-                    "the program comes from an expansion and is only known when it runs",
-                    "name the program literally",
-                ),
-                None,
                 text,
+                "the program comes from an expansion and is only known when it runs",
+                "name the program literally",
             )
         for nested in command.nested:
             if nested.status == "dynamic" and nested.origin == "expansion":
-                return Judgement(
+                return _judged(
                     "decline",
-                    _sentence(
-                        "decline",
-                        text,
-                        None,
-                        f"the text `{nested.via}` runs is built at run time, so no one can see it first",
-                    ),
-                    None,
                     text,
+                    f"the text `{nested.via}` runs is built at run time, so no one can see it first",
                 )
             if nested.status == "dynamic" and nested.origin == "stdin" and command.fed_by:
-                return Judgement(
+                return _judged(
                     "decline",
-                    _sentence(
-                        "decline",
-                        text,
-                        None,
-                        f"`{command.fed_by[-1]}` pipes text into a shell, which runs it unseen",
-                        "save it to a file, read it, then run it",
-                    ),
-                    None,
                     text,
+                    f"`{command.fed_by[-1]}` pipes text into a shell, which runs it unseen",
+                    "save it to a file, read it, then run it",
                 )
         for rule in matched:
             if rule.decision == "ask":
-                return Judgement(
-                    "ask", _sentence("ask", text, rule, rule.reason, rule.instead), rule.id, text
-                )
+                return _by_rule(rule, text)
         if command.name and command.name in functions:
-            return Judgement(
-                "ask",
-                _sentence(
-                    "ask", text, None, f"`{command.name}` calls a shell function this call defines"
-                ),
-                None,
-                text,
+            return _judged(
+                "ask", text, f"`{command.name}` calls a shell function this call defines"
             )
         if position.refusal is not None and not position.refusal.runs_shell:
-            return Judgement(
-                "ask", _sentence("ask", text, None, _clause(position.reason)), None, text
-            )
+            return _judged("ask", text, _clause(position.reason))
         if position.decline == "stream_fed_operands":
-            return Judgement(
-                "ask", _sentence("ask", text, None, _clause(position.reason)), None, text
-            )
+            return _judged("ask", text, _clause(position.reason))
         if view.hidden_assignment is not None:
-            return Judgement(
+            return _judged(
                 "ask",
-                _sentence(
-                    "ask",
-                    text,
-                    None,
-                    f"it sets a variable whose name the plan cannot see ({view.hidden_assignment})",
-                    "name the variable literally",
-                ),
-                None,
                 text,
+                f"it sets a variable whose name the plan cannot see ({view.hidden_assignment})",
+                "name the variable literally",
             )
         unknown = [name for name in view.assigned if unknown_variable(name)]
         if unknown:
-            return Judgement(
+            return _judged(
                 "ask",
-                _sentence(
-                    "ask",
-                    text,
-                    None,
-                    f"it sets `{unknown[0]}`, which programs may read from their environment and no rule knows to be harmless",
-                ),
-                None,
                 text,
+                f"it sets `{unknown[0]}`, which programs may read from their environment and no rule knows to be harmless",
             )
         operand = arithmetic_operand(view.program, view.args, view.written, set(trusted))
         if operand is not None:
-            return Judgement(
+            return _judged(
                 "ask",
-                _sentence(
-                    "ask",
-                    text,
-                    None,
-                    f"it evaluates `{_shown(operand)}` as a number, and bash evaluates a value it cannot see as an expression that can run commands",
-                ),
-                None,
                 text,
+                f"it evaluates `{_shown(operand)}` as a number, and bash evaluates a value it cannot see as an expression that can run commands",
             )
         for launcher, own in view.launcher_args:
             if launcher == "time" and option_present(own, _TIME_WRITES) is not None:
-                return Judgement(
-                    "ask",
-                    _sentence("ask", text, None, "`time -o` writes its report to a file"),
-                    None,
-                    text,
-                )
+                return _judged("ask", text, "`time -o` writes its report to a file")
         opaque = [step for step in view.launchers if step not in TRANSPARENT_LAUNCHERS]
         allows = [rule for rule in matched if rule.decision == "allow"]
         allows += [rule for rule in remembered if matches(rule, view, cwd)]
         if opaque and not any(rule.launchers for rule in allows):
-            return Judgement(
-                "ask",
-                _sentence(
-                    "ask", text, None, f"it runs through `{opaque[0]}`, which no rule allows"
-                ),
-                None,
-                text,
-            )
+            return _judged("ask", text, f"it runs through `{opaque[0]}`, which no rule allows")
         for nested in command.nested:
             if nested.status != "measured":
-                return Judgement(
+                return _judged(
                     "ask",
-                    _sentence(
-                        "ask",
-                        text,
-                        None,
-                        f"what `{nested.via}` runs could not be read ({_clause(nested.reason)})",
-                    ),
-                    None,
                     text,
+                    f"what `{nested.via}` runs could not be read ({_clause(nested.reason)})",
                 )
         writes = [r for r in command.redirects if redirect_writes(r)]
         if writes and not any(rule.writes for rule in allows):
             target = writes[0].target.display if writes[0].target is not None else "?"
-            return Judgement(
-                "ask", _sentence("ask", text, None, f"it writes to `{target}`"), None, text
-            )
+            return _judged("ask", text, f"it writes to `{target}`")
         if position.runs_shell and position.program is None and not command.nested:
-            return Judgement(
-                "ask",
-                _sentence(
-                    "ask", text, None, "it starts a shell whose commands the plan cannot see"
-                ),
-                None,
-                text,
-            )
+            return _judged("ask", text, "it starts a shell whose commands the plan cannot see")
         if allows:
             rule = allows[0]
             return Judgement("allow", _sentence("allow", text, rule, rule.reason), rule.id, text)
@@ -401,9 +337,7 @@ class RuleSet:
                 text,
             )
         program = position.program.basename if position.program is not None else command.name
-        return Judgement(
-            "ask", _sentence("ask", text, None, f"no rule covers `{program}`"), None, text
-        )
+        return _judged("ask", text, f"no rule covers `{program}`")
 
     # ── a whole plan ──
 
