@@ -17,30 +17,17 @@ Nothing here is asserted: speed is measured here, never in unit tests.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import NamedTuple
+
+from _corpus import CORPORA, load
 
 from gateway import plan_program
 from gateway._shell import read_shell
 from gateway._shell._bashlex import parse_only as bashlex_parse
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corpus"
-CORPORA = ("agent", "nl2bash", "tldr")
 TARGET_RATIO = 1.5
-
-
-def load(name: str, limit: int | None) -> list[str]:
-    """The ``cmd`` of each line of one corpus, the first ``limit`` of them when given."""
-    commands: list[str] = []
-    with (CORPUS / f"{name}.jsonl").open(encoding="utf-8") as lines:
-        for line in lines:
-            if limit is not None and len(commands) >= limit:
-                break
-            commands.append(str(json.loads(line)["cmd"]))
-    return commands
 
 
 def percentile(sorted_values: Sequence[int], fraction: float) -> float:

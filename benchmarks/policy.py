@@ -20,21 +20,16 @@ Nothing here is asserted.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import time
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 import anyio
+from _corpus import CORPORA, load
 from gateway_rules import RulesApprover
 
 from gateway import Gateway, GatewayConfig, ToolCall, Verdict
-
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "tests" / "data" / "corpus"
-CORPORA = ("agent", "nl2bash", "tldr")
 
 _PREFIX = re.compile(
     r"^(?:Heredoc hole [0-9.]+: )?(Asked about|Declined|Allowed) (?:`(?:[^`]|`(?!: ))*`|the call|the tool `[^`]*`): "
@@ -43,13 +38,6 @@ _RULE = re.compile(r"^rule ([a-z0-9._-]+) ")
 _UNCOVERED = re.compile(r"^no rule covers `([^`]*)`")
 _QUOTED = re.compile(r"`[^`]*`")
 _NUMBER = re.compile(r"\d+")
-
-
-def commands(name: str, limit: int | None) -> list[str]:
-    """The commands of one corpus, in file order."""
-    with (CORPUS / f"{name}.jsonl").open(encoding="utf-8") as lines:
-        found = [json.loads(line)["cmd"] for line in lines if line.strip()]
-    return found[:limit] if limit else found
 
 
 def reason_group(verdict: Verdict) -> str:
@@ -119,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--show", metavar="REASON", help="list the commands of one reason group")
     arguments = parser.parse_args(argv)
     for name in arguments.corpus or CORPORA:
-        report(name, commands(name, arguments.limit), arguments.show)
+        report(name, load(name, arguments.limit), arguments.show)
 
 
 if __name__ == "__main__":

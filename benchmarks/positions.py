@@ -21,25 +21,12 @@ surprises; nothing here is asserted.
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
+
+from _corpus import CORPORA, load
 
 from gateway import Plan, PlannedCommand, plan_program
-
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corpus"
-CORPORA = ("agent", "nl2bash", "tldr")
-
-
-def load(name: str, limit: int | None) -> list[str]:
-    commands: list[str] = []
-    with (CORPUS / f"{name}.jsonl").open(encoding="utf-8") as lines:
-        for line in lines:
-            if limit is not None and len(commands) >= limit:
-                break
-            commands.append(str(json.loads(line)["cmd"]))
-    return commands
 
 
 def walk(plan: Plan) -> Iterator[tuple[PlannedCommand, int]]:
