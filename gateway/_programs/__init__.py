@@ -59,6 +59,9 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             ``network``: ``connect``, ``listen`` or ``resolve``. For
             ``lifetime``: ``unbounded`` or ``detached``. Else ``None``.
         recursive: For ``write``: the change reaches everything below the path.
+        words: For ``execute`` with action ``program``: the argv index range
+            ``[start, end)`` of the command it runs (``find -exec CMD ARGS ;``),
+            so the planner can plan that command from the same words.
     """
 
     kind: FactKind
@@ -67,6 +70,7 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     value: str | None
     action: str | None = None
     recursive: bool = False
+    words: tuple[int, int] | None = None
 
 
 class ArgumentReading(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

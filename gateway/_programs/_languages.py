@@ -1,0 +1,25 @@
+"""
+The registry of readers for programs with a language of their own (awk, sed, jq, find, git).
+
+`gateway._programs.read_arguments` consults this mapping before the option
+tables: a program listed here is read by its own reader, which tokenizes its
+program text instead of matching it. A reader takes the argument values after
+the program word (``None`` for a word that expands) and returns an
+`ArgumentReading`; it is pure and linear in its input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Final
+
+from gateway._programs import ArgumentReading
+
+__all__ = ["LANGUAGE_READERS", "LanguageReader"]
+
+LanguageReader = Callable[[str, Sequence[str | None]], ArgumentReading]
+"""A language reader: ``(basename, argv after the program word) -> ArgumentReading``."""
+
+LANGUAGE_READERS: Final[Mapping[str, LanguageReader]] = MappingProxyType({})
+"""Basename → reader, for every program read by a language reader."""
