@@ -104,14 +104,20 @@ from gateway._sinks import (
     verify_audit_log as verify_audit_log,
 )
 from gateway._verdicts import (
+    DECISION_ORDER as DECISION_ORDER,
+    DECISION_VERBS as DECISION_VERBS,
     Abstain as Abstain,
     Allow as Allow,
     Answer as Answer,
     Decline as Decline,
     Verdict as Verdict,
+    strictest as strictest,
+    strictness as strictness,
 )
 
 __all__ = [
+    "DECISION_ORDER",
+    "DECISION_VERBS",
     "LAUNCHERS",
     "NOT_AUTO_ALLOWED",
     "PLAN_RENDER_LIMIT",
@@ -194,6 +200,8 @@ __all__ = [
     "read_audit_log",
     "read_program_position",
     "read_shell",
+    "strictest",
+    "strictness",
     "verify_audit_log",
     "verify_chain",
 ]
