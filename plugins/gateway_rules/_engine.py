@@ -206,7 +206,9 @@ def _sentence(
     return f"{verb} `{command}`: {where}{clause}{tail}."
 
 
-def _judged(decision: RuleDecision, command: str, clause: str, instead: str | None = None) -> Judgement:
+def _judged(
+    decision: RuleDecision, command: str, clause: str, instead: str | None = None
+) -> Judgement:
     """A judgement of ``command`` that no rule gave, with its sentence (see `_sentence`)."""
     return Judgement(decision, _sentence(decision, command, None, clause, instead), None, command)
 
