@@ -2,7 +2,10 @@
 agent-gateway: decide, before anything runs, whether an agent's proposed tool call may run.
 
 The public surface. Everything importable from ``gateway`` is listed in
-``__all__``; modules with a leading underscore are internal.
+``__all__``; modules with a leading underscore are internal. Two namespaces
+hold what fewer people need: `gateway.audit` (the audit log's formats,
+checking it, keys and witnesses) and `gateway.bounded` (running pure work on
+agent text in worker processes under a hard deadline).
 
 Examples:
     >>> from gateway import plan_program
@@ -15,6 +18,11 @@ from gateway._approvers import (
     Approver as Approver,
     ApproverContext as ApproverContext,
     ReviewRequest as ReviewRequest,
+)
+from gateway._auditlog import (
+    encode_event as encode_event,
+    read_audit_log as read_audit_log,
+    verify_audit_log as verify_audit_log,
 )
 from gateway._calls import ToolCall as ToolCall
 from gateway._config import (
@@ -46,14 +54,20 @@ from gateway._events import (
     CallOutcome as CallOutcome,
     CallProposed as CallProposed,
     ChainBreak as ChainBreak,
+    ChainCheckpoint as ChainCheckpoint,
+    ChainGenesis as ChainGenesis,
     Event as Event,
     GatewayStarted as GatewayStarted,
     GatewayStopped as GatewayStopped,
     HoleAnswered as HoleAnswered,
     HoleQuestion as HoleQuestion,
     HoleRef as HoleRef,
+    LogRecovered as LogRecovered,
     PlanReady as PlanReady,
+    SinkFailed as SinkFailed,
     VerdictReached as VerdictReached,
+    VerdictWithdrawn as VerdictWithdrawn,
+    WitnessFailed as WitnessFailed,
     verify_chain as verify_chain,
 )
 from gateway._fragments import expand_fragment as expand_fragment
@@ -101,13 +115,7 @@ from gateway._plans import (
 from gateway._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
 from gateway._sequence import command_sequence_plan as command_sequence_plan
 from gateway._shell import ShellReading as ShellReading, read_shell as read_shell
-from gateway._sinks import (
-    ChainTip as ChainTip,
-    Sink as Sink,
-    encode_event as encode_event,
-    read_audit_log as read_audit_log,
-    verify_audit_log as verify_audit_log,
-)
+from gateway._sinks import ChainTip as ChainTip, Sink as Sink
 from gateway._verdicts import (
     DECISION_ORDER as DECISION_ORDER,
     DECISION_VERBS as DECISION_VERBS,
@@ -141,6 +149,8 @@ __all__ = [
     "CallOutcome",
     "CallProposed",
     "ChainBreak",
+    "ChainCheckpoint",
+    "ChainGenesis",
     "ChainTip",
     "ClaudeCodeEvent",
     "Complete",
@@ -164,6 +174,7 @@ __all__ = [
     "HookSection",
     "LauncherRow",
     "LauncherStep",
+    "LogRecovered",
     "NestedShell",
     "Plain",
     "Plan",
@@ -189,12 +200,15 @@ __all__ = [
     "ShellTool",
     "Sink",
     "SinkConfig",
+    "SinkFailed",
     "SinkFailure",
     "StatementPlan",
     "ToolCall",
     "Verdict",
     "VerdictReached",
+    "VerdictWithdrawn",
     "WitnessConfig",
+    "WitnessFailed",
     "claude_code_call",
     "claude_code_permission_response",
     "claude_code_pre_tool_use_response",

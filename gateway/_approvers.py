@@ -1,5 +1,5 @@
 """
-Approvers: the plugin seam where decisions are made.
+Approvers: the plugin seam where decisions are made, and the chain that asks them.
 
 An approver is anything with a ``name`` and ``async def review(request) ->
 Allow | Decline | Abstain`` (a `typing.Protocol`, documented like trio's
@@ -8,30 +8,65 @@ in the ``gateway.approvers`` entry-point group; only the approvers the config
 names are loaded, and an unknown name is a start-up error naming the installed
 ones. A factory is called as ``factory(options, context)``.
 
-The chain is consulted in order: the first Decline or Allow decides, Abstain
-passes on, nobody deciding gives ``ask``. An approver may set
-``reviews_raw_text = True``; only such an approver's Allow counts for a plan
-that could not be measured.
+The optional members an approver may have are declared on `Approver` and read
+once, when it is loaded, into an `ApproverSlot` (`resolve_approver`): a
+misspelt one is a load error, never silently ignored.
+
+`ApproverChain` asks the approvers in order — the first Decline or Allow
+decides, Abstain passes on, nobody deciding gives ``ask`` — each under its
+deadline, and `combine` turns the answers to a call and its holes into one
+verdict, strictest first. Everything an approver can do wrong — raise
+(anything but the caller's own cancellation), hang, block its thread, answer
+late, answer garbage — is a decline, and never escapes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+import asyncio
+import difflib
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, Literal, NamedTuple, Protocol, runtime_checkable
 
+import anyio
 import msgspec
 
+from gateway._bounded import BoundedPool
+from gateway._bus import EventBus
 from gateway._calls import ToolCall
-from gateway._config import GatewayConfig
+from gateway._config import MAX_SECONDS, GatewayConfig
 from gateway._errors import PluginLoadError
-from gateway._events import HoleRef
+from gateway._events import ApproverDecided, ApproverFailed, HoleRef
+from gateway._isolation import LoopThread, call_isolated
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
 from gateway._sinks import installed
-from gateway._verdicts import Answer
+from gateway._telemetry import ATTR_APPROVER, ATTR_DECISION, ATTR_RULE, SPAN_APPROVE, Telemetry
+from gateway._verdicts import Abstain, Allow, Answer, Decision, Decline, Verdict, strictest
 
-__all__ = ["APPROVER_GROUP", "Approver", "ApproverContext", "ReviewRequest", "load_approver"]
+__all__ = [
+    "APPROVER_GROUP",
+    "OPTIONAL_MEMBERS",
+    "Approver",
+    "ApproverChain",
+    "ApproverContext",
+    "ApproverSlot",
+    "Outcome",
+    "ReviewRequest",
+    "load_approver",
+    "resolve_approver",
+]
 
 APPROVER_GROUP: Final = "gateway.approvers"
+
+OPTIONAL_MEMBERS: Final = (
+    "timeout",
+    "reviews_raw_text",
+    "shares_loop",
+    "deterministic",
+    "generation",
+    "aclose",
+)
+"""The optional members of an approver, each read once when it is loaded."""
 
 
 class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -77,17 +112,36 @@ class Approver(Protocol):
     """
     Something that reviews calls.
 
+    ``review`` is called once per question under a deadline; it must return
+    `Allow`, `Decline` or `Abstain`. Raising, timing out, answering after the
+    deadline or returning anything else is a `Decline` (the gateway fails
+    closed) and an ``approver.failed`` event.
+
     Attributes:
         name: How events and verdicts name it.
 
-    ``review`` is called once per question under the configured timeout; it
-    must return `Allow`, `Decline` or `Abstain`. Raising, timing out or
-    returning anything else is a `Decline` (the gateway fails closed) and an
-    ``approver.failed`` event. Optional attributes: ``reviews_raw_text: bool``
-    opts in to allowing plans that could not be measured; ``timeout: float``
-    (seconds, at most a day) replaces the configured approver timeout for this
-    approver (a person needs minutes); ``async def aclose()`` is awaited when
-    the gateway closes.
+    Optional members (an approver need not have them; the gateway reads each
+    once, when it loads the approver, and refuses one of the wrong type or a
+    misspelling of one):
+
+    * ``timeout: float`` — seconds it may take (at most `MAX_SECONDS`),
+      instead of ``[gateway] approver-timeout`` (a person needs minutes).
+      Every deadline still ends with the review's own.
+    * ``reviews_raw_text: bool`` — its allow counts for a plan that could not
+      be measured (a person reading the raw text); default ``False``.
+    * ``shares_loop: bool`` — ``True`` when ``review`` never blocks the event
+      loop (it awaits every wait and computes little) or must run on the
+      gateway's loop (it uses objects bound to it). Otherwise, by default, it
+      runs on an event loop of its own in a thread of its own, so that an
+      approver that blocks — a synchronous client, a ``time.sleep``, a long
+      computation — cannot stop the gateway's timers: its deadline still
+      holds, and its late answer is dropped.
+    * ``deterministic: bool`` — ``True`` when its answer depends only on the
+      question (not on its call id) and on ``generation``: then an identical
+      call gets the same answer without asking again.
+    * ``generation: int`` — changes whenever what it knows changes (a
+      remembered approval), so that answers given before are not reused.
+    * ``async def aclose()`` — awaited (bounded) when the gateway closes.
     """
 
     name: str
@@ -104,10 +158,101 @@ class ApproverContext(msgspec.Struct, frozen=True, kw_only=True):
         config: The gateway's configuration.
         services: A per-gateway registry plugins share objects through (the
             approval service puts its queue of waiting calls here).
+        bounded: The gateway's pool of worker processes, for work on agent
+            text that must be bounded (see `gateway.bounded`).
     """
 
     config: GatewayConfig
     services: dict[str, Any]
+    bounded: BoundedPool | None = None
+
+
+class ApproverSlot(NamedTuple):
+    """An approver with its optional members read once (see `Approver`)."""
+
+    approver: Approver
+    name: str
+    timeout: float | None
+    reviews_raw_text: bool
+    shares_loop: bool
+    deterministic: bool
+    has_generation: bool
+    aclose: Callable[[], Awaitable[None]] | None
+
+
+def _flag(approver: object, name: str, member: str, *, default: bool) -> bool:
+    value = getattr(approver, member, default)
+    if not isinstance(value, bool):
+        raise PluginLoadError(
+            f"The approver {name!r} says {member} = {value!r}, which is not True or False.",
+            plugin=name,
+        )
+    return value
+
+
+def resolve_approver(approver: Approver, *, plugin: str | None = None) -> ApproverSlot:
+    """
+    Read an approver's optional members once.
+
+    Raises:
+        PluginLoadError: A member has the wrong type, or an attribute looks
+            like a misspelt optional member (``review_raw_text``).
+    """
+    name = getattr(approver, "name", None)
+    if not isinstance(name, str) or not name or not callable(getattr(approver, "review", None)):
+        label = plugin or type(approver).__name__
+        raise PluginLoadError(
+            f"The approver {label!r} has no name or no review method.", plugin=label
+        )
+    for attribute in dir(approver):
+        if (
+            attribute.startswith("_")
+            or attribute in OPTIONAL_MEMBERS
+            or attribute in ("name", "review")
+        ):
+            continue
+        close = difflib.get_close_matches(attribute, OPTIONAL_MEMBERS, n=1, cutoff=0.85)
+        if close:
+            raise PluginLoadError(
+                f"The approver {name!r} has an attribute {attribute!r}; did you mean {close[0]!r}?",
+                plugin=name,
+            )
+    timeout = getattr(approver, "timeout", None)
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 < timeout <= MAX_SECONDS
+    ):
+        raise PluginLoadError(
+            f"The approver {name!r} says timeout = {timeout!r}; it must be seconds between 0 and {MAX_SECONDS:g}.",
+            plugin=name,
+        )
+    closer = getattr(approver, "aclose", None)
+    if closer is not None and not inspect.iscoroutinefunction(closer):
+        raise PluginLoadError(
+            f"The approver {name!r} has an aclose that is not an async method.", plugin=name
+        )
+    if not inspect.iscoroutinefunction(approver.review):
+        raise PluginLoadError(
+            f"The approver {name!r} has a review that is not an async method.", plugin=name
+        )
+    deterministic = _flag(approver, name, "deterministic", default=False)
+    generation = getattr(approver, "generation", None)
+    if generation is not None and (isinstance(generation, bool) or not isinstance(generation, int)):
+        raise PluginLoadError(
+            f"The approver {name!r} says generation = {generation!r}, which is not a whole number.",
+            plugin=name,
+        )
+    return ApproverSlot(
+        approver=approver,
+        name=name,
+        timeout=None if timeout is None else float(timeout),
+        reviews_raw_text=_flag(approver, name, "reviews_raw_text", default=False),
+        shares_loop=_flag(approver, name, "shares_loop", default=False),
+        deterministic=deterministic,
+        has_generation=generation is not None,
+        aclose=closer,
+    )
 
 
 def load_approver(name: str, options: Mapping[str, Any], context: ApproverContext) -> Approver:
@@ -139,3 +284,270 @@ def load_approver(name: str, options: Mapping[str, Any], context: ApproverContex
             f"The approver {name!r} has no name or no review method.", plugin=name
         )
     return approver
+
+
+# ── the chain ──
+
+
+class Outcome(NamedTuple):
+    """What the chain concluded about one question."""
+
+    decision: Decision
+    reason: str
+    approver: str | None
+    rule: str | None
+
+
+def _well_formed(answer: Allow | Decline | Abstain) -> bool:
+    """
+    Whether an answer's fields have their declared types.
+
+    Structs do not check types when built, so ``Allow(reason="ok", rule=42)``
+    is an `Allow` that would be counted, then written to the audit log as a
+    record no reader can decode.
+    """
+    try:
+        again = msgspec.convert(msgspec.to_builtins(answer), type=Answer)
+    except (msgspec.ValidationError, TypeError, ValueError, RecursionError):
+        return False
+    # Equal after the round trip, or some value changed on the way (bytes
+    # become base64 text, and the logged record would not match its digest).
+    return bool(again == answer)
+
+
+def caller_cancelled() -> bool:
+    """
+    Whether the task running now is being cancelled (as opposed to a plugin raising a cancellation of its own).
+
+    Under trio only the runtime makes a ``Cancelled``; under asyncio any code
+    can raise ``CancelledError``, and a real cancellation shows as a pending
+    request on the task.
+    """
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return True  # trio: cancellations come from the runtime alone
+    return task is None or task.cancelling() > 0
+
+
+Memo = dict[tuple[int, int | None, str, HoleRef | None], Answer]
+"""Answers of deterministic approvers to one call's questions: by approver, generation, kind and question."""
+
+
+class ApproverChain:
+    """
+    The approvers of one gateway, in order, and how their answers become a verdict.
+
+    Args:
+        slots: The approvers, resolved.
+        approver_timeout: The default seconds per approver.
+        telemetry: Where spans go.
+    """
+
+    def __init__(
+        self, slots: Sequence[ApproverSlot], *, approver_timeout: float, telemetry: Telemetry
+    ) -> None:
+        self.slots = tuple(slots)
+        self._default = approver_timeout
+        self._telemetry = telemetry
+        self._threads: dict[int, LoopThread] = {}
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The approvers' names, in order."""
+        return tuple(slot.name for slot in self.slots)
+
+    def start(self) -> None:
+        """Give every approver that does not share the loop a thread and a loop of its own."""
+        for index, slot in enumerate(self.slots):
+            if not slot.shares_loop and index not in self._threads:
+                self._threads[index] = LoopThread(slot.name)
+
+    async def aclose(self, timeout: float) -> None:  # noqa: ASYNC109 -- the close budget of each plugin
+        """Close every approver that has ``aclose`` (each bounded by ``timeout``), and their threads."""
+        for index, slot in enumerate(self.slots):
+            if slot.aclose is None:
+                continue
+            thread = self._threads.get(index)
+            with anyio.move_on_after(timeout):
+                try:
+                    if thread is None:
+                        await slot.aclose()
+                    else:
+                        await call_isolated(thread, slot.aclose)
+                except Exception:  # noqa: BLE001, S110 -- closing a plugin must not hide the error that ended the gateway
+                    pass
+        for thread in self._threads.values():
+            thread.close()
+        self._threads.clear()
+
+    def timeout_of(self, slot: ApproverSlot) -> float:
+        """The seconds an approver may take: its own ``timeout``, else ``approver-timeout``."""
+        return slot.timeout if slot.timeout is not None else self._default
+
+    async def _answer(
+        self, index: int, slot: ApproverSlot, request: ReviewRequest, deadline: float
+    ) -> tuple[Any, str | None]:
+        """The approver's answer, or the sentence of its failure."""
+        limit = max(0.0, deadline - anyio.current_time())
+        own = self.timeout_of(slot)
+        late = (
+            f"Approver {slot.name!r} did not answer within {own:g} s, and the gateway fails closed."
+            if own <= limit
+            else f"Approver {slot.name!r} did not answer before the review's deadline, and the gateway fails closed."
+        )
+        stop = anyio.current_time() + min(own, limit)
+        thread = self._threads.get(index)
+        answer: Any = None
+        with anyio.CancelScope(deadline=stop) as scope:
+            if thread is not None:
+                outcome = await call_isolated(thread, slot.approver.review, request)
+                if outcome.error is not None:
+                    return None, _raised(slot.name, outcome.error)
+                answer = outcome.value
+            else:
+                try:
+                    answer = await slot.approver.review(request)
+                except BaseException as error:
+                    if isinstance(error, anyio.get_cancelled_exc_class()) and (
+                        scope.cancel_called or caller_cancelled()
+                    ):
+                        raise
+                    # The one boundary where a plugin's failure — any
+                    # exception, BaseException included — becomes a decline.
+                    return None, _raised(slot.name, error)
+        if scope.cancelled_caught or scope.cancel_called or anyio.current_time() > stop:
+            # Cut off, or it swallowed the cancellation, or it blocked its
+            # thread past the deadline and answered anyway: an answer after
+            # the deadline never counts.
+            return None, late
+        if not isinstance(answer, Allow | Decline | Abstain):
+            return None, (
+                f"Approver {slot.name!r} answered {type(answer).__name__!r}, not Allow, Decline or Abstain, "
+                "and the gateway fails closed."
+            )
+        if not _well_formed(answer):
+            return None, (
+                f"Approver {slot.name!r} answered a malformed {type(answer).__name__} "
+                "(a field of the wrong type), and the gateway fails closed."
+            )
+        return answer, None
+
+    async def ask(
+        self,
+        request: ReviewRequest,
+        *,
+        bus: EventBus,
+        ids: Mapping[str, str | None],
+        deadline: float,
+        memo: Memo | None = None,
+    ) -> Outcome:
+        """Put one question to the chain: the first allow or decline decides."""
+        call_id = request.call.call_id
+        what = "the call" if request.kind == "call" else f"this {request.kind}"
+        asked: Outcome | None = None
+        trace_id, span_id = ids.get("trace_id"), ids.get("span_id")
+        for index, slot in enumerate(self.slots):
+            name = slot.name
+            with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: name}) as span:
+                key = None
+                if memo is not None and slot.deterministic:
+                    generation = (
+                        getattr(slot.approver, "generation", None) if slot.has_generation else None
+                    )
+                    key = (index, generation, request.kind, request.question)
+                cached = memo.get(key) if memo is not None and key is not None else None
+                reused = cached is not None
+                answer: Any = cached
+                failure: str | None = None
+                if cached is None:
+                    answer, failure = await self._answer(index, slot, request, deadline)
+                if failure is not None:
+                    self._telemetry.error(span, failure)
+                    await bus.publish(
+                        ApproverFailed(
+                            call_id=call_id,
+                            trace_id=trace_id,
+                            span_id=span_id,
+                            approver=name,
+                            reason=failure,
+                            question=request.question,
+                        )
+                    )
+                    return Outcome("decline", failure, name, None)
+                if key is not None and memo is not None and not reused:
+                    memo[key] = answer
+                self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
+                note = None
+                # A completed heredoc body fed to a shell is judged by its own
+                # plan: when that could not be measured, neither could the call.
+                unmeasured = (request.plan is not None and not request.measured) or (
+                    request.body_plan is not None and request.body_plan.status != "measured"
+                )
+                if isinstance(answer, Allow) and unmeasured and not slot.reviews_raw_text:
+                    note = "An allow of a plan that could not be measured counts only from an approver that reviews raw text."
+                await bus.publish(
+                    ApproverDecided(
+                        call_id=call_id,
+                        trace_id=trace_id,
+                        span_id=span_id,
+                        approver=name,
+                        decision=answer.decision,
+                        reason=answer.reason,
+                        rule=answer.rule,
+                        question=request.question,
+                        note=note,
+                        reused=reused,
+                    )
+                )
+                if isinstance(answer, Abstain) and answer.reason:
+                    # The last approver to say why it would not decide explains the ask.
+                    asked = Outcome("ask", answer.reason, None, answer.rule)
+                if note is not None or isinstance(answer, Abstain):
+                    continue
+                reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
+                return Outcome(answer.decision, reason, name, answer.rule)
+        if asked is not None:
+            return asked
+        return Outcome("ask", f"No approver decided on {what}; a person must decide.", None, None)
+
+
+def combine(
+    outcomes: Sequence[tuple[HoleRef | None, Outcome]],
+    *,
+    digest: str,
+    call_id: str | None,
+    plan: ProgramPlan | None,
+) -> Verdict:
+    """
+    The verdict for a call from the outcomes of its questions: the strictest wins.
+
+    The first question (``None``) is the call itself, then each hole. The
+    reason is the deciding question's; a hole's reason says which hole.
+    """
+    decision = strictest(outcome.decision for _, outcome in outcomes)
+    ref, decisive = next((ref, o) for ref, o in outcomes if o.decision == decision)
+    reason = decisive.reason
+    if ref is not None:
+        reason = f"Heredoc hole {ref.statement}.{ref.heredoc}.{ref.hole}: {reason}"
+    if (
+        decision == "ask"
+        and decisive.approver is None
+        and plan is not None
+        and plan.status != "measured"
+    ):
+        reason = (
+            f"The command could not be read with confidence ({plan.reason}); a person must decide."
+        )
+    return Verdict(
+        decision=decision,
+        reason=reason,
+        digest=digest,
+        approver=decisive.approver,
+        rule=decisive.rule,
+        call_id=call_id,
+    )
+
+
+def _raised(name: str, error: BaseException) -> str:
+    return f"Approver {name!r} failed ({type(error).__name__}), and the gateway fails closed."

@@ -1,24 +1,36 @@
 """
 The event bus: orders events into one hash chain and hands them to sinks and watchers.
 
-Publishing is serialised: each event gets the next sequence number and the
-digest of the one before it. Sinks (the audit log…) each read from a bounded
-stream; when one falls ``buffer`` events behind, publishers wait for it —
-back-pressure, never unbounded memory — and a sink that stays blocked past the
-audit timeout is marked failed rather than stalling the gateway. Watchers
-(live pages) never slow publishers: a watcher that falls behind is cut off and
-must resume from a sequence number (the approval service keeps a history).
+Publishing takes a draft (``CallProposed(call_id=…, tool=…)``) and gives it
+the next sequence number, the time, the digest of the event before it and
+its own digest, without waiting: the chain is built in the order events are
+published. Each sink reads from a bounded queue in batches (one write, one
+flush for all the events that arrived while it was writing), so a review does
+not cost a thread hop per event. When a sink falls ``buffer`` events behind,
+publishers wait for it — back-pressure, never unbounded memory — and a sink
+that stays blocked past the audit timeout is marked failed rather than
+stalling the gateway. Watchers (live pages) never slow publishers: a watcher
+that falls behind is cut off and must resume from a sequence number.
 
 A required sink acknowledges each event once it has durably written it;
-`EventBus.wait_written` lets a review hold its verdict until then.
+`EventBus.wait_written` lets a review hold its verdict until then. A sink that
+fails is *fenced*: the bus stops waiting for it and tells it to take back
+every record after the last verdict that was released, so that what a log
+says never disagrees with what a caller was told.
+
+With a signer, the bus signs every ``chain.genesis`` and ``chain.checkpoint``
+draft, and publishes a checkpoint itself every ``checkpoint_every`` events or
+``checkpoint_interval`` seconds while events arrive.
 """
 
 from __future__ import annotations
 
+import contextlib
 import heapq
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import anyio
 import msgspec
@@ -26,10 +38,23 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from gateway._errors import SinkFailure
-from gateway._events import GENESIS, Event, event_digest
-from gateway._sinks import Sink
+from gateway._events import (
+    GENESIS,
+    ChainCheckpoint,
+    ChainGenesis,
+    Event,
+    SinkFailed,
+    event_digest,
+    signed_digest,
+)
+from gateway._isolation import LoopThread, call_isolated
+from gateway._signing import Signer
+from gateway._sinks import SinkSlot
 
 __all__ = ["BusStatistics", "EventBus"]
+
+_BATCH = 512
+"""Events a sink is handed at most in one write."""
 
 
 class BusStatistics(NamedTuple):
@@ -39,26 +64,35 @@ class BusStatistics(NamedTuple):
     last_seq: int
     watchers: int
     failed_sinks: tuple[str, ...]
+    checkpoints: int
+    batches: int
+
+
+def _is_cancellation(error: BaseException) -> bool:
+    return isinstance(error, anyio.get_cancelled_exc_class())
 
 
 class _SinkRunner:
-    def __init__(self, name: str, sink: Sink, *, required: bool, buffer: int) -> None:
-        self.name = name
-        self.sink = sink
-        self.required = required
-        self.send: MemoryObjectSendStream[Event]
-        self.receive: MemoryObjectReceiveStream[Event]
-        self.send, self.receive = anyio.create_memory_object_stream[Event](buffer)
+    def __init__(self, slot: SinkSlot, *, buffer: int) -> None:
+        self.slot = slot
+        self.name = slot.name
+        self.required = slot.required
+        self.buffer = buffer
+        self.queue: deque[Event] = deque()
+        self.wake = anyio.Event()
+        self.space = anyio.Event()
         self.written = -1
         self.failure: str | None = None
         # Reviews waiting for an event to be written, by sequence number: a
         # write wakes only those it satisfies, not every waiting review.
         self.waiters: list[tuple[int, int, anyio.Event]] = []
         self._tie = 0
-        # Lets `EventBus.close` stop a sink that stays blocked in `write`: without
-        # it, the gateway's task group (and so `async with Gateway`) never exits.
+        # Lets the bus stop a sink that stays blocked in `write`: without it,
+        # the gateway's task group (and so `async with Gateway`) never exits.
         self.scope = anyio.CancelScope()
         self.done = anyio.Event()
+        self.thread = None if slot.shares_loop else LoopThread(slot.name)
+        self.batches = 0
 
     def waiter(self, seq: int) -> anyio.Event:
         """An event set once ``seq`` is written or the sink fails."""
@@ -70,14 +104,18 @@ class _SinkRunner:
         heapq.heappush(self.waiters, (seq, self._tie, event))
         return event
 
-    def _wake(self) -> None:
+    def wake_waiters(self) -> None:
         while self.waiters and (self.failure is not None or self.waiters[0][0] <= self.written):
             heapq.heappop(self.waiters)[2].set()
 
-    def fail(self, reason: str) -> None:
-        if self.failure is None:
-            self.failure = reason
-        self._wake()
+    @property
+    def failed(self) -> bool:
+        """Whether the sink failed (it is never written to again)."""
+        return self.failure is not None
+
+    def enqueue(self, event: Event) -> None:
+        self.queue.append(event)
+        self.wake.set()
 
     async def run(self) -> None:
         try:
@@ -86,20 +124,53 @@ class _SinkRunner:
         finally:
             self.done.set()
 
+    async def _write(self, batch: list[Event]) -> None:
+        slot = self.slot
+        if slot.write_batch is not None:
+            function, arguments = slot.write_batch, (batch,)
+            if self.thread is None:
+                await function(*arguments)
+                return
+            outcome = await call_isolated(self.thread, function, *arguments)
+            if outcome.error is not None:
+                raise outcome.error
+            return
+        for event in batch:
+            if self.thread is None:
+                await slot.sink.write(event)
+                continue
+            result = await call_isolated(self.thread, slot.sink.write, event)
+            if result.error is not None:
+                raise result.error
+
     async def _drain(self) -> None:
-        async with self.receive:
-            async for event in self.receive:
-                if self.failure is not None:
-                    continue
-                try:
-                    await self.sink.write(event)
-                except Exception as error:  # noqa: BLE001 -- a plugin failure: the sink is marked failed, the gateway goes on
-                    self.fail(
-                        f"sink {self.name!r} failed to write ({type(error).__name__}: {error})"
-                    )
-                    continue
-                self.written = event.seq
-                self._wake()
+        while self.failure is None:
+            if not self.queue:
+                self.wake = anyio.Event()
+                await self.wake.wait()
+                continue
+            batch = [self.queue.popleft() for _ in range(min(len(self.queue), _BATCH))]
+            self.space.set()
+            self.space = anyio.Event()
+            try:
+                await self._write(batch)
+            except BaseException as error:
+                if _is_cancellation(error):
+                    raise
+                # A plugin failure, whatever it raised: the sink is marked
+                # failed, the gateway goes on.
+                self.on_failure(
+                    f"sink {self.name!r} failed to write ({type(error).__name__}: {error})"
+                )
+                return
+            if self.failed:
+                return  # fenced while it wrote: the write does not count
+            self.batches += 1
+            self.written = batch[-1].seq
+            self.wake_waiters()
+
+    # Set by the bus: how a runner reports its own failure.
+    on_failure: Callable[[str], None]
 
 
 class EventBus:
@@ -113,101 +184,169 @@ class EventBus:
         sink_timeout: float,
         start_seq: int = 0,
         previous: str = GENESIS,
+        genesis: str | None = None,
+        signer: Signer | None = None,
+        checkpoint_every: int = 1000,
+        checkpoint_interval: float = 60.0,
     ) -> None:
         self._clock = clock
         self._buffer = buffer
         self._sink_timeout = sink_timeout
-        self._lock = anyio.Lock()
         self._seq = start_seq
         self._previous = previous
+        self._genesis = genesis
+        self._signer = signer
+        self._every = checkpoint_every
+        self._interval = checkpoint_interval
+        self._since = 0
         self._runners: list[_SinkRunner] = []
         self._watchers: dict[int, MemoryObjectSendStream[Event]] = {}
         self._next_watcher = 0
         self._published = 0
+        self._checkpoints = 0
+        self._released = start_seq - 1
+        self._attested: list[Callable[[ChainGenesis | ChainCheckpoint], None]] = []
+        self._closing = False
 
-    def add_sink(self, name: str, sink: Sink, *, required: bool) -> None:
+    # ── set-up ──
+
+    def add_sink(self, slot: SinkSlot) -> None:
         """Register a sink (before `start`)."""
-        self._runners.append(_SinkRunner(name, sink, required=required, buffer=self._buffer))
+        runner = _SinkRunner(slot, buffer=self._buffer)
+        runner.on_failure = lambda reason: self._fail(runner, reason)
+        self._runners.append(runner)
+
+    def on_attested(self, callback: Callable[[ChainGenesis | ChainCheckpoint], None]) -> None:
+        """Call ``callback`` with every genesis and checkpoint record as it is published (for witnesses)."""
+        self._attested.append(callback)
 
     def start(self, task_group: TaskGroup) -> None:
-        """Start one task per sink in ``task_group``."""
+        """Start one task per sink, and the checkpoint timer when there is a signer, in ``task_group``."""
         for runner in self._runners:
             task_group.start_soon(runner.run, name=f"gateway sink {runner.name}")
+        if self._signer is not None and self._runners:
+            task_group.start_soon(self._tick, name="gateway checkpoints")
 
-    async def close(self) -> None:
-        """Let the sinks drain (at most the sink timeout) and stop."""
-        for runner in self._runners:
-            await runner.send.aclose()
-        for send in self._watchers.values():
-            await send.aclose()
-        self._watchers.clear()
-        # A sink blocked in `write` would never see its stream close: a failed
-        # sink is stopped at once, a healthy one gets the sink timeout to drain.
-        for runner in self._runners:
-            if runner.failure is not None:
-                runner.scope.cancel()
-        with anyio.move_on_after(self._sink_timeout):
-            for runner in self._runners:
-                await runner.done.wait()
-        for runner in self._runners:
-            if not runner.done.is_set():
-                runner.fail(f"sink {runner.name!r} did not finish writing when the gateway closed")
-                runner.scope.cancel()
+    async def _tick(self) -> None:
+        while not self._closing:
+            await anyio.sleep(self._interval)
+            if self._since and not self._closing:
+                self.checkpoint()
 
     @property
     def required_sinks(self) -> tuple[str, ...]:
         """The names of the sinks whose writes a verdict waits for."""
         return tuple(r.name for r in self._runners if r.required)
 
-    async def publish(self, kind: type[Event], call_id: str | None, **fields: Any) -> Event:
-        """
-        Build, chain and send one event; return it.
+    @property
+    def halted(self) -> str | None:
+        """Why verdicts can no longer be released (a required sink failed), or ``None``."""
+        return next((r.failure for r in self._runners if r.required and r.failure), None)
 
-        Waits while a sink is ``buffer`` events behind (back-pressure), at most
-        the sink timeout, after which that sink is marked failed.
-        """
-        async with self._lock:
-            draft = kind(
-                seq=self._seq,
-                time=self._clock(),
-                call_id=call_id,
-                previous=self._previous,
-                digest="",
-                **fields,
+    # ── publishing ──
+
+    def _chain(self, draft: Event) -> Event:
+        """Put a draft in the chain: number, time, link and digest (and a signature for chain records)."""
+        event = msgspec.structs.replace(
+            draft, seq=self._seq, time=self._clock(), previous=self._previous, digest=""
+        )
+        if isinstance(event, ChainGenesis | ChainCheckpoint) and self._signer is not None:
+            event = msgspec.structs.replace(
+                event,
+                algorithm=self._signer.algorithm,
+                key=self._signer.key_id,
+                signature="",
             )
-            event = msgspec.structs.replace(draft, digest=event_digest(draft))
+            event = msgspec.structs.replace(
+                event, signature=self._signer.sign(signed_digest(event).encode())
+            )
+        event = msgspec.structs.replace(event, digest=event_digest(event))
+        self._seq += 1
+        self._previous = event.digest
+        self._published += 1
+        return event
+
+    def _hand_on(self, event: Event) -> None:
+        for runner in self._runners:
+            if runner.failure is None:
+                runner.enqueue(event)
+        for key, send in list(self._watchers.items()):
+            try:
+                send.send_nowait(event)
+            except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                # A slow watcher is cut off; it resumes by sequence number.
+                del self._watchers[key]
+                send.close()
+        if isinstance(event, ChainGenesis):
+            self._genesis = event.digest
+        if isinstance(event, ChainGenesis | ChainCheckpoint):
+            for callback in self._attested:
+                callback(event)
+
+    def publish_nowait(self, draft: Event) -> int:
+        """
+        Chain and hand on one event at once, past any back-pressure; its sequence number.
+
+        For the gateway's own records that must not wait (a sink's failure, a
+        checkpoint); everything else goes through `publish`.
+        """
+        if not self._runners and not self._watchers:
+            # Nobody records or watches: the event is numbered, not built.
+            seq = self._seq
             self._seq += 1
-            self._previous = event.digest
             self._published += 1
-            for runner in self._runners:
-                if runner.failure is not None:
-                    continue
-                # The event is already in the chain: a send cut short by the
-                # caller's cancellation would leave a gap in the sink's log that
-                # later events skip over. So the send is shielded, still bounded
-                # by the sink timeout (after which the sink is marked failed).
-                with (
-                    anyio.CancelScope(shield=True),
-                    anyio.move_on_after(self._sink_timeout) as scope,
-                ):
-                    try:
-                        await runner.send.send(event)
-                    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                        runner.fail(f"sink {runner.name!r} stopped reading events")
+            return seq
+        event = self._chain(draft)
+        self._hand_on(event)
+        if not isinstance(event, ChainCheckpoint):
+            self._since += 1
+            if self._signer is not None and self._since >= self._every:
+                self.checkpoint()
+        return event.seq
+
+    async def publish(self, draft: Event) -> int:
+        """
+        Chain and hand on one event; return its sequence number.
+
+        Waits first while a sink is ``buffer`` events behind (back-pressure),
+        at most the sink timeout, after which that sink is marked failed. The
+        chain is extended only after the wait, so a publisher cancelled while
+        it waits leaves no gap.
+        """
+        for runner in self._runners:
+            while runner.failure is None and len(runner.queue) >= runner.buffer:
+                with anyio.move_on_after(self._sink_timeout) as scope:
+                    await runner.space.wait()
                 if scope.cancelled_caught:
-                    runner.fail(f"sink {runner.name!r} stayed blocked for {self._sink_timeout:g} s")
-            for key, send in list(self._watchers.items()):
-                try:
-                    send.send_nowait(event)
-                except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    # A slow watcher is cut off; it resumes by sequence number.
-                    del self._watchers[key]
-                    send.close()
-            return event
+                    self._fail(
+                        runner, f"sink {runner.name!r} stayed blocked for {self._sink_timeout:g} s"
+                    )
+        return self.publish_nowait(draft)
+
+    def checkpoint(self, *, final: bool = False) -> int | None:
+        """Publish a signed checkpoint of the chain so far (when there is a signer); its sequence number."""
+        if self._signer is None or not self._runners:
+            return None
+        self._since = 0
+        self._checkpoints += 1
+        return self.publish_nowait(
+            ChainCheckpoint(
+                genesis=self._genesis or "",
+                covered=self._seq,
+                algorithm=self._signer.algorithm,
+                final=final,
+            )
+        )
+
+    # ── releasing verdicts ──
 
     async def wait_written(self, seq: int, timeout: float) -> None:  # noqa: ASYNC109 -- the timeout is the audit budget, reported in the failure
         """
         Wait until every required sink has written event ``seq``.
+
+        A required sink that fails, or does not write it within ``timeout``,
+        is fenced (it takes back everything after the last released verdict)
+        and the gateway is halted: no verdict is released without its record.
 
         Raises:
             SinkFailure: A required sink failed, or did not write it within ``timeout``.
@@ -221,8 +360,57 @@ class EventBus:
                 if runner.written < seq:
                     raise SinkFailure(runner.failure or f"sink {runner.name!r} stopped")
             return
-        slow = next((r.name for r in self._runners if r.required and r.written < seq), "?")
-        raise SinkFailure(f"sink {slow!r} did not write the events within {timeout:g} s")
+        slow = [r for r in self._runners if r.required and r.written < seq]
+        for runner in slow:
+            self._fail(
+                runner, f"sink {runner.name!r} did not write the events within {timeout:g} s"
+            )
+        raise SinkFailure(
+            f"sink {slow[0].name if slow else '?'!r} did not write the events within {timeout:g} s"
+        )
+
+    def released(self, seq: int) -> None:
+        """Note that the verdict recorded at ``seq`` was released: a fence never takes it back."""
+        self._released = max(self._released, seq)
+
+    def _fail(self, runner: _SinkRunner, reason: str) -> None:
+        if runner.failure is not None:
+            return
+        runner.failure = reason
+        runner.wake_waiters()
+        runner.space.set()
+        runner.wake.set()
+        runner.scope.cancel()
+        runner.queue.clear()
+        if runner.slot.fence is not None:
+            with contextlib.suppress(Exception):
+                runner.slot.fence(self._released)
+        if not self._closing:
+            self.publish_nowait(SinkFailed(sink=runner.name, reason=reason))
+
+    # ── closing ──
+
+    async def close(self) -> None:
+        """Let the sinks drain (at most the sink timeout) and stop."""
+        self._closing = True
+        for send in self._watchers.values():
+            send.close()
+        self._watchers.clear()
+        with anyio.move_on_after(self._sink_timeout):
+            for runner in self._runners:
+                while runner.failure is None and (runner.queue or runner.written < self._seq - 1):
+                    waiter = runner.waiter(self._seq - 1)
+                    await waiter.wait()
+        for runner in self._runners:
+            if runner.failure is None and runner.written < self._seq - 1:
+                self._fail(
+                    runner, f"sink {runner.name!r} did not finish writing when the gateway closed"
+                )
+            runner.scope.cancel()
+            if runner.thread is not None:
+                runner.thread.close()
+
+    # ── watching ──
 
     @asynccontextmanager
     async def subscribe(
@@ -247,4 +435,6 @@ class EventBus:
             last_seq=self._seq - 1,
             watchers=len(self._watchers),
             failed_sinks=tuple(r.name for r in self._runners if r.failure is not None),
+            checkpoints=self._checkpoints,
+            batches=sum(r.batches for r in self._runners),
         )

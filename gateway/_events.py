@@ -1,10 +1,20 @@
 """
 Events: everything the gateway does, as a closed, tagged union of records.
 
-Each event carries a per-gateway sequence number, a UTC timestamp, the call it
-belongs to, the trace and span ids of the review, its own digest, and the
-digest of the event before it. The digests form a hash chain: an audit log
-that was edited, reordered or cut short no longer verifies (`verify_chain`).
+Each event carries a sequence number, a UTC timestamp, the call it belongs to,
+the trace and span ids of the review, its own digest, and the digest of the
+event before it. The digests form a hash chain: an audit log that was edited,
+reordered or cut short no longer verifies (`verify_chain`).
+
+A publisher builds a *draft* — the event with only its own fields, as in
+``CallProposed(call_id=…, tool=…)`` — and the bus fills in ``seq``, ``time``,
+``previous`` and ``digest`` when it puts the event in the chain.
+
+A chain starts with a ``chain.genesis`` record and, when the gateway has a
+key, carries signed ``chain.checkpoint`` records: the signature covers the
+digest of everything before it, so whoever rewrites the log without the key
+cannot make it verify again. What the gateway found when it continued a log
+that did not end cleanly is a ``log.recovered`` record.
 
 An event's digest is ``sha256`` over the canonical encoding of the event with
 its ``digest`` field empty. Secrets never enter events: tool inputs are
@@ -29,16 +39,23 @@ __all__ = [
     "CallOutcome",
     "CallProposed",
     "ChainBreak",
+    "ChainCheckpoint",
+    "ChainGenesis",
     "Event",
     "GatewayStarted",
     "GatewayStopped",
     "HoleAnswered",
     "HoleQuestion",
     "HoleRef",
+    "LogRecovered",
     "PlanReady",
+    "SinkFailed",
     "VerdictReached",
-    "decode_event",
+    "VerdictWithdrawn",
+    "WitnessFailed",
     "event_digest",
+    "event_tag",
+    "signed_digest",
     "verify_chain",
 ]
 
@@ -57,13 +74,17 @@ class HoleRef(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 class _Event(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="event"
 ):
-    seq: int
-    time: str
-    call_id: str | None
+    # The bus fills in seq, time, previous and digest; a draft leaves them be.
+    # The defaults never pass for a record: -1 breaks the sequence, an empty
+    # digest matches nothing, and `gateway verify` wants every record to be
+    # exactly the bytes the gateway writes.
+    seq: int = -1
+    time: str = ""
+    call_id: str | None = None
     trace_id: str | None = None
     span_id: str | None = None
-    previous: str
-    digest: str
+    previous: str = ""
+    digest: str = ""
 
 
 class GatewayStarted(_Event, frozen=True, kw_only=True, tag="gateway.started"):
@@ -79,6 +100,92 @@ class GatewayStopped(_Event, frozen=True, kw_only=True, tag="gateway.stopped"):
     """A gateway closed cleanly after publishing ``events`` events; a log that ends without it was cut short or is still open."""
 
     events: int
+
+
+SigningAlgorithm = Literal["ed25519", "hmac-sha256", "none"]
+
+
+class ChainGenesis(_Event, frozen=True, kw_only=True, tag="chain.genesis"):
+    """
+    The first record of a chain: which chain, and the key that signs it.
+
+    Its ``previous`` is `GENESIS`. With a key, it is signed like a checkpoint,
+    so a log whose first records were deleted no longer starts with it.
+
+    Attributes:
+        chain: A random id, new for every chain.
+        algorithm: ``ed25519``, ``hmac-sha256``, or ``none`` (an unsigned chain).
+        key: The id of the key that signs the chain (``ed25519:…``), if any.
+        signature: The signature of `signed_digest` of this record (base64url).
+    """
+
+    chain: str
+    algorithm: SigningAlgorithm
+    key: str | None = None
+    signature: str = ""
+
+
+class ChainCheckpoint(_Event, frozen=True, kw_only=True, tag="chain.checkpoint"):
+    """
+    A signed statement that the chain up to the record before it is what it is.
+
+    Its ``previous`` is the digest of that record, and the signature covers
+    it: editing, dropping or reordering anything before it, and computing the
+    chain again, cannot be hidden without the key. Checkpoints come every
+    ``[audit] checkpoint-every`` events or ``checkpoint-interval`` seconds, and
+    when a gateway stops; each is also handed to the witnesses.
+
+    Attributes:
+        genesis: The digest of the chain's first record (its ``chain.genesis``).
+        covered: How many records come before this one in the log (its seq, when
+            the log starts at 0).
+        algorithm: How it is signed.
+        key: The id of the key that signed it.
+        final: Written as the gateway stopped, right after ``gateway.stopped``:
+            a log that ends with it ended cleanly.
+        signature: The signature of `signed_digest` of this record (base64url).
+    """
+
+    genesis: str
+    covered: int
+    algorithm: SigningAlgorithm
+    key: str | None = None
+    final: bool = False
+    signature: str = ""
+
+
+class LogRecovered(_Event, frozen=True, kw_only=True, tag="log.recovered"):
+    """
+    What a sink found when it continued a log that did not end cleanly.
+
+    Attributes:
+        sink: Which sink.
+        found: One sentence: how the log ended, and what was done.
+        torn_bytes: Bytes after the last whole record (a write cut short).
+        set_aside: Where those bytes were moved, if there were any.
+        last_seq: The sequence number of the last whole record.
+    """
+
+    sink: str
+    found: str
+    torn_bytes: int = 0
+    set_aside: str | None = None
+    last_seq: int | None = None
+
+
+class SinkFailed(_Event, frozen=True, kw_only=True, tag="sink.failed"):
+    """A sink failed (it raised, or stayed blocked past the audit timeout); the others go on."""
+
+    sink: str
+    reason: str
+
+
+class WitnessFailed(_Event, frozen=True, kw_only=True, tag="witness.failed"):
+    """A witness could not take a checkpoint (``checkpoint`` is its sequence number)."""
+
+    witness: str
+    checkpoint: int
+    reason: str
 
 
 class CallProposed(_Event, frozen=True, kw_only=True, tag="call.proposed"):
@@ -121,6 +228,8 @@ class ApproverDecided(_Event, frozen=True, kw_only=True, tag="approver.decided")
 
     ``note`` says when the gateway did not take the answer as given (an allow
     of an unmeasured plan by an approver that does not review raw text).
+    ``reused`` says the approver was not asked again: it declares its answers
+    depend only on the question, and it gave this one to an identical call.
     """
 
     approver: str
@@ -129,6 +238,7 @@ class ApproverDecided(_Event, frozen=True, kw_only=True, tag="approver.decided")
     rule: str | None
     question: HoleRef | None = None
     note: str | None = None
+    reused: bool = False
 
 
 class ApproverFailed(_Event, frozen=True, kw_only=True, tag="approver.failed"):
@@ -148,9 +258,33 @@ class HoleAnswered(_Event, frozen=True, kw_only=True, tag="hole.answered"):
 
 
 class VerdictReached(_Event, frozen=True, kw_only=True, tag="verdict.reached"):
-    """The gateway's verdict for the call (or for a completed heredoc body)."""
+    """
+    The gateway's verdict for the call (or for a completed heredoc body).
+
+    There is one per review, and it is written before the verdict is
+    released. If it cannot be written in time, the caller gets a decline and
+    a ``verdict.withdrawn`` record says so.
+    """
 
     verdict: Verdict
+    question: HoleRef | None = None
+
+
+class VerdictWithdrawn(_Event, frozen=True, kw_only=True, tag="verdict.withdrawn"):
+    """
+    A verdict that was recorded but not released: the caller got ``released`` instead.
+
+    Attributes:
+        withdrawn: The sequence number of the ``verdict.reached`` record.
+        reason: Why (one sentence): its record was not written in time, or
+            the review was cancelled.
+        released: What the caller got (always a decline).
+        question: As in the withdrawn record.
+    """
+
+    withdrawn: int
+    reason: str
+    released: Verdict
     question: HoleRef | None = None
 
 
@@ -162,8 +296,13 @@ class CallOutcome(_Event, frozen=True, kw_only=True, tag="call.outcome"):
 
 
 Event = (
-    GatewayStarted
+    ChainGenesis
+    | ChainCheckpoint
+    | GatewayStarted
     | GatewayStopped
+    | LogRecovered
+    | SinkFailed
+    | WitnessFailed
     | CallProposed
     | PlanReady
     | HoleQuestion
@@ -171,15 +310,24 @@ Event = (
     | ApproverFailed
     | HoleAnswered
     | VerdictReached
+    | VerdictWithdrawn
     | CallOutcome
 )
 
-_EVENT_DECODER: Final = msgspec.json.Decoder(Event)
+
+def event_tag(event: Event) -> str:
+    """An event's wire tag (``call.proposed``…)."""
+    return str(type(event).__struct_config__.tag)
 
 
 def event_digest(event: Event) -> str:
     """The digest of an event: its canonical encoding with ``digest`` empty."""
     return digest_of(msgspec.structs.replace(event, digest=""))
+
+
+def signed_digest(record: ChainGenesis | ChainCheckpoint) -> str:
+    """What a genesis or checkpoint signature signs: its digest with ``digest`` and ``signature`` empty."""
+    return digest_of(msgspec.structs.replace(record, digest="", signature=""))
 
 
 class ChainBreak(msgspec.Struct, frozen=True, kw_only=True):
@@ -222,8 +370,3 @@ def verify_chain(events: Iterable[Event]) -> ChainBreak | None:
                 )
         previous = event
     return None
-
-
-def decode_event(data: bytes) -> Event:
-    """Decode one JSON-encoded event."""
-    return _EVENT_DECODER.decode(data)

@@ -2,70 +2,98 @@
 The Gateway: from a proposed tool call to a verdict, with events, approvers and traces.
 
 An async context manager that owns everything it uses — its task group, event
-bus, sinks, approvers, plan cache and tracer — so two gateways in one process
-never interfere. It works under asyncio and trio (anyio).
+bus, sinks, approvers, worker processes, reading cache and tracer — so two
+gateways in one process never interfere. It works under asyncio and trio
+(anyio).
 
 For each call, `Gateway.review`:
 
-1. publishes ``call.proposed`` (secrets masked);
-2. plans the shell text, if the tool is a shell (in a worker thread, through a
-   bounded cache), and publishes ``plan.ready`` with the digest every later
-   decision is bound to;
-3. puts every hole of every unquoted heredoc to the approvers as its own
-   question (``hole.question``);
+1. checks the call at the door (`gateway._door`): anything a caller can
+   build that is not a well-formed call is declined with one sentence;
+2. reads the call — plans its shell text, finds its holes, masks its secrets
+   — in a worker process under a hard deadline (`gateway._bounded`), through
+   a bounded cache of identical calls;
+3. publishes ``call.proposed`` and ``plan.ready`` with the digest every later
+   decision is bound to, and puts every hole of every unquoted heredoc to the
+   approvers as its own question (``hole.question``);
 4. asks the approver chain about the call and each hole — each approver under
-   a timeout, every failure a decline;
-5. publishes ``verdict.reached`` and, by default, releases the verdict only
-   once the required sinks have durably written it ("no audit, no action").
+   its deadline, every failure a decline (`gateway._approvers`);
+5. publishes the one ``verdict.reached`` record of the review and releases the
+   verdict only once the required sinks have durably written it ("no audit,
+   no action").
 
-Nothing that fails — an approver, a sink, the planner, a cancellation — ever
-becomes an allow, and no exception from a plugin escapes `review`.
+One deadline bounds it all: ``[gateway] review-timeout``. The verdict is
+reached twice ``audit-timeout`` before it, so its record (and, should that
+fail, the decline's) can still be written in time. Nothing that fails — an
+approver, a sink, a worker, the tracer, a cancellation — ever becomes an
+allow, and no exception from a plugin escapes `review`.
 """
 
 from __future__ import annotations
 
-import shlex
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, Literal
 
 import anyio
-import anyio.to_thread
 import msgspec
 from anyio import AsyncContextManagerMixin
 from anyio.abc import ObjectReceiveStream
 from opentelemetry.trace import TracerProvider
 
-from gateway._approvers import Approver, ApproverContext, ReviewRequest, load_approver
+from gateway._approvers import (
+    Approver,
+    ApproverChain,
+    ApproverContext,
+    Memo,
+    Outcome,
+    ReviewRequest,
+    caller_cancelled,
+    combine,
+    load_approver,
+    resolve_approver,
+)
+from gateway._bounded import BoundedFailure, BoundedPool
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig
 from gateway._digest import digest_of
-from gateway._errors import SinkFailure
+from gateway._door import Admitted, admit, refused_call_id
+from gateway._errors import GatewayError, SinkFailure
 from gateway._events import (
     GENESIS,
-    ApproverDecided,
-    ApproverFailed,
     CallOutcome,
     CallProposed,
+    ChainCheckpoint,
+    ChainGenesis,
     Event,
     GatewayStarted,
     GatewayStopped,
     HoleAnswered,
     HoleQuestion,
     HoleRef,
+    LogRecovered,
     PlanReady,
     VerdictReached,
+    VerdictWithdrawn,
+    WitnessFailed,
 )
-from gateway._fragments import expand_fragment
-from gateway._planner import iter_commands, plan_program
-from gateway._plans import FragmentAddr, FragmentError, Hole, ProgramPlan, SequencePlan
-from gateway._redact import Redactor, find_secrets
-from gateway._sequence import command_sequence_plan
-from gateway._sinks import Sink, load_sink
+from gateway._planner import iter_commands
+from gateway._plans import Hole, ProgramPlan, SequencePlan
+from gateway._reading import (
+    BodyText,
+    CallReading,
+    CallText,
+    holes_of,
+    mask_value,
+    read_body,
+    read_call,
+)
+from gateway._signing import load_signer
+from gateway._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
 from gateway._telemetry import (
     ATTR_APPROVER,
     ATTR_COMMANDS,
@@ -80,22 +108,44 @@ from gateway._telemetry import (
     ATTR_TOOL_CALL_ID,
     ATTR_TOOL_NAME,
     ATTR_UNMEASURED_REASON,
-    SPAN_APPROVE,
     SPAN_HOLE,
     SPAN_PLAN,
     SPAN_REVIEW,
     Telemetry,
 )
-from gateway._verdicts import Abstain, Allow, Answer, Decision, Decline, Verdict, strictest
+from gateway._verdicts import Verdict
+from gateway._witness import Witness, load_witness
 
 __all__ = ["Gateway", "GatewayStatistics"]
 
 VERSION: Final = "0.1.0"
 _SHELL_FIELD_ERROR: Final = "The command of a shell tool must be a string or a list of strings."
+_MIB: Final = 1024 * 1024
+_PRELOAD: Final = ("gateway._reading:warm_up",)
+_OUTCOMES: Final[dict[str, Literal["succeeded", "failed", "denied", "unknown"]]] = {
+    "succeeded": "succeeded",
+    "failed": "failed",
+    "denied": "denied",
+}
 
 
 class GatewayStatistics(msgspec.Struct, frozen=True, kw_only=True):
-    """Counters for monitoring a gateway."""
+    """
+    Counters for monitoring a gateway.
+
+    Attributes:
+        reviews: Reviews started.
+        allowed: Verdicts ``allow`` released.
+        asked: Verdicts ``ask`` released.
+        declined: Verdicts ``decline`` released.
+        plan_cache_hits: Calls read from the cache of identical calls.
+        plan_cache_misses: Calls read afresh (in a worker).
+        events: Events published.
+        failed_sinks: Sinks that failed.
+        halted: Why the gateway releases no verdict but decline, if it does not.
+        workers_killed: Workers killed for overrunning their deadline (or dying).
+        checkpoints: Signed checkpoints published.
+    """
 
     reviews: int
     allowed: int
@@ -105,20 +155,80 @@ class GatewayStatistics(msgspec.Struct, frozen=True, kw_only=True):
     plan_cache_misses: int
     events: int
     failed_sinks: tuple[str, ...]
+    halted: str | None = None
+    workers_killed: int = 0
+    checkpoints: int = 0
 
 
-class _Outcome(NamedTuple):
-    decision: Decision
-    reason: str
-    approver: str | None
-    rule: str | None
+class _Counts:
+    __slots__ = ("allow", "ask", "decline", "hits", "misses", "reviews")
+
+    def __init__(self) -> None:
+        self.reviews = self.allow = self.ask = self.decline = self.hits = self.misses = 0
+
+    def count(self, verdict: Verdict) -> None:
+        setattr(self, verdict.decision, getattr(self, verdict.decision) + 1)
 
 
-class _Recent(NamedTuple):
+class _Prepared:
+    """A call read once, for every identical call after it: the reading, and what follows from it."""
+
+    __slots__ = (
+        "commands",
+        "digest",
+        "holes",
+        "input",
+        "is_shell",
+        "masked",
+        "memo",
+        "plan",
+        "positions",
+        "sequence",
+        "source",
+    )
+
+    def __init__(
+        self, call: ToolCall, *, is_shell: bool, source: str | None, reading: CallReading
+    ) -> None:
+        self.input = call.input
+        self.is_shell = is_shell
+        self.source = source
+        self.plan = reading.plan
+        self.sequence = reading.sequence
+        self.holes = reading.holes
+        commands = [
+            c for s in (self.plan.statements if self.plan else ()) for c in iter_commands(s.plan)
+        ]
+        self.commands = len(commands)
+        self.positions = tuple(c.position for c in commands)
+        self.digest = (
+            self.plan.digest
+            if self.plan is not None
+            else digest_of({"tool": call.tool, "input": call.input})
+        )
+        self.memo: dict[tuple[str | None, str | None, str | None], Memo] = {}
+        self.masked = reading.input
+
+
+class _Review:
+    """What a review has done so far, so that any way it ends still leaves the right record."""
+
+    __slots__ = ("call_id", "digest", "ids", "question", "verdict_seq")
+
+    def __init__(self, call_id: str, digest: str, ids: dict[str, str | None]) -> None:
+        self.call_id = call_id
+        self.digest = digest
+        self.ids = ids
+        self.question: HoleRef | None = None
+        self.verdict_seq: int | None = None
+
+
+class _Recent(msgspec.Struct, frozen=True):
     call: ToolCall
     source: str | None
     plan: ProgramPlan | None
     digest: str
+    masked: dict[str, Any]
 
 
 def _now() -> str:
@@ -128,88 +238,6 @@ def _now() -> str:
 def _short(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# Stands in for a value when asking the shared secret patterns whether a key
-# names a secret: 40 letters and digits that no value-only pattern matches.
-_KEY_PROBE: Final = "0123456789abcdefghij0123456789ABCDEFGHIJ"
-
-
-def _secret_key_kind(key: Any) -> str | None:
-    """The kind of secret a mapping key names (``password``, ``api_key``, ``DB_PASSWORD``…), if any."""
-    if not isinstance(key, str) or not key or len(key) > 200:
-        return None
-    probe = f"{key}: {_KEY_PROBE}"
-    return next((s.kind for s in find_secrets(probe) if s.start == len(key) + 2), None)
-
-
-def source_secrets(source: str | None) -> tuple[tuple[str, str], ...]:
-    """The secrets of a shell text as ``(value, kind)`` pairs, to mask wherever the values reappear."""
-    if not source:
-        return ()
-    return tuple((source[s.start : s.end], s.kind) for s in find_secrets(source))
-
-
-def mask_value(value: Any, known: Sequence[tuple[str, str]] = ()) -> Any:
-    """
-    A JSON-like value with the secrets of every string in it masked.
-
-    ``known`` secrets (found in the whole shell text, see `source_secrets`)
-    are masked wherever they appear: an argv list split ``mysql -p…`` into
-    items that, one by one, no pattern recognises.
-    """
-    if isinstance(value, str):
-        for secret, kind in known:
-            value = value.replace(secret, f"<{kind}>")
-        return Redactor(value).mask(0, len(value))
-    if isinstance(value, list | tuple):
-        return [mask_value(item, known) for item in value]
-    if isinstance(value, dict):
-        masked: dict[Any, Any] = {}
-        for key, item in value.items():
-            # A string under a key that names a secret ({"password": "…"}, an
-            # env map's "GITHUB_TOKEN") holds nothing the value patterns can
-            # see: without its key it would be published verbatim.
-            named = _secret_key_kind(key) if isinstance(item, str) and item else None
-            masked[key] = f"<{named}>" if named is not None else mask_value(item, known)
-        return masked
-    return value
-
-
-def mask_sequence(sequence: SequencePlan, source: str) -> SequencePlan:
-    """A sequence plan with every secret of ``source`` masked in its argv (the values are quote-removed)."""
-    secrets = source_secrets(source)
-    if not secrets:
-        return sequence
-
-    def mask(text: str) -> str:
-        return str(mask_value(text, secrets))
-
-    steps = tuple(
-        msgspec.structs.replace(step, argv=tuple(mask(arg) for arg in step.argv))
-        for step in sequence.steps
-    )
-    # The reason quotes words of the source ("The word `https://…?api_key=…`
-    # holds an expansion or glob character."), so it is masked too.
-    reason = None if sequence.reason is None else mask(sequence.reason)
-    return msgspec.structs.replace(sequence, steps=steps, reason=reason)
-
-
-def _well_formed(answer: Allow | Decline | Abstain) -> bool:
-    """
-    Whether an answer's fields have their declared types.
-
-    Structs do not check types when built, so ``Allow(reason="ok", rule=42)``
-    is an `Allow` that would be counted, then written to the audit log as a
-    record no reader can decode.
-    """
-    try:
-        again = msgspec.convert(msgspec.to_builtins(answer), type=Answer)
-    except (msgspec.ValidationError, TypeError):
-        return False
-    # Equal after the round trip, or some value changed on the way (bytes
-    # become base64 text, and the logged record would not match its digest).
-    return bool(again == answer)
 
 
 def _lookup(data: Mapping[str, Any], path: str) -> Any:
@@ -230,6 +258,7 @@ class Gateway(AsyncContextManagerMixin):
             approver with its default policy, no sinks).
         approvers: Approvers to use instead of loading the configured ones.
         sinks: Sinks to use (all required) instead of the configured ones.
+        witnesses: Witnesses to use instead of the configured ones.
         tracer_provider: Where spans go (default: the global provider).
         clock: Gives event timestamps (default: the UTC time now).
 
@@ -251,78 +280,146 @@ class Gateway(AsyncContextManagerMixin):
         *,
         approvers: Sequence[Approver] | None = None,
         sinks: Mapping[str, Sink] | None = None,
+        witnesses: Mapping[str, Witness] | None = None,
         tracer_provider: TracerProvider | None = None,
         clock: Callable[[], str] | None = None,
     ) -> None:
         self.config = config if config is not None else GatewayConfig()
+        section = self.config.gateway
         self._given_approvers = approvers
         self._given_sinks = sinks
+        self._given_witnesses = witnesses
         self._telemetry = Telemetry(tracer_provider)
         self._clock = clock or _now
         self.services: dict[str, Any] = {}
-        self._approvers: list[Approver] = []
+        self._pool = BoundedPool(
+            workers=section.workers, memory=section.worker_memory * _MIB, preload=_PRELOAD
+        )
+        self._chain = ApproverChain(
+            (), approver_timeout=section.approver_timeout, telemetry=self._telemetry
+        )
         self._bus: EventBus | None = None
-        self._cache: OrderedDict[tuple[str, str], tuple[ProgramPlan, SequencePlan]] = OrderedDict()
-        self._planning: dict[tuple[str, str], anyio.Event] = {}
+        self._cache: OrderedDict[tuple[str, bytes, str], _Prepared] = OrderedDict()
+        self._reading: dict[tuple[str, bytes, str], anyio.Event] = {}
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
-        self._limiter = anyio.CapacityLimiter(self.config.gateway.workers)
-        self._counts = {"reviews": 0, "allow": 0, "ask": 0, "decline": 0, "hits": 0, "misses": 0}
+        self._counts = _Counts()
         self._open = False
 
     # ── lifecycle ──
 
-    def _build_approvers(self) -> list[Approver]:
+    def _build_approvers(self) -> ApproverChain:
+        section = self.config.gateway
         if self._given_approvers is not None:
-            return list(self._given_approvers)
-        context = ApproverContext(config=self.config, services=self.services)
+            approvers = list(self._given_approvers)
+        else:
+            context = ApproverContext(
+                config=self.config, services=self.services, bounded=self._pool
+            )
+            approvers = [
+                load_approver(name, self.config.approver.get(name, {}), context)
+                for name in section.approvers
+            ]
+        return ApproverChain(
+            [resolve_approver(approver) for approver in approvers],
+            approver_timeout=section.approver_timeout,
+            telemetry=self._telemetry,
+        )
+
+    def _build_sinks(self) -> list[SinkSlot]:
+        if self._given_sinks is not None:
+            return [
+                resolve_sink(name, sink, required=True) for name, sink in self._given_sinks.items()
+            ]
         return [
-            load_approver(name, self.config.approver.get(name, {}), context)
-            for name in self.config.gateway.approvers
+            resolve_sink(name, load_sink(name, sink), required=sink.required)
+            for name, sink in self.config.sinks.items()
         ]
 
-    def _build_sinks(self) -> list[tuple[str, Sink, bool]]:
-        if self._given_sinks is not None:
-            return [(name, sink, True) for name, sink in self._given_sinks.items()]
-        return [
-            (name, load_sink(name, sink), sink.required) for name, sink in self.config.sinks.items()
-        ]
+    def _build_witnesses(self) -> list[tuple[str, Witness]]:
+        if self._given_witnesses is not None:
+            return list(self._given_witnesses.items())
+        return [(name, load_witness(name, w)) for name, w in self.config.witnesses.items()]
 
     @asynccontextmanager
     async def __asynccontextmanager__(self) -> AsyncIterator[Gateway]:
-        self._approvers = self._build_approvers()
-        sinks = self._build_sinks()
+        audit = self.config.audit
+        signer = load_signer(signing_key=audit.signing_key, hmac_key=audit.hmac_key)
+        self._chain = self._build_approvers()
+        slots = self._build_sinks()
+        witnesses = self._build_witnesses()
         opened: list[Sink] = []
         try:
-            tips = []
-            for _, sink, required in sinks:
-                tip = await sink.open()
-                opened.append(sink)
-                if required and tip is not None:
-                    tips.append(tip)
-            start_seq, previous = (0, GENESIS)
-            if tips:
-                last = max(tips, key=lambda tip: tip.seq)
-                start_seq, previous = last.seq + 1, last.digest
+            tips: list[tuple[SinkSlot, ChainTip]] = []
+            for slot in slots:
+                tip = await slot.sink.open()
+                opened.append(slot.sink)
+                if tip is not None:
+                    tips.append((slot, tip))
+            required = [tip for slot, tip in tips if slot.required] or [tip for _, tip in tips]
+            start_seq, previous, genesis = 0, GENESIS, None
+            if required:
+                last = max(required, key=lambda tip: tip.seq)
+                start_seq, previous, genesis = last.seq + 1, last.digest, last.genesis
             bus = EventBus(
                 clock=self._clock,
                 buffer=self.config.gateway.event_buffer,
                 sink_timeout=self.config.gateway.audit_timeout,
                 start_seq=start_seq,
                 previous=previous,
+                genesis=genesis,
+                signer=signer,
+                checkpoint_every=audit.checkpoint_every,
+                checkpoint_interval=audit.checkpoint_interval,
             )
-            for name, sink, required in sinks:
-                bus.add_sink(name, sink, required=required)
+            for slot in slots:
+                bus.add_sink(slot)
+            send, receive = anyio.create_memory_object_stream[ChainGenesis | ChainCheckpoint](1024)
+            self._witnessed = anyio.Event()
+            if witnesses:
+
+                def attested(record: ChainGenesis | ChainCheckpoint) -> None:
+                    with suppress(
+                        anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError
+                    ):
+                        send.send_nowait(record)
+
+                bus.on_attested(attested)
+            else:
+                send.close()
+                receive.close()
             self._bus = bus
+            self._chain.start()
             async with anyio.create_task_group() as task_group:
                 bus.start(task_group)
+                if witnesses:
+                    task_group.start_soon(self._witness, witnesses, receive)
+                if not required:
+                    await bus.publish(
+                        ChainGenesis(
+                            chain=uuid.uuid4().hex,
+                            algorithm=signer.algorithm if signer is not None else "none",
+                            key=signer.key_id if signer is not None else None,
+                        )
+                    )
                 await bus.publish(
-                    GatewayStarted,
-                    None,
-                    version=VERSION,
-                    config_digest=digest_of(self.config),
-                    approvers=tuple(a.name for a in self._approvers),
-                    sinks=tuple(name for name, _, _ in sinks),
+                    GatewayStarted(
+                        version=VERSION,
+                        config_digest=digest_of(self.config),
+                        approvers=self._chain.names,
+                        sinks=tuple(slot.name for slot in slots),
+                    )
                 )
+                for slot, tip in tips:
+                    if tip.recovery is not None:
+                        await bus.publish(
+                            LogRecovered(
+                                sink=slot.name,
+                                found=tip.recovery.found,
+                                torn_bytes=tip.recovery.torn_bytes,
+                                set_aside=tip.recovery.set_aside,
+                                last_seq=tip.seq,
+                            )
+                        )
                 self._open = True
                 try:
                     yield self
@@ -330,10 +427,14 @@ class Gateway(AsyncContextManagerMixin):
                     self._open = False
                     with anyio.CancelScope(shield=True):
                         with anyio.move_on_after(self.config.gateway.audit_timeout):
-                            await bus.publish(
-                                GatewayStopped, None, events=bus.statistics().published + 1
-                            )
+                            await bus.publish(GatewayStopped(events=bus.statistics().published + 1))
+                            bus.checkpoint(final=True)
                         await bus.close()
+                        send.close()
+                        if witnesses:
+                            with anyio.move_on_after(self.config.gateway.audit_timeout):
+                                await self._witnessed.wait()
+                    task_group.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 # Closing a plugin must not hide the error that ended the gateway.
@@ -343,14 +444,44 @@ class Gateway(AsyncContextManagerMixin):
                         suppress(Exception),
                     ):
                         await sink.aclose()
-                for approver in self._approvers:
-                    closer = getattr(approver, "aclose", None)
-                    if closer is not None:
-                        with (
-                            anyio.move_on_after(self.config.gateway.approver_timeout),
-                            suppress(Exception),
-                        ):
-                            await closer()
+                for _, witness in witnesses:
+                    with (
+                        anyio.move_on_after(self.config.gateway.audit_timeout),
+                        suppress(Exception),
+                    ):
+                        await witness.aclose()
+                await self._chain.aclose(self.config.gateway.approver_timeout)
+                await self._pool.aclose()
+
+    _witnessed: anyio.Event
+
+    async def _witness(
+        self,
+        witnesses: list[tuple[str, Witness]],
+        records: ObjectReceiveStream[ChainGenesis | ChainCheckpoint],
+    ) -> None:
+        """Hand every genesis and checkpoint to every witness, in order, each bounded; record failures."""
+        timeout = self.config.gateway.audit_timeout
+        try:
+            async with records:
+                async for record in records:
+                    for name, witness in witnesses:
+                        reason: str | None = None
+                        with anyio.move_on_after(timeout) as scope:
+                            try:
+                                await witness.attest(record)
+                            except Exception as error:  # noqa: BLE001 -- a witness's failure is recorded, never raised
+                                reason = (
+                                    f"it failed ({type(error).__name__}: {_short(str(error), 200)})"
+                                )
+                        if scope.cancelled_caught:
+                            reason = f"it did not answer within {timeout:g} s"
+                        if reason is not None and self._bus is not None:
+                            self._bus.publish_nowait(
+                                WitnessFailed(witness=name, checkpoint=record.seq, reason=reason)
+                            )
+        finally:
+            self._witnessed.set()
 
     @property
     def bus(self) -> EventBus:
@@ -370,18 +501,34 @@ class Gateway(AsyncContextManagerMixin):
     def statistics(self) -> GatewayStatistics:
         """Counters for monitoring."""
         bus = self._bus.statistics() if self._bus is not None else None
+        counts = self._counts
         return GatewayStatistics(
-            reviews=self._counts["reviews"],
-            allowed=self._counts["allow"],
-            asked=self._counts["ask"],
-            declined=self._counts["decline"],
-            plan_cache_hits=self._counts["hits"],
-            plan_cache_misses=self._counts["misses"],
+            reviews=counts.reviews,
+            allowed=counts.allow,
+            asked=counts.ask,
+            declined=counts.decline,
+            plan_cache_hits=counts.hits,
+            plan_cache_misses=counts.misses,
             events=0 if bus is None else bus.published,
             failed_sinks=() if bus is None else bus.failed_sinks,
+            halted=None if self._bus is None else self._bus.halted,
+            workers_killed=self._pool.statistics().killed,
+            checkpoints=0 if bus is None else bus.checkpoints,
         )
 
-    # ── planning ──
+    def approver_timeout(self, approver: Approver) -> float:
+        """
+        The seconds an approver may take: its own ``timeout`` attribute when it
+        has one (a person needs minutes, a rule set milliseconds), else the
+        configured ``approver-timeout``. Always finite, and always cut short by
+        the review's own deadline.
+        """
+        for slot in self._chain.slots:
+            if slot.approver is approver:
+                return self._chain.timeout_of(slot)
+        return self._chain.timeout_of(resolve_approver(approver))
+
+    # ── reading ──
 
     def shell_source(self, call: ToolCall) -> tuple[bool, str | None]:
         """
@@ -390,6 +537,8 @@ class Gateway(AsyncContextManagerMixin):
         An argv list is quoted into one command. Returns ``(True, None)`` for a
         shell tool whose command field is missing or of the wrong type.
         """
+        import shlex
+
         for tool in self.config.shell_tools:
             if tool.tool != call.tool:
                 continue
@@ -408,65 +557,72 @@ class Gateway(AsyncContextManagerMixin):
             return True, None
         return False, None
 
-    async def plan(self, source: str, cwd: str = "") -> tuple[ProgramPlan, SequencePlan]:
-        """The plan and sequence plan of a shell text, from the bounded cache or a worker thread."""
-        key = (source, cwd)
+    def _remaining(self, deadline: float) -> float:
+        return max(0.0, deadline - anyio.current_time())
+
+    async def _prepare(self, admitted: Admitted, deadline: float) -> _Prepared | BoundedFailure:
+        """The call's reading: from the cache of identical calls, or from a worker under its deadline."""
+        key = admitted.key
+        call = admitted.call
         while True:
             cached = self._cache.get(key)
-            if cached is not None:
+            if cached is not None and cached.input == call.input:
                 self._cache.move_to_end(key)
-                self._counts["hits"] += 1
+                self._counts.hits += 1
                 return cached
-            # Identical calls that arrive together (an agent retrying, a burst of
-            # `git status`) wait for the one being planned instead of each
-            # planning the same text in a worker thread of its own.
-            pending = self._planning.get(key)
+            # Identical calls that arrive together (an agent retrying, a burst
+            # of `git status`) wait for the one being read instead of each
+            # sending the same text to a worker.
+            pending = self._reading.get(key)
             if pending is None:
                 break
             await pending.wait()
-        self._counts["misses"] += 1
-        relative = cwd if cwd and not cwd.startswith("/") else ""
-
-        def both() -> tuple[ProgramPlan, SequencePlan]:
-            return plan_program(source), command_sequence_plan(source, relative)
-
-        done = self._planning[key] = anyio.Event()
+        self._counts.misses += 1
+        is_shell, source = self.shell_source(call)
+        done = self._reading[key] = anyio.Event()
         try:
-            result = await anyio.to_thread.run_sync(both, limiter=self._limiter)
-            self._cache[key] = result
+            timeout = min(self.config.gateway.plan_timeout, self._remaining(deadline))
+            reading = await self._pool.run(
+                read_call,
+                CallText(input=call.input, source=source, cwd=call.cwd or ""),
+                timeout=max(timeout, 0.001),
+            )
+            if isinstance(reading, BoundedFailure):
+                return reading
+            prepared = _Prepared(call, is_shell=is_shell, source=source, reading=reading)
+            self._cache[key] = prepared
             while len(self._cache) > self.config.gateway.plan_cache_size:
                 self._cache.popitem(last=False)
         finally:
-            del self._planning[key]
+            del self._reading[key]
             done.set()
-        return result
+        return prepared
+
+    async def plan(self, source: str, cwd: str = "") -> tuple[ProgramPlan, SequencePlan]:
+        """
+        The plan and sequence plan of a shell text, read in a worker (as the first tool of ``[[shell-tools]]``).
+
+        Raises:
+            GatewayError: The text could not be read within ``plan-timeout``.
+        """
+        tool = self.config.shell_tools[0] if self.config.shell_tools else None
+        name = tool.tool if tool is not None else "Bash"
+        field = tool.fields[0].split(".")[0] if tool is not None else "command"
+        admitted = admit(ToolCall(name, {field: source}, cwd=cwd or None))
+        if isinstance(admitted, str):
+            raise GatewayError(f"The text cannot be planned: {admitted}.")
+        deadline = anyio.current_time() + self.config.gateway.plan_timeout
+        prepared = await self._prepare(admitted, deadline)
+        if isinstance(prepared, BoundedFailure):
+            raise GatewayError(f"The text could not be read ({prepared.reason}).")
+        if prepared.plan is None or prepared.sequence is None:  # pragma: no cover - a shell tool
+            raise GatewayError("The text was not read as shell.")
+        return prepared.plan, prepared.sequence
 
     @staticmethod
     def holes_of(source: str, plan: ProgramPlan) -> list[tuple[HoleRef, Hole]]:
         """Every hole of every unquoted heredoc of a measured plan, in order."""
-        found: list[tuple[HoleRef, Hole]] = []
-        for statement in plan.statements:
-            for command in statement.plan.commands:
-                for heredoc in command.heredocs:
-                    if heredoc.literal or not heredoc.holes:
-                        continue
-                    address = FragmentAddr(statement=statement.index, heredoc=heredoc.index)
-                    try:
-                        expansion = expand_fragment(source, address, {}, strict=False)
-                    except FragmentError:
-                        continue
-                    if expansion.blocked is None:
-                        continue
-                    found.extend(
-                        (
-                            HoleRef(
-                                statement=statement.index, heredoc=heredoc.index, hole=hole.index
-                            ),
-                            hole,
-                        )
-                        for hole in expansion.blocked.holes
-                    )
-        return found
+        return holes_of(source, plan)
 
     # ── reviewing ──
 
@@ -474,55 +630,81 @@ class Gateway(AsyncContextManagerMixin):
         """
         Review one proposed call; return the verdict.
 
-        Never raises for a bad call or a failing plugin: those are declines.
-        If the review is cancelled, a decline is recorded before the
-        cancellation propagates.
+        Never raises for a bad call, a failing plugin, a worker that overruns
+        or a bug: those are declines, each with its record. If the review is
+        cancelled, a decline is recorded before the cancellation propagates.
+        It returns within ``[gateway] review-timeout``.
 
         Raises:
             RuntimeError: The gateway is not open.
         """
-        bus = self.bus
-        if not call.call_id:
-            call = msgspec.structs.replace(call, call_id=uuid.uuid4().hex)
-        call_id = call.call_id
-        self._counts["reviews"] += 1
-        attributes: dict[str, str | int | bool] = {
-            ATTR_OPERATION: "execute_tool",
-            ATTR_TOOL_NAME: call.tool,
-        }
-        if call_id:
-            attributes[ATTR_TOOL_CALL_ID] = call_id
-        if call.session_id:
-            attributes[ATTR_CONVERSATION_ID] = call.session_id
+        self.bus  # noqa: B018 -- raises when the gateway is not open
+        section = self.config.gateway
+        decide_by = anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
+        self._counts.reviews += 1
+        admitted = admit(call, self._cache)
+        tool = getattr(call, "tool", None)
+        attributes: dict[str, str | int | bool] = {ATTR_OPERATION: "execute_tool"}
+        if isinstance(admitted, Admitted):
+            call = admitted.call
+            attributes[ATTR_TOOL_NAME] = call.tool
+            attributes[ATTR_TOOL_CALL_ID] = call.call_id or ""
+            if call.session_id:
+                attributes[ATTR_CONVERSATION_ID] = call.session_id
+        elif isinstance(tool, str) and len(tool) <= 256 and tool.isprintable():
+            attributes[ATTR_TOOL_NAME] = tool
         with self._telemetry.span(SPAN_REVIEW, attributes) as span:
             trace_id, span_id = self._telemetry.ids(span)
-            ids = {"trace_id": trace_id, "span_id": span_id}
-            digest = digest_of({"tool": call.tool, "input": call.input})
-            try:
-                verdict = await self._review(call, ids, span)
-            except anyio.get_cancelled_exc_class():
-                with (
-                    anyio.CancelScope(shield=True),
-                    anyio.move_on_after(self.config.gateway.audit_timeout),
-                ):
-                    cancelled = Verdict(
-                        decision="decline",
-                        reason="The review was cancelled before a verdict, so nothing may run.",
-                        digest=digest,
-                        call_id=call_id,
-                    )
-                    await bus.publish(VerdictReached, call_id, verdict=cancelled, **ids)
-                raise
-            except Exception as error:  # noqa: BLE001 -- a bug must still end in a decline, never an exception
-                verdict = Verdict(
-                    decision="decline",
-                    reason=f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
-                    digest=digest,
-                    call_id=call_id,
+            ids: dict[str, str | None] = {"trace_id": trace_id, "span_id": span_id}
+            refusal = (
+                None
+                if isinstance(admitted, Admitted)
+                else f"The call cannot be reviewed: {admitted}."
+            )
+            if isinstance(admitted, Admitted):
+                state = _Review(
+                    admitted.call.call_id or "",
+                    digest_of({"tool": admitted.call.tool, "input": admitted.call.input}),
+                    ids,
                 )
+            else:
+                state = _Review(refused_call_id(call), digest_of({"refused": refusal}), ids)
+            try:
+                if isinstance(admitted, Admitted):
+                    with anyio.CancelScope(deadline=decide_by) as scope:
+                        verdict = await self._decide(admitted, state, span, decide_by)
+                    if scope.cancelled_caught:
+                        verdict = Verdict(
+                            decision="decline",
+                            reason=f"The review did not reach a verdict within {section.review_timeout:g} s, and the gateway fails closed.",
+                            digest=state.digest,
+                            call_id=state.call_id,
+                        )
+                else:
+                    verdict = self._decline(state, refusal or "The call cannot be reviewed.")
+                verdict = await self._conclude(verdict, state)
+            except BaseException as error:
+                if isinstance(error, anyio.get_cancelled_exc_class()) and caller_cancelled():
+                    with (
+                        anyio.CancelScope(shield=True),
+                        anyio.move_on_after(section.audit_timeout),
+                    ):
+                        await self._end(
+                            state,
+                            "The review was cancelled before a verdict was released, so nothing may run.",
+                        )
+                    raise
+                # A bug, or a BaseException that is not ours to let through:
+                # it still ends in a recorded decline.
                 self._telemetry.error(span, type(error).__name__)
-                with anyio.move_on_after(self.config.gateway.audit_timeout):
-                    await bus.publish(VerdictReached, call_id, verdict=verdict, **ids)
+                verdict = self._decline(
+                    state,
+                    f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
+                )
+                with anyio.CancelScope(shield=True), anyio.move_on_after(section.audit_timeout):
+                    await self._end(state, verdict.reason)
+                if isinstance(error, KeyboardInterrupt | SystemExit):
+                    raise  # The process is being stopped: the decline is recorded, the stop goes on.
             self._telemetry.set(
                 span,
                 {
@@ -532,88 +714,145 @@ class Gateway(AsyncContextManagerMixin):
                     ATTR_PLAN_DIGEST: verdict.digest,
                 },
             )
-        self._counts[verdict.decision] += 1
+        self._counts.count(verdict)
         return verdict
 
-    async def _review(self, call: ToolCall, ids: dict[str, str | None], span: Any) -> Verdict:
+    @staticmethod
+    def _decline(state: _Review, reason: str) -> Verdict:
+        return Verdict(
+            decision="decline", reason=reason, digest=state.digest, call_id=state.call_id
+        )
+
+    async def _end(self, state: _Review, reason: str) -> None:
+        """Record the decline of a review that ended abnormally: its verdict, or the withdrawal of one already recorded."""
         bus = self.bus
-        call_id = call.call_id
-        is_shell, source = self.shell_source(call)
-        masked_call = msgspec.structs.replace(
-            call, input=mask_value(call.input, source_secrets(source))
-        )
-        await bus.publish(
-            CallProposed,
-            call_id,
-            tool=call.tool,
-            input=masked_call.input,
-            session_id=call.session_id,
-            agent_id=call.agent_id,
-            cwd=call.cwd,
-            host=call.host,
-            **ids,
-        )
-        plan: ProgramPlan | None = None
-        sequence: SequencePlan | None = None
-        digest = digest_of({"tool": call.tool, "input": call.input})
-        if is_shell and source is not None:
+        released = self._decline(state, reason)
+        if state.verdict_seq is None:
+            draft: Event = VerdictReached(
+                call_id=state.call_id,
+                verdict=released,
+                question=state.question,
+                trace_id=state.ids["trace_id"],
+                span_id=state.ids["span_id"],
+            )
+        else:
+            draft = VerdictWithdrawn(
+                call_id=state.call_id,
+                withdrawn=state.verdict_seq,
+                reason=reason,
+                released=released,
+                question=state.question,
+                trace_id=state.ids["trace_id"],
+                span_id=state.ids["span_id"],
+            )
+        seq = bus.publish_nowait(draft)
+        if state.verdict_seq is None:
+            state.verdict_seq = seq
+        if bus.required_sinks:
+            with suppress(SinkFailure):
+                await bus.wait_written(seq, self.config.gateway.audit_timeout)
+
+    async def _decide(
+        self, admitted: Admitted, state: _Review, span: Any, deadline: float
+    ) -> Verdict:
+        """Everything up to the verdict: read the call, publish what it is, ask the approvers."""
+        bus = self.bus
+        call = admitted.call
+        call_id = state.call_id
+        ids = state.ids
+        halted = bus.halted
+        if halted is not None:
+            return self._decline(
+                state,
+                f"The audit log failed ({halted}), so until the gateway restarts every call is declined: there is no action without audit.",
+            )
+        if any(tool.tool == call.tool for tool in self.config.shell_tools):
             with self._telemetry.span(SPAN_PLAN) as plan_span:
-                plan, sequence = await self.plan(source, call.cwd or "")
-                self._telemetry.set(
-                    plan_span,
-                    {
-                        ATTR_PLAN_DIGEST: plan.digest,
-                        ATTR_PLAN_STATUS: plan.status,
-                        ATTR_UNMEASURED_REASON: plan.reason,
-                    },
-                )
-            digest = plan.digest
-            sequence = mask_sequence(sequence, source)
-        commands = [c for s in (plan.statements if plan else ()) for c in iter_commands(s.plan)]
-        holes = (
-            self.holes_of(source, plan)
-            if plan is not None and source is not None and plan.status == "measured"
-            else []
+                prepared = await self._prepare(admitted, deadline)
+                if isinstance(prepared, BoundedFailure):
+                    self._telemetry.error(plan_span, prepared.kind)
+                elif prepared.plan is not None:
+                    self._telemetry.set(
+                        plan_span,
+                        {
+                            ATTR_PLAN_DIGEST: prepared.plan.digest,
+                            ATTR_PLAN_STATUS: prepared.plan.status,
+                            ATTR_UNMEASURED_REASON: prepared.plan.reason,
+                        },
+                    )
+        else:
+            prepared = await self._prepare(admitted, deadline)
+        if isinstance(prepared, BoundedFailure):
+            return self._decline(
+                state,
+                f"The call could not be read safely ({prepared.reason}), and the gateway fails closed.",
+            )
+        plan = prepared.plan
+        state.digest = prepared.digest
+        masked_call = msgspec.structs.replace(call, input=prepared.masked)
+        await bus.publish(
+            CallProposed(
+                call_id=call_id,
+                tool=call.tool,
+                input=prepared.masked,
+                session_id=call.session_id,
+                agent_id=call.agent_id,
+                cwd=call.cwd,
+                host=call.host,
+                trace_id=ids["trace_id"],
+                span_id=ids["span_id"],
+            )
         )
+        holes = prepared.holes
         self._telemetry.set(
             span,
             {
-                ATTR_PLAN_DIGEST: digest,
+                ATTR_PLAN_DIGEST: prepared.digest,
                 ATTR_PLAN_STATUS: None if plan is None else plan.status,
                 ATTR_UNMEASURED_REASON: None if plan is None else plan.reason,
-                ATTR_COMMANDS: len(commands),
+                ATTR_COMMANDS: prepared.commands,
                 ATTR_HOLES: len(holes),
             },
         )
         await bus.publish(
-            PlanReady,
-            call_id,
-            shell=is_shell,
-            plan_digest=digest,
-            plan=plan,
-            sequence=sequence,
-            commands=len(commands),
-            holes=len(holes),
-            **ids,
-        )
-        self._remember(call, source, plan, digest)
-        if is_shell and source is None:
-            verdict = Verdict(
-                decision="decline", reason=_SHELL_FIELD_ERROR, digest=digest, call_id=call_id
+            PlanReady(
+                call_id=call_id,
+                shell=prepared.is_shell,
+                plan_digest=prepared.digest,
+                plan=plan,
+                sequence=prepared.sequence,
+                commands=prepared.commands,
+                holes=len(holes),
+                trace_id=ids["trace_id"],
+                span_id=ids["span_id"],
             )
-            return await self._conclude(verdict, ids, None)
+        )
+        self._remember(call, prepared)
+        if prepared.is_shell and prepared.source is None:
+            return self._decline(state, _SHELL_FIELD_ERROR)
         for ref, hole in holes:
-            await bus.publish(HoleQuestion, call_id, ref=ref, hole=hole, **ids)
+            await bus.publish(
+                HoleQuestion(
+                    call_id=call_id,
+                    ref=ref,
+                    hole=hole,
+                    trace_id=ids["trace_id"],
+                    span_id=ids["span_id"],
+                )
+            )
         request = ReviewRequest(
             kind="call",
             call=masked_call,
-            digest=digest,
+            digest=prepared.digest,
             plan=plan,
-            positions=tuple(c.position for c in commands),
+            positions=prepared.positions,
             holes=tuple(ref for ref, _ in holes),
-            sequence=sequence,
+            sequence=prepared.sequence,
         )
-        outcomes: list[tuple[HoleRef | None, _Outcome]] = [(None, await self._ask(request, ids))]
+        memo = prepared.memo.setdefault((call.session_id, call.agent_id, call.host), {})
+        outcomes: list[tuple[HoleRef | None, Outcome]] = [
+            (None, await self._chain.ask(request, bus=bus, ids=ids, deadline=deadline, memo=memo))
+        ]
         if self.config.gateway.ask_holes:
             for ref, hole in holes:
                 with self._telemetry.span(
@@ -622,166 +861,63 @@ class Gateway(AsyncContextManagerMixin):
                     question = msgspec.structs.replace(
                         request, kind="hole", question=ref, hole=hole
                     )
-                    outcomes.append((ref, await self._ask(question, ids)))
-        verdict = self._combine(outcomes, digest, call_id, plan)
-        return await self._conclude(verdict, ids, None)
+                    outcomes.append(
+                        (
+                            ref,
+                            await self._chain.ask(
+                                question, bus=bus, ids=ids, deadline=deadline, memo=memo
+                            ),
+                        )
+                    )
+        return combine(outcomes, digest=prepared.digest, call_id=call_id, plan=plan)
 
-    def _combine(
-        self,
-        outcomes: list[tuple[HoleRef | None, _Outcome]],
-        digest: str,
-        call_id: str | None,
-        plan: ProgramPlan | None,
-    ) -> Verdict:
-        decision = strictest([outcome.decision for _, outcome in outcomes])
-        ref, decisive = next((ref, o) for ref, o in outcomes if o.decision == decision)
-        reason = decisive.reason
-        if ref is not None:
-            reason = f"Heredoc hole {ref.statement}.{ref.heredoc}.{ref.hole}: {reason}"
-        if (
-            decision == "ask"
-            and decisive.approver is None
-            and plan is not None
-            and plan.status != "measured"
-        ):
-            reason = f"The command could not be read with confidence ({plan.reason}); a person must decide."
-        return Verdict(
-            decision=decision,
-            reason=reason,
-            digest=digest,
-            approver=decisive.approver,
-            rule=decisive.rule,
-            call_id=call_id,
-        )
+    async def _conclude(self, verdict: Verdict, state: _Review) -> Verdict:
+        """
+        Record the verdict, then release it — only once the required sinks have written it.
 
-    async def _conclude(
-        self, verdict: Verdict, ids: dict[str, str | None], question: HoleRef | None
-    ) -> Verdict:
-        """Publish the verdict; release it only once required sinks have written it."""
+        When they cannot, the caller gets a decline, and a ``verdict.withdrawn``
+        record says so wherever the first record was written; the failed sink
+        is fenced, and the gateway halts (no action without audit). Bounded
+        by twice the audit timeout.
+        """
         bus = self.bus
-        event = await bus.publish(
-            VerdictReached, verdict.call_id, verdict=verdict, question=question, **ids
+        # Past any back-pressure: the verdict's record is never kept waiting
+        # behind the events it concludes.
+        seq = bus.publish_nowait(
+            VerdictReached(
+                call_id=verdict.call_id,
+                verdict=verdict,
+                question=state.question,
+                trace_id=state.ids["trace_id"],
+                span_id=state.ids["span_id"],
+            )
         )
+        state.verdict_seq = seq
         if not bus.required_sinks:
+            bus.released(seq)
             return verdict
         try:
-            await bus.wait_written(event.seq, self.config.gateway.audit_timeout)
+            await bus.wait_written(seq, self.config.gateway.audit_timeout)
         except SinkFailure as failure:
             if verdict.decision == "decline":
                 return verdict
-            declined = Verdict(
-                decision="decline",
-                reason=f"The audit record could not be written ({failure}), and there is no action without audit.",
-                digest=verdict.digest,
-                call_id=verdict.call_id,
+            declined = self._decline(
+                state,
+                f"The audit record could not be written ({failure}), and there is no action without audit.",
             )
-            with anyio.move_on_after(self.config.gateway.audit_timeout):
-                await bus.publish(
-                    VerdictReached, verdict.call_id, verdict=declined, question=question, **ids
-                )
+            await self._end(state, declined.reason)
             return declined
+        bus.released(seq)
         return verdict
-
-    def approver_timeout(self, approver: Approver) -> float:
-        """
-        The seconds an approver may take: its own ``timeout`` attribute when it
-        has one (a person needs minutes, a rule set milliseconds), else the
-        configured ``approver-timeout``. Always finite.
-        """
-        own = getattr(approver, "timeout", None)
-        if isinstance(own, int | float) and not isinstance(own, bool) and 0 < own <= 86_400:
-            return float(own)
-        return self.config.gateway.approver_timeout
-
-    async def _ask(self, request: ReviewRequest, ids: dict[str, str | None]) -> _Outcome:
-        """Run the approver chain on one question: the first allow or decline decides."""
-        bus = self.bus
-        call_id = request.call.call_id
-        what = "the call" if request.kind == "call" else f"this {request.kind}"
-        asked: _Outcome | None = None
-        for approver in self._approvers:
-            name = str(getattr(approver, "name", type(approver).__name__))
-            timeout = self.approver_timeout(approver)
-            with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: name}) as span:
-                failure: str | None = None
-                answer: Any = None
-                late = f"Approver {name!r} did not answer within {timeout:g} s, and the gateway fails closed."
-                try:
-                    with anyio.fail_after(timeout) as deadline:
-                        answer = await approver.review(request)
-                except TimeoutError:
-                    failure = late
-                except (Exception, SystemExit) as error:  # noqa: BLE001 -- the one boundary where plugin failures become declines
-                    failure = f"Approver {name!r} failed ({type(error).__name__}), and the gateway fails closed."
-                else:
-                    if deadline.cancel_called:
-                        # It swallowed the timeout's cancellation and answered
-                        # anyway: an answer after the deadline never counts.
-                        failure = late
-                    elif not isinstance(answer, Allow | Decline | Abstain):
-                        failure = (
-                            f"Approver {name!r} answered {type(answer).__name__!r}, not Allow, Decline or Abstain, "
-                            "and the gateway fails closed."
-                        )
-                    elif not _well_formed(answer):
-                        failure = (
-                            f"Approver {name!r} answered a malformed {type(answer).__name__} "
-                            "(a field of the wrong type), and the gateway fails closed."
-                        )
-                if failure is not None:
-                    self._telemetry.error(span, failure)
-                    await bus.publish(
-                        ApproverFailed,
-                        call_id,
-                        approver=name,
-                        reason=failure,
-                        question=request.question,
-                        **ids,
-                    )
-                    return _Outcome("decline", failure, name, None)
-                self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
-                note = None
-                # A completed heredoc body fed to a shell is judged by its own
-                # plan: when that could not be measured, neither could the call.
-                unmeasured = (request.plan is not None and not request.measured) or (
-                    request.body_plan is not None and request.body_plan.status != "measured"
-                )
-                if (
-                    isinstance(answer, Allow)
-                    and unmeasured
-                    and not getattr(approver, "reviews_raw_text", False)
-                ):
-                    note = "An allow of a plan that could not be measured counts only from an approver that reviews raw text."
-                await bus.publish(
-                    ApproverDecided,
-                    call_id,
-                    approver=name,
-                    decision=answer.decision,
-                    reason=answer.reason,
-                    rule=answer.rule,
-                    question=request.question,
-                    note=note,
-                    **ids,
-                )
-                if isinstance(answer, Abstain) and answer.reason:
-                    # The last approver to say why it would not decide explains the ask.
-                    asked = _Outcome("ask", answer.reason, None, answer.rule)
-                if note is not None or isinstance(answer, Abstain):
-                    continue
-                reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
-                return _Outcome(answer.decision, reason, name, answer.rule)
-        if asked is not None:
-            return asked
-        return _Outcome("ask", f"No approver decided on {what}; a person must decide.", None, None)
 
     # ── after the verdict ──
 
-    def _remember(
-        self, call: ToolCall, source: str | None, plan: ProgramPlan | None, digest: str
-    ) -> None:
+    def _remember(self, call: ToolCall, prepared: _Prepared) -> None:
         if call.call_id is None:
             return
-        self._recent[call.call_id] = _Recent(call, source, plan, digest)
+        self._recent[call.call_id] = _Recent(
+            call, prepared.source, prepared.plan, prepared.digest, prepared.masked
+        )
         self._recent.move_to_end(call.call_id)
         while len(self._recent) > self.config.gateway.recent_calls:
             self._recent.popitem(last=False)
@@ -793,93 +929,148 @@ class Gateway(AsyncContextManagerMixin):
         Hand back the output of holes the host ran, and review the completed heredoc body.
 
         The body is expanded with the answers (verbatim, trailing newlines
-        removed, never re-scanned); if it is still blocked the verdict is
-        ``ask``. A complete body is put to the approvers (kind ``body``, with a
-        plan of it when the command reading it is a shell).
+        removed, never re-scanned) in a worker; if it is still blocked the
+        verdict is ``ask``. A complete body is put to the approvers (kind
+        ``body``, with a plan of it when the command reading it is a shell).
 
         Raises:
             KeyError: The gateway does not remember the call.
             RuntimeError: The gateway is not open.
         """
-        bus = self.bus
+        self.bus  # noqa: B018 -- raises when the gateway is not open
         recent = self._recent[call_id]
         if recent.source is None or recent.plan is None:
             raise KeyError(call_id)
+        section = self.config.gateway
+        decide_by = anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
         with self._telemetry.span(SPAN_HOLE, {ATTR_TOOL_CALL_ID: call_id}) as span:
             trace_id, span_id = self._telemetry.ids(span)
-            ids = {"trace_id": trace_id, "span_id": span_id}
-            for index, text in sorted(answers.items()):
-                ref = HoleRef(statement=statement, heredoc=heredoc, hole=index)
-                await bus.publish(
-                    HoleAnswered,
-                    call_id,
+            ids: dict[str, str | None] = {"trace_id": trace_id, "span_id": span_id}
+            state = _Review(call_id, recent.digest, ids)
+            state.question = HoleRef(statement=statement, heredoc=heredoc, hole=-1)
+            try:
+                with anyio.CancelScope(deadline=decide_by) as scope:
+                    verdict = await self._decide_body(recent, state, answers, decide_by)
+                if scope.cancelled_caught:
+                    verdict = self._decline(
+                        state,
+                        f"The heredoc body was not judged within {section.review_timeout:g} s, and the gateway fails closed.",
+                    )
+                return await self._conclude(verdict, state)
+            except BaseException as error:
+                if isinstance(error, anyio.get_cancelled_exc_class()) and caller_cancelled():
+                    with (
+                        anyio.CancelScope(shield=True),
+                        anyio.move_on_after(section.audit_timeout),
+                    ):
+                        await self._end(
+                            state,
+                            "The review was cancelled before a verdict was released, so nothing may run.",
+                        )
+                    raise
+                self._telemetry.error(span, type(error).__name__)
+                declined = self._decline(
+                    state,
+                    f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
+                )
+                with anyio.CancelScope(shield=True), anyio.move_on_after(section.audit_timeout):
+                    await self._end(state, declined.reason)
+                if isinstance(error, KeyboardInterrupt | SystemExit):
+                    raise
+                return declined
+
+    async def _decide_body(
+        self, recent: _Recent, state: _Review, answers: Mapping[int, str], deadline: float
+    ) -> Verdict:
+        bus = self.bus
+        call_id = state.call_id
+        ids = state.ids
+        question = state.question
+        assert question is not None  # noqa: S101 -- set by answer()
+        if recent.source is None or recent.plan is None:  # pragma: no cover - checked by answer()
+            raise KeyError(call_id)
+        valid = {
+            index: text
+            for index, text in answers.items()
+            if type(index) is int and isinstance(text, str)
+        }
+        if len(valid) != len(answers):
+            return self._decline(state, "The answers must map hole numbers to text.")
+        for index, text in sorted(valid.items()):
+            ref = HoleRef(statement=question.statement, heredoc=question.heredoc, hole=index)
+            await bus.publish(
+                HoleAnswered(
+                    call_id=call_id,
                     ref=ref,
                     answer_digest=digest_of(text),
                     length=len(text),
-                    **ids,
+                    trace_id=ids["trace_id"],
+                    span_id=ids["span_id"],
                 )
-            question = HoleRef(statement=statement, heredoc=heredoc, hole=-1)
-            try:
-                expansion = expand_fragment(
-                    recent.source,
-                    FragmentAddr(statement=statement, heredoc=heredoc),
-                    {},
-                    answers,
-                    strict=False,
-                )
-            except FragmentError as error:
-                verdict = Verdict(
-                    decision="decline", reason=error.message, digest=recent.digest, call_id=call_id
-                )
-                return await self._conclude(verdict, ids, question)
-            if expansion.complete is None:
-                verdict = Verdict(
-                    decision="ask",
-                    reason="The heredoc body is still blocked by unanswered holes; a person must decide.",
-                    digest=recent.digest,
-                    call_id=call_id,
-                )
-                return await self._conclude(verdict, ids, question)
-            body = expansion.complete
-            body_plan = None
-            reader = (
-                recent.plan.statements[statement].plan.commands
-                if statement < len(recent.plan.statements)
-                else ()
             )
-            owner = next((c for c in reader for h in c.heredocs if h.index == heredoc), None)
-            if owner is not None and owner.position.runs_shell:
-                body_plan, _ = await self.plan(body)
-            request = ReviewRequest(
-                kind="body",
-                call=msgspec.structs.replace(
-                    recent.call, input=mask_value(recent.call.input, source_secrets(recent.source))
-                ),
-                digest=recent.digest,
-                plan=recent.plan,
-                question=question,
-                body=Redactor(body).mask(0, len(body)),
-                body_plan=body_plan,
+        statements = recent.plan.statements
+        reader = (
+            statements[question.statement].plan.commands
+            if 0 <= question.statement < len(statements)
+            else ()
+        )
+        owner = next((c for c in reader for h in c.heredocs if h.index == question.heredoc), None)
+        reading = await self._pool.run(
+            read_body,
+            BodyText(
+                source=recent.source,
+                statement=question.statement,
+                heredoc=question.heredoc,
+                answers=valid,
+                shell=owner is not None and owner.position.runs_shell,
+            ),
+            timeout=max(min(self.config.gateway.plan_timeout, self._remaining(deadline)), 0.001),
+        )
+        if isinstance(reading, BoundedFailure):
+            return self._decline(
+                state,
+                f"The heredoc body could not be read safely ({reading.reason}), and the gateway fails closed.",
             )
-            outcome = await self._ask(request, ids)
-            verdict = Verdict(
-                decision=outcome.decision,
-                reason=outcome.reason,
+        if reading.error is not None:
+            return self._decline(state, reading.error)
+        if reading.blocked or reading.body is None:
+            return Verdict(
+                decision="ask",
+                reason="The heredoc body is still blocked by unanswered holes; a person must decide.",
                 digest=recent.digest,
-                approver=outcome.approver,
-                rule=outcome.rule,
                 call_id=call_id,
             )
-            return await self._conclude(verdict, ids, question)
+        request = ReviewRequest(
+            kind="body",
+            call=msgspec.structs.replace(recent.call, input=recent.masked),
+            digest=recent.digest,
+            plan=recent.plan,
+            question=question,
+            body=reading.body,
+            body_plan=reading.body_plan,
+        )
+        outcome = await self._chain.ask(request, bus=bus, ids=ids, deadline=deadline)
+        return Verdict(
+            decision=outcome.decision,
+            reason=outcome.reason,
+            digest=recent.digest,
+            approver=outcome.approver,
+            rule=outcome.rule,
+            call_id=call_id,
+        )
 
     async def record_outcome(
         self, call_id: str | None, outcome: str, detail: str | None = None
     ) -> None:
         """Record what happened when the host ran (or did not run) a call."""
-        value = outcome if outcome in ("succeeded", "failed", "denied") else "unknown"
+        value = _OUTCOMES.get(outcome, "unknown") if type(outcome) is str else "unknown"
+        shown = None
+        if isinstance(detail, str):
+            # Cut before masking: the scan is bounded by what is shown (and
+            # a little more, so a secret cut at the edge is still found).
+            shown = _short(str(mask_value(detail[:2000])), 500)
         await self.bus.publish(
-            CallOutcome,
-            call_id,
-            outcome=value,
-            detail=None if detail is None else _short(mask_value(detail), 500),
+            CallOutcome(
+                call_id=call_id if isinstance(call_id, str) else None, outcome=value, detail=shown
+            )
         )

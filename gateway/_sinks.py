@@ -1,51 +1,68 @@
 """
-Sinks: where events go. The protocol, loading by entry point, and the audit-log formats.
+Sinks: where events go. The protocol, its optional members, and loading by entry point.
 
 A sink is built from its `SinkConfig` by the factory its plugin registers in
 the ``gateway.sinks`` entry-point group; only sinks the config names are
-loaded. Two log formats are defined here so that every tool reads them the
-same way: JSON lines (one event per line) and MessagePack (each event a
-4-byte big-endian length, then the encoded event).
+loaded. The optional members a sink may have are declared on `Sink` and read
+once, when it is loaded (`resolve_sink`), never probed per event. The audit
+log's formats and reading live in `gateway._auditlog`.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-import struct
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Final, NamedTuple, Protocol, runtime_checkable
 
-import msgspec
-
 from gateway._config import SinkConfig
-from gateway._errors import AuditLogError, PluginLoadError
-from gateway._events import ChainBreak, Event, GatewayStopped, verify_chain
+from gateway._errors import PluginLoadError
+from gateway._events import Event
 
 __all__ = [
+    "AuditSource",
     "ChainTip",
+    "Recovery",
     "Sink",
-    "SinkFactory",
-    "audit_format",
-    "encode_event",
+    "SinkSlot",
+    "installed",
     "load_sink",
-    "read_audit_log",
-    "verify_audit_log",
+    "resolve_sink",
 ]
 
 SINK_GROUP: Final = "gateway.sinks"
-_FRAME: Final = struct.Struct(">I")
-_JSON: Final = msgspec.json.Encoder()
-_MSGPACK: Final = msgspec.msgpack.Encoder()
-_JSON_DECODER: Final = msgspec.json.Decoder(Event)
-_MSGPACK_DECODER: Final = msgspec.msgpack.Decoder(Event)
+
+
+class Recovery(NamedTuple):
+    """
+    What a sink found when it opened a log that did not end cleanly.
+
+    Attributes:
+        found: One sentence: how the log ended and what the sink did about it.
+        torn_bytes: Bytes after the last whole record.
+        set_aside: Where those bytes were moved.
+    """
+
+    found: str
+    torn_bytes: int = 0
+    set_aside: str | None = None
 
 
 class ChainTip(NamedTuple):
-    """The last event a sink already holds: the chain continues after it."""
+    """
+    The last event a sink already holds: the chain continues after it.
+
+    Attributes:
+        seq: Its sequence number.
+        digest: Its digest.
+        genesis: The digest of the first record of the chain it holds, which
+            later checkpoints name.
+        recovery: What the sink found, when the log did not end cleanly.
+    """
 
     seq: int
     digest: str
+    genesis: str | None = None
+    recovery: Recovery | None = None
 
 
 @runtime_checkable
@@ -58,6 +75,21 @@ class Sink(Protocol):
     it. `write` returns only when the event is durably written — written and
     flushed — because a required sink's write is what releases a verdict.
     `aclose` is called once at the end.
+
+    Optional members, read once when the sink is loaded (see `resolve_sink`):
+
+    * ``write_batch(events)``, async: write several events at once, durably,
+      in order (one flush for all); used instead of `write` when present.
+    * ``fence(keep_through: int)``: the gateway stopped waiting for this sink
+      (it failed, or stayed blocked past the audit timeout). Records after
+      sequence number ``keep_through`` (the last verdict released) may now
+      disagree with what callers were told, so the sink must write nothing
+      more and take back any such record it wrote or is writing. The file
+      sinks truncate the log right after ``keep_through``.
+    * ``shares_loop: bool``: ``True`` when the sink never blocks the event
+      loop (it awaits all its I/O); otherwise it runs on an event loop of its
+      own, in a thread of its own, so that a sink that blocks cannot stop the
+      gateway's timers.
     """
 
     async def open(self) -> ChainTip | None:
@@ -70,7 +102,48 @@ class Sink(Protocol):
         """Flush and close."""
 
 
-SinkFactory = Callable[[SinkConfig], Sink]
+@runtime_checkable
+class AuditSource(Protocol):
+    """A sink that writes a log file others may read (the approval service serves it)."""
+
+    @property
+    def audit_path(self) -> str:
+        """The file it writes."""
+
+
+class SinkSlot(NamedTuple):
+    """A loaded sink with its optional members resolved once."""
+
+    name: str
+    sink: Sink
+    required: bool
+    write_batch: Callable[[Sequence[Event]], Awaitable[None]] | None
+    fence: Callable[[int], None] | None
+    shares_loop: bool
+
+
+def resolve_sink(name: str, sink: Sink, *, required: bool) -> SinkSlot:
+    """
+    Read a sink's optional members once.
+
+    Raises:
+        PluginLoadError: An optional member has the wrong type.
+    """
+    write_batch = getattr(sink, "write_batch", None)
+    fence = getattr(sink, "fence", None)
+    shares_loop = getattr(sink, "shares_loop", False)
+    if (write_batch is not None and not callable(write_batch)) or (
+        fence is not None and not callable(fence)
+    ):
+        raise PluginLoadError(
+            f"The sink {name!r} has a write_batch or fence that is not a method.", plugin=name
+        )
+    if not isinstance(shares_loop, bool):
+        raise PluginLoadError(
+            f"The sink {name!r} says shares_loop = {shares_loop!r}, which is not True or False.",
+            plugin=name,
+        )
+    return SinkSlot(name, sink, required, write_batch, fence, shares_loop)
 
 
 def installed(group: str) -> dict[str, importlib.metadata.EntryPoint]:
@@ -106,82 +179,3 @@ def load_sink(name: str, config: SinkConfig) -> Sink:
             f"The sink plugin {config.plugin!r} did not build a sink.", plugin=config.plugin
         )
     return sink
-
-
-def encode_event(event: Event, audit_format: str) -> bytes:
-    """Encode one event as a record of the given log format (``jsonl`` or ``msgpack``)."""
-    if audit_format == "jsonl":
-        return _JSON.encode(event) + b"\n"
-    payload = _MSGPACK.encode(event)
-    return _FRAME.pack(len(payload)) + payload
-
-
-def audit_format(path: str | Path) -> str:
-    """The log format of a file, by its name: ``.msgpack``/``.mpk`` is MessagePack, else JSON lines."""
-    return "msgpack" if str(path).endswith((".msgpack", ".mpk")) else "jsonl"
-
-
-def read_audit_log(path: str | Path) -> Iterator[Event]:
-    """
-    Read the events of an audit log, in order.
-
-    Raises:
-        AuditLogError: A record is malformed or cut short (names the record).
-        OSError: The file cannot be read.
-    """
-    data = Path(path).read_bytes()
-    if audit_format(path) == "jsonl":
-        lines = data.split(b"\n")
-        # The newlines are counted once: counting them again for every record
-        # made reading (and `gateway verify`) quadratic in the log's size.
-        last = len(lines) - 1
-        for index, line in enumerate(lines):
-            if index == last and not line:
-                return
-            try:
-                yield _JSON_DECODER.decode(line)
-            except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                raise AuditLogError(index, f"not a gateway event ({error})") from None
-        return
-    offset = index = 0
-    while offset < len(data):
-        if offset + _FRAME.size > len(data):
-            raise AuditLogError(index, "the record is cut short")
-        (size,) = _FRAME.unpack_from(data, offset)
-        start = offset + _FRAME.size
-        if start + size > len(data):
-            raise AuditLogError(index, "the record is cut short")
-        try:
-            yield _MSGPACK_DECODER.decode(data[start : start + size])
-        except (msgspec.DecodeError, msgspec.ValidationError) as error:
-            raise AuditLogError(index, f"not a gateway event ({error})") from None
-        offset = start + size
-        index += 1
-
-
-def verify_audit_log(path: str | Path, *, allow_open: bool = False) -> ChainBreak | None:
-    """
-    Verify an audit log's hash chain; ``None`` when intact, else the first break.
-
-    Every record must decode, hash to its digest, name the digest of the record
-    before it and carry the next sequence number. Unless ``allow_open``, the log
-    must end with a ``gateway.stopped`` record: one that does not was cut short
-    (or the gateway that writes it is still running).
-    """
-    events: list[Event] = []
-    try:
-        events.extend(read_audit_log(path))
-    except AuditLogError as error:
-        return ChainBreak(index=error.index, seq=None, reason=error.reason)
-    broken = verify_chain(events)
-    if broken is not None:
-        return broken
-    if not events:
-        return ChainBreak(index=0, seq=None, reason="the log holds no events")
-    if not allow_open and not isinstance(events[-1], GatewayStopped):
-        return ChainBreak(
-            index=len(events),
-            seq=events[-1].seq,
-            reason="the log ends without a gateway.stopped record (cut short, or still open)",
-        )
-    return None

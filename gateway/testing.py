@@ -32,6 +32,10 @@ class StaticApprover:
         raises: An exception to raise instead of answering.
         returns: A value to return instead of a proper answer (to test garbage).
         reviews_raw_text: Whether its allow counts for unmeasured plans.
+        shares_loop: Whether it runs on the gateway's event loop (it never
+            blocks it); ``False`` runs it on a loop and a thread of its own,
+            as an approver that does not say so is run.
+        deterministic: Whether identical calls may reuse its answers.
     """
 
     def __init__(
@@ -43,6 +47,8 @@ class StaticApprover:
         raises: BaseException | None = None,
         returns: Any = None,
         reviews_raw_text: bool = False,
+        shares_loop: bool = True,
+        deterministic: bool = False,
     ) -> None:
         self.name = name or f"static-{decision}"
         self.decision = decision
@@ -50,6 +56,8 @@ class StaticApprover:
         self.raises = raises
         self.returns = returns
         self.reviews_raw_text = reviews_raw_text
+        self.shares_loop = shares_loop
+        self.deterministic = deterministic
         self.requests: list[ReviewRequest] = []
 
     async def review(self, request: ReviewRequest) -> Answer:
@@ -70,6 +78,10 @@ class StaticApprover:
 
 class MemorySink:
     """A sink that keeps every event in `events` (optionally failing or blocking, for fault tests)."""
+
+    # It never blocks the loop (a blocked one awaits forever), and fault
+    # tests share anyio objects with it.
+    shares_loop = True
 
     def __init__(self, *, fail: bool = False, block: bool = False) -> None:
         self.events: list[Event] = []

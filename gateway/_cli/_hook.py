@@ -22,15 +22,14 @@ Two modes:
   checked and relayed. Only the standard library is used, so the hook needs no
   extra installed.
 
-Every wait is bounded: reading standard input, taking the audit-log lock, the
-review, and the request to the service.
+Every wait is bounded: reading standard input, taking the audit-log lock (the
+sink takes it when it opens), the review, and the request to the service.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import os
 import select
 import sys
@@ -39,7 +38,6 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -140,37 +138,6 @@ def _short(error: Exception) -> str:
 # ── standalone: the gateway in this process ──
 
 
-def _sink_paths(config: GatewayConfig) -> list[Path]:
-    return sorted({Path(sink.path).resolve() for sink in config.sinks.values() if sink.path})
-
-
-@contextlib.contextmanager
-def _audit_locks(config: GatewayConfig, timeout: float) -> Iterator[None]:
-    """
-    Hold an exclusive lock beside each audit log while this process writes to it.
-
-    Claude Code runs the hooks of parallel tool calls at the same time, each in
-    its own process; each continues the log's hash chain from its last record,
-    so two writers at once would fork the chain.
-    """
-    deadline = time.monotonic() + timeout
-    with contextlib.ExitStack() as stack:
-        for path in _sink_paths(config):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            lock = stack.enter_context(Path(f"{path}.lock").open("ab"))
-            while True:
-                try:
-                    fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise _Blocked(
-                            f"The audit log {str(path)!r} stayed locked by another hook for {timeout:g} s."
-                        ) from None
-                    time.sleep(0.02)
-        yield
-
-
 def _outcome(event: ClaudeCodeEvent, raw: dict[str, Any]) -> tuple[str, str | None]:
     if event.hook_event_name == "PostToolUseFailure":
         error = raw.get("error")
@@ -201,9 +168,11 @@ def run_standalone(
     config: GatewayConfig, event: ClaudeCodeEvent, raw: dict[str, Any], timeout: float
 ) -> dict[str, Any] | None:
     """Review (or record) the event with an in-process gateway; the answer to print, if any."""
+    # Parallel tool calls run hooks at the same time, each in its own process:
+    # the audit sinks take the log's lock when they open, so they take turns
+    # and the chain never forks.
     try:
-        with _audit_locks(config, timeout):
-            return anyio.run(_standalone, config, event, raw, timeout)
+        return anyio.run(_standalone, config, event, raw, timeout)
     except TimeoutError:
         raise _Blocked(f"The gateway did not answer within {timeout:g} s.") from None
     except GatewayError as error:

@@ -10,9 +10,9 @@ import msgspec
 
 from gateway._cli._common import Subcommand, decode_utf8, read_source, register, write_json
 from gateway._fragments import expand_fragment
-from gateway._gateway import mask_sequence, mask_value, source_secrets
 from gateway._planner import plan_program
 from gateway._plans import FragmentAddr, FragmentError
+from gateway._reading import mask_sequence, mask_value, source_secrets
 from gateway._sequence import command_sequence_plan
 from gateway._shell import read_shell
 

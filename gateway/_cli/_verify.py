@@ -1,12 +1,23 @@
-"""``gateway verify``: check an audit log's hash chain."""
+"""
+``gateway verify``: check an audit log as an outsider can; ``gateway keygen``: make the key that signs one.
+
+``verify`` prints a JSON report and its verdict in one sentence, and exits 0
+when the log is intact, 1 when it is not. With ``--key`` (the public key, or
+the HMAC secret) it also checks every signature and that every record is
+covered by one; with ``--witness`` (the file a ``file`` witness keeps) it
+checks the log still holds every checkpoint the witness holds.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
+from gateway._auditlog import check_audit_log
 from gateway._cli._common import CommandError, Subcommand, register, write_json
-from gateway._sinks import verify_audit_log
+from gateway._errors import AuditLogError, ConfigError
+from gateway._signing import generate_key, load_verifier
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -18,38 +29,101 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--open",
         action="store_true",
-        help="accept a log that does not end with gateway.stopped (its gateway is still running)",
+        help="accept a log whose gateway still runs (its last records are not yet signed or closed)",
+    )
+    parser.add_argument(
+        "--key",
+        metavar="FILE",
+        help="the key the log is signed with: an Ed25519 public key (PEM) or the HMAC secret",
+    )
+    parser.add_argument(
+        "--witness",
+        metavar="FILE",
+        help="the checkpoints a file witness kept: the log must still hold every one",
     )
 
 
 def _run(arguments: argparse.Namespace) -> int:
     try:
-        broken = verify_audit_log(arguments.audit_file, allow_open=arguments.open)
+        verifier = load_verifier(arguments.key) if arguments.key else None
+    except ConfigError as error:
+        raise CommandError(str(error)) from None
+    try:
+        report = check_audit_log(
+            arguments.audit_file,
+            verifier=verifier,
+            witness=arguments.witness,
+            allow_open=arguments.open,
+        )
     except OSError as error:
-        raise CommandError(f"Cannot read {arguments.audit_file!r}: {error.strerror}.") from None
-    if broken is None:
-        write_json({"file": arguments.audit_file, "intact": True})
-        return 0
-    write_json(
-        {
-            "file": arguments.audit_file,
-            "intact": False,
-            "record": broken.index + 1,
-            "seq": broken.seq,
-            "reason": broken.reason,
+        name = error.filename if isinstance(error.filename, str) else arguments.audit_file
+        raise CommandError(f"Cannot read {name!r}: {error.strerror}.") from None
+    except AuditLogError as error:
+        raise CommandError(
+            f"The witness file {arguments.witness!r} is unreadable: {error}."
+        ) from None
+    output: dict[str, Any] = {
+        "file": arguments.audit_file,
+        "intact": report.intact,
+        "verdict": report.verdict,
+        "records": report.records,
+        "sessions": report.sessions,
+        "checkpoints": report.checkpoints,
+        "recoveries": report.recoveries,
+        "key": report.key,
+    }
+    if report.problem is not None:
+        output |= {
+            "record": report.problem.index + 1,
+            "seq": report.problem.seq,
+            "reason": report.problem.reason,
+            "kind": report.kind,
         }
-    )
-    sys.stderr.write(
-        f"gateway verify: record {broken.index + 1} breaks the chain: {broken.reason}.\n"
-    )
+    write_json(output)
+    if report.intact:
+        return 0
+    sys.stderr.write(f"gateway verify: {report.verdict}\n")
     return 1
 
 
 register(
     Subcommand(
         name="verify",
-        help="Check an audit log's hash chain; exit 0 when intact, 1 naming the first broken record.",
+        help="Check an audit log (with --key, its signatures too); exit 0 when intact, 1 saying what broke.",
         configure=_configure,
         run=_run,
+    )
+)
+
+
+def _configure_keygen(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "key_file",
+        metavar="FILE",
+        help="where to write the private key (mode 0600); the public key goes to FILE.pub",
+    )
+
+
+def _run_keygen(arguments: argparse.Namespace) -> int:
+    try:
+        private, public = generate_key(arguments.key_file)
+    except FileExistsError as error:
+        raise CommandError(
+            f"{error.filename!r} exists already; a key is never overwritten, so choose another name."
+        ) from None
+    except OSError as error:
+        raise CommandError(
+            f"Cannot write the key to {arguments.key_file!r} ({error.strerror})."
+        ) from None
+    write_json({"private": str(private), "public": str(public)})
+    return 0
+
+
+register(
+    Subcommand(
+        name="keygen",
+        help="Make an Ed25519 key pair to sign the audit log: FILE (private, 0600) and FILE.pub.",
+        configure=_configure_keygen,
+        run=_run_keygen,
     )
 )

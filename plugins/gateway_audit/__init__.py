@@ -1,11 +1,23 @@
 """
-First-party audit sinks: an append-only JSON-lines log and a MessagePack log.
+First-party audit sinks and witnesses: append-only log files, a witness file, a witness webhook.
 
-Registered in the ``gateway.sinks`` entry-point group as ``jsonl`` and
-``msgpack``, and loaded exactly as a third-party sink would be. Each write
-appends one record, flushes it and (with ``fsync = true`` in the sink's
-options) syncs it to disk before returning, because a required sink's write is
-what releases a verdict. Opening an existing log continues its hash chain.
+Registered as the sinks ``jsonl`` and ``msgpack`` (``gateway.sinks``) and the
+witnesses ``file`` and ``webhook`` (``gateway.witnesses``), and loaded exactly
+as a third-party plugin would be.
+
+A log sink:
+
+* takes an exclusive lock beside its log (``<log>.lock``) when it opens and
+  holds it until it closes, so every writer of a log — ``gateway serve``, a
+  hook, anything else — waits its turn and the chain never forks;
+* continues the chain from the log's last whole record, reading only the
+  ends of the file; bytes a crash left after that record are moved to
+  ``<log>.torn-<time>`` and the gateway records what was found;
+* appends each batch of events with one write, one flush and (with
+  ``fsync = true``) one sync, before the verdict it justifies is released;
+* when the gateway stops waiting for it (``fence``), truncates the log right
+  after the last released verdict and writes nothing more, so the log never
+  says more than callers were told.
 
 Configure in TOML::
 
@@ -13,69 +25,282 @@ Configure in TOML::
     plugin = "jsonl"
     path = "gateway-audit.jsonl"
     required = true
-    options = { fsync = false }
+    options = { fsync = false, lock-timeout = 30 }
+
+    [witnesses.offsite]
+    plugin = "file"
+    path = "/mnt/other-disk/gateway-witness.jsonl"
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import threading
+import urllib.error
+import urllib.request
+from collections import deque
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import anyio.to_thread
+import msgspec
 
-from gateway import ChainTip, Event, SinkConfig, encode_event, read_audit_log
+from gateway import (
+    MAX_SECONDS,
+    ChainCheckpoint,
+    ChainGenesis,
+    ChainTip,
+    Event,
+    SinkConfig,
+    SinkFailure,
+    WitnessConfig,
+)
+from gateway.audit import Recovery, audit_format, encode_event, ended_cleanly, read_tail
 
-__all__ = ["JsonLinesSink", "MessagePackSink"]
+__all__ = ["FileWitness", "JsonLinesSink", "MessagePackSink", "WebhookWitness"]
+
+_OFFSETS: Final = 65_536
+"""Record ends remembered, so a fence can cut the log right after any recent record."""
+
+
+class _Options(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    fsync: bool = False
+    lock_timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.lock_timeout <= MAX_SECONDS:
+            raise ValueError(f"lock-timeout must be between 0 and {MAX_SECONDS:g} seconds")
+
+
+def _options(kind: str, config: SinkConfig | WitnessConfig) -> _Options:
+    try:
+        return msgspec.convert(dict(config.options), _Options)
+    except msgspec.ValidationError as error:
+        raise ValueError(f"invalid options for the {kind} ({error})") from None
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+
+
+async def _lock(path: Path, patience: float) -> int:
+    """
+    Take the exclusive lock beside ``path``; its descriptor.
+
+    Raises:
+        SinkFailure: Another process holds it past ``patience`` seconds.
+    """
+    lock = Path(f"{path}.lock")
+    descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with anyio.move_on_after(patience):
+            while True:
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    await anyio.sleep(0.02)
+                    continue
+                os.ftruncate(descriptor, 0)
+                os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+                return descriptor
+        holder = os.pread(descriptor, 32, 0).decode("ascii", "replace").strip() or "unknown"
+    except BaseException:
+        os.close(descriptor)
+        raise
+    os.close(descriptor)
+    raise SinkFailure(
+        f"The audit log {str(path)!r} stayed locked by another gateway (process {holder}) "
+        f"for {patience:g} s; only one may write it at a time."
+    )
 
 
 class _FileSink:
     format = "jsonl"
+    # Every blocking call runs in a worker thread; the loop is never held.
+    shares_loop = True
 
     def __init__(self, config: SinkConfig) -> None:
         if not config.path:
             raise ValueError(f"the {self.format} sink needs a `path`")
-        unknown = set(config.options) - {"fsync"}
-        if unknown:
-            raise ValueError(f"unknown options {sorted(unknown)} (known: fsync)")
+        named = audit_format(config.path)
+        if named != self.format:
+            wanted = ".jsonl" if self.format == "jsonl" else ".msgpack"
+            raise ValueError(
+                f"the {self.format} sink cannot write {config.path!r}: a name like that is read as "
+                f"{'MessagePack' if named == 'msgpack' else 'JSON lines'}; name the file *{wanted} "
+                f"or use the {named} sink"
+            )
+        options = _options(f"{self.format} sink", config)
         self.path = Path(config.path)
-        self.fsync = bool(config.options.get("fsync", False))
-        self._file: anyio.AsyncFile[bytes] | None = None
+        self.fsync = options.fsync
+        self.lock_timeout = options.lock_timeout
+        self._lock_fd: int | None = None
+        self._fd: int | None = None
+        self._mutex = threading.Lock()
+        self._end = 0
+        self._start = 0
+        self._offsets: deque[tuple[int, int]] = deque(maxlen=_OFFSETS)
+        self._fenced = False
+
+    @property
+    def audit_path(self) -> str:
+        """The log file (the approval service serves it read-only)."""
+        return str(self.path)
 
     async def open(self) -> ChainTip | None:
-        tip = await anyio.to_thread.run_sync(self._tip)
         await anyio.Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._file = await anyio.open_file(self.path, "ab")
-        return tip
+        self._lock_fd = await _lock(self.path, self.lock_timeout)
+        try:
+            return await anyio.to_thread.run_sync(self._open)
+        except BaseException:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+            raise
 
-    def _tip(self) -> ChainTip | None:
-        if not self.path.exists() or self.path.stat().st_size == 0:
+    def _open(self) -> ChainTip | None:
+        exists = self.path.exists()
+        tail = read_tail(self.path) if exists else None
+        set_aside: Path | None = None
+        if tail is not None and tail.torn:
+            set_aside = self._set_aside(tail.end, tail.size)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        self._fd = os.open(self.path, flags, 0o600)
+        self._end = self._start = os.fstat(self._fd).st_size
+        if tail is None or tail.last is None:
             return None
-        last = None
-        for last in read_audit_log(self.path):  # noqa: B007 -- only the last event matters
-            pass
-        return None if last is None else ChainTip(seq=last.seq, digest=last.digest)
-
-    async def write(self, event: Event) -> None:
-        if self._file is None:
-            raise RuntimeError("the sink is not open")
-        # One thread hop for write, flush and (optionally) fsync: a review
-        # waits for this, and each hop costs more than the write itself.
-        await anyio.to_thread.run_sync(
-            self._write_durably, self._file.wrapped, encode_event(event, self.format)
+        last = tail.last
+        recovery = None
+        if set_aside is not None:
+            recovery = Recovery(
+                found=(
+                    f"The log ended in {tail.torn} bytes that are not a whole record, after the "
+                    f"record with sequence number {last.seq}: a write cut short by a crash or a "
+                    f"full disk. They were set aside in {set_aside.name}."
+                ),
+                torn_bytes=tail.torn,
+                set_aside=str(set_aside),
+            )
+        elif not ended_cleanly(last):
+            recovery = Recovery(
+                found=(
+                    f"The log ended after the record with sequence number {last.seq} without its "
+                    "gateway's closing record: the gateway that wrote it crashed or was killed."
+                )
+            )
+        first = tail.first
+        return ChainTip(
+            seq=last.seq,
+            digest=last.digest,
+            genesis=None if first is None else first.digest,
+            recovery=recovery,
         )
 
-    def _write_durably(self, stream: Any, record: bytes) -> None:
-        stream.write(record)
-        stream.flush()
-        if self.fsync:
-            os.fsync(stream.fileno())
+    def _set_aside(self, end: int, size: int) -> Path:
+        """Move the bytes after the last whole record to a file of their own; truncate the log there."""
+        with open(self.path, "rb") as log:
+            log.seek(end)
+            torn = log.read(size - end)
+        for attempt in range(100):
+            target = self.path.with_name(f"{self.path.name}.torn-{_stamp()}-{attempt}")
+            try:
+                descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                continue
+            try:
+                os.write(descriptor, torn)
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+            break
+        else:  # pragma: no cover - a hundred files of the same microsecond
+            raise OSError("no name was free to set the torn bytes aside")
+        with open(self.path, "r+b") as log:
+            log.truncate(end)
+            os.fsync(log.fileno())
+        return target
+
+    async def write(self, event: Event) -> None:
+        await self.write_batch([event])
+
+    async def write_batch(self, events: Sequence[Event]) -> None:
+        if self._fd is None:
+            raise RuntimeError("the sink is not open")
+        records: list[bytes] = []
+        ends: list[tuple[int, int]] = []
+        size = 0
+        for event in events:
+            record = encode_event(event, self.format)
+            records.append(record)
+            size += len(record)
+            ends.append((event.seq, size))
+        # One thread hop for write, flush and (optionally) fsync of the whole
+        # batch: a review waits for this, and a hop costs more than a write.
+        await anyio.to_thread.run_sync(
+            self._append, b"".join(records), ends, abandon_on_cancel=True
+        )
+
+    def _append(self, data: bytes, ends: list[tuple[int, int]]) -> None:
+        with self._mutex:
+            if self._fenced or self._fd is None:
+                raise SinkFailure("the sink was fenced; it writes nothing more")
+            start = self._end
+            view = memoryview(data)
+            try:
+                while view:
+                    view = view[os.write(self._fd, view) :]
+                if self.fsync:
+                    os.fsync(self._fd)
+            except OSError:
+                # Take back what part of the batch reached the file: a torn
+                # record must not stay for the next event to be chained after.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, start)
+                raise
+            self._end = start + len(data)
+            self._offsets.extend((seq, start + end) for seq, end in ends)
+
+    def fence(self, keep_through: int) -> None:
+        """Write nothing more; cut the log right after record ``keep_through`` (in the background)."""
+        self._fenced = True
+        threading.Thread(
+            target=self._cut, args=(keep_through,), name="gateway audit fence", daemon=True
+        ).start()
+
+    def _cut(self, keep_through: int) -> None:
+        with self._mutex:
+            if self._fd is None:
+                return
+            cut = self._start
+            for seq, end in self._offsets:
+                if seq > keep_through:
+                    break
+                cut = end
+            if cut < self._end:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, cut)
+                    os.fsync(self._fd)
+                self._end = cut
 
     async def aclose(self) -> None:
-        if self._file is not None:
-            await self._file.aclose()
-            self._file = None
+        await anyio.to_thread.run_sync(self._close)
+
+    def _close(self) -> None:
+        with self._mutex:
+            if self._fd is not None:
+                with contextlib.suppress(OSError):
+                    os.fsync(self._fd)
+                os.close(self._fd)
+                self._fd = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
 
 class JsonLinesSink(_FileSink):
@@ -88,3 +313,101 @@ class MessagePackSink(_FileSink):
     """Appends each event as a length-prefixed MessagePack record."""
 
     format = "msgpack"
+
+
+# ── witnesses ──
+
+
+class FileWitness:
+    """
+    Appends every genesis and checkpoint, as JSON lines, to a file away from the log.
+
+    The file may be shared by several gateways (each line names its chain):
+    every append takes a lock on the file, and is synced before it counts.
+    Give it to ``gateway verify --witness FILE``.
+    """
+
+    shares_loop = True
+
+    def __init__(self, config: WitnessConfig) -> None:
+        if not config.path:
+            raise ValueError("the file witness needs a `path`")
+        unknown = set(config.options)
+        if unknown:
+            raise ValueError(f"the file witness takes no options, not {sorted(unknown)}")
+        self.path = Path(config.path)
+
+    async def attest(self, record: ChainGenesis | ChainCheckpoint) -> None:
+        await anyio.to_thread.run_sync(self._append, encode_event(record, "jsonl"))
+
+    def _append(self, line: bytes) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        descriptor = os.open(self.path, flags, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            os.write(descriptor, line)
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class _WebhookOptions(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    token_file: str | None = None
+    timeout: float = 5.0
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class WebhookWitness:
+    """
+    Posts every genesis and checkpoint as JSON to a URL (with a bearer token, if configured).
+
+    A 2xx answer means the record is kept; anything else is a failure the
+    gateway records. Options: ``token-file`` (the bearer token), ``timeout``.
+    """
+
+    shares_loop = True
+
+    def __init__(self, config: WitnessConfig) -> None:
+        if not config.url or not config.url.startswith(("http://", "https://")):
+            raise ValueError("the webhook witness needs an http:// or https:// `url`")
+        try:
+            options = msgspec.convert(dict(config.options), _WebhookOptions)
+        except msgspec.ValidationError as error:
+            raise ValueError(f"invalid options for the webhook witness ({error})") from None
+        self.url = config.url
+        self.timeout = options.timeout
+        self.token = (
+            Path(options.token_file).expanduser().read_text("utf-8").strip()
+            if options.token_file
+            else None
+        )
+
+    async def attest(self, record: ChainGenesis | ChainCheckpoint) -> None:
+        await anyio.to_thread.run_sync(
+            self._post, encode_event(record, "jsonl"), abandon_on_cancel=True
+        )
+
+    def _post(self, body: bytes) -> None:
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")  # noqa: S310 -- the scheme is checked when built
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
+        try:
+            with opener.open(request, timeout=self.timeout) as response:
+                response.read(65_536)
+        except urllib.error.HTTPError as error:
+            raise OSError(f"the witness answered HTTP {error.code}") from None
+
+    async def aclose(self) -> None:
+        return None

@@ -92,6 +92,7 @@ class HumanApprover:
         name: ``human``.
         reviews_raw_text: True: a person's allow counts for a plan that
             could not be measured (they see its raw text, escaped).
+        shares_loop: True: it waits on the board, on the gateway's loop.
         timeout: What the gateway allows this approver: the wait plus a grace.
         board: Where questions wait.
     """
@@ -100,6 +101,9 @@ class HumanApprover:
     # A person reads the raw text (the page shows it, hidden characters
     # escaped, with the reason it could not be measured): their allow counts.
     reviews_raw_text = True
+    # It only waits on the board, which lives on the gateway's loop with the
+    # approval service: it must run there, and never blocks it.
+    shares_loop = True
 
     def __init__(self, options: Mapping[str, Any], context: ApproverContext) -> None:
         try:

@@ -186,10 +186,12 @@ class Scripted:
         *,
         reviews_raw_text: bool = False,
         timeout: object = None,
+        shares_loop: bool = True,
     ) -> None:
         self.name = name
         self._decide = decide
         self.reviews_raw_text = reviews_raw_text
+        self.shares_loop = shares_loop
         if timeout is not None:
             self.timeout = timeout
         self.requests: list[ReviewRequest] = []

@@ -20,6 +20,7 @@ from gateway import (
     Gateway,
     HoleQuestion,
     HoleRef,
+    PluginLoadError,
     ReviewRequest,
     ToolCall,
     VerdictReached,
@@ -441,11 +442,17 @@ async def test_an_approver_timeout_attribute_lengthens_the_configured_one() -> N
     [0, -1, True, "60", float("nan"), float("inf"), 86_401],
     ids=["zero", "negative", "bool", "string", "nan", "inf", "over-a-day"],
 )
-async def test_an_unusable_approver_timeout_falls_back_to_the_config(seconds: object) -> None:
-    """A timeout attribute that is not a finite positive number of seconds up to a day is ignored."""
+async def test_an_unusable_approver_timeout_is_refused_when_the_approver_is_loaded(
+    seconds: object,
+) -> None:
+    """A timeout attribute that is not a finite positive number of seconds up to a day stops the start, naming it."""
     approver = Scripted("odd", StaticApprover("allow").review, timeout=seconds)
+    with anyio.fail_after(BOUND), pytest.raises(PluginLoadError) as caught:
+        async with Gateway(config(approver_timeout=7.5), approvers=[approver]):
+            pass
+    assert str(caught.value).startswith(f"The approver 'odd' says timeout = {seconds!r};")
+    assert caught.value.plugin == "odd"
+    good = Scripted("good", StaticApprover("allow").review, timeout=0.25)
     with anyio.fail_after(BOUND):
-        async with Gateway(config(approver_timeout=7.5), approvers=[approver]) as gateway:
-            assert gateway.approver_timeout(approver) == 7.5
-            good = Scripted("good", StaticApprover("allow").review, timeout=0.25)
+        async with Gateway(config(approver_timeout=7.5), approvers=[good]) as gateway:
             assert gateway.approver_timeout(good) == 0.25

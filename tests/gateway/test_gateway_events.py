@@ -32,6 +32,7 @@ from gateway_support import (
 from gateway import (
     Allow,
     CallOutcome,
+    ChainGenesis,
     Event,
     Gateway,
     GatewayStarted,
@@ -70,7 +71,12 @@ async def test_a_review_publishes_every_required_event_in_order() -> None:
             verdict = await gateway.review(make_call(HOLES, call_id="c"))
     assert verdict.decision == "decline"
     assert tags(of_call(sink.events, "c")) == list(REQUIRED_EVENTS)
-    assert tags(sink.events) == ["gateway.started", *REQUIRED_EVENTS, "gateway.stopped"]
+    assert tags(sink.events) == [
+        "chain.genesis",
+        "gateway.started",
+        *REQUIRED_EVENTS,
+        "gateway.stopped",
+    ]
 
 
 async def test_every_event_has_seq_utc_time_call_and_trace_ids_digest_and_previous() -> None:
@@ -104,10 +110,12 @@ async def test_every_event_has_seq_utc_time_call_and_trace_ids_digest_and_previo
         for event in of_call(events, call_id):
             assert event.trace_id == format(context.trace_id, "032x")
             assert event.span_id == format(context.span_id, "016x")
-    assert isinstance(events[0], GatewayStarted)
-    assert events[0].call_id is None
-    assert events[0].approvers == ("picky",)
-    assert events[0].sinks == ("memory",)
+    assert isinstance(events[0], ChainGenesis)
+    assert (events[0].algorithm, events[0].key, events[0].signature) == ("none", None, "")
+    assert isinstance(events[1], GatewayStarted)
+    assert events[1].call_id is None
+    assert events[1].approvers == ("picky",)
+    assert events[1].sinks == ("memory",)
     assert isinstance(events[-1], GatewayStopped)
     assert events[-1].events == len(events)
 
@@ -170,7 +178,7 @@ async def test_the_hash_chain_of_an_audit_log_verifies(tmp_path: Path) -> None:
     events = await _write_log(path)
     assert verify_audit_log(path) is None
     assert verify_chain(events) is None
-    assert tags(events)[0] == "gateway.started"
+    assert tags(events)[:2] == ["chain.genesis", "gateway.started"]
     assert tags(events)[-1] == "gateway.stopped"
 
 
@@ -247,8 +255,9 @@ async def test_a_truncated_log_is_detected(tmp_path: Path, cut: str) -> None:
     elif cut == "middle":
         assert broken.index == 5
     else:
+        # A record cut in half is what a crash mid-write leaves: said so.
         assert broken.index == len(lines) - 1
-        assert broken.reason.startswith("not a gateway event")
+        assert broken.reason.endswith("bytes are a record cut short")
 
 
 async def test_verify_chain_checks_sequence_numbers_and_links() -> None:
@@ -329,7 +338,7 @@ async def test_no_secret_of_a_call_reaches_any_event(call: ToolCall, tmp_path: P
     seen = msgspec.json.encode(approver.requests).decode()
     leaked = [s for s in SECRETS if s in text or s in seen or s in verdict.reason]
     assert leaked == []
-    assert tags(read_audit_log(path))[1:3] == ["call.proposed", "plan.ready"]
+    assert tags(read_audit_log(path))[2:4] == ["call.proposed", "plan.ready"]
 
 
 async def test_answers_with_secrets_are_recorded_by_digest_and_masked_for_approvers() -> None:

@@ -52,6 +52,7 @@ class Faulty:
     """
 
     name = "faulty"
+    shares_loop = True
 
     def __init__(self, *, timeout: float = FAST) -> None:
         self.timeout = timeout
@@ -260,12 +261,14 @@ async def test_a_sink_that_fails_turns_every_verdict_into_a_decline() -> None:
             first = await gateway.review(make_call("ls"))
             second = await gateway.review(ToolCall("read_file", {"path": "x"}))
             statistics = gateway.statistics()
+    failed = "sink 'memory' failed to write (OSError: the disk is full)"
+    assert first.reason == f"The audit record could not be written ({failed}), and {NO_AUDIT}"
+    # From then on the gateway is halted: it does not even read the call.
+    assert second.reason == (
+        f"The audit log failed ({failed}), so until the gateway restarts every call is declined: {NO_AUDIT}"
+    )
     for verdict in (first, second):
         assert verdict.decision == "decline"
-        assert verdict.reason == (
-            "The audit record could not be written (sink 'memory' failed to write "
-            f"(OSError: the disk is full)), and {NO_AUDIT}"
-        )
         assert verdict.approver is None
     assert statistics.failed_sinks == ("memory",)
     assert (statistics.reviews, statistics.allowed, statistics.declined) == (2, 0, 2)
@@ -273,7 +276,7 @@ async def test_a_sink_that_fails_turns_every_verdict_into_a_decline() -> None:
 
 async def test_a_sink_that_fails_mid_way_declines_from_then_on() -> None:
     """Calls whose records were written are allowed; once the sink fails, calls are declined."""
-    sink = FailingAfterSink(good=5)  # gateway.started, then the first call's four events
+    sink = FailingAfterSink(good=6)  # chain.genesis, gateway.started, the first call's four events
     with anyio.fail_after(BOUND):
         async with Gateway(approvers=[StaticApprover("allow")], sinks={"memory": sink}) as gateway:
             first = await gateway.review(make_call("ls", call_id="a"))
@@ -355,7 +358,8 @@ async def test_a_review_cancelled_mid_way_records_a_decline_and_the_gateway_goes
     assert isinstance(reached, VerdictReached)
     assert reached.verdict.decision == "decline"
     assert (
-        reached.verdict.reason == "The review was cancelled before a verdict, so nothing may run."
+        reached.verdict.reason
+        == "The review was cancelled before a verdict was released, so nothing may run."
     )
     assert statistics.allowed == 1
     assert verify_chain(sink.events) is None
@@ -368,7 +372,7 @@ async def test_a_review_cancelled_while_a_sink_applies_back_pressure_leaves_no_g
 
     Regression: the event got its sequence number and digest, then the
     cancelled send dropped it, and the next event's link pointed at a record
-    the sink never saw.
+    the sink never saw. Now an event joins the chain only once there is room.
     """
     sink = GatedSink()
     settings = config(event_buffer=1, audit_timeout=BOUND)
@@ -386,9 +390,9 @@ async def test_a_review_cancelled_while_a_sink_applies_back_pressure_leaves_no_g
 
             async with anyio.create_task_group() as group:
                 group.start_soon(review)
-                # gateway.started is being written, call.proposed fills the
-                # buffer, and plan.ready waits for room.
-                while gateway.statistics().events < 3:
+                # chain.genesis is being written, gateway.started fills the
+                # queue, and once the call is read, call.proposed waits for room.
+                while not gateway._cache:
                     await anyio.lowlevel.checkpoint()
                 await anyio.wait_all_tasks_blocked()
                 scope.cancel()
@@ -399,22 +403,23 @@ async def test_a_review_cancelled_while_a_sink_applies_back_pressure_leaves_no_g
     assert after.decision == "allow"
     assert verify_chain(sink.events) is None
     assert [e.seq for e in sink.events] == list(range(len(sink.events)))
-    assert tags(of_call(sink.events, "x")) == ["call.proposed", "plan.ready", "verdict.reached"]
+    # The event it waited to publish never entered the chain; the decline did.
+    assert tags(of_call(sink.events, "x")) == ["verdict.reached"]
 
 
 async def test_a_crash_inside_the_gateway_is_a_decline_not_an_exception(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Even a bug in planning ends in a recorded decline."""
+    """Even a bug in the gateway's own code ends in a recorded decline."""
 
-    def crash(source: str) -> Any:
-        raise RuntimeError("planner bug")
+    def crash(*arguments: Any, **keywords: Any) -> Any:
+        raise RuntimeError("gateway bug")
 
     sink = MemorySink()
     with anyio.fail_after(BOUND):
         async with Gateway(approvers=[StaticApprover("allow")], sinks={"memory": sink}) as gateway:
             with monkeypatch.context() as patch:
-                patch.setattr("gateway._gateway.plan_program", crash)
+                patch.setattr("gateway._gateway.combine", crash)
                 verdict = await gateway.review(make_call("ls -l", call_id="p"))
             assert (await gateway.review(make_call("ls -l"))).allowed
     assert verdict.decision == "decline"

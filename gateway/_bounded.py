@@ -1,0 +1,653 @@
+"""
+Bounded work: pure functions on agent text, run in warm worker processes under a hard deadline.
+
+Whatever computes on text an agent wrote — reading shell, scanning for secrets,
+judging rules — can take time nobody budgeted: a quadratic pattern, a deep
+nesting, an input built to be slow. On the event loop it stops every timer; in
+a thread it still holds the interpreter (a regular expression never lets go of
+it). So such work runs here, in a small pool of worker processes. Each worker
+starts once, loads the project's readers and tables once, and then serves one
+call at a time over its pipes. A call that does not finish before its deadline
+has its worker killed (with everything the worker started) and replaced; a
+worker that grows past its memory cap fails the call. Either way the caller
+gets a `BoundedFailure` that says what happened in one clause — never an
+exception, never a late answer — and decides what that means (the gateway
+declines).
+
+A task is a module-level function of one msgspec-serialisable argument,
+returning a msgspec-serialisable result, wrapped with `bounded_task`; the
+worker imports it by name. Tasks must be pure: the answer depends on the
+argument alone, and nothing a call leaves behind in the worker may change a
+later answer. A task never runs what it reads.
+
+A pool knows no event loop: `BoundedPool.run` waits on its pipes with anyio,
+so it works under asyncio and trio, and a worker can serve many event loops in
+turn. Workers are started when first needed. A closed pool hands its idle
+workers to the next pool of the same shape in this process (a gateway per hook
+run, a gateway per test) instead of starting new ones; they are stopped when
+the interpreter exits.
+
+Frames on the pipes are a 4-byte big-endian length followed by MessagePack.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib
+import inspect
+import json
+import os
+import signal
+import struct
+import subprocess  # noqa: TID251 -- starts the project's own worker; never runs planned text
+import sys
+import threading
+import typing
+from collections import deque
+from collections.abc import Callable
+from typing import IO, Any, Final, Generic, Literal, NamedTuple, TypeVar
+
+import anyio
+import anyio.to_thread
+import msgspec
+
+__all__ = [
+    "BoundedFailure",
+    "BoundedPool",
+    "BoundedStatistics",
+    "BoundedTask",
+    "bounded_task",
+    "in_worker",
+]
+
+A = TypeVar("A")
+R = TypeVar("R")
+
+_FRAME: Final = struct.Struct(">I")
+_MAX_FRAME: Final = 256 * 1024 * 1024
+_READ_CHUNK: Final = 1 << 20
+_GRACE: Final = 2.0
+"""Seconds past a call's deadline after which a worker kills itself, should nobody else."""
+
+_SPARE_LIMIT: Final = 8
+"""Idle workers kept in this process for the next pool (per pool shape)."""
+
+_BOOT: Final = (
+    "import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
+    "from gateway._bounded import serve; serve(json.loads(sys.argv[2]))"
+)
+
+BoundedFailureKind = Literal["timeout", "memory", "crashed", "error", "unavailable"]
+
+
+class BoundedFailure(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    Why a bounded call has no answer.
+
+    Attributes:
+        kind: ``timeout`` (it ran past its deadline; the worker was killed),
+            ``memory`` (it needed more memory than the worker may have),
+            ``crashed`` (the worker died), ``error`` (the task raised) or
+            ``unavailable`` (no worker could be started).
+        reason: What happened, as a clause ("the work did not finish within 5 s").
+        task: The task's name (``module:function``).
+    """
+
+    kind: BoundedFailureKind
+    reason: str
+    task: str
+
+
+class BoundedStatistics(NamedTuple):
+    """How a pool is doing."""
+
+    workers: int
+    idle: int
+    calls: int
+    failures: int
+    started: int
+    killed: int
+
+
+class _Request(msgspec.Struct, frozen=True, array_like=True):
+    task: str
+    argument: msgspec.Raw
+    deadline: float
+
+
+class _Reply(msgspec.Struct, frozen=True, array_like=True):
+    # msgspec reads a `Raw` only as a field of its own (not in a union): a
+    # reply without a result carries nil.
+    result: msgspec.Raw = msgspec.Raw(b"\xc0")  # MessagePack nil
+    failure: BoundedFailure | None = None
+
+
+class _Boot(msgspec.Struct, frozen=True, kw_only=True):
+    memory: int
+    preload: tuple[str, ...]
+
+
+_ENCODER: Final = msgspec.msgpack.Encoder()
+_REPLY: Final = msgspec.msgpack.Decoder(_Reply)
+_REQUEST: Final = msgspec.msgpack.Decoder(_Request)
+
+
+class BoundedTask(Generic[A, R]):
+    """
+    A pure function a `BoundedPool` can run in a worker process.
+
+    Made with `bounded_task`. Calling it runs the function here, in this
+    process, unbounded (for tests and for the worker itself).
+
+    Attributes:
+        name: ``module:function``, how the worker finds it.
+        function: The function.
+        argument: The type its one argument decodes to.
+        result: The type its result decodes to.
+    """
+
+    def __init__(
+        self, function: Callable[[A], R], argument: type[A], result: type[R], name: str
+    ) -> None:
+        self.function = function
+        self.argument = argument
+        self.result = result
+        self.name = name
+        self.__doc__ = function.__doc__
+        self._decoder: msgspec.msgpack.Decoder[R] = msgspec.msgpack.Decoder(result)
+
+    def __call__(self, argument: A) -> R:
+        """Run the function here (not bounded)."""
+        return self.function(argument)
+
+    def decode(self, data: bytes) -> R:
+        """A result from its MessagePack bytes."""
+        return self._decoder.decode(data)
+
+    def __repr__(self) -> str:
+        return f"<bounded task {self.name}>"
+
+
+def bounded_task(function: Callable[[A], R]) -> BoundedTask[A, R]:
+    """
+    Make a module-level function of one argument into a task a `BoundedPool` can run.
+
+    The argument and the result must be msgspec-serialisable (Structs,
+    tuples, strings…), as the annotations say; use it as a decorator, so that
+    the module attribute of the function's name is the task the worker finds.
+
+    Raises:
+        TypeError: The function is not at module level, or does not take one
+            annotated argument and return an annotated result.
+
+    Examples:
+        >>> @bounded_task
+        ... def shout(text: str) -> str:
+        ...     return text.upper()
+        >>> shout("hi")
+        'HI'
+    """
+    qualname = getattr(function, "__qualname__", "")
+    if "." in qualname or "<" in qualname:
+        raise TypeError(f"A bounded task must be a module-level function, not {qualname!r}.")
+    parameters = list(inspect.signature(function).parameters)
+    hints = typing.get_type_hints(function)
+    if len(parameters) != 1 or parameters[0] not in hints or "return" not in hints:
+        raise TypeError(
+            f"The bounded task {qualname!r} must take one annotated argument and annotate its result."
+        )
+    return BoundedTask(
+        function, hints[parameters[0]], hints["return"], f"{function.__module__}:{qualname}"
+    )
+
+
+# ── the worker process ──
+
+_IN_WORKER = False
+
+
+def in_worker() -> bool:
+    """True inside a bounded worker process (whose work is already bounded: start no other)."""
+    return _IN_WORKER
+
+
+def _limit_memory(budget: int) -> None:
+    """Cap the address space at its size now plus ``budget`` bytes (Linux)."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", "rb") as statm:
+            pages = int(statm.read().split()[0])
+        current = pages * os.sysconf("SC_PAGE_SIZE")
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = current + budget
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (OSError, ValueError, ImportError):  # pragma: no cover - not Linux
+        return
+
+
+def _read_exact(stream: IO[bytes], size: int) -> bytes | None:
+    data = bytearray()
+    while len(data) < size:
+        chunk = stream.read(size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
+def _find(name: str, found: dict[str, BoundedTask[Any, Any]]) -> BoundedTask[Any, Any]:
+    task = found.get(name)
+    if task is None:
+        module, _, attribute = name.partition(":")
+        value = getattr(importlib.import_module(module), attribute)
+        if not isinstance(value, BoundedTask) or value.name != name:
+            raise TypeError(f"{name} is not a bounded task")
+        task = found[name] = value
+    return task
+
+
+def _answer(task_name: str, request: _Request, found: dict[str, BoundedTask[Any, Any]]) -> _Reply:
+    def failed(kind: BoundedFailureKind, reason: str) -> _Reply:
+        return _Reply(failure=BoundedFailure(kind=kind, reason=reason, task=task_name))
+
+    try:
+        task = _find(task_name, found)
+        argument = msgspec.msgpack.decode(request.argument, type=task.argument)
+        result = task.function(argument)
+        return _Reply(result=msgspec.Raw(_ENCODER.encode(result)))
+    except MemoryError:
+        return failed("memory", "the work needed more memory than a worker may have")
+    except RecursionError:
+        return failed("error", "the work nested deeper than the worker's recursion limit")
+    except Exception as error:  # noqa: BLE001 -- the worker's one boundary: a bug in a task is a failure, not a dead worker
+        return failed("error", f"the work failed ({type(error).__name__})")
+
+
+def serve(boot: dict[str, Any]) -> None:  # pragma: no cover - runs in the worker process
+    """A worker's main loop: load, say ready, then answer one request at a time until EOF."""
+    global _IN_WORKER
+    _IN_WORKER = True
+    settings = msgspec.convert(boot, _Boot)
+    # Frames go to the pipe on a private descriptor; anything an imported
+    # module prints goes nowhere instead of into a frame.
+    out = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    stdin = sys.stdin.buffer
+    # A worker whose caller is gone (or never kills it) stops itself: the
+    # kernel's default action for SIGALRM ends the process even inside C code.
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.setrecursionlimit(4000)
+    for entry in settings.preload:
+        module, _, function = entry.partition(":")
+        loaded = importlib.import_module(module)
+        if function:
+            getattr(loaded, function)()
+    _limit_memory(settings.memory)
+    found: dict[str, BoundedTask[Any, Any]] = {}
+
+    def send(reply: _Reply) -> None:
+        data = _ENCODER.encode(reply)
+        out.write(_FRAME.pack(len(data)) + data)
+        out.flush()
+
+    send(_Reply())
+    while True:
+        header = _read_exact(stdin, _FRAME.size)
+        if header is None:
+            return
+        payload = _read_exact(stdin, _FRAME.unpack(header)[0])
+        if payload is None:
+            return
+        request = _REQUEST.decode(payload)
+        signal.setitimer(signal.ITIMER_REAL, max(request.deadline, 0.001) + _GRACE)
+        try:
+            reply = _answer(request.task, request, found)
+            try:
+                send(reply)
+            except MemoryError:
+                send(
+                    _Reply(
+                        failure=BoundedFailure(
+                            kind="memory",
+                            reason="the answer needed more memory than a worker may have",
+                            task=request.task,
+                        )
+                    )
+                )
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+# ── the parent side ──
+
+
+class _Worker:
+    """One worker process and its pipes (non-blocking on this side)."""
+
+    def __init__(self, boot: _Boot) -> None:
+        self.process = subprocess.Popen(  # noqa: S603 -- a fixed argv: this interpreter and the project's own module
+            [
+                sys.executable,
+                "-c",
+                _BOOT,
+                json.dumps(sys.path),
+                json.dumps(msgspec.to_builtins(boot)),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            start_new_session=True,
+        )
+        stdin, stdout = self.process.stdin, self.process.stdout
+        if stdin is None or stdout is None:  # pragma: no cover - both are piped above
+            raise OSError("the worker's pipes did not open")
+        self.stdin = stdin.fileno()
+        self.stdout = stdout.fileno()
+        os.set_blocking(self.stdin, False)
+        os.set_blocking(self.stdout, False)
+        self.ready = False
+        self.buffer = bytearray()
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        """Kill the worker and everything it started; reap it without waiting."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self.process.kill()
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        _REAPER.add(self.process)
+
+    async def send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self.stdin, view)
+            except BlockingIOError:
+                await anyio.wait_writable(self.stdin)
+                continue
+            view = view[written:]
+
+    async def receive(self) -> bytes | None:
+        """The next frame's payload, or ``None`` when the worker closed its end."""
+        while True:
+            if len(self.buffer) >= _FRAME.size:
+                (size,) = _FRAME.unpack_from(self.buffer)
+                if size > _MAX_FRAME:
+                    return None
+                end = _FRAME.size + size
+                if len(self.buffer) >= end:
+                    payload = bytes(self.buffer[_FRAME.size : end])
+                    del self.buffer[:end]
+                    return payload
+            try:
+                chunk = os.read(self.stdout, _READ_CHUNK)
+            except BlockingIOError:
+                await anyio.wait_readable(self.stdout)
+                continue
+            if not chunk:
+                return None
+            self.buffer += chunk
+
+
+class _Reaper:
+    """Collects killed workers' exit statuses, so none stays a zombie; never waits."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._dead: list[subprocess.Popen[bytes]] = []
+
+    def add(self, process: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._dead.append(process)
+            self._dead = [p for p in self._dead if p.poll() is None]
+
+
+_REAPER: Final = _Reaper()
+
+
+class _Spares:
+    """Idle workers left by closed pools, for the next pool of the same shape."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[_Boot, list[_Worker]] = {}
+        atexit.register(self.close)
+
+    def take(self, boot: _Boot) -> _Worker | None:
+        with self._lock:
+            kept = self._kept.get(boot, [])
+            while kept:
+                worker = kept.pop()
+                if worker.alive:
+                    return worker
+                worker.kill()
+        return None
+
+    def give(self, boot: _Boot, worker: _Worker) -> None:
+        with self._lock:
+            kept = self._kept.setdefault(boot, [])
+            if len(kept) < _SPARE_LIMIT and worker.alive and not worker.buffer:
+                kept.append(worker)
+                return
+        worker.kill()
+
+    def close(self) -> None:
+        with self._lock:
+            kept, self._kept = self._kept, {}
+        for workers in kept.values():
+            for worker in workers:
+                worker.kill()
+
+
+_SPARES: Final = _Spares()
+
+
+class BoundedPool:
+    """
+    Worker processes that run `BoundedTask` calls under a hard deadline and a memory cap.
+
+    Args:
+        workers: How many processes may run at once (a call finding all busy
+            waits for one, within its caller's own deadline).
+        memory: Bytes each worker may grow by after start; past it the call
+            fails with ``memory``.
+        preload: Modules (``module``) to import, or zero-argument functions
+            (``module:function``) to call, when a worker starts: the readers
+            and tables every call needs, loaded once.
+        start_timeout: Seconds a new worker may take to start.
+
+    A pool is used from one event loop at a time and closed with `aclose`.
+    """
+
+    def __init__(
+        self,
+        *,
+        workers: int = 2,
+        memory: int = 512 * 1024 * 1024,
+        preload: tuple[str, ...] = (),
+        start_timeout: float = 60.0,
+    ) -> None:
+        if workers < 1:
+            raise ValueError("A bounded pool needs at least one worker.")
+        self._boot = _Boot(memory=memory, preload=tuple(preload))
+        self._size = workers
+        self._start_timeout = start_timeout
+        self._idle: list[_Worker] = []
+        self._count = 0
+        self._waiting: deque[anyio.Event] = deque()
+        self._closed = False
+        self._calls = self._failures = self._started = self._killed = 0
+
+    def statistics(self) -> BoundedStatistics:
+        """Counters for monitoring."""
+        return BoundedStatistics(
+            workers=self._count,
+            idle=len(self._idle),
+            calls=self._calls,
+            failures=self._failures,
+            started=self._started,
+            killed=self._killed,
+        )
+
+    async def run(
+        self,
+        task: BoundedTask[A, R],
+        argument: A,
+        *,
+        timeout: float,  # noqa: ASYNC109 -- the deadline of the work itself, not of waiting for a worker
+    ) -> R | BoundedFailure:
+        """
+        Run ``task(argument)`` in a worker; its result, or why there is none.
+
+        ``timeout`` bounds the work from the moment a worker has it: past it
+        the worker is killed (and replaced when next needed), and the answer
+        is a ``timeout`` failure. Waiting for a free worker is bounded by the
+        caller's own cancel scope. A caller cancelled while the work runs
+        kills the worker, and the cancellation goes on.
+        """
+        self._calls += 1
+        if self._closed:
+            return self._failed(task, "unavailable", "the pool of workers is closed")
+        try:
+            payload = _ENCODER.encode(
+                _Request(
+                    task=task.name,
+                    argument=msgspec.Raw(_ENCODER.encode(argument)),
+                    deadline=timeout,
+                )
+            )
+        except (TypeError, ValueError, OverflowError) as error:
+            return self._failed(
+                task, "error", f"its argument cannot be encoded ({type(error).__name__})"
+            )
+        worker = await self._acquire()
+        if isinstance(worker, str):
+            return self._failed(task, "unavailable", worker)
+        keep = False
+        try:
+            reply: bytes | None = None
+            with anyio.move_on_after(timeout) as scope:
+                await worker.send(_FRAME.pack(len(payload)) + payload)
+                reply = await worker.receive()
+            if scope.cancelled_caught:
+                return self._failed(
+                    task, "timeout", f"the work did not finish within {timeout:g} s"
+                )
+            if reply is None:
+                return self._failed(task, "crashed", _death(worker))
+            try:
+                answer = _REPLY.decode(reply)
+                result = task.decode(answer.result) if answer.failure is None else None
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                return self._failed(task, "crashed", "the worker answered something unreadable")
+            keep = True
+            if answer.failure is not None:
+                self._failures += 1
+                return answer.failure
+            return typing.cast("R", result)
+        finally:
+            self._release(worker, keep=keep)
+
+    def _failed(
+        self, task: BoundedTask[Any, Any], kind: BoundedFailureKind, reason: str
+    ) -> BoundedFailure:
+        self._failures += 1
+        return BoundedFailure(kind=kind, reason=reason, task=task.name)
+
+    async def _acquire(self) -> _Worker | str:
+        while True:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.alive:
+                    return worker
+                worker.kill()
+                self._count -= 1
+            if self._count < self._size:
+                self._count += 1
+                return await self._start()
+            waiter = anyio.Event()
+            self._waiting.append(waiter)
+            try:
+                await waiter.wait()
+            finally:
+                with contextlib.suppress(ValueError):
+                    self._waiting.remove(waiter)
+
+    async def _start(self) -> _Worker | str:
+        """A ready worker (one counted in ``_count`` already), or why there is none."""
+        worker = _SPARES.take(self._boot)
+        try:
+            if worker is None:
+                try:
+                    worker = await anyio.to_thread.run_sync(_Worker, self._boot)
+                except OSError as error:
+                    self._count -= 1
+                    self._wake()
+                    return f"no worker could be started ({error.strerror or error})"
+                self._started += 1
+            if worker.ready:
+                return worker
+            ready: bytes | None = None
+            with anyio.move_on_after(self._start_timeout):
+                ready = await worker.receive()
+        except BaseException:
+            if worker is not None:
+                worker.kill()
+            self._count -= 1
+            self._wake()
+            raise
+        if ready is None:
+            worker.kill()
+            self._count -= 1
+            self._wake()
+            return f"no worker became ready within {self._start_timeout:g} s"
+        worker.ready = True
+        return worker
+
+    def _release(self, worker: _Worker, *, keep: bool) -> None:
+        if keep and worker.alive and not self._closed:
+            self._idle.append(worker)
+        else:
+            if keep and worker.alive:
+                _SPARES.give(self._boot, worker)
+            else:
+                worker.kill()
+                self._killed += 1
+            self._count -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._waiting:
+            self._waiting.popleft().set()
+
+    async def aclose(self) -> None:
+        """Close the pool: idle workers wait for the next pool in this process; busy ones end with their call."""
+        self._closed = True
+        idle, self._idle = self._idle, []
+        self._count -= len(idle)
+        for worker in idle:
+            _SPARES.give(self._boot, worker)
+        while self._waiting:
+            self._waiting.popleft().set()
+
+
+def _death(worker: _Worker) -> str:
+    status = worker.process.poll()
+    if status is not None and status < 0:
+        with contextlib.suppress(ValueError):
+            return f"the worker died while working ({signal.Signals(-status).name})"
+    return "the worker died while working"

@@ -1,0 +1,267 @@
+"""
+Keys that sign the event chain, and checking what they signed.
+
+Two kinds, as ``[audit]`` chooses:
+
+* **Ed25519** (``signing-key``): the gateway holds a private key; anyone with
+  the public key can check the log (`gateway verify --key PUB`) and nobody
+  without the private key can sign. Keys are PEM files; `generate_key` writes
+  a pair (``gateway keygen``). Needs the ``cryptography`` package.
+* **HMAC-SHA256** (``hmac-key``): a shared secret; whoever checks holds the
+  same secret, so it proves the log to the secret's holders only.
+
+A key file must be readable by its owner alone (mode 0600 or stricter): a
+key others can read signs nothing. A signature is base64url text over the
+UTF-8 bytes of a record's `gateway._events.signed_digest`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import stat
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+from gateway._errors import ConfigError
+from gateway._events import SigningAlgorithm
+
+__all__ = [
+    "Signer",
+    "Verifier",
+    "generate_key",
+    "load_signer",
+    "load_verifier",
+]
+
+_PRIVATE_PEM: Final = b"-----BEGIN PRIVATE KEY-----"
+_PUBLIC_PEM: Final = b"-----BEGIN PUBLIC KEY-----"
+_MAX_KEY_BYTES: Final = 64 * 1024
+
+
+class Signer(Protocol):
+    """Something that signs: its algorithm, its key id, and `sign`."""
+
+    algorithm: SigningAlgorithm
+    key_id: str
+
+    def sign(self, message: bytes) -> str:
+        """The signature of ``message`` (base64url, no padding)."""
+
+
+class Verifier(Protocol):
+    """Something that checks signatures of one key."""
+
+    algorithm: SigningAlgorithm
+    key_id: str
+
+    def verify(self, message: bytes, signature: str) -> bool:
+        """Whether ``signature`` is this key's signature of ``message``."""
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes | None:
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (ValueError, TypeError):
+        return None
+
+
+def _crypto() -> Any:
+    try:
+        from cryptography.hazmat.primitives.asymmetric import ed25519
+    except ImportError:  # pragma: no cover - cryptography is installed with the project
+        raise ConfigError(
+            "Signing with Ed25519 needs the cryptography package: pip install cryptography."
+        ) from None
+    return ed25519
+
+
+class _Ed25519Signer:
+    algorithm: SigningAlgorithm = "ed25519"
+
+    def __init__(self, private: Any) -> None:
+        from cryptography.hazmat.primitives import serialization
+
+        self._private = private
+        raw = private.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+        self.key_id = _ed25519_id(raw)
+
+    def sign(self, message: bytes) -> str:
+        return _b64(self._private.sign(message))
+
+
+class _Ed25519Verifier:
+    algorithm: SigningAlgorithm = "ed25519"
+
+    def __init__(self, public: Any, raw: bytes) -> None:
+        self._public = public
+        self.key_id = _ed25519_id(raw)
+
+    def verify(self, message: bytes, signature: str) -> bool:
+        from cryptography.exceptions import InvalidSignature
+
+        data = _unb64(signature)
+        if data is None or len(data) != 64:
+            return False
+        try:
+            self._public.verify(data, message)
+        except InvalidSignature:
+            return False
+        return True
+
+
+class _Hmac:
+    algorithm: SigningAlgorithm = "hmac-sha256"
+
+    def __init__(self, secret: bytes) -> None:
+        self._secret = secret
+        self.key_id = (
+            "hmac:" + hashlib.sha256(b"agent-gateway key id\x00" + secret).hexdigest()[:16]
+        )
+
+    def sign(self, message: bytes) -> str:
+        return _b64(hmac.digest(self._secret, message, "sha256"))
+
+    def verify(self, message: bytes, signature: str) -> bool:
+        return hmac.compare_digest(self.sign(message), signature)
+
+
+def _ed25519_id(raw: bytes) -> str:
+    return "ed25519:" + hashlib.sha256(raw).hexdigest()[:16]
+
+
+def _read_private(path: str, what: str) -> bytes:
+    """A key file's bytes, refused unless only its owner can read it."""
+    target = Path(path).expanduser()
+    try:
+        descriptor = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as error:
+        raise ConfigError(
+            f"Cannot read the {what} {str(target)!r} ({error.strerror}).", path="$.audit"
+        ) from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise ConfigError(
+                f"The {what} {str(target)!r} is readable by others (mode {stat.S_IMODE(mode):04o}); "
+                f"make it 0600 with `chmod 600 {target}`.",
+                path="$.audit",
+            )
+        data = os.read(descriptor, _MAX_KEY_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    if len(data) > _MAX_KEY_BYTES:
+        raise ConfigError(f"The {what} {str(target)!r} is too large to be a key.", path="$.audit")
+    return data
+
+
+def load_signer(*, signing_key: str | None, hmac_key: str | None) -> Signer | None:
+    """
+    The signer ``[audit]`` names, or ``None`` when it names none.
+
+    Raises:
+        ConfigError: The key file is missing, readable by others, or not a key.
+    """
+    if hmac_key:
+        secret = _read_private(hmac_key, "HMAC key file").strip()
+        if len(secret) < 32:
+            raise ConfigError(
+                f"The HMAC key in {hmac_key!r} is shorter than 32 bytes; use a long random secret.",
+                path="$.audit.hmac-key",
+            )
+        return _Hmac(secret)
+    if not signing_key:
+        return None
+    data = _read_private(signing_key, "signing key")
+    ed25519 = _crypto()
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        private = serialization.load_pem_private_key(data, password=None)
+    except (ValueError, TypeError):
+        private = None
+    if not isinstance(private, ed25519.Ed25519PrivateKey):
+        raise ConfigError(
+            f"The signing key {signing_key!r} is not an unencrypted Ed25519 private key in PEM; "
+            "make one with `gateway keygen`.",
+            path="$.audit.signing-key",
+        )
+    return _Ed25519Signer(private)
+
+
+def load_verifier(path: str) -> Verifier:
+    """
+    The verifier of a key file: an Ed25519 public (or private) key in PEM, or an HMAC secret.
+
+    Raises:
+        ConfigError: The file cannot be read or holds no key.
+    """
+    target = Path(path).expanduser()
+    try:
+        data = target.read_bytes()[: _MAX_KEY_BYTES + 1]
+    except OSError as error:
+        raise ConfigError(f"Cannot read the key {str(target)!r} ({error.strerror}).") from None
+    stripped = data.strip()
+    if stripped.startswith((_PUBLIC_PEM, _PRIVATE_PEM)):
+        ed25519 = _crypto()
+        from cryptography.hazmat.primitives import serialization
+
+        key: Any
+        try:
+            if stripped.startswith(_PUBLIC_PEM):
+                key = serialization.load_pem_public_key(stripped)
+            else:
+                key = serialization.load_pem_private_key(stripped, password=None).public_key()
+        except (ValueError, TypeError):
+            key = None
+        if not isinstance(key, ed25519.Ed25519PublicKey):
+            raise ConfigError(f"The key {str(target)!r} is not an Ed25519 key.")
+        raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        return _Ed25519Verifier(key, raw)
+    if len(stripped) < 32:
+        raise ConfigError(
+            f"The key {str(target)!r} is neither an Ed25519 key in PEM nor an HMAC secret of 32 bytes or more."
+        )
+    return _Hmac(stripped)
+
+
+def generate_key(path: str | Path) -> tuple[Path, Path]:
+    """
+    Write a new Ed25519 key pair: the private key at ``path`` (0600), the public key at ``path.pub``.
+
+    Neither file may exist yet: a key is never overwritten.
+
+    Raises:
+        OSError: A file exists or cannot be written.
+    """
+    ed25519 = _crypto()
+    from cryptography.hazmat.primitives import serialization
+
+    private = ed25519.Ed25519PrivateKey.generate()
+    secret = private.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    public = private.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    target = Path(path).expanduser()
+    public_path = target.with_name(target.name + ".pub")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for where, data, mode in ((target, secret, 0o600), (public_path, public, 0o644)):
+        descriptor = os.open(where, flags, mode)
+        try:
+            os.fchmod(descriptor, mode)
+            os.write(descriptor, data)
+        finally:
+            os.close(descriptor)
+    return target, public_path

@@ -1,0 +1,36 @@
+"""
+Bounded work: run a pure function on agent text in a worker process, under a hard deadline.
+
+A namespace of the public API (like ``trio.lowlevel``), for plugins whose own
+work on agent text could be slow — an approver judging rules, say. Wrap a
+module-level function of one msgspec-serialisable argument with
+`bounded_task`, and run it with the gateway's pool, which every approver
+factory receives as ``context.bounded``::
+
+    @bounded_task
+    def judge(request: JudgeRequest) -> JudgeResult: ...
+
+    result = await context.bounded.run(judge, request, timeout=2.0)
+    if isinstance(result, BoundedFailure):
+        return Abstain(reason=f"The rules could not be applied in time ({result.reason}).")
+
+See `gateway._bounded` for how the workers are run.
+"""
+
+from gateway._bounded import (
+    BoundedFailure as BoundedFailure,
+    BoundedPool as BoundedPool,
+    BoundedStatistics as BoundedStatistics,
+    BoundedTask as BoundedTask,
+    bounded_task as bounded_task,
+    in_worker as in_worker,
+)
+
+__all__ = [
+    "BoundedFailure",
+    "BoundedPool",
+    "BoundedStatistics",
+    "BoundedTask",
+    "bounded_task",
+    "in_worker",
+]
