@@ -14,6 +14,7 @@ Examples:
 from gateway._approvers import (
     Approver as Approver,
     ApproverContext as ApproverContext,
+    EarlierAnswer as EarlierAnswer,
     ReviewRequest as ReviewRequest,
 )
 from gateway._calls import ToolCall as ToolCall
@@ -26,6 +27,7 @@ from gateway._config import (
     SinkConfig as SinkConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
+    default_token_file as default_token_file,
     load_config as load_config,
 )
 from gateway._errors import (
@@ -133,6 +135,7 @@ __all__ = [
     "Complete",
     "ConfigError",
     "Decline",
+    "EarlierAnswer",
     "Event",
     "Expansion",
     "FragmentAddr",
@@ -186,6 +189,7 @@ __all__ = [
     "command_sequence_plan",
     "default_config",
     "default_config_bytes",
+    "default_token_file",
     "encode_event",
     "expand_fragment",
     "iter_commands",
