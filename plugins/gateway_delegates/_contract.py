@@ -122,7 +122,7 @@ _SENTENCES: Final[dict[FailureKind, str]] = {
     "off_schema": "{who} answered JSON that is not a decision ({detail})",
     "status": "{who} answered HTTP {status}",
     "unreachable": "{who} could not be reached ({detail})",
-    "tls": "{who} did not present a certificate that verifies ({detail})",
+    "tls": "{who} could not be verified over TLS ({detail})",
     "refused": "{who} refused to decide ({detail})",
 }
 _ENDINGS: Final = {
