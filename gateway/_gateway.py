@@ -40,10 +40,11 @@ from anyio.abc import ObjectReceiveStream
 from opentelemetry.trace import TracerProvider
 
 from gateway._approvers import Approver, ApproverContext, ReviewRequest, load_approver
-from gateway._bus import EventBus, SinkFailure
+from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig
 from gateway._digest import digest_of
+from gateway._errors import SinkFailure
 from gateway._events import (
     GENESIS,
     ApproverDecided,
@@ -271,7 +272,7 @@ class Gateway(AsyncContextManagerMixin):
         self._cache: OrderedDict[tuple[str, str], tuple[ProgramPlan, SequencePlan]] = OrderedDict()
         self._planning: dict[tuple[str, str], anyio.Event] = {}
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
-        self._limiter = anyio.CapacityLimiter(self.config.gateway.planning_threads)
+        self._limiter = anyio.CapacityLimiter(self.config.gateway.workers)
         self._counts = {"reviews": 0, "allow": 0, "ask": 0, "decline": 0, "hits": 0, "misses": 0}
         self._open = False
 
