@@ -17,13 +17,12 @@ allow.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from typing import Annotated, Any, Final, Literal, TypeVar
 
 import msgspec
 
-from gateway import Abstain, Allow, Answer, Decline, ReviewRequest
+from gateway import Abstain, Allow, Answer, Decline, ReviewRequest, validation_path
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -54,7 +53,6 @@ Concurrency = Annotated[int, msgspec.Meta(ge=1, le=256)]
 
 _T = TypeVar("_T")
 _ENCODER: Final = msgspec.json.Encoder(order="sorted")
-_AT: Final = re.compile(r" - at `\$\.?([^`]*)`$")
 
 
 class DelegateAnswer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -190,11 +188,12 @@ def reason_text(text: str) -> str:
     return cleaned
 
 
-def _problem(error: msgspec.MsgspecError) -> str:
-    """A decoding error as a short clause: ``object contains unknown field `x` (at `reason`)``."""
-    text = str(error).strip().rstrip(".")
-    text = _AT.sub(lambda found: f" (at `{found[1]}`)" if found[1] else "", text)
-    return reason_text(text[:1].lower() + text[1:])
+def _problem(error: msgspec.ValidationError) -> str:
+    """A validation error as a short clause: ``object contains unknown field `x` (at `reason`)``."""
+    message, path = validation_path(error)
+    text = message.strip().rstrip(".")
+    where = path.removeprefix("$").removeprefix(".") if path else ""
+    return reason_text(text[:1].lower() + text[1:] + (f" (at `{where}`)" if where else ""))
 
 
 def read_answer(data: bytes | str, who: str, on_failure: OnFailure) -> DelegateAnswer | Failure:
