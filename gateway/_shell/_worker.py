@@ -134,6 +134,7 @@ class _Worker:
         )
 
     def kill(self) -> None:
+        """Kill the process and close both pipes (an unclosed pipe is a leaked descriptor)."""
         with contextlib.suppress(OSError):
             self.process.kill()
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
