@@ -290,7 +290,8 @@ _PLUMBING_DIFF: Final = _row(
 
 _LOG: Final = GitCommand(
     row=LOG_ROW,
-    code=(*TEXTCONV, *SIGNING),
+    # An external diff gets its files smudged first (`git show` uses one unasked).
+    code=(*TEXTCONV, *EXTERNAL_DIFF, *FILTERS, *SIGNING),
     reads="history",
     option_code=LOG_CODE,
 )
@@ -337,7 +338,7 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
         ),
         "diff-tree": GitCommand(
             row=_PLUMBING_DIFF,
-            code=(*TEXTCONV, *EXTERNAL_DIFF),
+            code=(*FSMONITOR, *FILTERS, *TEXTCONV, *EXTERNAL_DIFF),
             reads="history",
             option_code=DIFF_CODE,
         ),
@@ -384,23 +385,24 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
         "grep": _writer(
             "grep",
             effects={"-f": READ, "--open-files-in-pager": RUN_SHELL},
-            code=TEXTCONV,
+            code=(*FSMONITOR, *FILTERS, *TEXTCONV),
+            hooks=INDEX_HOOKS,
             reads="work_tree",
             option_code={"--open-files-in-pager": PAGER},
             form="grep",
         ),
         "ls-files": _writer(
-            "ls-files", effects={"--exclude-from": READ}, code=FSMONITOR, reads="names"
+            "ls-files",
+            effects={"--exclude-from": READ},
+            code=(*FSMONITOR, *FILTERS),
+            hooks=INDEX_HOOKS,
+            reads="names",
         ),
         "ls-tree": _writer("ls-tree", reads="names"),
         "cat-file": _writer(
             "cat-file", reads="history", option_code={"--textconv": TEXTCONV, "--filters": FILTERS}
         ),
-        "describe": _writer(
-            "describe",
-            reads="names",
-            option_code={"--dirty": (*FSMONITOR, *FILTERS), "--broken": (*FSMONITOR, *FILTERS)},
-        ),
+        "describe": _writer("describe", code=(*FSMONITOR, *FILTERS), hooks=INDEX_HOOKS),
         "rev-parse": GitCommand(row=_row((), unknown_is_operand=True)),
         "merge-base": _writer("merge-base"),
         "name-rev": _writer("name-rev"),
@@ -408,8 +410,8 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
         "for-each-ref": _writer("for-each-ref"),
         "show-branch": _writer("show-branch"),
         "cherry": _writer("cherry"),
-        "check-ignore": _writer("check-ignore", reads="names"),
-        "check-attr": _writer("check-attr", reads="names"),
+        "check-ignore": _writer("check-ignore", code=FSMONITOR, reads="names"),
+        "check-attr": _writer("check-attr", code=FSMONITOR, reads="names"),
         "check-mailmap": _writer("check-mailmap"),
         "check-ref-format": GitCommand(
             row=_row(

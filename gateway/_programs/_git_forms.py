@@ -22,6 +22,7 @@ from gateway._programs._git_commands import (
     CHECKOUT_HOOKS,
     CONFIG,
     EDITOR,
+    EXTERNAL_DIFF,
     FILTERS,
     FSMONITOR,
     INDEX,
@@ -478,7 +479,7 @@ def _stash(invocation: Invocation) -> Shape:
     if second == "list":
         return Shape(code=(*TEXTCONV, *SIGNING))
     if second == "show":
-        return Shape(code=TEXTCONV)
+        return Shape(code=(*TEXTCONV, *EXTERNAL_DIFF, *FILTERS))
     if second in ("drop", "clear", "store"):
         return Shape(writes=(REFS,), hooks=REF_HOOKS)
     if second == "create":

@@ -214,7 +214,8 @@ class _Config:
         """After ``=``: the value, unquoted and unescaped, up to the end of its (continued) line."""
         parts: list[str] = []
         quoted = False
-        pending_space = ""
+        # git turns each blank between words into one space, and drops trailing ones.
+        pending_space = 0
         while True:
             char = self.peek()
             if char in ("", "\n"):
@@ -229,11 +230,11 @@ class _Config:
                 return "".join(parts)
             if not quoted and char in (" ", "\t"):
                 if parts:
-                    pending_space += char
+                    pending_space += 1
                 continue
             if pending_space:
-                parts.append(pending_space)
-                pending_space = ""
+                parts.append(" " * pending_space)
+                pending_space = 0
             if char == '"':
                 quoted = not quoted
             elif char == "\\":
