@@ -212,9 +212,16 @@ class _Reader:
         self.hooks_path: str | None = None
         self.hooks_path_base: str | None = None
         self.worktree_config = False
+        self.real: dict[str, str] = {}
 
     def scope(self, path: str) -> Scope:
-        return "repository" if _inside(os.path.realpath(path), self.repository_roots) else "user"
+        """Who controls ``path``: its real directory inside a repository root or workspace, or not."""
+        directory = os.path.dirname(path)
+        real = self.real.get(directory)
+        if real is None:
+            real = self.real[directory] = os.path.realpath(directory)
+        inside = _inside(os.path.join(real, os.path.basename(path)), self.repository_roots)
+        return "repository" if inside else "user"
 
     def read(self, path: str, depth: int = 0) -> None:
         """Read one configuration file and what it includes; a missing file is skipped, as git skips it."""
