@@ -60,10 +60,10 @@ def steps(function: Callable[..., Any], *args: Any) -> tuple[Any, int]:
 
 
 def tool(name: str) -> str:
-    """The absolute path of a real program, or skip the test (with the reason) when it is not installed."""
+    """The absolute path of a real program; a test that needs a missing one fails, saying how to get it."""
     found = shutil.which(name)
     if found is None:
-        pytest.skip(f"{name} is not installed (scripts/test.sh installs it)")
+        pytest.fail(f"{name} is not installed; scripts/setup.sh installs it with WITH_PROGRAMS=1 (as root)")
     return found
 
 
