@@ -63,7 +63,9 @@ def tool(name: str) -> str:
     """The absolute path of a real program; a test that needs a missing one fails, saying how to get it."""
     found = shutil.which(name)
     if found is None:
-        pytest.fail(f"{name} is not installed; scripts/setup.sh installs it with WITH_PROGRAMS=1 (as root)")
+        pytest.fail(
+            f"{name} is not installed; scripts/setup.sh installs it with WITH_PROGRAMS=1 (as root)"
+        )
     return found
 
 
