@@ -297,6 +297,14 @@ class ModelApprover:
             system += "\nThe user's own guidance:\n" + self.options.guidance.strip() + "\n"
         question = "Decide on this tool call:\n" + msgspec.json.encode(view).decode()
         body, headers = self._request(system, question)
+        if len(body) > self.options.max_document:
+            return failed(
+                "too_large",
+                on_failure,
+                who=self._who,
+                size=len(body),
+                limit=self.options.max_document,
+            )
         reply = await post(
             self._client,
             self._url,

@@ -524,6 +524,15 @@ async def test_every_api_failure_declines(
     assert len(server.requests) == attempts
 
 
+async def test_a_question_too_large_is_not_sent(api: str, standin: Any) -> None:
+    server = standin(_decision(api, "allow", "Never reached."))
+    many = [Read(path=_path(f"src/{n}.py", "workspace"), via="cat") for n in range(2000)]
+    result = await _decide(_approver(api, server, **{"max-document": 50_000}), _document(many))
+    assert isinstance(result, Decline)
+    assert "The call is too large to hand to the model" in result.reason
+    assert server.requests == []
+
+
 async def test_a_wrong_key_is_refused_by_the_api(
     api: str, standin: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
