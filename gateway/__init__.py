@@ -17,6 +17,7 @@ Examples:
 from gateway._approvers import (
     Approver as Approver,
     ApproverContext as ApproverContext,
+    EarlierAnswer as EarlierAnswer,
     ReviewRequest as ReviewRequest,
 )
 from gateway._auditlog import (
@@ -37,6 +38,7 @@ from gateway._config import (
     WitnessConfig as WitnessConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
+    default_token_file as default_token_file,
     load_config as load_config,
     validation_path as validation_path,
 )
@@ -156,6 +158,7 @@ __all__ = [
     "Complete",
     "ConfigError",
     "Decline",
+    "EarlierAnswer",
     "Event",
     "Expansion",
     "FragmentAddr",
@@ -215,6 +218,7 @@ __all__ = [
     "command_sequence_plan",
     "default_config",
     "default_config_bytes",
+    "default_token_file",
     "encode_event",
     "expand_fragment",
     "iter_commands",

@@ -15,7 +15,13 @@ misspelt one is a load error, never silently ignored.
 `ApproverChain` asks the approvers in order — the first Decline or Allow
 decides, Abstain passes on, nobody deciding gives ``ask`` — each under its
 deadline, and `combine` turns the answers to a call and its holes into one
-verdict, strictest first. Everything an approver can do wrong — raise
+verdict, strictest first. Each approver is told what the ones before it
+answered (`ReviewRequest.earlier`). An approver's ``role`` (`ApproverRole`)
+says what its answers rest on: a **delegate**'s allow (a program, a web
+service, a model) never outranks a **policy**'s decline, wherever the
+delegate stands — after it, the chain still asks the policy approvers, and
+any decline among them decides; persons and other delegates after it are not
+asked. Everything an approver can do wrong — raise
 (anything but the caller's own cancellation), hang, block its thread, answer
 late, answer garbage — is a decline, and never escapes.
 """
@@ -45,13 +51,17 @@ from gateway._verdicts import Abstain, Allow, Answer, Decision, Decline, Verdict
 
 __all__ = [
     "APPROVER_GROUP",
+    "APPROVER_ROLES",
     "OPTIONAL_MEMBERS",
     "Approver",
     "ApproverChain",
     "ApproverContext",
+    "ApproverRole",
     "ApproverSlot",
+    "EarlierAnswer",
     "Outcome",
     "ReviewRequest",
+    "approver_role",
     "load_approver",
     "resolve_approver",
 ]
@@ -61,12 +71,46 @@ APPROVER_GROUP: Final = "gateway.approvers"
 OPTIONAL_MEMBERS: Final = (
     "timeout",
     "reviews_raw_text",
+    "role",
     "shares_loop",
     "deterministic",
     "generation",
     "aclose",
 )
 """The optional members of an approver, each read once when it is loaded."""
+
+ApproverRole = Literal["policy", "delegate", "person"]
+"""
+What an approver's answers rest on (its optional ``role`` attribute).
+
+``policy`` (the default): a policy of its own, such as the rules; its
+decline stands over any delegate's allow. ``delegate``: something outside
+the gateway it hands the question to (a program, a web service, a model); its
+allow stands only if no policy approver after it in the chain declines.
+``person``: a person decides; not asked once a delegate has allowed.
+"""
+
+APPROVER_ROLES: Final[tuple[ApproverRole, ...]] = ("policy", "delegate", "person")
+
+
+class EarlierAnswer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    What an approver earlier in the chain answered to the same question.
+
+    Attributes:
+        approver: Its name.
+        decision: ``allow``, ``decline`` or ``abstain``.
+        reason: Its reason, as it gave it.
+        rule: The rule it named, if any.
+        note: Why the gateway did not take the answer as given (an allow of
+            a plan that could not be measured), if it did not.
+    """
+
+    approver: str
+    decision: Literal["allow", "decline", "abstain"]
+    reason: str | None
+    rule: str | None = None
+    note: str | None = None
 
 
 class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -87,6 +131,9 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
         body: For ``body``: the completed text, secrets masked.
         body_plan: For ``body``, when the command reading it is a shell: its plan.
         sequence: The call's strict sequence plan, when it is a shell call.
+        earlier: What the approvers before this one in the chain answered to
+            this same question, in chain order (the rules' ``abstain`` and its
+            reason, for an approver after them).
     """
 
     kind: Literal["call", "hole", "body"]
@@ -100,6 +147,7 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
     body: str | None = None
     body_plan: ProgramPlan | None = None
     sequence: SequencePlan | None = None
+    earlier: tuple[EarlierAnswer, ...] = ()
 
     @property
     def measured(self) -> bool:
@@ -129,6 +177,7 @@ class Approver(Protocol):
       Every deadline still ends with the review's own.
     * ``reviews_raw_text: bool`` — its allow counts for a plan that could not
       be measured (a person reading the raw text); default ``False``.
+    * ``role`` (`ApproverRole`, default ``policy``) — what its answers rest on.
     * ``shares_loop: bool`` — ``True`` when ``review`` never blocks the event
       loop (it awaits every wait and computes little) or must run on the
       gateway's loop (it uses objects bound to it). Otherwise, by default, it
@@ -174,6 +223,7 @@ class ApproverSlot(NamedTuple):
     name: str
     timeout: float | None
     reviews_raw_text: bool
+    role: ApproverRole
     shares_loop: bool
     deterministic: bool
     has_generation: bool
@@ -188,6 +238,23 @@ def _flag(approver: object, name: str, member: str, *, default: bool) -> bool:
             plugin=name,
         )
     return value
+
+
+def approver_role(approver: Approver) -> ApproverRole:
+    """
+    The approver's role (read once, when the gateway opens): its ``role`` attribute, or ``policy``.
+
+    Raises:
+        PluginLoadError: ``role`` is not one of `APPROVER_ROLES`.
+    """
+    role = getattr(approver, "role", "policy")
+    if role not in APPROVER_ROLES:
+        name = getattr(approver, "name", type(approver).__name__)
+        raise PluginLoadError(
+            f"The approver {name!r} says role = {role!r}; it must be 'policy', 'delegate' or 'person'.",
+            plugin=str(name),
+        )
+    return role
 
 
 def resolve_approver(approver: Approver, *, plugin: str | None = None) -> ApproverSlot:
@@ -248,6 +315,7 @@ def resolve_approver(approver: Approver, *, plugin: str | None = None) -> Approv
         name=name,
         timeout=None if timeout is None else float(timeout),
         reviews_raw_text=_flag(approver, name, "reviews_raw_text", default=False),
+        role=approver_role(approver),
         shares_loop=_flag(approver, name, "shares_loop", default=False),
         deterministic=deterministic,
         has_generation=generation is not None,
@@ -330,8 +398,8 @@ def caller_cancelled() -> bool:
     return task is None or task.cancelling() > 0
 
 
-Memo = dict[tuple[int, int | None, str, HoleRef | None], Answer]
-"""Answers of deterministic approvers to one call's questions: by approver, generation, kind and question."""
+Memo = dict[tuple[int, int | None, str, HoleRef | None, tuple[EarlierAnswer, ...]], Answer]
+"""Answers of deterministic approvers to one call's questions: by approver, generation, kind, question and the answers before."""
 
 
 class ApproverChain:
@@ -442,26 +510,40 @@ class ApproverChain:
         deadline: float,
         memo: Memo | None = None,
     ) -> Outcome:
-        """Put one question to the chain: the first allow or decline decides."""
+        """
+        Put one question to the chain: the first allow or decline decides.
+
+        Each approver is told what the ones before it answered. A delegate's
+        allow is held rather than final: the chain goes on asking only the
+        policy approvers after it, and a decline among them decides; otherwise
+        the held allow stands (a policy's allow decides as ever).
+        """
         call_id = request.call.call_id
         what = "the call" if request.kind == "call" else f"this {request.kind}"
         asked: Outcome | None = None
+        held: Outcome | None = None
+        earlier: list[EarlierAnswer] = []
         trace_id, span_id = ids.get("trace_id"), ids.get("span_id")
         for index, slot in enumerate(self.slots):
+            if held is not None and slot.role != "policy":
+                continue
             name = slot.name
+            question = (
+                msgspec.structs.replace(request, earlier=tuple(earlier)) if earlier else request
+            )
             with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: name}) as span:
                 key = None
                 if memo is not None and slot.deterministic:
                     generation = (
                         getattr(slot.approver, "generation", None) if slot.has_generation else None
                     )
-                    key = (index, generation, request.kind, request.question)
+                    key = (index, generation, request.kind, request.question, tuple(earlier))
                 cached = memo.get(key) if memo is not None and key is not None else None
                 reused = cached is not None
                 answer: Any = cached
                 failure: str | None = None
                 if cached is None:
-                    answer, failure = await self._answer(index, slot, request, deadline)
+                    answer, failure = await self._answer(index, slot, question, deadline)
                 if failure is not None:
                     self._telemetry.error(span, failure)
                     await bus.publish(
@@ -500,13 +582,27 @@ class ApproverChain:
                         reused=reused,
                     )
                 )
+                earlier.append(
+                    EarlierAnswer(
+                        approver=name,
+                        decision=answer.decision,
+                        reason=answer.reason,
+                        rule=answer.rule,
+                        note=note,
+                    )
+                )
                 if isinstance(answer, Abstain) and answer.reason:
                     # The last approver to say why it would not decide explains the ask.
                     asked = Outcome("ask", answer.reason, None, answer.rule)
                 if note is not None or isinstance(answer, Abstain):
                     continue
                 reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
+                if isinstance(answer, Allow) and slot.role == "delegate":
+                    held = Outcome("allow", reason, name, answer.rule)
+                    continue
                 return Outcome(answer.decision, reason, name, answer.rule)
+        if held is not None:
+            return held
         if asked is not None:
             return asked
         return Outcome("ask", f"No approver decided on {what}; a person must decide.", None, None)

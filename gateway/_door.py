@@ -39,9 +39,19 @@ MAX_VALUES: Final = 100_000
 MAX_FIELD: Final = 4096
 """The longest a call's tool name, ids, working directory or host may be (characters)."""
 
+MAX_USER_REQUEST: Final = 256 * 1024
+"""The longest the user's request a call carries may be (characters)."""
+
 _INT64: Final = 1 << 63
 _KEY: Final = msgspec.json.Encoder(order="sorted")
-_TEXT_FIELDS: Final = ("call_id", "session_id", "agent_id", "cwd", "host")
+_TEXT_FIELDS: Final = (
+    ("call_id", MAX_FIELD),
+    ("session_id", MAX_FIELD),
+    ("agent_id", MAX_FIELD),
+    ("cwd", MAX_FIELD),
+    ("host", MAX_FIELD),
+    ("user_request", MAX_USER_REQUEST),
+)
 
 
 class Admitted(NamedTuple):
@@ -133,14 +143,14 @@ def call_problem(call: object) -> str | None:
     problem = _text_problem(tool)
     if problem is not None:
         return f"its tool name {problem}"
-    for field in _TEXT_FIELDS:
+    for field, longest in _TEXT_FIELDS:
         value = getattr(call, field)
         if value is None:
             continue
         if not isinstance(value, str):
             return f"its {field} must be a string or None, not {type(value).__name__}"
-        if len(value) > MAX_FIELD:
-            return f"its {field} is longer than {MAX_FIELD} characters"
+        if len(value) > longest:
+            return f"its {field} is longer than {longest} characters"
         problem = _text_problem(value)
         if problem is not None:
             return f"its {field} {problem}"

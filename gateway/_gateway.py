@@ -87,7 +87,9 @@ from gateway._reading import (
     BodyText,
     CallReading,
     CallText,
+    MaskText,
     holes_of,
+    mask_text,
     mask_value,
     read_body,
     read_call,
@@ -183,6 +185,7 @@ class _Prepared:
         "memo",
         "plan",
         "positions",
+        "secrets",
         "sequence",
         "source",
     )
@@ -206,8 +209,9 @@ class _Prepared:
             if self.plan is not None
             else digest_of({"tool": call.tool, "input": call.input})
         )
-        self.memo: dict[tuple[str | None, str | None, str | None], Memo] = {}
+        self.memo: dict[tuple[str | None, str | None, str | None, str | None], Memo] = {}
         self.masked = reading.input
+        self.secrets = reading.secrets
 
 
 class _Review:
@@ -224,11 +228,10 @@ class _Review:
 
 
 class _Recent(msgspec.Struct, frozen=True):
-    call: ToolCall
+    call: ToolCall  # as approvers see it: its secrets masked
     source: str | None
     plan: ProgramPlan | None
     digest: str
-    masked: dict[str, Any]
 
 
 def _now() -> str:
@@ -302,6 +305,7 @@ class Gateway(AsyncContextManagerMixin):
         self._cache: OrderedDict[tuple[str, bytes, str], _Prepared] = OrderedDict()
         self._reading: dict[tuple[str, bytes, str], anyio.Event] = {}
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
+        self._requests: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], str] = OrderedDict()
         self._counts = _Counts()
         self._open = False
 
@@ -789,7 +793,11 @@ class Gateway(AsyncContextManagerMixin):
             )
         plan = prepared.plan
         state.digest = prepared.digest
-        masked_call = msgspec.structs.replace(call, input=prepared.masked)
+        masked_call = msgspec.structs.replace(
+            call,
+            input=prepared.masked,
+            user_request=await self._mask_request(call.user_request, prepared.secrets, deadline),
+        )
         await bus.publish(
             CallProposed(
                 call_id=call_id,
@@ -827,7 +835,7 @@ class Gateway(AsyncContextManagerMixin):
                 span_id=ids["span_id"],
             )
         )
-        self._remember(call, prepared)
+        self._remember(masked_call, prepared)
         if prepared.is_shell and prepared.source is None:
             return self._decline(state, _SHELL_FIELD_ERROR)
         for ref, hole in holes:
@@ -849,7 +857,9 @@ class Gateway(AsyncContextManagerMixin):
             holes=tuple(ref for ref, _ in holes),
             sequence=prepared.sequence,
         )
-        memo = prepared.memo.setdefault((call.session_id, call.agent_id, call.host), {})
+        memo = prepared.memo.setdefault(
+            (call.session_id, call.agent_id, call.host, masked_call.user_request), {}
+        )
         outcomes: list[tuple[HoleRef | None, Outcome]] = [
             (None, await self._chain.ask(request, bus=bus, ids=ids, deadline=deadline, memo=memo))
         ]
@@ -912,12 +922,34 @@ class Gateway(AsyncContextManagerMixin):
 
     # ── after the verdict ──
 
+    async def _mask_request(
+        self, text: str | None, known: tuple[tuple[str, str], ...], deadline: float
+    ) -> str | None:
+        """
+        The user's request as approvers may see it: every secret masked (in a worker, cached).
+
+        A request that cannot be masked in time is left out rather than shown.
+        """
+        if text is None:
+            return None
+        key = (text, known)
+        masked = self._requests.get(key)
+        if masked is not None:
+            self._requests.move_to_end(key)
+            return masked
+        timeout = max(min(self.config.gateway.plan_timeout, self._remaining(deadline)), 0.001)
+        result = await self._pool.run(mask_text, MaskText(text=text, known=known), timeout=timeout)
+        if isinstance(result, BoundedFailure):
+            return None
+        self._requests[key] = result
+        while len(self._requests) > 256:
+            self._requests.popitem(last=False)
+        return result
+
     def _remember(self, call: ToolCall, prepared: _Prepared) -> None:
         if call.call_id is None:
             return
-        self._recent[call.call_id] = _Recent(
-            call, prepared.source, prepared.plan, prepared.digest, prepared.masked
-        )
+        self._recent[call.call_id] = _Recent(call, prepared.source, prepared.plan, prepared.digest)
         self._recent.move_to_end(call.call_id)
         while len(self._recent) > self.config.gateway.recent_calls:
             self._recent.popitem(last=False)
@@ -1042,7 +1074,7 @@ class Gateway(AsyncContextManagerMixin):
             )
         request = ReviewRequest(
             kind="body",
-            call=msgspec.structs.replace(recent.call, input=recent.masked),
+            call=recent.call,
             digest=recent.digest,
             plan=recent.plan,
             question=question,

@@ -33,8 +33,10 @@ __all__ = [
     "BodyText",
     "CallReading",
     "CallText",
+    "MaskText",
     "holes_of",
     "mask_sequence",
+    "mask_text",
     "mask_value",
     "read_body",
     "read_call",
@@ -181,12 +183,16 @@ class CallReading(msgspec.Struct, frozen=True, kw_only=True):
         plan: The shell plan (redacted), or ``None`` when there is no shell text.
         sequence: The strict sequence plan, secrets masked.
         holes: Every hole of every unquoted heredoc, in order.
+        secrets: The secrets of the shell text as ``(value, kind)`` pairs, to
+            mask wherever they reappear (the user's request); kept in memory,
+            never published.
     """
 
     input: dict[str, Any]
     plan: ProgramPlan | None = None
     sequence: SequencePlan | None = None
     holes: tuple[tuple[HoleRef, Hole], ...] = ()
+    secrets: tuple[tuple[str, str], ...] = ()
 
 
 @bounded_task
@@ -205,7 +211,21 @@ def read_call(text: CallText) -> CallReading:
         plan=plan,
         sequence=sequence,
         holes=tuple(holes_of(source, plan)),
+        secrets=known,
     )
+
+
+class MaskText(msgspec.Struct, frozen=True, kw_only=True):
+    """A text to mask (the user's request), and secrets already known to mask in it too."""
+
+    text: str
+    known: tuple[tuple[str, str], ...] = ()
+
+
+@bounded_task
+def mask_text(text: MaskText) -> str:
+    """The text with every secret masked: its own, and the known ones wherever they appear."""
+    return str(mask_value(text.text, text.known))
 
 
 class BodyText(msgspec.Struct, frozen=True, kw_only=True):

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import anyio
 
-from gateway._approvers import ReviewRequest
+from gateway._approvers import ApproverRole, ReviewRequest
 from gateway._calls import ToolCall
 from gateway._events import Event
 from gateway._sinks import ChainTip
@@ -36,6 +36,7 @@ class StaticApprover:
             blocks it); ``False`` runs it on a loop and a thread of its own,
             as an approver that does not say so is run.
         deterministic: Whether identical calls may reuse its answers.
+        role: What its answers rest on (``policy``, ``delegate`` or ``person``).
     """
 
     def __init__(
@@ -49,6 +50,7 @@ class StaticApprover:
         reviews_raw_text: bool = False,
         shares_loop: bool = True,
         deterministic: bool = False,
+        role: ApproverRole = "policy",
     ) -> None:
         self.name = name or f"static-{decision}"
         self.decision = decision
@@ -58,6 +60,7 @@ class StaticApprover:
         self.reviews_raw_text = reviews_raw_text
         self.shares_loop = shares_loop
         self.deterministic = deterministic
+        self.role = role
         self.requests: list[ReviewRequest] = []
 
     async def review(self, request: ReviewRequest) -> Answer:
