@@ -7,16 +7,21 @@ names are few and fixed; details go in attributes — the GenAI semantic
 conventions where they exist, the ``agent_gateway.`` namespace for the rest.
 Nothing secret is ever put in an attribute: only digests, counts, names and
 redacted reasons.
+
+Tracing is for watching, never for deciding: a tracer provider or span
+processor that raises must not break a review. Every call into OpenTelemetry
+is guarded; a span that cannot be started is replaced by a non-recording one,
+and whatever it raises on the way out is dropped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Final
 
-from opentelemetry import trace
-from opentelemetry.trace import Span, Status, StatusCode, Tracer, TracerProvider
+from opentelemetry import context as otel_context, trace
+from opentelemetry.trace import INVALID_SPAN, Span, Status, StatusCode, Tracer, TracerProvider
 
 __all__ = [
     "ATTR_APPROVER",
@@ -68,36 +73,60 @@ class Telemetry:
     """Spans for one gateway, from its injected tracer provider."""
 
     def __init__(self, provider: TracerProvider | None) -> None:
-        source = provider if provider is not None else trace.get_tracer_provider()
-        self._tracer: Tracer = source.get_tracer(TRACER_NAME)
+        self._tracer: Tracer | None
+        try:
+            source = provider if provider is not None else trace.get_tracer_provider()
+            self._tracer = source.get_tracer(TRACER_NAME)
+        except Exception:  # noqa: BLE001 -- a broken provider means no traces, never no reviews
+            self._tracer = None
 
     @contextmanager
     def span(
         self, name: str, attributes: dict[str, str | int | bool] | None = None
     ) -> Iterator[Span]:
-        """Open a span (a child of the current one, if any)."""
-        with self._tracer.start_as_current_span(
-            name, attributes=attributes or {}, end_on_exit=True
-        ) as span:
+        """Open a span (a child of the current one, if any); nothing the tracer raises gets out."""
+        span: Span = INVALID_SPAN
+        token = None
+        try:
+            if self._tracer is not None:
+                span = self._tracer.start_span(name, attributes=attributes or {})
+            token = otel_context.attach(trace.set_span_in_context(span))
+        except Exception:  # noqa: BLE001 -- a raising span processor must not break a review
+            span = INVALID_SPAN
+        try:
             yield span
+        finally:
+            try:
+                if token is not None:
+                    otel_context.detach(token)
+                span.end()
+            except Exception:  # noqa: BLE001, S110 -- as above, on the way out
+                pass
 
     @staticmethod
     def ids(span: Span) -> tuple[str | None, str | None]:
         """The hex trace and span ids of a span, or ``None`` when it is not recording."""
-        context = span.get_span_context()
-        if not context.is_valid:
+        try:
+            context = span.get_span_context()
+            if not context.is_valid:
+                return None, None
+            return format(context.trace_id, "032x"), format(context.span_id, "016x")
+        except Exception:  # noqa: BLE001 -- a broken span has no ids
             return None, None
-        return format(context.trace_id, "032x"), format(context.span_id, "016x")
 
     @staticmethod
     def set(span: Span, attributes: dict[str, str | int | bool | None]) -> None:
         """Set the attributes that are not ``None``, when the span records."""
-        if span.is_recording():
-            for key, value in attributes.items():
-                if value is not None:
-                    span.set_attribute(key, value)
+        try:
+            if span.is_recording():
+                for key, value in attributes.items():
+                    if value is not None:
+                        span.set_attribute(key, value)
+        except Exception:  # noqa: BLE001, S110 -- tracing never breaks a review
+            pass
 
     @staticmethod
     def error(span: Span, message: str) -> None:
         """Mark a span as failed."""
-        span.set_status(Status(StatusCode.ERROR, message))
+        with suppress(Exception):  # tracing never breaks a review
+            span.set_status(Status(StatusCode.ERROR, message))
