@@ -268,6 +268,11 @@ class RulesApprover:
 
     name = "rules"
     reviews_raw_text = False
+    # The answer is a function of the question and the remembered approvals
+    # alone (see `generation`), so the gateway reuses it for identical calls.
+    # Judging that ever reads anything else — a repository's config, the
+    # clock — must drop this.
+    deterministic = True
 
     def __init__(
         self, options: Mapping[str, Any] | None = None, context: ApproverContext | None = None
@@ -294,6 +299,11 @@ class RulesApprover:
         self.remembered: list[RememberedApproval] = self._load_memory()
         if context is not None:
             context.services["rules"] = self
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever what the approver knows changes (an approval is remembered; they are never removed)."""
+        return len(self.remembered)
 
     # ── reviewing ──
 

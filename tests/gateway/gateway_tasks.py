@@ -1,0 +1,78 @@
+"""
+Bounded tasks for the tests of `gateway._bounded` (imported by the worker processes too; not a test module).
+
+Each misbehaves in one way a real task could: it spins, grows without end,
+raises, exits, prints, or needs the package's public names.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from gateway._bounded import bounded_task, in_worker
+
+
+@bounded_task
+def echo(text: str) -> str:
+    """Its argument back."""
+    return text
+
+
+@bounded_task
+def spin(seconds: float) -> float:
+    """Compute without end (past any deadline given), in pure Python."""
+    deadline = time.monotonic() + seconds
+    count = 0
+    while time.monotonic() < deadline:
+        count += 1
+    return float(count)
+
+
+@bounded_task
+def regex(size: int) -> bool:
+    """Hold the interpreter in C code for a long time: a catastrophic regular expression."""
+    import re
+
+    return re.match(r"(a+)+$", "a" * size + "b") is not None
+
+
+@bounded_task
+def hog(size: int) -> int:
+    """Allocate more memory than a worker may have."""
+    return len(bytearray(size))
+
+
+@bounded_task
+def boom(value: int) -> int:
+    """Raise."""
+    raise ValueError(f"boom {value}")
+
+
+@bounded_task
+def die(status: int) -> int:
+    """End the worker process."""
+    os._exit(status)
+
+
+@bounded_task
+def chatter(text: str) -> str:
+    """Print to standard output (which must not corrupt the worker's answers)."""
+    print(text * 1000)  # noqa: T201 -- the point: output a task prints goes nowhere
+    sys.stdout.flush()
+    return text
+
+
+@bounded_task
+def public(tool: str) -> str:
+    """Use the package's public names (the worker loads them only when asked)."""
+    from gateway import ToolCall
+
+    return ToolCall(tool, {}).tool
+
+
+@bounded_task
+def where(_: int) -> bool:
+    """Whether it runs in a worker."""
+    return in_worker()
