@@ -302,6 +302,7 @@ class Gateway(AsyncContextManagerMixin):
             (), approver_timeout=section.approver_timeout, telemetry=self._telemetry
         )
         self._bus: EventBus | None = None
+        self._sinks: dict[str, Sink] = {}
         self._cache: OrderedDict[tuple[str, bytes, str], _Prepared] = OrderedDict()
         self._reading: dict[tuple[str, bytes, str], anyio.Event] = {}
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
@@ -350,6 +351,7 @@ class Gateway(AsyncContextManagerMixin):
         signer = load_signer(signing_key=audit.signing_key, hmac_key=audit.hmac_key)
         self._chain = self._build_approvers()
         slots = self._build_sinks()
+        self._sinks = {slot.name: slot.sink for slot in slots}
         witnesses = self._build_witnesses()
         opened: list[Sink] = []
         try:
@@ -486,6 +488,11 @@ class Gateway(AsyncContextManagerMixin):
                             )
         finally:
             self._witnessed.set()
+
+    @property
+    def sinks(self) -> Mapping[str, Sink]:
+        """The gateway's sinks by name, as built (empty before it opens)."""
+        return dict(self._sinks)
 
     @property
     def bus(self) -> EventBus:

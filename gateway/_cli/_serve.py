@@ -76,7 +76,7 @@ def _say(line: str) -> None:
 
 
 async def _serve(
-    arguments: argparse.Namespace, config: GatewayConfig, token: str, stored: Path
+    arguments: argparse.Namespace, config: GatewayConfig, token: str, token_file: Path
 ) -> None:
     import gateway_web
 
@@ -89,16 +89,28 @@ async def _serve(
             audit_path=arguments.audit,
         )
         async with service as running:
+            # Only a service that has bound its port (and opened its gateway)
+            # writes the token: a second `gateway serve` that fails to start
+            # must not replace the token of the one running.
+            try:
+                stored = gateway_web.store_token(token_file, token)
+            except OSError as error:
+                raise CommandError(
+                    f"Cannot store the token in {str(token_file)!r} ({error.strerror}); pass --token-file FILE."
+                ) from None
             if running.board is None:
                 sys.stderr.write(
                     "gateway serve: no 'human' approver is in [gateway] approvers, so calls are never put to a person.\n"
                 )
             _say(f"gateway serve: the approval page is at {running.url}")
             _say(f"gateway serve: bearer token (stored in {stored}, mode 0600): {token}")
-            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    break
-            sys.stderr.write("gateway serve: stopping; calls still waiting are declined.\n")
+            try:
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _ in signals:
+                        break
+                sys.stderr.write("gateway serve: stopping; calls still waiting are declined.\n")
+            finally:
+                gateway_web.remove_token(stored, token)
     except OSError as error:
         host = arguments.host or config.serve.host
         port = arguments.port if arguments.port is not None else config.serve.port
@@ -119,13 +131,7 @@ def _run(arguments: argparse.Namespace) -> int:
     token_file = Path(
         arguments.token_file or config.serve.token_file or default_token_file()
     ).expanduser()
-    try:
-        stored = gateway_web.store_token(token_file, token)
-    except OSError as error:
-        raise CommandError(
-            f"Cannot store the token in {str(token_file)!r} ({error.strerror}); pass --token-file FILE."
-        ) from None
-    anyio.run(_serve, arguments, config, token, stored)
+    anyio.run(_serve, arguments, config, token, token_file)
     return 0
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from gateway_web._app import DecisionBody, EventStream, create_app
 from gateway_web._server import RunningService, audit_path_of, open_service
 from gateway_web._service import ApprovalService, CallEntry
-from gateway_web._token import new_token, store_token
+from gateway_web._token import new_token, remove_token, store_token
 
 __all__ = [
     "ApprovalService",
@@ -35,5 +35,6 @@ __all__ = [
     "create_app",
     "new_token",
     "open_service",
+    "remove_token",
     "store_token",
 ]

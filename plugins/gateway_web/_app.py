@@ -110,8 +110,9 @@ class _Api:
         self.service = service
         settings = service.settings
         gateway = service.gateway.config.gateway
-        # A safety net above the gateway's own per-approver timeouts.
-        self.review_limit = 2 * settings.human_timeout + 4 * gateway.approver_timeout + 60
+        # The gateway returns within its review deadline; this is a net under it.
+        self.review_limit = gateway.review_timeout + 5
+        self._body = (settings.max_body, settings.body_timeout)
 
     # ── the page ──
 
@@ -167,14 +168,14 @@ class _Api:
         )
 
     async def review(self, request: Request) -> Response:
-        call = await read_json(request, ToolCall, self.service.settings.max_body)
+        call = await read_json(request, ToolCall, *self._body)
         verdict = await self._review(request, call)
         if isinstance(verdict, Response):
             return verdict
         return json_response(verdict)
 
     async def claude_code(self, request: Request) -> Response:
-        event = await read_json(request, ClaudeCodeEvent, self.service.settings.max_body)
+        event = await read_json(request, ClaudeCodeEvent, *self._body)
         name = event.hook_event_name
         if name in ("PostToolUse", "PostToolUseFailure"):
             outcome = "succeeded" if name == "PostToolUse" else "failed"
@@ -228,7 +229,7 @@ class _Api:
 
     async def decide(self, request: Request) -> Response:
         board_id = request.path_params["board_id"]
-        body = await read_json(request, DecisionBody, self.service.settings.max_body)
+        body = await read_json(request, DecisionBody, *self._body)
         board = self.service.board
         if board is None:
             raise BadRequest(
@@ -322,7 +323,9 @@ class EventStream:
             await error_response(refusal.status, refusal.message)(scope, receive, send)
             return
         try:
-            watch = self.service.watch(after, call_id)
+            watch = self.service.watch(
+                after, call_id, authorized=bool(scope.get("state", {}).get("authorized"))
+            )
         except RuntimeError as error:
             await error_response(503, str(error))(scope, receive, send)
             return

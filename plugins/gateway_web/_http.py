@@ -1,8 +1,9 @@
 """
 Reading requests and writing answers: bounded bodies, strict JSON, one-sentence errors.
 
-Every way a request body can be wrong — too big, not JSON, not UTF-8, a NUL
-byte or character, nested too deep, the wrong shape, an unknown field —
+Every way a request body can be wrong — too big, too slow, not JSON, not
+UTF-8, a NUL byte or character, nested too deep, the wrong shape, an unknown
+field —
 becomes a `BadRequest` with a 4xx status and one sentence, which the app
 answers as ``{"error": "…"}``. Nothing a client sends can crash a handler.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final, TypeVar
 
+import anyio
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
@@ -67,12 +69,13 @@ def _has_nul(value: Any) -> bool:
     return False
 
 
-async def read_body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int, timeout: float = 30.0) -> bytes:  # noqa: ASYNC109 -- the client's deadline, reported in the refusal
     """
-    The request body, at most ``limit`` bytes.
+    The request body, at most ``limit`` bytes, within ``timeout`` seconds.
 
     Raises:
-        BadRequest: 413 when it is larger, 400 when the length is malformed.
+        BadRequest: 413 when it is larger, 400 when the length is malformed,
+            408 when it does not arrive in time.
     """
     declared = request.headers.get("content-length")
     if declared is not None:
@@ -81,16 +84,19 @@ async def read_body(request: Request, limit: int) -> bytes:
         if int(declared) > limit:
             raise BadRequest(413, f"The request body is larger than {limit} bytes.")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise BadRequest(413, f"The request body is larger than {limit} bytes.")
+    with anyio.move_on_after(timeout) as scope:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise BadRequest(413, f"The request body is larger than {limit} bytes.")
+    if scope.cancelled_caught:
+        raise BadRequest(408, f"The request body did not arrive within {timeout:g} s.")
     return bytes(body)
 
 
-async def read_json(request: Request, kind: type[T], limit: int) -> T:
+async def read_json(request: Request, kind: type[T], limit: int, timeout: float = 30.0) -> T:  # noqa: ASYNC109 -- the client's deadline, reported in the refusal
     """
-    Read the body as one JSON object of type ``kind``.
+    Read the body as one JSON object of type ``kind`` (within ``timeout`` seconds).
 
     Raises:
         BadRequest: With the status and sentence that say what is wrong.
@@ -98,7 +104,7 @@ async def read_json(request: Request, kind: type[T], limit: int) -> T:
     media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media != "application/json":
         raise BadRequest(415, "Send the body as JSON, with Content-Type: application/json.")
-    body = await read_body(request, limit)
+    body = await read_body(request, limit, timeout)
     if not body.strip():
         raise BadRequest(400, "The request body is empty; send a JSON object.")
     if b"\x00" in body:

@@ -24,7 +24,9 @@ import uvicorn
 from gateway_human import SERVICE_KEY, HumanBoard
 
 from gateway import Approver, Gateway, GatewayConfig, Sink
+from gateway.audit import AuditSource
 from gateway_web._app import create_app
+from gateway_web._connections import ConnectionLimits, JsonErrors, guarded_protocol
 from gateway_web._service import ApprovalService
 
 __all__ = ["RunningService", "audit_path_of", "open_service"]
@@ -46,6 +48,7 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
         port: The port bound.
         token: The bearer token.
         service: Its state (the gateway, the board, the event history).
+        connections: Its connection limits and counters.
     """
 
     url: str
@@ -53,6 +56,7 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
     port: int
     token: str
     service: Any
+    connections: Any = None
 
     @property
     def gateway(self) -> Gateway:
@@ -108,11 +112,19 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def audit_path_of(config: GatewayConfig) -> str | None:
-    """The file of the first file sink (``jsonl`` or ``msgpack``) in the config, if any."""
-    for sink in config.sinks.values():
-        if sink.plugin in ("jsonl", "msgpack") and sink.path:
-            return sink.path
+def audit_path_of(config: GatewayConfig, sinks: Mapping[str, Any] | None = None) -> str | None:
+    """
+    The log the service serves: that of the first sink that writes one (`AuditSource`).
+
+    Without the built sinks at hand, the first ``jsonl`` or ``msgpack`` sink
+    of the config.
+    """
+    for sink in (sinks or {}).values():
+        if isinstance(sink, AuditSource):
+            return sink.audit_path
+    for entry in config.sinks.values():
+        if entry.plugin in ("jsonl", "msgpack") and entry.path:
+            return entry.path
     return None
 
 
@@ -168,14 +180,19 @@ async def open_service(
                 gateway,
                 board,
                 settings,
-                audit_path=audit_path if audit_path is not None else audit_path_of(config),
+                audit_path=audit_path
+                if audit_path is not None
+                else audit_path_of(config, gateway.sinks),
             )
-            app = create_app(service, token=token, allowed_hosts=allowed_hosts)
+            app = JsonErrors(create_app(service, token=token, allowed_hosts=allowed_hosts))
+            limits = ConnectionLimits(
+                max_connections=settings.max_connections, header_timeout=settings.header_timeout
+            )
             server = _Server(
                 uvicorn.Config(
                     app,
                     lifespan="off",
-                    http="h11",
+                    http=guarded_protocol(limits),
                     ws="none",
                     log_config=None,
                     log_level="warning",
@@ -205,6 +222,7 @@ async def open_service(
                         port=bound_port,
                         token=token,
                         service=service,
+                        connections=limits,
                     )
                 finally:
                     with anyio.CancelScope(shield=True):

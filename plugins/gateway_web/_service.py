@@ -133,6 +133,9 @@ class ApprovalService:
             int,
             tuple[str | None, MemoryObjectSendStream[Message], MemoryObjectReceiveStream[Message]],
         ] = {}
+        # The watchers that came without the token: the first to go when a
+        # watcher with it finds every place taken.
+        self._anonymous: list[int] = []
         self._next_watcher = 0
         self._closed = False
         self._stop_board: Callable[[], None] | None = None
@@ -229,9 +232,13 @@ class ApprovalService:
         """How many event streams are open."""
         return len(self._watchers)
 
-    def watch(self, after: int | None, call_id: str | None) -> Watch:
+    def watch(self, after: int | None, call_id: str | None, *, authorized: bool = False) -> Watch:
         """
         Register a watcher; the snapshot and the events kept after ``after`` come first.
+
+        When every place is taken, a watcher with the token (``authorized``)
+        ends the oldest stream opened without it; one without the token is
+        refused. So streams opened without the token cannot lock a page out.
 
         Raises:
             RuntimeError: The service is closed, or too many streams are open.
@@ -239,9 +246,14 @@ class ApprovalService:
         if self._closed:
             raise RuntimeError("The approval service is stopping.")
         if len(self._watchers) >= self.settings.max_watchers:
-            raise RuntimeError(
-                f"{self.settings.max_watchers} event streams are open already; close one and retry."
-            )
+            anonymous = next((key for key in self._anonymous if key in self._watchers), None)
+            if not authorized or anonymous is None:
+                raise RuntimeError(
+                    f"{self.settings.max_watchers} event streams are open already; close one and retry."
+                )
+            _, evicted, _ = self._watchers.pop(anonymous)
+            self._anonymous.remove(anonymous)
+            evicted.close()
         backlog: list[Message] = []
         pending = [
             self.entry(item, None)
@@ -270,9 +282,13 @@ class ApprovalService:
         key = self._next_watcher
         self._next_watcher += 1
         self._watchers[key] = (call_id, send, receive)
+        if not authorized:
+            self._anonymous.append(key)
 
         def stop() -> None:
             self._watchers.pop(key, None)
+            if key in self._anonymous:
+                self._anonymous.remove(key)
             send.close()
             receive.close()
 

@@ -8,7 +8,7 @@ import os
 import secrets
 from pathlib import Path
 
-__all__ = ["new_token", "store_token"]
+__all__ = ["new_token", "remove_token", "store_token"]
 
 
 def new_token() -> str:
@@ -45,3 +45,17 @@ def store_token(path: str | Path, token: str) -> Path:
         temporary.unlink(missing_ok=True)
         raise
     return target
+
+
+def remove_token(path: str | Path, token: str) -> None:
+    """
+    Remove the token file if it still holds ``token`` (a service stopping removes its own token only).
+
+    Another service may have replaced it since; then it is left alone.
+    """
+    target = Path(path).expanduser()
+    try:
+        if target.read_text("utf-8").strip() == token:
+            target.unlink()
+    except (OSError, UnicodeDecodeError):
+        return

@@ -107,6 +107,8 @@ def test_serve_prints_its_url_and_token_stores_it_privately_and_stops_on_sigterm
                 "/v1/info", headers={"Authorization": f"Bearer {served.token}"}
             ).json()
             page = client.get("/")
+        stored = served.token_file.read_text().strip()
+        mode = stat.S_IMODE(served.token_file.stat().st_mode)
         served.process.send_signal(signal.SIGTERM)
         status = served.process.wait(timeout=WAIT)
     assert served.lines[0].startswith("gateway serve: the approval page is at http://127.0.0.1:")
@@ -117,8 +119,10 @@ def test_serve_prints_its_url_and_token_stores_it_privately_and_stops_on_sigterm
     assert info["authorized"] is True
     assert info["human"] is True
     assert page.status_code == 200
-    assert served.token_file.read_text().strip() == served.token
-    assert stat.S_IMODE(served.token_file.stat().st_mode) == 0o600
+    assert stored == served.token
+    assert mode == 0o600
+    # A service that stops takes its token with it (a stale one only fails later).
+    assert not served.token_file.exists()
     assert status == 0
 
 
