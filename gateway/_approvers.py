@@ -42,7 +42,7 @@ from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import MAX_SECONDS, GatewayConfig
 from gateway._errors import PluginLoadError
-from gateway._events import ApproverDecided, ApproverFailed, HoleRef
+from gateway._events import ApproverDecided, ApproverFailed, Event, HoleRef
 from gateway._isolation import LoopThread, call_isolated
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
 from gateway._sinks import installed
@@ -60,6 +60,7 @@ __all__ = [
     "ApproverSlot",
     "EarlierAnswer",
     "Outcome",
+    "Record",
     "ReviewRequest",
     "approver_role",
     "load_approver",
@@ -398,8 +399,11 @@ def caller_cancelled() -> bool:
     return task is None or task.cancelling() > 0
 
 
-Memo = dict[tuple[int, int | None, str, HoleRef | None, tuple[EarlierAnswer, ...]], Answer]
-"""Answers of deterministic approvers to one call's questions: by approver, generation, kind, question and the answers before."""
+MemoKey = tuple[int, int | None, str, HoleRef | None, tuple[EarlierAnswer, ...]]
+"""Which approver (and its generation) answered which kind of question, after which answers."""
+
+Memo = dict[MemoKey, Answer]
+"""Answers of deterministic approvers to one call's questions."""
 
 
 class ApproverChain:
@@ -424,6 +428,13 @@ class ApproverChain:
     def names(self) -> tuple[str, ...]:
         """The approvers' names, in order."""
         return tuple(slot.name for slot in self.slots)
+
+    def generations(self) -> tuple[int | None, ...]:
+        """What every deterministic approver knows now (their ``generation``): replays are kept per value."""
+        return tuple(
+            getattr(slot.approver, "generation", None) if slot.has_generation else None
+            for slot in self.slots
+        )
 
     def start(self) -> None:
         """Give every approver that does not share the loop a thread and a loop of its own."""
@@ -501,6 +512,13 @@ class ApproverChain:
             )
         return answer, None
 
+    def _key(self, index: int, slot: ApproverSlot, walk: _Walk) -> MemoKey | None:
+        if not slot.deterministic:
+            return None
+        generation = getattr(slot.approver, "generation", None) if slot.has_generation else None
+        request = walk.request
+        return (index, generation, request.kind, request.question, tuple(walk.earlier))
+
     async def ask(
         self,
         request: ReviewRequest,
@@ -509,6 +527,7 @@ class ApproverChain:
         ids: Mapping[str, str | None],
         deadline: float,
         memo: Memo | None = None,
+        record: Record | None = None,
     ) -> Outcome:
         """
         Put one question to the chain: the first allow or decline decides.
@@ -516,96 +535,155 @@ class ApproverChain:
         Each approver is told what the ones before it answered. A delegate's
         allow is held rather than final: the chain goes on asking only the
         policy approvers after it, and a decline among them decides; otherwise
-        the held allow stands (a policy's allow decides as ever).
+        the held allow stands (a policy's allow decides as ever). A
+        deterministic approver's answer to an identical question is reused.
+        With ``record``, what an identical question would publish is kept
+        there, as long as only deterministic approvers answered.
         """
         call_id = request.call.call_id
-        what = "the call" if request.kind == "call" else f"this {request.kind}"
-        asked: Outcome | None = None
-        held: Outcome | None = None
-        earlier: list[EarlierAnswer] = []
         trace_id, span_id = ids.get("trace_id"), ids.get("span_id")
-        for index, slot in enumerate(self.slots):
-            if held is not None and slot.role != "policy":
-                continue
-            name = slot.name
-            question = (
-                msgspec.structs.replace(request, earlier=tuple(earlier)) if earlier else request
-            )
-            with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: name}) as span:
-                key = None
-                if memo is not None and slot.deterministic:
-                    generation = (
-                        getattr(slot.approver, "generation", None) if slot.has_generation else None
-                    )
-                    key = (index, generation, request.kind, request.question, tuple(earlier))
-                cached = memo.get(key) if memo is not None and key is not None else None
-                reused = cached is not None
-                answer: Any = cached
-                failure: str | None = None
-                if cached is None:
+        walk = _Walk(self.slots, request)
+        while (step := walk.next()) is not None:
+            index, slot, question = step
+            if record is not None and not slot.deterministic:
+                record.replayable = False
+            with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: slot.name}) as span:
+                key = None if memo is None else self._key(index, slot, walk)
+                answer: Any = None if key is None or memo is None else memo.get(key)
+                reused = answer is not None
+                if answer is None:
                     answer, failure = await self._answer(index, slot, question, deadline)
-                if failure is not None:
-                    self._telemetry.error(span, failure)
-                    await bus.publish(
-                        ApproverFailed(
-                            call_id=call_id,
-                            trace_id=trace_id,
-                            span_id=span_id,
-                            approver=name,
-                            reason=failure,
-                            question=request.question,
+                    if failure is not None:
+                        if record is not None:
+                            record.replayable = False
+                        self._telemetry.error(span, failure)
+                        await bus.publish(
+                            ApproverFailed(
+                                call_id=call_id,
+                                trace_id=trace_id,
+                                span_id=span_id,
+                                approver=slot.name,
+                                reason=failure,
+                                question=request.question,
+                            )
                         )
-                    )
-                    return Outcome("decline", failure, name, None)
-                if key is not None and memo is not None and not reused:
-                    memo[key] = answer
+                        return Outcome("decline", failure, slot.name, None)
+                    if key is not None and memo is not None:
+                        memo[key] = answer
                 self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
-                note = None
-                # A completed heredoc body fed to a shell is judged by its own
-                # plan: when that could not be measured, neither could the call.
-                unmeasured = (request.plan is not None and not request.measured) or (
-                    request.body_plan is not None and request.body_plan.status != "measured"
+                note, final = walk.take(slot, answer)
+                decided = ApproverDecided(
+                    call_id=call_id,
+                    trace_id=trace_id,
+                    span_id=span_id,
+                    approver=slot.name,
+                    decision=answer.decision,
+                    reason=answer.reason,
+                    rule=answer.rule,
+                    question=request.question,
+                    note=note,
+                    reused=reused,
                 )
-                if isinstance(answer, Allow) and unmeasured and not slot.reviews_raw_text:
-                    note = "An allow of a plan that could not be measured counts only from an approver that reviews raw text."
-                await bus.publish(
-                    ApproverDecided(
-                        call_id=call_id,
-                        trace_id=trace_id,
-                        span_id=span_id,
-                        approver=name,
-                        decision=answer.decision,
-                        reason=answer.reason,
-                        rule=answer.rule,
-                        question=request.question,
-                        note=note,
-                        reused=reused,
-                    )
-                )
-                earlier.append(
-                    EarlierAnswer(
-                        approver=name,
-                        decision=answer.decision,
-                        reason=answer.reason,
-                        rule=answer.rule,
-                        note=note,
-                    )
-                )
-                if isinstance(answer, Abstain) and answer.reason:
-                    # The last approver to say why it would not decide explains the ask.
-                    asked = Outcome("ask", answer.reason, None, answer.rule)
-                if note is not None or isinstance(answer, Abstain):
-                    continue
-                reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
-                if isinstance(answer, Allow) and slot.role == "delegate":
-                    held = Outcome("allow", reason, name, answer.rule)
-                    continue
-                return Outcome(answer.decision, reason, name, answer.rule)
-        if held is not None:
-            return held
-        if asked is not None:
-            return asked
-        return Outcome("ask", f"No approver decided on {what}; a person must decide.", None, None)
+                if record is not None:
+                    record.drafts.append(msgspec.structs.replace(decided, reused=True))
+                if bus.recording:
+                    await bus.publish(decided)
+                else:
+                    bus.count()
+                if final is not None:
+                    return final
+        return walk.result()
+
+
+class Record:
+    """
+    What a review published, to publish again for an identical call (`ApproverChain.ask` fills it).
+
+    Attributes:
+        drafts: The events, in order (their call and trace ids to be replaced).
+        replayable: Whether only deterministic approvers answered (so an
+            identical call would get the same answers).
+    """
+
+    __slots__ = ("drafts", "replayable")
+
+    def __init__(self) -> None:
+        self.drafts: list[Event] = []
+        self.replayable = True
+
+
+class _Walk:
+    """
+    One question's way down the chain: who is asked next, and what their answers mean.
+
+    The one place the combination rule of the chain is written; `ApproverChain.ask`
+    drives it with answers as they come.
+    """
+
+    __slots__ = ("asked", "earlier", "held", "position", "request", "slots", "unmeasured", "what")
+
+    def __init__(self, slots: Sequence[ApproverSlot], request: ReviewRequest) -> None:
+        self.slots = slots
+        self.request = request
+        self.position = 0
+        self.earlier: list[EarlierAnswer] = []
+        self.asked: Outcome | None = None
+        self.held: Outcome | None = None
+        self.what = "the call" if request.kind == "call" else f"this {request.kind}"
+        # A completed heredoc body fed to a shell is judged by its own plan:
+        # when that could not be measured, neither could the call.
+        self.unmeasured = (request.plan is not None and not request.measured) or (
+            request.body_plan is not None and request.body_plan.status != "measured"
+        )
+
+    def next(self) -> tuple[int, ApproverSlot, ReviewRequest] | None:
+        """The next approver to ask and the question as it sees it, or ``None`` when none is left."""
+        while self.position < len(self.slots):
+            index = self.position
+            slot = self.slots[index]
+            self.position += 1
+            if self.held is not None and slot.role != "policy":
+                continue  # after a delegate's allow, only policies are asked
+            question = self.request
+            if self.earlier:
+                question = msgspec.structs.replace(question, earlier=tuple(self.earlier))
+            return index, slot, question
+        return None
+
+    def take(self, slot: ApproverSlot, answer: Answer) -> tuple[str | None, Outcome | None]:
+        """Count one answer: the note on it (when it is not taken as given), and the outcome if it decides."""
+        note = None
+        if isinstance(answer, Allow) and self.unmeasured and not slot.reviews_raw_text:
+            note = "An allow of a plan that could not be measured counts only from an approver that reviews raw text."
+        self.earlier.append(
+            EarlierAnswer(
+                approver=slot.name,
+                decision=answer.decision,
+                reason=answer.reason,
+                rule=answer.rule,
+                note=note,
+            )
+        )
+        if isinstance(answer, Abstain) and answer.reason:
+            # The last approver to say why it would not decide explains the ask.
+            self.asked = Outcome("ask", answer.reason, None, answer.rule)
+        if note is not None or isinstance(answer, Abstain):
+            return note, None
+        reason = answer.reason.strip() or f"Approver {slot.name!r} decided on {self.what}."
+        if isinstance(answer, Allow) and slot.role == "delegate":
+            self.held = Outcome("allow", reason, slot.name, answer.rule)
+            return note, None
+        return note, Outcome(answer.decision, reason, slot.name, answer.rule)
+
+    def result(self) -> Outcome:
+        """The outcome when the chain ran out without a decision."""
+        if self.held is not None:
+            return self.held
+        if self.asked is not None:
+            return self.asked
+        return Outcome(
+            "ask", f"No approver decided on {self.what}; a person must decide.", None, None
+        )
 
 
 def combine(

@@ -200,6 +200,7 @@ class EventBus:
         self._interval = checkpoint_interval
         self._since = 0
         self._runners: list[_SinkRunner] = []
+        self._required: tuple[str, ...] = ()
         self._watchers: dict[int, MemoryObjectSendStream[Event]] = {}
         self._next_watcher = 0
         self._published = 0
@@ -215,6 +216,7 @@ class EventBus:
         runner = _SinkRunner(slot, buffer=self._buffer)
         runner.on_failure = lambda reason: self._fail(runner, reason)
         self._runners.append(runner)
+        self._required = tuple(r.name for r in self._runners if r.required)
 
     def on_attested(self, callback: Callable[[ChainGenesis | ChainCheckpoint], None]) -> None:
         """Call ``callback`` with every genesis and checkpoint record as it is published (for witnesses)."""
@@ -236,7 +238,27 @@ class EventBus:
     @property
     def required_sinks(self) -> tuple[str, ...]:
         """The names of the sinks whose writes a verdict waits for."""
-        return tuple(r.name for r in self._runners if r.required)
+        return self._required
+
+    @property
+    def recording(self) -> bool:
+        """Whether anyone records or watches events (else they are numbered, not built)."""
+        return bool(self._runners or self._watchers)
+
+    @property
+    def pressed(self) -> bool:
+        """Whether publishing would wait now (a sink is ``buffer`` events behind)."""
+        for runner in self._runners:
+            if runner.failure is None and len(runner.queue) >= runner.buffer:
+                return True
+        return False
+
+    def count(self) -> int:
+        """Number an event nobody records or watches, without building it; its sequence number."""
+        seq = self._seq
+        self._seq += 1
+        self._published += 1
+        return seq
 
     @property
     def halted(self) -> str | None:
@@ -291,11 +313,7 @@ class EventBus:
         checkpoint); everything else goes through `publish`.
         """
         if not self._runners and not self._watchers:
-            # Nobody records or watches: the event is numbered, not built.
-            seq = self._seq
-            self._seq += 1
-            self._published += 1
-            return seq
+            return self.count()  # nobody records or watches: numbered, not built
         event = self._chain(draft)
         self._hand_on(event)
         if not isinstance(event, ChainCheckpoint):

@@ -36,7 +36,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 import anyio
 import msgspec
@@ -50,6 +50,7 @@ from gateway._approvers import (
     ApproverContext,
     Memo,
     Outcome,
+    Record,
     ReviewRequest,
     caller_cancelled,
     combine,
@@ -185,6 +186,7 @@ class _Prepared:
         "memo",
         "plan",
         "positions",
+        "replays",
         "secrets",
         "sequence",
         "source",
@@ -210,28 +212,69 @@ class _Prepared:
             else digest_of({"tool": call.tool, "input": call.input})
         )
         self.memo: dict[tuple[str | None, str | None, str | None, str | None], Memo] = {}
+        self.replays: dict[tuple[str | None, str | None, str | None, str | None], _Replay] = {}
         self.masked = reading.input
         self.secrets = reading.secrets
+
+
+class _Replay(NamedTuple):
+    """What an identical call published and was told, to give again (see `Gateway._replay`)."""
+
+    prepared: _Prepared
+    generations: tuple[int | None, ...]
+    drafts: tuple[Event, ...]
+    verdict: Verdict
+    attributes: dict[str, str | int | bool | None]
 
 
 class _Review:
     """What a review has done so far, so that any way it ends still leaves the right record."""
 
-    __slots__ = ("call_id", "digest", "ids", "question", "verdict_seq")
+    __slots__ = ("_digest", "_of", "call_id", "ids", "question", "verdict_seq")
 
-    def __init__(self, call_id: str, digest: str, ids: dict[str, str | None]) -> None:
+    def __init__(self, call_id: str, of: Any, ids: dict[str, str | None]) -> None:
         self.call_id = call_id
-        self.digest = digest
+        self._of = of
+        self._digest: str | None = None
         self.ids = ids
         self.question: HoleRef | None = None
         self.verdict_seq: int | None = None
 
+    @property
+    def digest(self) -> str:
+        """The digest a decline is bound to: the plan's once there is one, else of what was proposed."""
+        if self._digest is None:
+            self._digest = digest_of(self._of)
+        return self._digest
 
-class _Recent(msgspec.Struct, frozen=True):
-    call: ToolCall  # as approvers see it: its secrets masked
-    source: str | None
-    plan: ProgramPlan | None
-    digest: str
+    @digest.setter
+    def digest(self, value: str) -> None:
+        self._digest = value
+
+
+class _Recent(NamedTuple):
+    call: ToolCall  # as proposed; approvers see it with `masked` as its input
+    prepared: _Prepared
+    user_request: str | None  # masked
+
+    @property
+    def source(self) -> str | None:
+        return self.prepared.source
+
+    @property
+    def plan(self) -> ProgramPlan | None:
+        return self.prepared.plan
+
+    @property
+    def digest(self) -> str:
+        return self.prepared.digest
+
+    @property
+    def masked(self) -> ToolCall:
+        """The call as approvers see it: its secrets masked."""
+        return msgspec.structs.replace(
+            self.call, input=self.prepared.masked, user_request=self.user_request
+        )
 
 
 def _now() -> str:
@@ -651,7 +694,6 @@ class Gateway(AsyncContextManagerMixin):
         """
         self.bus  # noqa: B018 -- raises when the gateway is not open
         section = self.config.gateway
-        decide_by = anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
         self._counts.reviews += 1
         admitted = admit(call, self._cache)
         tool = getattr(call, "tool", None)
@@ -675,13 +717,22 @@ class Gateway(AsyncContextManagerMixin):
             if isinstance(admitted, Admitted):
                 state = _Review(
                     admitted.call.call_id or "",
-                    digest_of({"tool": admitted.call.tool, "input": admitted.call.input}),
+                    {"tool": admitted.call.tool, "input": admitted.call.input},
                     ids,
                 )
             else:
-                state = _Review(refused_call_id(call), digest_of({"refused": refusal}), ids)
+                state = _Review(refused_call_id(call), {"refused": refusal}, ids)
             try:
-                if isinstance(admitted, Admitted):
+                replay = self._replay(admitted) if isinstance(admitted, Admitted) else None
+                if isinstance(admitted, Admitted) and replay is not None:
+                    # An identical call was read and answered by deterministic
+                    # approvers alone: its answer is given again, and nothing
+                    # can wait, so no deadline is armed.
+                    verdict = self._replayed(admitted, state, span, replay)
+                elif isinstance(admitted, Admitted):
+                    decide_by = (
+                        anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
+                    )
                     with anyio.CancelScope(deadline=decide_by) as scope:
                         verdict = await self._decide(admitted, state, span, decide_by)
                     if scope.cancelled_caught:
@@ -728,6 +779,73 @@ class Gateway(AsyncContextManagerMixin):
         self._counts.count(verdict)
         return verdict
 
+    def _replay(self, admitted: Admitted) -> _Replay | None:
+        """What an identical call got, if it can be given again now (nothing changed, nothing would wait)."""
+        prepared = self._cache.get(admitted.key)
+        call = admitted.call
+        bus = self.bus
+        if (
+            prepared is None
+            or not prepared.replays
+            or prepared.input != call.input
+            or bus.pressed
+            or bus.halted is not None
+        ):
+            return None
+        user_request = None
+        if call.user_request is not None:
+            user_request = self._requests.get((call.user_request, prepared.secrets))
+            if user_request is None:
+                return None
+        replay = prepared.replays.get((call.session_id, call.agent_id, call.host, user_request))
+        if replay is None or replay.generations != self._chain.generations():
+            return None
+        self._cache.move_to_end(admitted.key)
+        self._counts.hits += 1
+        return replay
+
+    def _replayed(self, admitted: Admitted, state: _Review, span: Any, replay: _Replay) -> Verdict:
+        """Publish again what an identical call published, for this call; its verdict."""
+        bus = self.bus
+        call = admitted.call
+        prepared = replay.prepared
+        state.digest = prepared.digest
+        self._remember(
+            call,
+            prepared,
+            self._requests.get((call.user_request, prepared.secrets))
+            if call.user_request is not None
+            else None,
+        )
+        self._telemetry.set(span, replay.attributes)
+        if bus.recording:
+            ids = state.ids
+            for draft in replay.drafts:
+                bus.publish_nowait(
+                    msgspec.structs.replace(
+                        draft,
+                        call_id=state.call_id,
+                        trace_id=ids["trace_id"],
+                        span_id=ids["span_id"],
+                    )
+                )
+        else:
+            for _ in replay.drafts:
+                bus.count()
+        return msgspec.structs.replace(replay.verdict, call_id=state.call_id)
+
+    @staticmethod
+    def _request(prepared: _Prepared, masked_call: ToolCall) -> ReviewRequest:
+        return ReviewRequest(
+            kind="call",
+            call=masked_call,
+            digest=prepared.digest,
+            plan=prepared.plan,
+            positions=prepared.positions,
+            holes=tuple(ref for ref, _ in prepared.holes),
+            sequence=prepared.sequence,
+        )
+
     @staticmethod
     def _decline(state: _Review, reason: str) -> Verdict:
         return Verdict(
@@ -771,6 +889,7 @@ class Gateway(AsyncContextManagerMixin):
         call = admitted.call
         call_id = state.call_id
         ids = state.ids
+        trace_id, span_id = ids["trace_id"], ids["span_id"]
         halted = bus.halted
         if halted is not None:
             return self._decline(
@@ -799,76 +918,67 @@ class Gateway(AsyncContextManagerMixin):
                 f"The call could not be read safely ({prepared.reason}), and the gateway fails closed.",
             )
         plan = prepared.plan
+        holes = prepared.holes
         state.digest = prepared.digest
         masked_call = msgspec.structs.replace(
             call,
             input=prepared.masked,
             user_request=await self._mask_request(call.user_request, prepared.secrets, deadline),
         )
-        await bus.publish(
+        attributes: dict[str, str | int | bool | None] = {
+            ATTR_PLAN_DIGEST: prepared.digest,
+            ATTR_PLAN_STATUS: None if plan is None else plan.status,
+            ATTR_UNMEASURED_REASON: None if plan is None else plan.reason,
+            ATTR_COMMANDS: prepared.commands,
+            ATTR_HOLES: len(holes),
+        }
+        self._telemetry.set(span, attributes)
+        record = Record()
+        record.drafts.append(
             CallProposed(
-                call_id=call_id,
                 tool=call.tool,
                 input=prepared.masked,
                 session_id=call.session_id,
                 agent_id=call.agent_id,
                 cwd=call.cwd,
                 host=call.host,
-                trace_id=ids["trace_id"],
-                span_id=ids["span_id"],
             )
         )
-        holes = prepared.holes
-        self._telemetry.set(
-            span,
-            {
-                ATTR_PLAN_DIGEST: prepared.digest,
-                ATTR_PLAN_STATUS: None if plan is None else plan.status,
-                ATTR_UNMEASURED_REASON: None if plan is None else plan.reason,
-                ATTR_COMMANDS: prepared.commands,
-                ATTR_HOLES: len(holes),
-            },
-        )
-        await bus.publish(
+        record.drafts.append(
             PlanReady(
-                call_id=call_id,
                 shell=prepared.is_shell,
                 plan_digest=prepared.digest,
                 plan=plan,
                 sequence=prepared.sequence,
                 commands=prepared.commands,
                 holes=len(holes),
-                trace_id=ids["trace_id"],
-                span_id=ids["span_id"],
             )
         )
-        self._remember(masked_call, prepared)
+        if not prepared.is_shell or prepared.source is not None:
+            record.drafts.extend(HoleQuestion(ref=ref, hole=hole) for ref, hole in holes)
+        # Nobody records or watches: the events are numbered, not built.
+        for draft in record.drafts:
+            if bus.recording:
+                await bus.publish(
+                    msgspec.structs.replace(
+                        draft, call_id=call_id, trace_id=trace_id, span_id=span_id
+                    )
+                )
+            else:
+                bus.count()
+        self._remember(call, prepared, masked_call.user_request)
         if prepared.is_shell and prepared.source is None:
             return self._decline(state, _SHELL_FIELD_ERROR)
-        for ref, hole in holes:
-            await bus.publish(
-                HoleQuestion(
-                    call_id=call_id,
-                    ref=ref,
-                    hole=hole,
-                    trace_id=ids["trace_id"],
-                    span_id=ids["span_id"],
-                )
-            )
-        request = ReviewRequest(
-            kind="call",
-            call=masked_call,
-            digest=prepared.digest,
-            plan=plan,
-            positions=prepared.positions,
-            holes=tuple(ref for ref, _ in holes),
-            sequence=prepared.sequence,
-        )
-        memo = prepared.memo.setdefault(
-            (call.session_id, call.agent_id, call.host, masked_call.user_request), {}
-        )
+        request = self._request(prepared, masked_call)
+        situation = (call.session_id, call.agent_id, call.host, masked_call.user_request)
+        memo = prepared.memo.setdefault(situation, {})
+        generations = self._chain.generations()
+        ask = self._chain.ask
         outcomes: list[tuple[HoleRef | None, Outcome]] = [
-            (None, await self._chain.ask(request, bus=bus, ids=ids, deadline=deadline, memo=memo))
+            (
+                None,
+                await ask(request, bus=bus, ids=ids, deadline=deadline, memo=memo, record=record),
+            )
         ]
         if self.config.gateway.ask_holes:
             for ref, hole in holes:
@@ -878,15 +988,23 @@ class Gateway(AsyncContextManagerMixin):
                     question = msgspec.structs.replace(
                         request, kind="hole", question=ref, hole=hole
                     )
-                    outcomes.append(
-                        (
-                            ref,
-                            await self._chain.ask(
-                                question, bus=bus, ids=ids, deadline=deadline, memo=memo
-                            ),
-                        )
+                    outcome = await ask(
+                        question, bus=bus, ids=ids, deadline=deadline, memo=memo, record=record
                     )
-        return combine(outcomes, digest=prepared.digest, call_id=call_id, plan=plan)
+                    outcomes.append((ref, outcome))
+        verdict = combine(outcomes, digest=prepared.digest, call_id=None, plan=plan)
+        if record.replayable and generations == self._chain.generations():
+            prepared.replays[situation] = _Replay(
+                prepared,
+                generations,
+                tuple(
+                    msgspec.structs.replace(draft, call_id=None, trace_id=None, span_id=None)
+                    for draft in record.drafts
+                ),
+                verdict,
+                attributes,
+            )
+        return msgspec.structs.replace(verdict, call_id=call_id)
 
     async def _conclude(self, verdict: Verdict, state: _Review) -> Verdict:
         """
@@ -953,10 +1071,10 @@ class Gateway(AsyncContextManagerMixin):
             self._requests.popitem(last=False)
         return result
 
-    def _remember(self, call: ToolCall, prepared: _Prepared) -> None:
+    def _remember(self, call: ToolCall, prepared: _Prepared, user_request: str | None) -> None:
         if call.call_id is None:
             return
-        self._recent[call.call_id] = _Recent(call, prepared.source, prepared.plan, prepared.digest)
+        self._recent[call.call_id] = _Recent(call, prepared, user_request)
         self._recent.move_to_end(call.call_id)
         while len(self._recent) > self.config.gateway.recent_calls:
             self._recent.popitem(last=False)
@@ -985,7 +1103,8 @@ class Gateway(AsyncContextManagerMixin):
         with self._telemetry.span(SPAN_HOLE, {ATTR_TOOL_CALL_ID: call_id}) as span:
             trace_id, span_id = self._telemetry.ids(span)
             ids: dict[str, str | None] = {"trace_id": trace_id, "span_id": span_id}
-            state = _Review(call_id, recent.digest, ids)
+            state = _Review(call_id, None, ids)
+            state.digest = recent.digest
             state.question = HoleRef(statement=statement, heredoc=heredoc, hole=-1)
             try:
                 with anyio.CancelScope(deadline=decide_by) as scope:
@@ -1081,7 +1200,7 @@ class Gateway(AsyncContextManagerMixin):
             )
         request = ReviewRequest(
             kind="body",
-            call=recent.call,
+            call=recent.masked,
             digest=recent.digest,
             plan=recent.plan,
             question=question,

@@ -16,8 +16,7 @@ and whatever it raises on the way out is dropped.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from typing import Final
 
 from opentelemetry import context as otel_context, trace
@@ -69,6 +68,39 @@ ATTR_RULE: Final = "agent_gateway.verdict.rule"
 ATTR_QUESTION: Final = "agent_gateway.question"
 
 
+class _SpanScope:
+    """A span made current for a block; a span that records nothing is not even made current."""
+
+    __slots__ = ("_attributes", "_name", "_span", "_token", "_tracer")
+
+    def __init__(
+        self, tracer: Tracer | None, name: str, attributes: dict[str, str | int | bool] | None
+    ) -> None:
+        self._tracer = tracer
+        self._name = name
+        self._attributes = attributes
+        self._span: Span = INVALID_SPAN
+        self._token: object = None
+
+    def __enter__(self) -> Span:
+        try:
+            if self._tracer is not None:
+                self._span = self._tracer.start_span(self._name, attributes=self._attributes or {})
+            if self._span.get_span_context().is_valid:
+                self._token = otel_context.attach(trace.set_span_in_context(self._span))
+        except Exception:  # noqa: BLE001 -- a raising span processor must not break a review
+            self._span = INVALID_SPAN
+        return self._span
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self._token is not None:
+                otel_context.detach(self._token)  # type: ignore[arg-type]  # the token attach gave
+            self._span.end()
+        except Exception:  # noqa: BLE001, S110 -- as above, on the way out
+            pass
+
+
 class Telemetry:
     """Spans for one gateway, from its injected tracer provider."""
 
@@ -80,28 +112,9 @@ class Telemetry:
         except Exception:  # noqa: BLE001 -- a broken provider means no traces, never no reviews
             self._tracer = None
 
-    @contextmanager
-    def span(
-        self, name: str, attributes: dict[str, str | int | bool] | None = None
-    ) -> Iterator[Span]:
+    def span(self, name: str, attributes: dict[str, str | int | bool] | None = None) -> _SpanScope:
         """Open a span (a child of the current one, if any); nothing the tracer raises gets out."""
-        span: Span = INVALID_SPAN
-        token = None
-        try:
-            if self._tracer is not None:
-                span = self._tracer.start_span(name, attributes=attributes or {})
-            token = otel_context.attach(trace.set_span_in_context(span))
-        except Exception:  # noqa: BLE001 -- a raising span processor must not break a review
-            span = INVALID_SPAN
-        try:
-            yield span
-        finally:
-            try:
-                if token is not None:
-                    otel_context.detach(token)
-                span.end()
-            except Exception:  # noqa: BLE001, S110 -- as above, on the way out
-                pass
+        return _SpanScope(self._tracer, name, attributes)
 
     @staticmethod
     def ids(span: Span) -> tuple[str | None, str | None]:
