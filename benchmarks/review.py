@@ -1,23 +1,24 @@
 """
-How long `Gateway.review` takes, against planning alone, and how many reviews a second it serves.
+What `Gateway.review` costs: latency of new and identical calls, and reviews per CPU-second.
 
-Run: ``.venv/bin/python benchmarks/review.py [--limit N] [--backend asyncio|trio]``.
+Run: ``.venv/bin/python benchmarks/review.py [--limit N] [--total N] [--backend asyncio|trio] [--profile]``.
 
-On the first ``--limit`` distinct commands of ``tests/data/corpus/agent.jsonl``
-it prints, per command, p50/p99 in microseconds of
+On the first ``--limit`` distinct commands of the agent corpus it measures,
+with the real ``rules`` approver (its default policy) and, where said, the
+``jsonl`` audit sink required (every batch of events written and flushed
+before the verdict is released):
 
-(a) ``plan_program`` alone (synchronous, no gateway);
-(b) ``review`` of a call whose text the gateway has not seen (a plan-cache
-    miss: planning in a worker thread, then the approvers, then the audit
-    write);
-(c) ``review`` of the same call again (a plan-cache hit);
+(a) ``plan_program`` alone, in this process (the reading a worker does);
+(b) review of a call never seen (read in a worker process, then the rules,
+    then the audit write);
+(c) review of the same call again (the reading and the rules' answer reused);
+(d) (c) without any sink;
 
-with the real ``rules`` approver when it is installed (else
-``StaticApprover("allow")``, and the output says so) and the ``jsonl`` audit
-sink on, writing and flushing every event to a temporary file before each
-verdict is released. Then it prints reviews per second with 1, 10 and 100
-calls in flight at once (cache warm), and (d) repeated calls with no sink at
-all, to show what the audit write costs.
+as p50/p99 of wall time, and CPU time per review (this process and its
+worker processes together — the machine this runs on may be shared, and CPU
+time is what a review costs wherever it runs). Then reviews per CPU-second
+and per wall-second with 1, 100 and 1000 identical-call reviews in flight,
+with the audit log on. ``--profile`` prints where the CPU of (c) goes.
 
 Nothing here is asserted: speed is measured here, never in unit tests.
 """
@@ -25,8 +26,10 @@ Nothing here is asserted: speed is measured here, never in unit tests.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import importlib.metadata
-import json
+import os
+import pstats
 import statistics
 import sys
 import tempfile
@@ -38,6 +41,7 @@ from typing import Final
 
 import anyio
 import msgspec
+from _corpus import load
 
 from gateway import (
     Approver,
@@ -51,9 +55,8 @@ from gateway import (
 )
 from gateway.testing import StaticApprover
 
-ROOT: Final = Path(__file__).resolve().parents[1]
-CORPUS: Final = ROOT / "tests" / "data" / "corpus" / "agent.jsonl"
-CONCURRENCY: Final = (1, 10, 100)
+CONCURRENCY: Final = (1, 100, 1000)
+_TICK: Final = os.sysconf("SC_CLK_TCK")
 
 
 def percentile(sorted_values: Sequence[int], fraction: float) -> float:
@@ -64,27 +67,14 @@ def percentile(sorted_values: Sequence[int], fraction: float) -> float:
     return sorted_values[index] / 1_000
 
 
-def describe(label: str, nanoseconds: list[int]) -> None:
-    """Print one labelled line of p50/p99/mean in microseconds."""
+def describe(label: str, nanoseconds: list[int], cpu_per_review: float) -> None:
+    """Print one labelled line: p50/p99/mean wall time and CPU per review, in microseconds."""
     values = sorted(nanoseconds)
     mean = statistics.fmean(values) / 1_000 if values else float("nan")
     print(
-        f"  {label:<44} p50 {percentile(values, 0.50):>9.1f} µs   "
-        f"p99 {percentile(values, 0.99):>9.1f} µs   mean {mean:>9.1f} µs   (n={len(values)})"
+        f"  {label:<42} p50 {percentile(values, 0.50):>8.1f}   p99 {percentile(values, 0.99):>8.1f}"
+        f"   mean {mean:>8.1f}   cpu {cpu_per_review:>8.1f} µs/review   (n={len(values)})"
     )
-
-
-def sample(limit: int) -> list[str]:
-    """The first ``limit`` distinct commands of the agent corpus, in corpus order."""
-    seen: dict[str, None] = {}
-    with CORPUS.open(encoding="utf-8") as lines:
-        for line in lines:
-            command = json.loads(line)["cmd"]
-            if command not in seen:
-                seen[command] = None
-                if len(seen) == limit:
-                    break
-    return list(seen)
 
 
 def rules_installed() -> bool:
@@ -94,44 +84,68 @@ def rules_installed() -> bool:
     )
 
 
-def gateway_config(audit: Path, *, rules: bool, cache: int) -> GatewayConfig:
-    """The default config (its policy), with only the rules approver and an audit log at ``audit``."""
+def gateway_config(audit: Path | None, *, rules: bool, cache: int) -> GatewayConfig:
+    """The default config (its policy), with only the rules approver and, optionally, an audit log."""
     base = default_config()
     section = msgspec.structs.replace(
-        base.gateway,
-        approvers=("rules",) if rules else (),
-        plan_cache_size=cache,
+        base.gateway, approvers=("rules",) if rules else (), plan_cache_size=cache
     )
-    sinks = {"audit": SinkConfig(plugin="jsonl", path=str(audit), required=True)}
+    sinks = (
+        {}
+        if audit is None
+        else {"audit": SinkConfig(plugin="jsonl", path=str(audit), required=True)}
+    )
     return msgspec.structs.replace(base, gateway=section, sinks=sinks)
 
 
-def timed_plans(commands: list[str]) -> list[int]:
-    """Nanoseconds of `plan_program` per command."""
+def _worker_cpu(gateway: Gateway) -> float:
+    """CPU seconds the gateway's live worker processes have used (from /proc)."""
+    pool = gateway._pool
+    total = 0.0
+    for worker in [*pool._idle, *pool._fresh]:
+        try:
+            fields = Path(f"/proc/{worker.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / _TICK
+    return total
+
+
+def cpu(gateway: Gateway) -> float:
+    """CPU seconds of this process (every thread) and the gateway's workers."""
+    return time.process_time() + _worker_cpu(gateway)
+
+
+def timed_plans(commands: list[str]) -> tuple[list[int], float]:
+    """Nanoseconds of `plan_program` per command, and CPU per command in microseconds."""
     out: list[int] = []
+    start = time.process_time()
     for command in commands:
-        start = time.perf_counter_ns()
+        begin = time.perf_counter_ns()
         plan_program(command)
-        out.append(time.perf_counter_ns() - start)
-    return out
+        out.append(time.perf_counter_ns() - begin)
+    return out, (time.process_time() - start) / len(commands) * 1e6
 
 
 async def timed_reviews(
     gateway: Gateway, commands: list[str], tag: str, decisions: Counter[str]
-) -> list[int]:
-    """Nanoseconds of `Gateway.review` per command, one at a time."""
+) -> tuple[list[int], float]:
+    """Nanoseconds of `Gateway.review` per command, one at a time, and CPU per review in microseconds."""
     out: list[int] = []
+    start = cpu(gateway)
     for index, command in enumerate(commands):
         call = ToolCall("Bash", {"command": command}, call_id=f"{tag}-{index}", session_id="bench")
-        start = time.perf_counter_ns()
+        begin = time.perf_counter_ns()
         verdict = await gateway.review(call)
-        out.append(time.perf_counter_ns() - start)
+        out.append(time.perf_counter_ns() - begin)
         decisions[verdict.decision] += 1
-    return out
+    return out, (cpu(gateway) - start) / len(commands) * 1e6
 
 
-async def throughput(gateway: Gateway, commands: list[str], concurrency: int, total: int) -> float:
-    """Reviews per second with ``concurrency`` calls in flight until ``total`` are done."""
+async def throughput(
+    gateway: Gateway, commands: list[str], concurrency: int, total: int
+) -> tuple[float, float]:
+    """Reviews per CPU-second and per wall-second with ``concurrency`` in flight until ``total`` are done."""
     next_index = 0
 
     async def worker() -> None:
@@ -141,25 +155,32 @@ async def throughput(gateway: Gateway, commands: list[str], concurrency: int, to
             next_index += 1
             command = commands[index % len(commands)]
             await gateway.review(
-                ToolCall("Bash", {"command": command}, call_id=f"t{concurrency}-{index}")
+                ToolCall(
+                    "Bash",
+                    {"command": command},
+                    call_id=f"t{concurrency}-{index}",
+                    session_id="bench",
+                )
             )
 
-    start = time.perf_counter()
+    wall = time.perf_counter()
+    start = cpu(gateway)
     async with anyio.create_task_group() as group:
         for _ in range(concurrency):
             group.start_soon(worker)
-    return total / (time.perf_counter() - start)
+    return total / (cpu(gateway) - start), total / (time.perf_counter() - wall)
 
 
-async def run(limit: int, total: int) -> None:
+async def run(limit: int, total: int, *, profile: bool) -> None:
     """Measure and print everything."""
-    commands = sample(limit)
+    commands = list(dict.fromkeys(load("agent")))[:limit]
     rules = rules_installed()
+    approvers: list[Approver] | None = None if rules else [StaticApprover("allow")]
+    cache = max(1024, 2 * len(commands))
+    profiler = cProfile.Profile()
     with tempfile.TemporaryDirectory(prefix="gateway-bench-") as directory:
         audit = Path(directory) / "audit.jsonl"
-        settings = gateway_config(audit, rules=rules, cache=max(1024, 2 * len(commands)))
-        approvers: list[Approver] | None = None if rules else [StaticApprover("allow")]
-        print(f"review benchmark: {len(commands)} distinct commands of {CORPUS.name}")
+        print(f"review benchmark: {len(commands)} distinct commands of the agent corpus")
         print(
             "  approver: "
             + (
@@ -168,51 +189,74 @@ async def run(limit: int, total: int) -> None:
                 else "StaticApprover('allow') — rules not installed"
             )
         )
-        print(f"  audit sink: jsonl, required (write + flush per event) at {audit.name}")
+        print(f"  audit sink: jsonl, required (one write + flush per batch) at {audit.name}")
+        print(f"  CPUs: {os.cpu_count()}, load average now: {os.getloadavg()[0]:.1f}")
         print()
-        print("latency per call")
-        describe("(a) plan_program alone", timed_plans(commands))
+        print("latency (wall, µs) and CPU per review (this process + its workers, µs)")
+        plans, plan_cpu = timed_plans(commands)
+        describe("(a) plan_program alone", plans, plan_cpu)
         misses: Counter[str] = Counter()
-        hits: Counter[str] = Counter()
-        async with Gateway(settings, approvers=approvers) as gateway:
-            first = await timed_reviews(gateway, commands, "miss", misses)
-            again = await timed_reviews(gateway, commands, "hit", hits)
-            describe("(b) review, first time (plan-cache miss)", first)
-            describe("(c) review, repeated call (plan-cache hit)", again)
+        async with Gateway(
+            gateway_config(audit, rules=rules, cache=cache), approvers=approvers
+        ) as gateway:
+            first, first_cpu = await timed_reviews(gateway, commands, "miss", misses)
+            again, again_cpu = await timed_reviews(gateway, commands, "hit", Counter())
+            describe("(b) review, new call (read in a worker)", first, first_cpu)
+            describe("(c) review, identical call, audit log on", again, again_cpu)
             stats = gateway.statistics()
             print(
-                f"  plan cache: {stats.plan_cache_misses} misses, {stats.plan_cache_hits} hits; "
-                f"verdicts (first pass): {dict(sorted(misses.items()))}"
+                f"  reading cache: {stats.plan_cache_misses} misses, {stats.plan_cache_hits} hits; "
+                f"verdicts of new calls: {dict(sorted(misses.items()))}"
             )
+            if profile:
+                profiler.enable()
+                await timed_reviews(gateway, commands * 3, "profile", Counter())
+                profiler.disable()
             print()
-            print(f"throughput, cache warm ({total} reviews per level)")
+            print(f"throughput with the audit log, identical calls ({total} reviews per level)")
             for concurrency in CONCURRENCY:
-                rate = await throughput(gateway, commands, concurrency, total)
-                print(f"  {concurrency:>3} in flight: {rate:>9.0f} reviews/s")
-        # The same repeated calls without any sink: what the audit write costs.
-        quiet = msgspec.structs.replace(settings, sinks={})
-        async with Gateway(quiet, approvers=approvers) as gateway:
+                per_cpu, per_wall = await throughput(gateway, commands, concurrency, total)
+                print(
+                    f"  {concurrency:>5} in flight: {per_cpu:>9.0f} reviews per CPU-second"
+                    f"   {per_wall:>9.0f} reviews per second (wall)"
+                )
+            batches = gateway.bus.statistics().batches
+            published = gateway.bus.statistics().published
+        async with Gateway(
+            gateway_config(None, rules=rules, cache=cache), approvers=approvers
+        ) as gateway:
             await timed_reviews(gateway, commands, "warm", Counter())
-            bare = await timed_reviews(gateway, commands, "bare", Counter())
+            bare, bare_cpu = await timed_reviews(gateway, commands, "bare", Counter())
         print()
-        print("for comparison")
-        describe("(d) review, repeated call, no audit sink", bare)
+        describe("(d) review, identical call, no sink", bare, bare_cpu)
         broken = verify_audit_log(audit)
         records = sum(1 for _ in audit.open("rb"))
         print()
-        print(f"audit log: {records} records, chain {'intact' if broken is None else broken}")
+        print(
+            f"audit log: {records} records in {batches} writes "
+            f"({published / max(batches, 1):.1f} events a write), chain "
+            f"{'intact' if broken is None else broken}"
+        )
+        if profile:
+            print()
+            print("where the CPU of (c) goes (cProfile, this process):")
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the arguments and run the benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--limit", type=int, default=1000, help="distinct corpus commands to use")
+    parser.add_argument("--limit", type=int, default=500, help="distinct corpus commands to use")
     parser.add_argument(
-        "--total", type=int, default=3000, help="reviews per concurrency level for throughput"
+        "--total", type=int, default=5000, help="reviews per concurrency level for throughput"
     )
     parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
+    parser.add_argument("--profile", action="store_true", help="profile the identical-call path")
     arguments = parser.parse_args(argv)
-    anyio.run(run, max(1, arguments.limit), max(1, arguments.total), backend=arguments.backend)
+    anyio.run(
+        lambda: run(max(1, arguments.limit), max(1, arguments.total), profile=arguments.profile),
+        backend=arguments.backend,
+    )
     return 0
 
 

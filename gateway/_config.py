@@ -158,7 +158,7 @@ class GatewaySection(
     approver_timeout: Seconds = 10.0
     ask_holes: bool = True
     plan_cache_size: Count = 1024
-    event_buffer: Count = 256
+    event_buffer: Count = 4096
     audit_timeout: Seconds = 5.0
     plan_timeout: Seconds = 5.0
     workers: Annotated[int, msgspec.Meta(ge=1, le=64)] = 2

@@ -724,17 +724,21 @@ class Gateway(AsyncContextManagerMixin):
                 state = _Review(refused_call_id(call), {"refused": refusal}, ids)
             try:
                 replay = self._replay(admitted) if isinstance(admitted, Admitted) else None
-                if isinstance(admitted, Admitted) and replay is not None:
+                if isinstance(admitted, Admitted) and replay is not None and not self.bus.pressed:
                     # An identical call was read and answered by deterministic
                     # approvers alone: its answer is given again, and nothing
                     # can wait, so no deadline is armed.
-                    verdict = self._replayed(admitted, state, span, replay)
+                    verdict = await self._replayed(admitted, state, span, replay)
                 elif isinstance(admitted, Admitted):
                     decide_by = (
                         anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
                     )
                     with anyio.CancelScope(deadline=decide_by) as scope:
-                        verdict = await self._decide(admitted, state, span, decide_by)
+                        if replay is not None:
+                            # The same, but a sink is behind: publishing may wait.
+                            verdict = await self._replayed(admitted, state, span, replay)
+                        else:
+                            verdict = await self._decide(admitted, state, span, decide_by)
                     if scope.cancelled_caught:
                         verdict = Verdict(
                             decision="decline",
@@ -788,7 +792,6 @@ class Gateway(AsyncContextManagerMixin):
             prepared is None
             or not prepared.replays
             or prepared.input != call.input
-            or bus.pressed
             or bus.halted is not None
         ):
             return None
@@ -804,7 +807,9 @@ class Gateway(AsyncContextManagerMixin):
         self._counts.hits += 1
         return replay
 
-    def _replayed(self, admitted: Admitted, state: _Review, span: Any, replay: _Replay) -> Verdict:
+    async def _replayed(
+        self, admitted: Admitted, state: _Review, span: Any, replay: _Replay
+    ) -> Verdict:
         """Publish again what an identical call published, for this call; its verdict."""
         bus = self.bus
         call = admitted.call
@@ -821,7 +826,7 @@ class Gateway(AsyncContextManagerMixin):
         if bus.recording:
             ids = state.ids
             for draft in replay.drafts:
-                bus.publish_nowait(
+                await bus.publish(
                     msgspec.structs.replace(
                         draft,
                         call_id=state.call_id,
