@@ -102,7 +102,8 @@ def _worker_cpu(gateway: Gateway) -> float:
     """CPU seconds the gateway's live worker processes have used (from /proc)."""
     pool = gateway._pool
     total = 0.0
-    for worker in [*pool._idle, *pool._fresh]:
+    workers = [*pool._idle, *(spawn.worker for spawn in pool._fresh if spawn.worker is not None)]
+    for worker in workers:
         try:
             fields = Path(f"/proc/{worker.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

@@ -507,9 +507,9 @@ class BoundedPool:
         self._size = workers
         self._start_timeout = start_timeout
         self._idle: list[_Worker] = []
-        # Workers started in the background to replace killed ones; each
-        # still has to say it is ready.
-        self._fresh: list[_Worker] = []
+        # Workers being started in the background to replace killed ones
+        # (counted in `_count`); each still has to say it is ready.
+        self._fresh: list[_Spawn] = []
         self._count = 0
         self._waiting: deque[anyio.Event] = deque()
         self._closed = False
@@ -600,7 +600,20 @@ class BoundedPool:
                 worker.kill()
                 self._count -= 1
             if self._fresh:
-                return await self._start(self._fresh.pop())
+                spawn = self._fresh.pop()
+                try:
+                    await anyio.to_thread.run_sync(spawn.join, abandon_on_cancel=True)
+                except BaseException:
+                    spawn.discard()
+                    self._count -= 1
+                    self._wake()
+                    raise
+                if spawn.worker is None:
+                    self._count -= 1
+                    self._wake()
+                    return f"no worker could be started ({spawn.error})"
+                self._started += 1
+                return await self._start(spawn.worker)
             if self._count < self._size:
                 self._count += 1
                 return await self._start()
@@ -657,21 +670,8 @@ class BoundedPool:
             else:
                 # Replaced at once, in the background: the next call finds a
                 # worker already starting rather than starting one itself.
-                threading.Thread(target=self._replace, name="gateway worker", daemon=True).start()
+                self._fresh.append(_Spawn(self._boot))
         self._wake()
-
-    def _replace(self) -> None:
-        try:
-            worker = _Worker(self._boot)
-        except OSError:
-            self._count -= 1
-            return
-        self._started += 1
-        if self._closed:
-            worker.kill()
-            self._count -= 1
-            return
-        self._fresh.append(worker)
 
     def _wake(self) -> None:
         if self._waiting:
@@ -685,10 +685,43 @@ class BoundedPool:
         self._count -= len(idle) + len(fresh)
         for worker in idle:
             _SPARES.give(self._boot, worker)
-        for worker in fresh:
-            worker.kill()
+        for spawn in fresh:
+            spawn.discard()
         while self._waiting:
             self._waiting.popleft().set()
+
+
+class _Spawn:
+    """A worker being started in a thread of its own (starting a process takes a while)."""
+
+    def __init__(self, boot: _Boot) -> None:
+        self.worker: _Worker | None = None
+        self.error: str | None = None
+        self._discarded = False
+        self._thread = threading.Thread(
+            target=self._run, args=(boot,), name="gateway worker", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, boot: _Boot) -> None:
+        try:
+            worker = _Worker(boot)
+        except OSError as error:
+            self.error = error.strerror or str(error)
+            return
+        self.worker = worker
+        if self._discarded:
+            worker.kill()
+
+    def join(self) -> None:
+        """Wait until the process is started (or failed to start)."""
+        self._thread.join()
+
+    def discard(self) -> None:
+        """Nobody will use it: kill it once it is started."""
+        self._discarded = True
+        if self.worker is not None:
+            self.worker.kill()
 
 
 def _death(worker: _Worker) -> str:

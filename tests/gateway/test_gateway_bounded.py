@@ -1,0 +1,217 @@
+"""
+Bounded work (`gateway.bounded`): tasks run in worker processes under a deadline that holds.
+
+Each misbehaving task of `gateway_tasks` is run for real, in a real worker:
+the answer is a typed failure with one clause, the worker is replaced, the
+next call is served, and the caller's event loop keeps its timers all along.
+Bounds are generous; nothing asserts how fast anything is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import anyio
+import gateway_tasks as tasks
+import pytest
+from gateway_support import BOUND, anyio_backend as anyio_backend, config
+
+from gateway import Gateway, ToolCall
+from gateway.bounded import BoundedFailure, BoundedPool, bounded_task, in_worker
+from gateway.testing import StaticApprover
+
+pytestmark = pytest.mark.anyio
+
+START: Final = 60.0
+"""Seconds a test allows for a worker to start on a busy machine."""
+
+
+@pytest.fixture
+async def pool() -> Any:
+    bounded = BoundedPool(workers=1, memory=256 * 1024 * 1024)
+    try:
+        yield bounded
+    finally:
+        await bounded.aclose()
+
+
+async def test_a_task_answers_from_a_worker(pool: BoundedPool) -> None:
+    with anyio.fail_after(START):
+        assert await pool.run(tasks.echo, "hello", timeout=BOUND) == "hello"
+        assert await pool.run(tasks.where, 0, timeout=BOUND) is True
+    assert in_worker() is False
+    assert tasks.echo("here") == "here"  # called directly, it runs in this process
+
+
+async def test_work_past_its_deadline_is_killed_and_the_next_call_is_served(
+    pool: BoundedPool,
+) -> None:
+    """Pure-Python spinning past the deadline: a timeout failure, a new worker, a good answer after."""
+    with anyio.fail_after(START):
+        await pool.run(tasks.echo, "warm", timeout=BOUND)
+        failed = await pool.run(tasks.spin, 3600.0, timeout=0.2)
+        after = await pool.run(tasks.echo, "again", timeout=BOUND)
+    assert failed == BoundedFailure(
+        kind="timeout", reason="the work did not finish within 0.2 s", task="gateway_tasks:spin"
+    )
+    assert after == "again"
+    assert pool.statistics().killed == 1
+
+
+async def test_a_regular_expression_that_never_lets_go_cannot_stop_the_callers_timers(
+    pool: BoundedPool,
+) -> None:
+    """
+    A catastrophic regex holds the interpreter in C code: in a thread it would
+    stop this loop too; in a worker, this loop's timers keep firing.
+    """
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await anyio.sleep(0.01)
+            ticks += 1
+
+    with anyio.fail_after(START):
+        await pool.run(tasks.echo, "warm", timeout=BOUND)
+        async with anyio.create_task_group() as group:
+            group.start_soon(tick)
+            failed = await pool.run(tasks.regex, 64, timeout=0.5)
+            group.cancel_scope.cancel()
+    assert isinstance(failed, BoundedFailure)
+    assert failed.kind == "timeout"
+    assert ticks >= 5  # the loop ran while the worker was stuck
+
+
+async def test_memory_past_the_cap_is_a_memory_failure(pool: BoundedPool) -> None:
+    with anyio.fail_after(START):
+        failed = await pool.run(tasks.hog, 4 * 1024 * 1024 * 1024, timeout=BOUND)
+        after = await pool.run(tasks.echo, "still here", timeout=BOUND)
+    assert isinstance(failed, BoundedFailure)
+    assert (failed.kind, failed.reason) == (
+        "memory",
+        "the work needed more memory than a worker may have",
+    )
+    assert after == "still here"
+
+
+@pytest.mark.parametrize(
+    ("task", "argument", "kind", "reason"),
+    [
+        (tasks.boom, 1, "error", "the work failed (ValueError)"),
+        (tasks.die, 3, "crashed", "the worker died while working"),
+    ],
+    ids=["raises", "exits"],
+)
+async def test_a_task_that_raises_or_exits_is_a_typed_failure(
+    pool: BoundedPool, task: Any, argument: int, kind: str, reason: str
+) -> None:
+    with anyio.fail_after(START):
+        failed = await pool.run(task, argument, timeout=BOUND)
+        after = await pool.run(tasks.echo, "next", timeout=BOUND)
+    assert failed == BoundedFailure(kind=kind, reason=reason, task=task.name)  # type: ignore[arg-type]
+    assert after == "next"
+
+
+async def test_what_a_task_prints_never_corrupts_an_answer(pool: BoundedPool) -> None:
+    with anyio.fail_after(START):
+        assert await pool.run(tasks.chatter, "x", timeout=BOUND) == "x"
+        assert await pool.run(tasks.echo, "y", timeout=BOUND) == "y"
+
+
+async def test_a_task_may_use_the_public_api(pool: BoundedPool) -> None:
+    """The worker starts without the package's public names and loads them when a task asks."""
+    with anyio.fail_after(START):
+        assert await pool.run(tasks.public, "Bash", timeout=BOUND * 3) == "Bash"
+
+
+async def test_an_argument_that_cannot_be_encoded_is_an_error_without_a_worker(
+    pool: BoundedPool,
+) -> None:
+    failed = await pool.run(tasks.echo, object(), timeout=BOUND)  # type: ignore[misc]
+    assert isinstance(failed, BoundedFailure)
+    assert failed.kind == "error"
+    assert failed.reason.startswith("its argument cannot be encoded")
+    assert pool.statistics().started == 0
+
+
+async def test_a_caller_cancelled_mid_work_kills_the_worker(pool: BoundedPool) -> None:
+    with anyio.fail_after(START):
+        await pool.run(tasks.echo, "warm", timeout=BOUND)
+        with anyio.move_on_after(0.2):
+            await pool.run(tasks.spin, 3600.0, timeout=3600.0)
+        after = await pool.run(tasks.echo, "served", timeout=BOUND)
+    assert after == "served"
+    assert pool.statistics().killed == 1
+
+
+async def test_calls_beyond_the_pool_size_wait_their_turn() -> None:
+    bounded = BoundedPool(workers=2)
+    results: list[str] = []
+    try:
+        with anyio.fail_after(START):
+            async with anyio.create_task_group() as group:
+                for index in range(12):
+
+                    async def one(index: int = index) -> None:
+                        answer = await bounded.run(tasks.echo, f"n{index}", timeout=BOUND)
+                        assert isinstance(answer, str)
+                        results.append(answer)
+
+                    group.start_soon(one)
+        assert bounded.statistics().workers <= 2
+    finally:
+        await bounded.aclose()
+    assert sorted(results) == sorted(f"n{index}" for index in range(12))
+
+
+async def test_a_closed_pool_refuses_and_hands_its_workers_to_the_next() -> None:
+    first = BoundedPool(workers=1)
+    with anyio.fail_after(START):
+        assert await first.run(tasks.echo, "a", timeout=BOUND) == "a"
+        await first.aclose()
+        refused = await first.run(tasks.echo, "b", timeout=BOUND)
+        second = BoundedPool(workers=1)
+        try:
+            assert await second.run(tasks.echo, "c", timeout=BOUND) == "c"
+            started = second.statistics().started
+        finally:
+            await second.aclose()
+    assert isinstance(refused, BoundedFailure)
+    assert (refused.kind, refused.reason) == ("unavailable", "the pool of workers is closed")
+    assert started == 0  # the first pool's idle worker served it
+
+
+def test_a_task_must_be_a_module_level_function_of_one_annotated_argument() -> None:
+    def inner(text: str) -> str:
+        return text
+
+    with pytest.raises(TypeError, match="module-level function"):
+        bounded_task(inner)
+
+    def two(a: str, b: str) -> str:
+        return a + b
+
+    two.__qualname__ = "two"
+    with pytest.raises(TypeError, match="one annotated argument"):
+        bounded_task(two)  # type: ignore[arg-type]
+
+
+# ── the gateway's reading, bounded ──
+
+
+async def test_a_call_that_cannot_be_read_in_time_is_declined_in_one_sentence() -> None:
+    """The reading of the call overruns plan-timeout: the worker is killed, the call declined, the next served."""
+    approver = StaticApprover("allow")
+    with anyio.fail_after(START):
+        async with Gateway(config(plan_timeout=0.001), approvers=[approver]) as gateway:
+            verdict = await gateway.review(ToolCall("Bash", {"command": "ls -la"}, call_id="x"))
+            killed = gateway.statistics().workers_killed
+    assert verdict.decision == "decline"
+    assert verdict.reason == (
+        "The call could not be read safely (the work did not finish within 0.001 s), "
+        "and the gateway fails closed."
+    )
+    assert approver.requests == []
+    assert killed >= 1
