@@ -601,7 +601,7 @@ class Gateway(AsyncContextManagerMixin):
                 if isinstance(value, str):
                     return True, value
                 if (
-                    isinstance(value, list)
+                    isinstance(value, list | tuple)
                     and value
                     and all(isinstance(item, str) for item in value)
                 ):
