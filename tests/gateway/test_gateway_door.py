@@ -52,8 +52,10 @@ _AN_INT: Any = 123
 
 REFUSED = [
     pytest.param(
-        ToolCall(123, {"command": "ls"}), "its tool name must be a string, not int", id="tool-int"
-    ),  # type: ignore[arg-type]
+        ToolCall(_AN_INT, {"command": "ls"}),
+        "its tool name must be a string, not int",
+        id="tool-int",
+    ),
     pytest.param(ToolCall("", {"command": "ls"}), "its tool name is empty", id="tool-empty"),
     pytest.param(ToolCall("Ba\x00sh", {}), "its tool name contains a NUL character", id="tool-nul"),
     pytest.param(
