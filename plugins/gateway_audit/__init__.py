@@ -52,6 +52,7 @@ import msgspec
 
 from gateway import (
     MAX_SECONDS,
+    AuditLogError,
     ChainCheckpoint,
     ChainGenesis,
     ChainTip,
@@ -166,7 +167,12 @@ class _FileSink:
 
     def _open(self) -> ChainTip | None:
         exists = self.path.exists()
-        tail = read_tail(self.path) if exists else None
+        try:
+            tail = read_tail(self.path) if exists else None
+        except AuditLogError as error:
+            raise SinkFailure(
+                f"The audit log {str(self.path)!r} cannot be continued: {error.reason}."
+            ) from None
         set_aside: Path | None = None
         if tail is not None and tail.torn:
             set_aside = self._set_aside(tail.end, tail.size)

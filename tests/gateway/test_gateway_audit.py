@@ -1,0 +1,318 @@
+"""
+The audit log's sinks: one writer at a time, continuing after any crash, never saying more than callers were told.
+
+Real `JsonLinesSink` and `MessagePackSink` on real files: the lock each holds
+from opening to closing, the torn tail a crash leaves (set aside, recorded,
+the chain continues), a log that is not a log (refused in one sentence), a
+disk that fills mid-write (the partial record taken back), a sink too slow
+for a verdict (fenced: the log cut right after the last verdict released),
+and two required sinks of which one fails (the other records the withdrawal).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import pytest
+from gateway_audit import JsonLinesSink, MessagePackSink
+from gateway_support import BOUND, anyio_backend as anyio_backend, config, of_call, tags
+
+from gateway import (
+    Gateway,
+    LogRecovered,
+    PluginLoadError,
+    SinkConfig,
+    SinkFailure,
+    VerdictReached,
+    VerdictWithdrawn,
+    read_audit_log,
+    verify_audit_log,
+)
+from gateway.audit import read_tail
+from gateway.testing import MemorySink, StaticApprover, make_call
+
+pytestmark = pytest.mark.anyio
+
+FORMATS: Final = [pytest.param("jsonl", id="jsonl"), pytest.param("msgpack", id="msgpack")]
+
+
+def _sink(path: Path, plugin: str, **options: Any) -> Any:
+    kind = JsonLinesSink if plugin == "jsonl" else MessagePackSink
+    return kind(SinkConfig(plugin=plugin, path=str(path), required=True, options=options))
+
+
+async def _run(path: Path, plugin: str, commands: list[str], **options: Any) -> list[Any]:
+    verdicts = []
+    with anyio.fail_after(BOUND):
+        async with Gateway(
+            approvers=[StaticApprover("allow")], sinks={"audit": _sink(path, plugin, **options)}
+        ) as gateway:
+            for index, command in enumerate(commands):
+                verdicts.append(
+                    await gateway.review(make_call(command, call_id=f"{path.stem}{index}"))
+                )
+    return verdicts
+
+
+@pytest.mark.parametrize(
+    ("plugin", "name", "sentence"),
+    [
+        (
+            "jsonl",
+            "audit.msgpack",
+            "the jsonl sink cannot write 'audit.msgpack': a name like that is read as MessagePack; "
+            "name the file *.jsonl or use the msgpack sink",
+        ),
+        (
+            "msgpack",
+            "audit.jsonl",
+            "the msgpack sink cannot write 'audit.jsonl': a name like that is read as JSON lines; "
+            "name the file *.msgpack or use the jsonl sink",
+        ),
+    ],
+    ids=["jsonl-on-msgpack", "msgpack-on-jsonl"],
+)
+async def test_a_sink_refuses_a_file_its_name_says_is_the_other_format(
+    plugin: str, name: str, sentence: str
+) -> None:
+    settings = config(sinks={"audit": SinkConfig(plugin=plugin, path=name, required=True)})
+    with pytest.raises(PluginLoadError) as caught:
+        async with Gateway(settings):
+            pass
+    assert str(caught.value) == (
+        f"The sink plugin {plugin!r} could not be built for sink 'audit': {sentence}"
+    )
+
+
+# ── one writer at a time ──
+
+
+async def test_a_second_gateway_waits_for_the_log_and_gives_up_in_one_sentence(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    with anyio.fail_after(BOUND):
+        async with Gateway(approvers=[StaticApprover("allow")], sinks={"a": _sink(path, "jsonl")}):
+            with pytest.raises(SinkFailure) as caught:
+                async with Gateway(
+                    approvers=[StaticApprover("allow")],
+                    sinks={"b": _sink(path, "jsonl", **{"lock-timeout": 0.2})},
+                ):
+                    pass
+        # Once the first is closed, the log is free.
+        async with Gateway(
+            approvers=[StaticApprover("allow")], sinks={"c": _sink(path, "jsonl")}
+        ) as gateway:
+            assert (await gateway.review(make_call("ls"))).allowed
+    assert str(caught.value) == (
+        f"The audit log {str(path)!r} stayed locked by another gateway (process {os.getpid()}) "
+        "for 0.2 s; only one may write it at a time."
+    )
+    assert verify_audit_log(path) is None
+
+
+async def test_writers_that_take_turns_keep_one_unbroken_chain(tmp_path: Path) -> None:
+    """Ten gateways open the same log at once; each waits its turn; one chain results."""
+    path = tmp_path / "audit.jsonl"
+    with anyio.fail_after(BOUND * 3):
+        async with anyio.create_task_group() as group:
+            for index in range(10):
+                group.start_soon(_run, path, "jsonl", [f"echo {index}"])
+    events = list(read_audit_log(path))
+    assert verify_audit_log(path) is None
+    assert tags(events).count("gateway.started") == 10
+    assert tags(events).count("chain.genesis") == 1
+
+
+# ── continuing after a crash ──
+
+
+@pytest.mark.parametrize("plugin", FORMATS)
+async def test_opening_reads_only_the_ends_of_the_log(
+    tmp_path: Path, plugin: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Continuing a log never reads every record (a hook opens it once per call)."""
+    path = tmp_path / f"audit.{plugin}"
+    await _run(path, plugin, ["ls"] * 20)
+    import gateway._auditlog as auditlog
+
+    def refuse(*arguments: Any) -> Any:
+        raise AssertionError("the whole log was read")
+
+    monkeypatch.setattr(auditlog, "iter_records", refuse)
+    monkeypatch.setattr(auditlog, "read_audit_log", refuse)
+    await _run(path, plugin, ["pwd"])
+    monkeypatch.undo()
+    assert verify_audit_log(path) is None
+
+
+@pytest.mark.parametrize("plugin", FORMATS)
+async def test_a_torn_last_record_is_set_aside_recorded_and_the_chain_goes_on(
+    tmp_path: Path, plugin: str
+) -> None:
+    path = tmp_path / f"audit.{plugin}"
+    await _run(path, plugin, ["ls", "pwd"])
+    whole = path.read_bytes()
+    last = list(read_audit_log(path))[-1]
+    torn = b'{"event":"call.proposed","seq":99' if plugin == "jsonl" else b"\x00\x00\x01\x00\x82"
+    path.write_bytes(whole + torn)  # what a crash mid-write leaves
+    verdicts = await _run(path, plugin, ["whoami"])
+    events = list(read_audit_log(path))
+    recovered = [e for e in events if isinstance(e, LogRecovered)]
+    aside = sorted(tmp_path.glob(f"audit.{plugin}.torn-*"))  # noqa: ASYNC240 -- the test's own directory
+    assert verdicts[0].allowed
+    assert verify_audit_log(path) is None
+    assert len(recovered) == 1
+    assert recovered[0].torn_bytes == len(torn)
+    assert recovered[0].last_seq == last.seq
+    assert recovered[0].set_aside == str(aside[0])
+    assert recovered[0].found.startswith(
+        f"The log ended in {len(torn)} bytes that are not a whole record, after the record "
+        f"with sequence number {last.seq}:"
+    )
+    assert aside[0].read_bytes() == torn
+    assert path.read_bytes().startswith(whole)
+
+
+async def test_a_log_that_ends_without_its_closing_record_says_so_on_restart(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    await _run(path, "jsonl", ["ls"])
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]))  # killed between two writes
+    await _run(path, "jsonl", ["pwd"])
+    recovered = [e for e in read_audit_log(path) if isinstance(e, LogRecovered)]
+    assert verify_audit_log(path) is None
+    assert [r.found for r in recovered] == [
+        f"The log ended after the record with sequence number {len(lines) - 2} without its "
+        "gateway's closing record: the gateway that wrote it crashed or was killed."
+    ]
+    assert recovered[0].torn_bytes == 0
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"this is not an audit log\n" * 10, b"\x00" * 4096, b'{"event":"gateway.started"}\n'],
+    ids=["text", "zeros", "not-a-record"],
+)
+async def test_a_file_that_is_no_log_is_refused_in_one_sentence(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    path.write_bytes(content)
+    with anyio.fail_after(BOUND), pytest.raises(SinkFailure) as caught:
+        await _run(path, "jsonl", ["ls"])
+    assert str(caught.value).startswith(f"The audit log {str(path)!r} cannot be continued: ")
+    assert str(caught.value).endswith("check it with `gateway verify`.")
+    assert path.read_bytes() == content  # nothing was changed
+
+
+async def test_a_disk_that_fills_mid_write_leaves_no_partial_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write is cut short by ENOSPC: the part that reached the file is taken back."""
+    path = tmp_path / "audit.jsonl"
+    await _run(path, "jsonl", ["ls"])
+    size = path.stat().st_size
+    real = os.write
+
+    def full(descriptor: int, data: Any) -> int:
+        if descriptor > 2 and len(data) > 20:
+            real(descriptor, bytes(data[:10]))  # part of it lands, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(descriptor, data)
+
+    # Every write of the process goes through it; only the log's batches are large.
+    monkeypatch.setattr(os, "write", full)
+    verdicts = await _run(path, "jsonl", ["pwd", "whoami"])
+    monkeypatch.undo()
+    assert [v.decision for v in verdicts] == ["decline", "decline"]
+    assert path.stat().st_size == size  # nothing of the failed session stayed
+    assert read_tail(path).torn == 0
+    assert verify_audit_log(path, allow_open=True) is None
+
+
+# ── never more than callers were told ──
+
+
+class _SlowLog(JsonLinesSink):
+    """A log whose writes block (a hung disk) once `slow` is set: they land after the verdict gave up."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(SinkConfig(plugin="jsonl", path=str(path), required=True))
+        self.slow = threading.Event()
+        self.landed = threading.Event()
+
+    def _append(self, data: bytes, ends: list[tuple[int, int]]) -> None:
+        if self.slow.is_set():
+            time.sleep(0.5)  # the audit timeout passes meanwhile
+        try:
+            super()._append(data, ends)
+        finally:
+            if self.slow.is_set():
+                self.landed.set()
+
+
+async def test_a_verdict_whose_record_lands_too_late_is_declined_and_the_late_record_taken_back(
+    tmp_path: Path,
+) -> None:
+    """
+    The record of an allow reaches the disk after the audit timeout: the caller
+    was told decline, so the fence cuts the log right after the last verdict
+    released, and the log never says allow for it.
+    """
+    path = tmp_path / "audit.jsonl"
+    sink = _SlowLog(path)
+    with anyio.fail_after(BOUND):
+        async with Gateway(
+            config(audit_timeout=0.1), approvers=[StaticApprover("allow")], sinks={"audit": sink}
+        ) as gateway:
+            first = await gateway.review(make_call("ls", call_id="first"))
+            sink.slow.set()
+            late = await gateway.review(make_call("pwd", call_id="late"))
+            after = await gateway.review(make_call("whoami", call_id="after"))
+            halted = gateway.statistics().halted
+        await anyio.to_thread.run_sync(sink.landed.wait, BOUND)
+        for _ in range(100):  # the fence truncates in the background
+            if not of_call(read_audit_log(path), "late"):
+                break
+            await anyio.sleep(0.02)
+    assert first.allowed
+    assert late.decision == after.decision == "decline"
+    assert late.reason.startswith(
+        "The audit record could not be written (sink 'audit' did not write"
+    )
+    assert halted is not None
+    events = list(read_audit_log(path))
+    assert of_call(events, "late") == []
+    assert of_call(events, "after") == []
+    assert tags(of_call(events, "first"))[-1] == "verdict.reached"
+    assert verify_audit_log(path, allow_open=True) is None
+
+
+async def test_when_one_of_two_required_sinks_fails_the_other_records_the_withdrawal() -> None:
+    good, bad = MemorySink(), MemorySink()
+    with anyio.fail_after(BOUND):
+        async with Gateway(
+            approvers=[StaticApprover("allow")], sinks={"good": good, "bad": bad}
+        ) as gateway:
+            assert (await gateway.review(make_call("ls", call_id="a"))).allowed
+            bad.fail = True
+            verdict = await gateway.review(make_call("pwd", call_id="b"))
+    assert verdict.decision == "decline"
+    events = of_call(good.events, "b")
+    assert tags(events)[-2:] == ["verdict.reached", "verdict.withdrawn"]
+    reached, withdrawn = events[-2], events[-1]
+    assert isinstance(reached, VerdictReached)
+    assert isinstance(withdrawn, VerdictWithdrawn)
+    assert reached.verdict.decision == "allow"
+    assert withdrawn.withdrawn == reached.seq
+    assert withdrawn.released == verdict
+    assert withdrawn.reason == verdict.reason
