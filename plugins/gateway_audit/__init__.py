@@ -413,6 +413,7 @@ class WebhookWitness:
             with opener.open(request, timeout=self.timeout) as response:
                 response.read(65_536)
         except urllib.error.HTTPError as error:
+            error.close()  # it holds the response, and the response its socket
             raise OSError(f"the witness answered HTTP {error.code}") from None
 
     async def aclose(self) -> None:
