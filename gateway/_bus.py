@@ -15,8 +15,9 @@ that falls behind is cut off and must resume from a sequence number.
 A required sink acknowledges each event once it has durably written it;
 `EventBus.wait_written` lets a review hold its verdict until then. A sink that
 fails is *fenced*: the bus stops waiting for it and tells it to take back
-every record after the last verdict that was released, so that what a log
-says never disagrees with what a caller was told.
+every record it had not confirmed (one that lands late, after its verdict
+was given up on), so that what a log says never disagrees with what a caller
+was told.
 
 With a signer, the bus signs every ``chain.genesis`` and ``chain.checkpoint``
 draft, and publishes a checkpoint itself every ``checkpoint_every`` events or
@@ -205,7 +206,6 @@ class EventBus:
         self._next_watcher = 0
         self._published = 0
         self._checkpoints = 0
-        self._released = start_seq - 1
         self._attested: list[Callable[[ChainGenesis | ChainCheckpoint], None]] = []
         self._closing = False
 
@@ -387,10 +387,6 @@ class EventBus:
             f"sink {slow[0].name if slow else '?'!r} did not write the events within {timeout:g} s"
         )
 
-    def released(self, seq: int) -> None:
-        """Note that the verdict recorded at ``seq`` was released: a fence never takes it back."""
-        self._released = max(self._released, seq)
-
     def _fail(self, runner: _SinkRunner, reason: str) -> None:
         if runner.failure is not None:
             return
@@ -401,8 +397,10 @@ class EventBus:
         runner.scope.cancel()
         runner.queue.clear()
         if runner.slot.fence is not None:
+            # Everything the sink confirmed stays (a review may already be
+            # releasing a verdict on it); nothing it had not confirmed may.
             with contextlib.suppress(Exception):
-                runner.slot.fence(self._released)
+                runner.slot.fence(runner.written)
         if not self._closing:
             self.publish_nowait(SinkFailed(sink=runner.name, reason=reason))
 

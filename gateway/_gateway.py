@@ -1034,7 +1034,6 @@ class Gateway(AsyncContextManagerMixin):
         )
         state.verdict_seq = seq
         if not bus.required_sinks:
-            bus.released(seq)
             return verdict
         try:
             await bus.wait_written(seq, self.config.gateway.audit_timeout)
@@ -1047,7 +1046,6 @@ class Gateway(AsyncContextManagerMixin):
             )
             await self._end(state, declined.reason)
             return declined
-        bus.released(seq)
         return verdict
 
     # ── after the verdict ──

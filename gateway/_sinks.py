@@ -82,7 +82,7 @@ class Sink(Protocol):
       in order (one flush for all); used instead of `write` when present.
     * ``fence(keep_through: int)``: the gateway stopped waiting for this sink
       (it failed, or stayed blocked past the audit timeout). Records after
-      sequence number ``keep_through`` (the last verdict released) may now
+      sequence number ``keep_through`` (the last it confirmed) may now
       disagree with what callers were told, so the sink must write nothing
       more and take back any such record it wrote or is writing. The file
       sinks truncate the log right after ``keep_through``.

@@ -16,8 +16,8 @@ A log sink:
 * appends each batch of events with one write, one flush and (with
   ``fsync = true``) one sync, before the verdict it justifies is released;
 * when the gateway stops waiting for it (``fence``), truncates the log right
-  after the last released verdict and writes nothing more, so the log never
-  says more than callers were told.
+  after the last record it confirmed and writes nothing more, so a record
+  that lands late never says more than callers were told.
 
 Configure in TOML::
 

@@ -204,9 +204,12 @@ def test_a_task_must_be_a_module_level_function_of_one_annotated_argument() -> N
 async def test_a_call_that_cannot_be_read_in_time_is_declined_in_one_sentence() -> None:
     """The reading of the call overruns plan-timeout: the worker is killed, the call declined, the next served."""
     approver = StaticApprover("allow")
+    long = " && ".join(
+        f"echo {index} $(date)" for index in range(2000)
+    )  # far more than 1 ms of reading
     with anyio.fail_after(START):
         async with Gateway(config(plan_timeout=0.001), approvers=[approver]) as gateway:
-            verdict = await gateway.review(ToolCall("Bash", {"command": "ls -la"}, call_id="x"))
+            verdict = await gateway.review(ToolCall("Bash", {"command": long}, call_id="x"))
             killed = gateway.statistics().workers_killed
     assert verdict.decision == "decline"
     assert verdict.reason == (
