@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import importlib.resources
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -23,17 +24,25 @@ from gateway._errors import ConfigError
 
 __all__ = [
     "DEFAULT_SHELL_TOOLS",
+    "BrokerSection",
     "GatewayConfig",
     "GatewaySection",
     "HookSection",
+    "Mode",
+    "NotifierConfig",
     "ServeSection",
     "ShellTool",
     "SinkConfig",
+    "TiersSection",
     "default_config",
     "default_config_bytes",
     "default_token_file",
     "load_config",
 ]
+
+
+_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+_DIGEST: Final = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 class ShellTool(
@@ -82,6 +91,10 @@ class SinkConfig(
     options: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+Mode = Literal["enforce", "shadow"]
+"""``enforce``: verdicts are returned; ``shadow``: verdicts are recorded and the host decides."""
+
+
 class GatewaySection(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
@@ -97,6 +110,10 @@ class GatewaySection(
         audit_timeout: Seconds a verdict waits for required sinks to write its events.
         planning_threads: Plans computed at once (each in a worker thread).
         recent_calls: Calls remembered for `Gateway.answer` and outcomes.
+        mode: ``enforce`` (the default) returns every verdict; ``shadow``
+            computes and records every verdict (with ``mode = "shadow"``)
+            but returns `Verdict.defer` for each: the host decides as it
+            would without the gateway, and nobody is asked to wait.
     """
 
     approvers: tuple[str, ...] = ("rules",)
@@ -107,6 +124,7 @@ class GatewaySection(
     audit_timeout: float = 5.0
     planning_threads: int = 4
     recent_calls: int = 4096
+    mode: Mode = "enforce"
 
     def __post_init__(self) -> None:
         for name, value in (
@@ -144,6 +162,9 @@ class ServeSection(
         max_pending: Calls that may wait for a person at once; more are declined.
         max_body: Bytes a request body may have.
         max_watchers: Event streams that may be open at once.
+        public_url: The page's address as people reach it (behind a proxy,
+            on another host); links in notifications point there. Unset: the
+            address the service prints at start.
     """
 
     host: str = "127.0.0.1"
@@ -157,8 +178,13 @@ class ServeSection(
     max_pending: int = 1000
     max_body: int = 1_048_576
     max_watchers: int = 64
+    public_url: str = ""
 
     def __post_init__(self) -> None:
+        if self.public_url and not self.public_url.startswith(("http://", "https://")):
+            raise ValueError(
+                f"public-url must start with http:// or https://, not {self.public_url!r}"
+            )
         if not 0 <= self.port <= 65_535:
             raise ValueError(f"port must be between 0 and 65535, not {self.port}")
         # A day less the human approver's grace for saving a remembered approval.
@@ -203,6 +229,150 @@ class HookSection(
     timeout: float = 330.0
 
 
+class BrokerSection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[broker]`` table: a NATS JetStream a fleet of approval services shares.
+
+    With a ``url``, ``gateway serve`` keeps the calls that wait for a person,
+    the decisions, the tokens, remembered approvals and the managed policy in
+    JetStream key-value buckets, and publishes every event to a JetStream
+    stream; without one, everything stays in the process (the default). The
+    ``gateway_nats`` plugin (the ``nats`` extra) reads this table; the core
+    never connects to anything.
+
+    Credentials and TLS are given as NATS clients take them: user and
+    password (in the URL, or ``user`` and ``password-file``), a token
+    (``token-file``), a credentials file (``credentials``: a JWT and NKey
+    seed, as ``nsc`` writes it), an NKey seed file (``nkey-seed``); TLS with
+    a ``tls://`` URL or ``tls-ca``, a client certificate (``tls-cert``,
+    ``tls-key``), ``tls-hostname`` and ``tls-handshake-first``.
+
+    Attributes:
+        url: The server, or several separated by commas (``nats://a:4222,nats://b:4222``).
+        prefix: Names the buckets (``<prefix>_calls`` …), the audit stream
+            (``<PREFIX>_AUDIT``) and its subjects (``<prefix>.audit.…``), so
+            several fleets can share one account.
+        replica: This replica's name, unique in the fleet (default: the host
+            name and a random suffix, new at every start).
+        user: The user name (the password comes from ``password-file``).
+        password_file: A file holding the password.
+        token_file: A file holding a NATS authentication token.
+        credentials: A NATS credentials file (``.creds``).
+        nkey_seed: A file holding an NKey seed.
+        tls_ca: CA certificates to verify the server with (PEM).
+        tls_cert: The client certificate (PEM), for mutual TLS.
+        tls_key: The client certificate's key (PEM).
+        tls_hostname: The name the server's certificate must have.
+        tls_handshake_first: Start TLS before the NATS greeting.
+        connect_timeout: Seconds connecting may take at start.
+        request_timeout: Seconds one JetStream request may take; past it the
+            request fails, and whatever it was for fails closed.
+        stream_replicas: Copies JetStream keeps of each bucket and of the
+            audit stream (1 on a single server; 3 on a cluster of three).
+        lease: Seconds a replica's heartbeat lasts: a replica not seen for
+            this long is gone, and a client may pick its waiting calls up again.
+        history_ttl: Seconds decided calls stay in the calls bucket.
+        audit_max_age: Seconds the audit stream keeps events (0: forever).
+        policy_pin: The ``sha256:`` digest the managed policy must have;
+            another one is refused (unset: any published version is taken).
+    """
+
+    url: str = ""
+    prefix: str = "gateway"
+    replica: str = ""
+    user: str | None = None
+    password_file: str | None = None
+    token_file: str | None = None
+    credentials: str | None = None
+    nkey_seed: str | None = None
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_hostname: str | None = None
+    tls_handshake_first: bool = False
+    connect_timeout: float = 5.0
+    request_timeout: float = 5.0
+    stream_replicas: int = 1
+    lease: float = 15.0
+    history_ttl: float = 7 * 86_400.0
+    audit_max_age: float = 0.0
+    policy_pin: str = ""
+
+    def __post_init__(self) -> None:
+        for server in filter(None, (part.strip() for part in self.url.split(","))):
+            if not server.startswith(("nats://", "tls://", "ws://", "wss://")):
+                raise ValueError(
+                    f"url entries look like 'nats://host:4222' or 'tls://host:4222', not {server!r}"
+                )
+        if not _NAME.fullmatch(self.prefix):
+            raise ValueError(
+                f"prefix must be letters, digits and '-' or '_' (at most 32), not {self.prefix!r}"
+            )
+        if self.replica and not _NAME.fullmatch(self.replica):
+            raise ValueError(
+                f"replica must be letters, digits and '-' or '_' (at most 32), not {self.replica!r}"
+            )
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls-cert and tls-key go together: give both or neither")
+        for name, value, low, top in (
+            ("connect-timeout", self.connect_timeout, 0.0, 600.0),
+            ("request-timeout", self.request_timeout, 0.0, 600.0),
+            ("lease", self.lease, 0.0, 3600.0),
+            ("history-ttl", self.history_ttl, 0.0, 366 * 86_400.0),
+        ):
+            if not low < value <= top:
+                raise ValueError(f"{name} must be between {low:g} and {top:g} seconds, not {value}")
+        if not 0 <= self.audit_max_age <= 100 * 366 * 86_400:
+            raise ValueError(
+                f"audit-max-age must be 0 (forever) or seconds, not {self.audit_max_age}"
+            )
+        if not 1 <= self.stream_replicas <= 5:
+            raise ValueError(f"stream-replicas must be between 1 and 5, not {self.stream_replicas}")
+        if self.policy_pin and not _DIGEST.fullmatch(self.policy_pin):
+            raise ValueError(
+                f"policy-pin must be 'sha256:' and 64 hex digits, not {self.policy_pin!r}"
+            )
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """The server URLs, in order."""
+        return tuple(filter(None, (part.strip() for part in self.url.split(","))))
+
+
+class NotifierConfig(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    One notifier (``[notifiers.NAME]``): who is told when a call starts waiting for a person.
+
+    Attributes:
+        plugin: The notifier's entry-point name in ``gateway.notifiers``
+            (``webhook``, ``ntfy``, or a third-party one).
+        options: Plugin-specific options (validated by the plugin at start).
+    """
+
+    plugin: str
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class TiersSection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[tiers]`` table: how the managed, user and project configs combine.
+
+    Attributes:
+        project_allows: Let a project's config (``.agent-gateway.toml``,
+            which the agent itself may be able to write) add ``allow`` rules.
+            Off by default: a project may only make the policy stricter.
+            Read from the managed and user tiers only.
+    """
+
+    project_allows: bool = False
+
+
 class GatewayConfig(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
@@ -216,6 +386,9 @@ class GatewayConfig(
         approver: Options for each approver by name (``[approver.NAME]``).
         serve: The approval service (``[serve]``).
         hook: Hook adapters (``[hook]``).
+        broker: The NATS JetStream a fleet shares (``[broker]``).
+        notifiers: Who is told when a call starts waiting (``[notifiers.NAME]``).
+        tiers: How configuration tiers combine (``[tiers]``).
     """
 
     gateway: GatewaySection = GatewaySection()
@@ -224,6 +397,9 @@ class GatewayConfig(
     approver: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     serve: ServeSection = ServeSection()
     hook: HookSection = HookSection()
+    broker: BrokerSection = BrokerSection()
+    notifiers: dict[str, NotifierConfig] = msgspec.field(default_factory=dict)
+    tiers: TiersSection = TiersSection()
 
 
 def default_token_file(environ: Mapping[str, str] | None = None) -> Path:

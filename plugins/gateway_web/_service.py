@@ -22,7 +22,7 @@ import anyio
 import msgspec
 from anyio.abc import TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from gateway_human import DecisionRecord, HumanBoard, Offer, WaitingCall
+from gateway_human import Board, DecisionRecord, Offer, WaitingCall
 
 from gateway import Event, Gateway, ServeSection
 
@@ -116,7 +116,7 @@ class ApprovalService:
     def __init__(
         self,
         gateway: Gateway,
-        board: HumanBoard | None,
+        board: Board | None,
         settings: ServeSection,
         *,
         audit_path: str | None = None,

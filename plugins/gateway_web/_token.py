@@ -4,9 +4,10 @@ The bearer token: made at start, printed once, stored where only its owner can r
 
 from __future__ import annotations
 
-import os
 import secrets
 from pathlib import Path
+
+from gateway.fleet import write_private
 
 __all__ = ["new_token", "store_token"]
 
@@ -31,17 +32,4 @@ def store_token(path: str | Path, token: str) -> Path:
     Raises:
         OSError: It cannot be written.
     """
-    target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    handle = os.open(temporary, flags, 0o600)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            os.fchmod(stream.fileno(), 0o600)
-            stream.write(token + "\n")
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return target
+    return write_private(path, (token + "\n").encode())

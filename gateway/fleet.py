@@ -1,0 +1,45 @@
+"""
+The fleet namespace: what many agents, people and approval services share.
+
+Names here are for plugins and tools that run the gateway for a team —
+tokens and their roles, configuration tiers, notifiers — rather than for
+everyday use of `gateway.Gateway` (as ``trio.lowlevel`` keeps what most
+users never need out of ``trio``). The broker itself (NATS JetStream) is the
+``gateway_nats`` plugin's; nothing here connects to anything.
+"""
+
+from gateway._tokens import (
+    OWNER as OWNER,
+    ROLE_PERMISSIONS as ROLE_PERMISSIONS,
+    ROLES as ROLES,
+    Identity as Identity,
+    Permission as Permission,
+    Role as Role,
+    TokenBook as TokenBook,
+    TokenError as TokenError,
+    TokenFile as TokenFile,
+    TokenRecord as TokenRecord,
+    check_token_name as check_token_name,
+    default_tokens_file as default_tokens_file,
+    make_token as make_token,
+    token_digest as token_digest,
+    write_private as write_private,
+)
+
+__all__ = [
+    "OWNER",
+    "ROLES",
+    "ROLE_PERMISSIONS",
+    "Identity",
+    "Permission",
+    "Role",
+    "TokenBook",
+    "TokenError",
+    "TokenFile",
+    "TokenRecord",
+    "check_token_name",
+    "default_tokens_file",
+    "make_token",
+    "token_digest",
+    "write_private",
+]
