@@ -38,6 +38,7 @@ from gateway._errors import (
     PluginLoadError as PluginLoadError,
 )
 from gateway._events import (
+    GENESIS as GENESIS,
     ApproverDecided as ApproverDecided,
     ApproverFailed as ApproverFailed,
     CallOutcome as CallOutcome,
@@ -115,6 +116,7 @@ from gateway._verdicts import (
 )
 
 __all__ = [
+    "GENESIS",
     "LAUNCHERS",
     "NOT_AUTO_ALLOWED",
     "PLAN_RENDER_LIMIT",

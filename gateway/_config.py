@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib.resources
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -34,6 +34,7 @@ __all__ = [
     "ShellTool",
     "SinkConfig",
     "TiersSection",
+    "config_from_table",
     "default_config",
     "default_config_bytes",
     "default_token_file",
@@ -364,13 +365,14 @@ class TiersSection(
     The ``[tiers]`` table: how the managed, user and project configs combine.
 
     Attributes:
-        project_allows: Let a project's config (``.agent-gateway.toml``,
-            which the agent itself may be able to write) add ``allow`` rules.
-            Off by default: a project may only make the policy stricter.
+        trust_project: Let a project's config (``.agent-gateway.toml``,
+            which the agent itself may be able to write) loosen as well as
+            tighten: add ``allow`` rules and set keys other than the strict
+            ones. Off by default: a project may only make things stricter.
             Read from the managed and user tiers only.
     """
 
-    project_allows: bool = False
+    trust_project: bool = False
 
 
 class GatewayConfig(
@@ -443,22 +445,37 @@ def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -
     try:
         return msgspec.toml.decode(data, type=GatewayConfig)
     except msgspec.ValidationError as error:
-        message = str(error)
-        path = message.rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in message else None
-        text = message.split(" - at `", 1)[0]
-        if path is not None and path.startswith("$.sinks[...]"):
-            path = _name_sink(data, path)
-        where = f" at {path}" if path else ""
-        raise ConfigError(
-            f"Invalid config {source!r}{where}: {text}.", path=path, source=source
-        ) from None
+        raise _invalid(error, source, lambda: msgspec.toml.decode(data)) from None
     except msgspec.DecodeError as error:
         raise ConfigError(
             f"The config {source!r} is not valid TOML: {error}.", source=source
         ) from None
 
 
-def _name_sink(data: bytes, path: str) -> str:
+def config_from_table(table: dict[str, Any], *, name: str) -> GatewayConfig:
+    """
+    Validate a config given as the table TOML decodes to (kebab-case keys).
+
+    Raises:
+        ConfigError: An unknown key or a wrong value (the message names the key's path).
+    """
+    try:
+        return msgspec.convert(table, GatewayConfig)
+    except msgspec.ValidationError as error:
+        raise _invalid(error, name, lambda: table) from None
+
+
+def _invalid(error: msgspec.ValidationError, source: str, raw: Callable[[], Any]) -> ConfigError:
+    message = str(error)
+    path = message.rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in message else None
+    text = message.split(" - at `", 1)[0]
+    if path is not None and path.startswith("$.sinks[...]"):
+        path = _name_sink(raw(), path)
+    where = f" at {path}" if path else ""
+    return ConfigError(f"Invalid config {source!r}{where}: {text}.", path=path, source=source)
+
+
+def _name_sink(raw: Any, path: str) -> str:
     """
     Put the sink's name into a path msgspec reports as ``$.sinks[...]``.
 
@@ -466,7 +483,6 @@ def _name_sink(data: bytes, path: str) -> str:
     sinks the path alone would not say which one: decode each entry on its
     own and name the first that does not validate.
     """
-    raw = msgspec.toml.decode(data)
     sinks = raw.get("sinks") if isinstance(raw, dict) else None
     if not isinstance(sinks, dict):
         return path

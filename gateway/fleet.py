@@ -8,6 +8,19 @@ users never need out of ``trio``). The broker itself (NATS JetStream) is the
 ``gateway_nats`` plugin's; nothing here connects to anything.
 """
 
+from gateway._tiers import (
+    MANAGED_FILE as MANAGED_FILE,
+    PROJECT_FILE as PROJECT_FILE,
+    STRICTEST as STRICTEST,
+    EffectiveConfig as EffectiveConfig,
+    Tier as Tier,
+    effective_config as effective_config,
+    find_tiers as find_tiers,
+    managed_file_problem as managed_file_problem,
+    merge_tiers as merge_tiers,
+    read_tier as read_tier,
+    tier_of as tier_of,
+)
 from gateway._tokens import (
     OWNER as OWNER,
     ROLE_PERMISSIONS as ROLE_PERMISSIONS,
@@ -27,19 +40,30 @@ from gateway._tokens import (
 )
 
 __all__ = [
+    "MANAGED_FILE",
     "OWNER",
+    "PROJECT_FILE",
     "ROLES",
     "ROLE_PERMISSIONS",
+    "STRICTEST",
+    "EffectiveConfig",
     "Identity",
     "Permission",
     "Role",
+    "Tier",
     "TokenBook",
     "TokenError",
     "TokenFile",
     "TokenRecord",
     "check_token_name",
     "default_tokens_file",
+    "effective_config",
+    "find_tiers",
     "make_token",
+    "managed_file_problem",
+    "merge_tiers",
+    "read_tier",
+    "tier_of",
     "token_digest",
     "write_private",
 ]
