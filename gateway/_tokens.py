@@ -29,7 +29,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Literal
 
+import anyio
+import anyio.to_thread
 import msgspec
+from anyio.abc import TaskStatus
 
 __all__ = [
     "OWNER",
@@ -44,6 +47,7 @@ __all__ = [
     "TokenRecord",
     "check_token_name",
     "default_tokens_file",
+    "follow_token_file",
     "make_token",
     "token_digest",
     "write_private",
@@ -307,3 +311,34 @@ class TokenFile:
             return False
         self._save(kept)
         return True
+
+
+FOLLOW_INTERVAL: Final = 1.0
+"""Seconds between looks at the token file for tokens made or revoked meanwhile."""
+
+
+async def follow_token_file(
+    store: TokenFile, book: TokenBook, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+) -> None:
+    """
+    Keep ``book`` equal to the token file until cancelled (started once it is read).
+
+    A token made or revoked with ``gateway token`` counts within a second. A
+    file that cannot be read leaves the book empty of stored tokens (the
+    service's own token still works): no token is accepted on an old reading.
+    """
+    seen: tuple[int, int] | bool | None = False
+    started = False
+    while True:
+        stamp = await anyio.to_thread.run_sync(store.stamp)
+        if stamp != seen:
+            seen = stamp
+            try:
+                records = await anyio.to_thread.run_sync(store.records)
+            except TokenError:
+                records = []
+            book.replace(records)
+        if not started:
+            started = True
+            task_status.started()
+        await anyio.sleep(FOLLOW_INTERVAL)

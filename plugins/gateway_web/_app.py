@@ -133,6 +133,9 @@ class _Api:
                 "authorized": bool(getattr(request.state, "authorized", False)),
                 "identity": _identity(request),
                 "replica": getattr(board, "replica", None),
+                "policy": getattr(
+                    self.service.gateway.services.get("rules"), "policy_version", None
+                ),
                 "human": board is not None,
                 "remembers": board is not None and board.remembers,
                 "protect_reads": self.service.settings.protect_reads,
