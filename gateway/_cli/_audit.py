@@ -28,8 +28,9 @@ from gateway._cli._fleet import (
     run_on_broker,
 )
 from gateway._config import BrokerSection
+from gateway._errors import AuditLogError
 from gateway._events import Event
-from gateway._sinks import AuditLogError, encode_event, read_audit_log
+from gateway._sinks import encode_event, read_audit_log
 
 __all__ = ["verify_on_broker"]
 

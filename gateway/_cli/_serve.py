@@ -39,7 +39,13 @@ from gateway._cli._fleet import (
 from gateway._config import GatewayConfig, SinkConfig, default_token_file
 from gateway._errors import GatewayError
 from gateway._tiers import Tier
-from gateway._tokens import TokenBook, TokenFile, default_tokens_file, follow_token_file
+from gateway._tokens import (
+    TokenBook,
+    TokenError,
+    TokenFile,
+    default_tokens_file,
+    follow_token_file,
+)
 
 __all__: list[str] = []
 
@@ -113,19 +119,23 @@ async def _serve(
     tokens = TokenFile(arguments.tokens_file or default_tokens_file())
     book = TokenBook()
     try:
-        async with anyio.create_task_group() as group:
-            await group.start(follow_token_file, tokens, book)
-            service = gateway_web.open_service(
-                config,
-                host=arguments.host,
-                port=arguments.port,
-                token=token,
-                audit_path=arguments.audit,
-                tokens=book,
-            )
-            async with service as running:
-                _announce(running, token, stored)
-                await _until_signalled()
+        book.replace(tokens.records())
+    except TokenError as error:
+        raise CommandError(str(error)) from None
+    try:
+        service = gateway_web.open_service(
+            config,
+            host=arguments.host,
+            port=arguments.port,
+            token=token,
+            audit_path=arguments.audit,
+            tokens=book,
+        )
+        async with service as running, anyio.create_task_group() as group:
+            # People's tokens made or revoked while the service runs count within a second.
+            group.start_soon(follow_token_file, tokens, book)
+            _announce(running, token, stored)
+            await _until_signalled()
             group.cancel_scope.cancel()
     except OSError as error:
         host = arguments.host or config.serve.host
@@ -164,14 +174,35 @@ async def _serve_fleet(
                     f" (policy {fleet.policy.state.version or 'of this replica alone'})"
                 )
                 await _until_signalled()
-    except plugin.BrokerError as error:
-        raise CommandError(str(error)) from None
-    except OSError as error:
+    except BaseExceptionGroup as group:
+        # The fleet's mirrors run in a task group, which hands back what
+        # failed inside it as a group: say the one thing that failed.
+        raise _failure(arguments, config, plugin, _sole(group)) from None
+    except Exception as error:  # noqa: BLE001 -- every failure at start becomes one sentence
+        raise _failure(arguments, config, plugin, error) from None
+
+
+def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    if isinstance(error, BaseExceptionGroup):
+        raise error
+    return error
+
+
+def _failure(
+    arguments: argparse.Namespace, config: GatewayConfig, plugin: Any, error: BaseException
+) -> BaseException:
+    if isinstance(error, CommandError):
+        return error
+    if isinstance(error, plugin.BrokerError | GatewayError):
+        return CommandError(str(error))
+    if isinstance(error, OSError):
         host = arguments.host or config.serve.host
         port = arguments.port if arguments.port is not None else config.serve.port
-        raise CommandError(f"Cannot listen on {host}:{port} ({error.strerror}).") from None
-    except GatewayError as error:
-        raise CommandError(str(error)) from None
+        return CommandError(f"Cannot listen on {host}:{port} ({error.strerror}).")
+    return error
 
 
 def _run(arguments: argparse.Namespace) -> int:

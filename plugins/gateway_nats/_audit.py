@@ -44,7 +44,7 @@ from gateway import (
     SinkConfig,
     verify_chain,
 )
-from gateway_nats._broker import BROKER_ERRORS, BrokerError, ensure_stream, where_of
+from gateway_nats._broker import BROKER_ERRORS, BrokerError, connect, ensure_stream, where_of
 from gateway_nats._connect import Names, connect_options, replica_name
 
 __all__ = ["ChainReport", "JetStreamSink", "StreamEvent", "read_stream", "verify_stream"]
@@ -95,7 +95,7 @@ class JetStreamSink:
         """Connect, make the stream if needed, and return the tip of this replica's chain in it."""
         options = connect_options(self.section, name=f"agent-gateway audit {self.replica}")
         try:
-            self._client = await nats.connect(**options)
+            self._client = await connect(self.section, options)
             self._js = self._client.jetstream(timeout=self.section.request_timeout)
             await ensure_stream(self._js, self.section)
             last = await self._js.get_last_msg(self.names.stream, self.subject)

@@ -30,7 +30,7 @@ from nats.aio.client import Client
 from nats.js import JetStreamContext, api
 from nats.js.kv import KeyValue
 
-from gateway import BrokerSection, ConfigError
+from gateway import BrokerSection
 from gateway_nats._connect import Names, connect_options, replica_name
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "Broker",
     "BrokerError",
     "Heartbeat",
+    "connect",
     "mirror",
     "open_broker",
     "where_of",
@@ -261,6 +262,19 @@ async def ensure_stream(js: JetStreamContext, section: BrokerSection) -> None:
         await js.add_stream(config)
 
 
+async def connect(section: BrokerSection, options: dict[str, Any]) -> Client:
+    """
+    Connect, within ``connect-timeout`` (the client alone would try for ever).
+
+    Raises:
+        TimeoutError: No server answered in time.
+        nats.errors.Error: The servers refused (credentials, TLS).
+    """
+    with anyio.fail_after(section.connect_timeout):
+        client: Client = await nats.connect(**options)
+    return client
+
+
 @asynccontextmanager
 async def open_broker(
     section: BrokerSection, *, replica: str | None = None, heartbeat: bool = False
@@ -282,9 +296,7 @@ async def open_broker(
     options = connect_options(section, name=f"agent-gateway {name}")
     where = where_of(section)
     try:
-        client = await nats.connect(**options)
-    except ConfigError:
-        raise
+        client = await connect(section, options)
     except (*BROKER_ERRORS, ValueError) as error:
         raise BrokerError(
             f"Cannot reach the broker at {where} ({type(error).__name__}); check [broker] url and that nats-server runs with JetStream (-js)."

@@ -148,7 +148,7 @@ def connect_options(section: BrokerSection, *, name: str) -> dict[str, Any]:
         _log.warning("The broker connection is back.")
 
     async def error(problem: Exception) -> None:
-        _log.warning("Broker connection: %s", type(problem).__name__)
+        _log.debug("Broker connection: %s", type(problem).__name__)
 
     options: dict[str, Any] = {
         "servers": list(section.servers),
