@@ -357,6 +357,7 @@ class JetStreamBoard(BoardBase):
             return refusal
         key = key_of(item.id)
         try:
+            self.broker.require_connected()
             with anyio.fail_after(self.broker.section.request_timeout * CLAIM_ATTEMPTS):
                 claimed = await self._claim(item, key)
         except (*BROKER_ERRORS, BrokerError) as error:
@@ -539,6 +540,12 @@ class JetStreamBoard(BoardBase):
             raise self._taken(board_id, None if earlier is None else earlier[1])
         entry, revision = known
         try:
+            self.broker.require_connected()
+        except BrokerError as error:
+            raise DecisionRefused(
+                503, f"Nothing was decided: {error}; retry when it is back."
+            ) from None
+        try:
             with anyio.fail_after(self.broker.section.request_timeout * CLAIM_ATTEMPTS):
                 for _ in range(CLAIM_ATTEMPTS):
                     record = self._accept(
@@ -567,9 +574,11 @@ class JetStreamBoard(BoardBase):
                     else:
                         return record
         except (*BROKER_ERRORS, BrokerError) as error:
+            # Sent, but not confirmed: the broker may still apply it (once,
+            # and only if the call still waits), so the person is told to look.
             raise DecisionRefused(
                 503,
-                f"Nothing was decided: {self.broker.unreachable(error)}; retry when it is back.",
+                f"The decision was not confirmed: {self.broker.unreachable(error)}; reload the call to see whether it counted.",
             ) from None
         raise DecisionRefused(
             409,

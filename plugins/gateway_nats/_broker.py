@@ -175,8 +175,24 @@ class Broker:
                 _log.warning("The heartbeat could not be written; the broker is away.")
             await anyio.sleep(self.section.lease / 3)
 
+    def require_connected(self) -> None:
+        """
+        Refuse to start a change while the connection is down.
+
+        The client keeps what is published while it reconnects and sends it
+        once it is back: a change asked for during an outage would be made
+        later, after its caller was told it failed. So none is asked for.
+
+        Raises:
+            BrokerError: The connection is down right now.
+        """
+        if not self.connected:
+            raise BrokerError(f"the broker at {self.where} cannot be reached")
+
     def unreachable(self, error: BaseException) -> str:
         """The clause saying the broker failed a request, naming it and the kind of failure."""
+        if isinstance(error, BrokerError):
+            return str(error)
         return f"the broker at {self.where} did not answer ({type(error).__name__})"
 
 

@@ -29,6 +29,9 @@ _log = logging.getLogger("gateway_nats")
 RECONNECT_WAIT: Final = 1.0
 """Seconds between attempts to reach a broker that went away."""
 
+PING_INTERVAL: Final = 5
+"""Seconds between pings that check the connection still works."""
+
 
 class Names(NamedTuple):
     """
@@ -157,6 +160,10 @@ def connect_options(section: BrokerSection, *, name: str) -> dict[str, Any]:
         "allow_reconnect": True,
         "max_reconnect_attempts": -1,
         "reconnect_time_wait": RECONNECT_WAIT,
+        # A broker that stops answering without closing the connection (a
+        # cut network) is noticed after two missed pings, not minutes later.
+        "ping_interval": PING_INTERVAL,
+        "max_outstanding_pings": 2,
         "disconnected_cb": disconnected,
         "reconnected_cb": reconnected,
         "error_cb": error,
