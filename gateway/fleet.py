@@ -8,6 +8,13 @@ users never need out of ``trio``). The broker itself (NATS JetStream) is the
 ``gateway_nats`` plugin's; nothing here connects to anything.
 """
 
+from gateway._notifiers import (
+    NOTIFIER_GROUP as NOTIFIER_GROUP,
+    NOTIFY_TIMEOUT as NOTIFY_TIMEOUT,
+    Notice as Notice,
+    Notifier as Notifier,
+    load_notifier as load_notifier,
+)
 from gateway._tiers import (
     MANAGED_FILE as MANAGED_FILE,
     PROJECT_FILE as PROJECT_FILE,
@@ -42,6 +49,8 @@ from gateway._tokens import (
 
 __all__ = [
     "MANAGED_FILE",
+    "NOTIFIER_GROUP",
+    "NOTIFY_TIMEOUT",
     "OWNER",
     "PROJECT_FILE",
     "ROLES",
@@ -49,6 +58,8 @@ __all__ = [
     "STRICTEST",
     "EffectiveConfig",
     "Identity",
+    "Notice",
+    "Notifier",
     "Permission",
     "Role",
     "Tier",
@@ -61,6 +72,7 @@ __all__ = [
     "effective_config",
     "find_tiers",
     "follow_token_file",
+    "load_notifier",
     "make_token",
     "managed_file_problem",
     "merge_tiers",

@@ -103,6 +103,8 @@ async def _until_signalled() -> None:
 
 
 def _announce(running: Any, token: str, stored: Path) -> None:
+    if running.board is not None and not running.board.link_base:
+        running.board.link_base = running.url  # Where notices link to, without [serve] public-url.
     if running.board is None:
         sys.stderr.write(
             "gateway serve: no 'human' approver is in [gateway] approvers, so calls are never put to a person.\n"

@@ -38,6 +38,7 @@ from gateway import (
     GatewayConfig,
     ReviewRequest,
 )
+from gateway.fleet import load_notifier
 from gateway_human._board import (
     SERVICE_KEY,
     Board,
@@ -114,15 +115,29 @@ def shared_board(services: dict[str, Any], config: GatewayConfig) -> Board:
 
     A board put there beforehand (the broker-backed board of ``gateway serve
     --broker``) is adopted: it is told the gateway's services, so it finds the
-    rules approver to offer and save remembered approvals.
+    rules approver to offer and save remembered approvals. The notifiers the
+    config names (``[notifiers.NAME]``) are loaded for it, and the link in
+    their notices points at ``[serve] public-url`` (or, when the service
+    knows its own address, there).
+
+    Raises:
+        PluginLoadError: A notifier is not installed or cannot be built.
     """
     board = services.get(SERVICE_KEY)
     if isinstance(board, Board):
         board.services = services
-        return board
-    made = MemoryBoard(services, history=config.serve.history, max_pending=config.serve.max_pending)
-    services[SERVICE_KEY] = made
-    return made
+    else:
+        board = MemoryBoard(
+            services, history=config.serve.history, max_pending=config.serve.max_pending
+        )
+        services[SERVICE_KEY] = board
+    if not board.notifiers:
+        board.notifiers = tuple(
+            load_notifier(name, notifier) for name, notifier in config.notifiers.items()
+        )
+    if not board.link_base:
+        board.link_base = config.serve.public_url
+    return board
 
 
 class HumanApprover:

@@ -29,12 +29,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Literal, NamedTuple, Protocol, runtime_checkable
+from urllib.parse import quote
 
 import anyio
 import anyio.to_thread
 import msgspec
 
 from gateway import ReviewRequest
+from gateway.fleet import NOTIFY_TIMEOUT, Notice, Notifier
 from gateway_human._records import (
     NOTE_LIMIT,
     DecidedBy,
@@ -89,10 +91,14 @@ class Board(Protocol):
             there, as ``services["rules"]``, to offer and save remembered
             approvals); set by `gateway_human.shared_board`.
         max_pending: Questions that may wait at once; more are declined.
+        notifiers: Told when a question starts waiting here (never in the way of the wait).
+        link_base: The page's address, for the link in each notice.
     """
 
     services: dict[str, Any]
     max_pending: int
+    notifiers: tuple[Notifier, ...]
+    link_base: str
 
     @property
     def attached(self) -> bool:
@@ -222,6 +228,8 @@ class BoardBase:
         self._next_watcher = 0
         self._closed: str | None = None
         self._services_attached = 0
+        self.notifiers: tuple[Notifier, ...] = ()
+        self.link_base = ""
 
     # ── the service that shows the board ──
 
@@ -322,6 +330,48 @@ class BoardBase:
             offers=self._offers(request),
             replica=self.replica,
         )
+
+    def _notice(self, item: WaitingCall) -> Notice:
+        call = item.request.call
+        link = None
+        if self.link_base:
+            link = f"{self.link_base.rstrip('/')}/#call={quote(item.id, safe='')}"
+        return Notice(
+            id=item.id,
+            call_id=item.call_id,
+            kind=item.kind,
+            summary=subject(item.request),
+            tool=call.tool,
+            digest=item.digest,
+            created=item.created,
+            deadline=item.deadline,
+            link=link,
+            session_id=call.session_id,
+            agent_id=call.agent_id,
+            host=call.host,
+            replica=item.replica,
+        )
+
+    async def _announce(self, item: WaitingCall) -> None:
+        """Tell every notifier that ``item`` waits; never raises, each bounded by `NOTIFY_TIMEOUT`."""
+        if not self.notifiers:
+            return
+        notice = self._notice(item)
+
+        async def one(notifier: Notifier) -> None:
+            try:
+                with anyio.move_on_after(NOTIFY_TIMEOUT) as scope:
+                    await notifier.notify(notice)
+                if scope.cancelled_caught:
+                    _log.warning(
+                        "Notifier %r took longer than %g s.", notifier.name, NOTIFY_TIMEOUT
+                    )
+            except Exception as error:  # noqa: BLE001 -- a notifier's failure must not touch the call
+                _log.warning("Notifier %r failed (%s).", notifier.name, type(error).__name__)
+
+        async with anyio.create_task_group() as group:
+            for notifier in self.notifiers:
+                group.start_soon(one, notifier)
 
     def _refusal(self, item: WaitingCall, waiting: int, *, taken: bool) -> DecisionRecord | None:
         """The decline for a question that cannot be parked, or ``None`` when it can."""

@@ -93,8 +93,11 @@ class MemoryBoard(BoardBase):
         self._pending[item.id] = slot
         self._tell(item, None)
         try:
-            with anyio.move_on_after(timeout):
-                await slot.woken.wait()
+            async with anyio.create_task_group() as notices:
+                notices.start_soon(self._announce, item)
+                with anyio.move_on_after(timeout):
+                    await slot.woken.wait()
+                notices.cancel_scope.cancel()  # A notice still on its way is not needed now.
             if slot.claimed is None and slot.closed is None:
                 slot.closed = self._timed_out(item)
             if slot.claimed is not None:

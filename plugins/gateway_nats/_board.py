@@ -369,17 +369,21 @@ class JetStreamBoard(BoardBase):
             return refusal
         entry, revision = claimed
         waiter = self._waiter(item.id)
-        final: DecisionRecord | None = None
+        final: list[DecisionRecord] = []
         try:
-            final = await self._wait(entry, revision, waiter)
+            async with anyio.create_task_group() as notices:
+                if entry.state == "pending" and entry.item.created == item.created:
+                    notices.start_soon(self._announce, entry.item)
+                final.append(await self._wait(entry, revision, waiter))
+                notices.cancel_scope.cancel()  # A notice still on its way is not needed now.
         finally:
-            if final is None:
+            if not final:
                 with anyio.CancelScope(shield=True):
-                    final = await self._end(
-                        entry.item, self._cancelled(entry.item), waiter, revision
+                    final.append(
+                        await self._end(entry.item, self._cancelled(entry.item), waiter, revision)
                     )
             self._drop(item.id, waiter)
-        return final
+        return final[0]
 
     async def _wait(self, entry: BoardEntry, revision: int, waiter: _Waiter) -> DecisionRecord:
         item = entry.item
