@@ -9,7 +9,7 @@ person is made to wait; and Claude Code's hook output is no decision at all.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import pytest
@@ -48,12 +48,10 @@ async def _review(
     ("decision", "would"),
     [("allow", "allowed"), ("decline", "declined"), ("abstain", "asked about")],
 )
-async def test_every_verdict_is_recorded_and_the_host_decides(decision: str, would: str) -> None:
-    verdict, sink = await _review(
-        SHADOW_CONFIG,
-        [StaticApprover(decision)],
-        "terraform apply",  # type: ignore[arg-type]
-    )
+async def test_every_verdict_is_recorded_and_the_host_decides(
+    decision: Literal["allow", "decline", "abstain"], would: str
+) -> None:
+    verdict, sink = await _review(SHADOW_CONFIG, [StaticApprover(decision)], "terraform apply")
     assert verdict.defer is True
     assert verdict.decision == "ask"
     assert verdict.reason.startswith(f"Shadow mode: the gateway would have {would} this call (")
