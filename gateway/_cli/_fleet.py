@@ -21,7 +21,15 @@ from gateway._config import BrokerSection, GatewayConfig
 from gateway._errors import GatewayError
 from gateway._tiers import EffectiveConfig, effective_config, find_tiers
 
-__all__ = ["add_broker_argument", "add_config_argument", "broker_of", "load_tiers", "run_on_broker"]
+__all__ = [
+    "add_broker_argument",
+    "add_config_argument",
+    "broker_of",
+    "load_tiers",
+    "nats_plugin",
+    "run_on_broker",
+    "sole_exception",
+]
 
 T = TypeVar("T")
 
@@ -94,6 +102,22 @@ def run_on_broker(section: BrokerSection, work: Callable[[Any, Any], Awaitable[T
             return await work(plugin, broker)
 
     try:
-        return anyio.run(main, backend="asyncio")
+        try:
+            return anyio.run(main, backend="asyncio")
+        except BaseExceptionGroup as group:
+            raise sole_exception(group) from None
     except (plugin.BrokerError, GatewayError) as error:
         raise CommandError(str(error)) from None
+
+
+def sole_exception(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """
+    The one exception a task group handed back wrapped in groups (the group itself when several failed).
+
+    The broker's mirrors run in task groups, which wrap whatever ends them;
+    a command reports the one thing that failed, as one sentence.
+    """
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error

@@ -35,6 +35,7 @@ from gateway._cli._fleet import (
     broker_of,
     load_tiers,
     nats_plugin,
+    sole_exception,
 )
 from gateway._config import GatewayConfig, SinkConfig, default_token_file
 from gateway._errors import GatewayError
@@ -179,24 +180,15 @@ async def _serve_fleet(
     except BaseExceptionGroup as group:
         # The fleet's mirrors run in a task group, which hands back what
         # failed inside it as a group: say the one thing that failed.
-        raise _failure(arguments, config, plugin, _sole(group)) from None
+        raise _failure(arguments, config, plugin, sole_exception(group)) from None
     except Exception as error:  # noqa: BLE001 -- every failure at start becomes one sentence
         raise _failure(arguments, config, plugin, error) from None
-
-
-def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    error: BaseException = group
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    if isinstance(error, BaseExceptionGroup):
-        raise error
-    return error
 
 
 def _failure(
     arguments: argparse.Namespace, config: GatewayConfig, plugin: Any, error: BaseException
 ) -> BaseException:
-    if isinstance(error, CommandError):
+    if isinstance(error, BaseExceptionGroup | CommandError):
         return error
     if isinstance(error, plugin.BrokerError | GatewayError):
         return CommandError(str(error))
