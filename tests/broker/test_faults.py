@@ -27,8 +27,8 @@ import anyio
 import httpx
 import pytest
 
-from fleet.nats_server import NatsServer
-from fleet.replicas import WAIT, Replica, bash, fleet_config, gateway, make_token, serve
+from broker.nats_server import NatsServer
+from broker.replicas import WAIT, Replica, bash, fleet_config, gateway, make_token, serve
 
 pytestmark = pytest.mark.anyio
 

@@ -21,8 +21,8 @@ import msgspec
 import pytest
 from gateway_nats import MANAGED_KEY, PolicyVersion, open_broker
 
-from fleet.nats_server import NatsServer
-from fleet.replicas import WAIT, Replica, bash, fleet_config, gateway, make_token, serve
+from broker.nats_server import NatsServer
+from broker.replicas import WAIT, Replica, bash, fleet_config, gateway, make_token, serve
 from gateway import BrokerSection
 
 pytestmark = pytest.mark.anyio

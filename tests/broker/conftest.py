@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fleet.nats_server import NatsServer
+from broker.nats_server import NatsServer
 
 
 @pytest.fixture(scope="session")

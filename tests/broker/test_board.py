@@ -17,7 +17,7 @@ import pytest
 from gateway_human import DecisionRecord, DecisionRefused
 from gateway_nats import BoardEntry, Broker, JetStreamBoard, key_of, open_broker
 
-from fleet.nats_server import NatsServer
+from broker.nats_server import NatsServer
 from gateway import BrokerSection, ReviewRequest, ToolCall
 
 pytestmark = pytest.mark.anyio

@@ -16,8 +16,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from fleet.nats_server import NatsServer
-from fleet.replicas import WAIT, bash, events_of, fleet_config, gateway, make_token, serve
+from broker.nats_server import NatsServer
+from broker.replicas import WAIT, bash, events_of, fleet_config, gateway, make_token, serve
 
 pytestmark = pytest.mark.anyio
 
