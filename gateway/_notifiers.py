@@ -22,8 +22,7 @@ from typing import Final, Literal, Protocol, runtime_checkable
 import msgspec
 
 from gateway._config import NotifierConfig
-from gateway._errors import PluginLoadError
-from gateway._sinks import installed
+from gateway._plugins import build_plugin
 
 __all__ = ["NOTIFIER_GROUP", "NOTIFY_TIMEOUT", "Notice", "Notifier", "load_notifier"]
 
@@ -99,24 +98,12 @@ def load_notifier(name: str, config: NotifierConfig) -> Notifier:
         PluginLoadError: No such notifier is installed, its factory failed,
             or what it built is not a notifier.
     """
-    available = installed(NOTIFIER_GROUP)
-    entry = available.get(config.plugin)
-    if entry is None:
-        names = ", ".join(repr(n) for n in sorted(available)) or "none"
-        raise PluginLoadError(
-            f"No notifier plugin named {config.plugin!r} is installed (for notifier {name!r}); installed: {names}.",
-            plugin=config.plugin,
-        )
-    try:
-        factory = entry.load()
-        notifier = factory(name, config)
-    except Exception as error:
-        raise PluginLoadError(
-            f"The notifier plugin {config.plugin!r} could not be built for notifier {name!r}: {error}",
-            plugin=config.plugin,
-        ) from error
-    if not isinstance(notifier, Notifier):
-        raise PluginLoadError(
-            f"The notifier plugin {config.plugin!r} did not build a notifier.", plugin=config.plugin
-        )
-    return notifier
+    built: Notifier = build_plugin(
+        NOTIFIER_GROUP,
+        config.plugin,
+        kind="notifier",
+        name=name,
+        build=lambda factory: factory(name, config),
+        check=Notifier,
+    )
+    return built

@@ -19,15 +19,7 @@ def new_token() -> str:
 
 def store_token(path: str | Path, token: str) -> Path:
     """
-    Write ``token`` to ``path`` with user-only permissions (0600), replacing it atomically.
-
-    The directory is made (0700) when missing. The file is written under a
-    temporary name opened with ``O_EXCL | O_NOFOLLOW`` and renamed over the
-    old one, so it is never readable by others, not even for a moment, and a
-    symbolic link planted at the temporary name is not followed.
-
-    Returns:
-        The path written.
+    Write ``token`` to ``path``, readable by its owner alone (see `gateway.fleet.write_private`).
 
     Raises:
         OSError: It cannot be written.
