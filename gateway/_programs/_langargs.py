@@ -16,7 +16,7 @@ value could spell any option.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final, Literal, NamedTuple
 
 __all__ = ["Arity", "Item", "Option", "OptionTable", "Problem", "Scanner", "table"]
@@ -138,13 +138,22 @@ class Scanner:
     ``permute``: options may follow operands (GNU ``getopt``); else the first
     operand ends the options (awk, whose first operand is its program). The
     reader may consume words itself with `take` (mawk's ``-W exec FILE``) and
-    end the options with `end_options`.
+    end the options with `end_options`. ``optionish`` says which words are
+    options (by default: a dash and more; jq reads ``-1`` as an operand).
     """
 
-    def __init__(self, args: Sequence[str | None], options: OptionTable, *, permute: bool) -> None:
+    def __init__(
+        self,
+        args: Sequence[str | None],
+        options: OptionTable,
+        *,
+        permute: bool,
+        optionish: Callable[[str], bool] | None = None,
+    ) -> None:
         self.args = args
         self.options = options
         self.permute = permute
+        self.optionish = optionish
         self.at = 0
         self.options_done = False
         self.problem: Problem | None = None
@@ -179,7 +188,9 @@ class Scanner:
         if word == "--":
             self.options_done = True
             return Item("end", index)
-        if not word.startswith("-") or word == "-":
+        if not (
+            word.startswith("-") and word != "-" if self.optionish is None else self.optionish(word)
+        ):
             if not self.permute:
                 self.options_done = True
             return Item("operand", index, values=(word,), indexes=(index,))

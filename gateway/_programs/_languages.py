@@ -16,6 +16,7 @@ from typing import Final
 
 from gateway._programs import ArgumentReading
 from gateway._programs._awk import read_awk
+from gateway._programs._jq import read_jq
 from gateway._programs._sed import read_sed
 
 __all__ = ["LANGUAGE_READERS", "LanguageReader"]
@@ -30,6 +31,9 @@ LANGUAGE_READERS: Final[Mapping[str, LanguageReader]] = MappingProxyType(
         "mawk": read_awk,
         "nawk": read_awk,
         "original-awk": read_awk,
+        "jq": read_jq,
+        "gojq": read_jq,
+        "jaq": read_jq,
         "sed": read_sed,
         "gsed": read_sed,
     }
