@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import heapq
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -168,6 +169,7 @@ class JetStreamBoard(BoardBase):
         self._kv: KeyValue = broker.calls
         self._pending: dict[str, tuple[BoardEntry, int]] = {}
         self._revisions: dict[str, int] = {}
+        self._filling: list[tuple[str, str]] = []
         self._waiters: dict[str, list[_Waiter]] = {}
         self._synced = anyio.Event()
 
@@ -178,6 +180,7 @@ class JetStreamBoard(BoardBase):
         async with anyio.create_task_group() as group:
             group.start_soon(self._sweep)
             await group.start(mirror, self._kv, self._on_entry)
+            self._order_history()
             self._synced.set()
             task_status.started()
 
@@ -227,6 +230,27 @@ class JetStreamBoard(BoardBase):
                 for board, seen in self._revisions.items()
                 if board in self._pending or board in self._history
             }
+
+    def _file(self, item: WaitingCall, record: DecisionRecord) -> None:
+        if self._synced.is_set():
+            super()._file(item, record)
+            return
+        # While the mirror fills, the bucket hands its keys back in key order,
+        # not in the order they were decided: keep the newest decisions, then
+        # put them in order.
+        self._history[item.id] = (item, record)
+        heapq.heappush(self._filling, (record.decided, item.id))
+        while len(self._history) > self._history_size and self._filling:
+            decided, oldest = heapq.heappop(self._filling)
+            kept = self._history.get(oldest)
+            if kept is not None and kept[1].decided == decided:
+                del self._history[oldest]
+
+    def _order_history(self) -> None:
+        self._filling.clear()
+        ordered = sorted(self._history.items(), key=lambda kept: kept[1][1].decided)
+        self._history.clear()
+        self._history.update(ordered)
 
     def _wake(self, board_id: str) -> None:
         for waiter in self._waiters.get(board_id, ()):

@@ -288,3 +288,26 @@ async def test_when_the_broker_cannot_be_reached_parking_declines_and_deciding_i
         assert record.reason.startswith("Declined `Bash {")
         assert "did not answer" in record.reason
         assert record.reason.endswith("so no person can be asked, and the gateway fails closed.")
+
+
+async def test_a_replica_that_starts_later_keeps_the_newest_decisions_in_order(
+    nats_server: NatsServer, prefix: str
+) -> None:
+    """The bucket hands keys back in key order; the page's history is the newest decisions, newest first."""
+    async with open_broker(section(nats_server, prefix), replica="w") as broker:
+        seed = JetStreamBoard(broker)
+        for index in (5, 1, 9, 3, 7, 2, 8):
+            item = seed._item(request(f"h-{index}"), WAIT)
+            record = msgspec.structs.replace(
+                seed._timed_out(item), decided=f"2026-01-01T00:00:0{index}+00:00"
+            )
+            entry = BoardEntry(item=item, owner="w", state="decided", record=record, delivered=True)
+            await broker.calls.create(key_of(item.id), msgspec.json.encode(entry))
+    async with (
+        open_broker(section(nats_server, prefix), replica="late") as broker,
+        anyio.create_task_group() as group,
+    ):
+        board = JetStreamBoard(broker, history=3)
+        await group.start(board.run)
+        assert [item.id for item, _ in board.decided()] == ["h-9", "h-8", "h-7"]
+        group.cancel_scope.cancel()
