@@ -472,6 +472,13 @@ def read_sed(program: str, args: Sequence[str | None]) -> ArgumentReading:
         facts.append(
             ArgumentFact(kind="write", via="--in-place", index=index, value=value, action="write")
         )
+        if "--follow-symlinks" in options:
+            # The file written is the link's target, which only the file system knows.
+            facts.append(
+                ArgumentFact(
+                    kind="write", via="--follow-symlinks", index=index, value=None, action="write"
+                )
+            )
         if in_place:
             backup = None if value is None else _backup(value, in_place)
             facts.append(

@@ -116,6 +116,14 @@ HOSTILE: dict[str, Case] = {
         ["-ibak/*", "s/x/y/", "f"],
         [("read", "operand", "f"), ("write", "--in-place", "f"), ("write", "--in-place", "bak/f")],
     ),
+    "in-place-following-links": Case(
+        ["-i", "--follow-symlinks", "s/x/y/", "f"],
+        [
+            ("read", "operand", "f"),
+            ("write", "--in-place", "f"),
+            ("write", "--follow-symlinks", None),
+        ],
+    ),
     "script-from-file": Case(
         ["-f", "script.sed", "f"],
         [("read", "-f", "script.sed"), ("read", "operand", "f")],
