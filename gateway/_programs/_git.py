@@ -168,12 +168,13 @@ class _Line:
                 return -1
             value, value_at = args[at + 1], at + 1
             after = at + 2
-        elif name in _VALUED or name in ("--config-env", "--exec-path", "--list-cmds"):
-            value, value_at, after = fused, at, at + 1
         elif word == "--exec-path":
+            # Bare, it prints where git's helpers are.
             self.options.append(word)
             self.exits = True
             return len(args)
+        elif equals and (name in _VALUED or name in ("--config-env", "--exec-path", "--list-cmds")):
+            value, value_at, after = fused, at, at + 1
         else:
             self.undeclared = name
             return -1
