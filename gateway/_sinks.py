@@ -20,7 +20,7 @@ import msgspec
 from gateway._config import SinkConfig
 from gateway._errors import AuditLogError
 from gateway._events import ChainBreak, Event, GatewayStopped, verify_chain
-from gateway._plugins import build_plugin
+from gateway._plugins import build_plugin, installed as installed
 
 __all__ = [
     "ChainTip",
