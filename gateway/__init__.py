@@ -59,7 +59,7 @@ from gateway._hosts import (
     claude_code_pre_tool_use_response as claude_code_pre_tool_use_response,
 )
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
-from gateway._planner import (
+from gateway._plan import (
     iter_commands as iter_commands,
     plan_program as plan_program,
     read_program_position as read_program_position,

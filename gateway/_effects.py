@@ -38,6 +38,7 @@ __all__ = [
     "Opaque",
     "Origin",
     "PathClass",
+    "Privilege",
     "Read",
     "ReadEnvironment",
     "Write",
@@ -48,7 +49,7 @@ PLAN_FORMAT: Final = 2
 """The version of the plan's wire form; `GatewayStarted` carries it, and remembered digests of another format never count."""
 
 PathClass = Literal[
-    "workspace", "temp", "home", "secret", "persistence", "system", "other", "unknown"
+    "workspace", "temp", "home", "secret", "persistence", "system", "stream", "other", "unknown"
 ]
 """
 Where a resolved path lies, or what it holds. A path has one or more classes.
@@ -59,8 +60,17 @@ directory (and not the workspace). ``secret``: a file that holds credentials
 (``~/.ssh``, ``~/.aws``, ``.env*``, ``*.pem``…, configurable). ``persistence``:
 a file that makes code run later (shell start-up files, ``.git/config``,
 ``.git/hooks/``, CI configs, agent settings, crontabs, systemd user units…).
-``system``: ``/etc``, ``/usr``, ``/boot``, devices… ``other``: a resolved path
-in none of those. ``unknown``: the value is only known when the command runs.
+``system``: ``/etc``, ``/usr``, ``/boot``, devices… ``stream``: a standard
+stream or the null device (``/dev/null``, ``/dev/stdout``, ``/dev/stderr``,
+``/dev/tty``, ``/dev/fd/0`` to ``/dev/fd/2``): writing one changes no file. ``other``: a
+resolved path in none of those. ``unknown``: the value is only known when the
+command runs.
+
+Location classes (``workspace``, ``temp``, ``home``, ``system``, ``stream``,
+``other``) say where a path lies: ``home`` never joins ``workspace``, and
+``other`` stands only when no other location applies. Content classes
+(``secret``, ``persistence``) say what it holds and join any location.
+``unknown`` stands alone.
 """
 
 PATH_CLASSES: Final[tuple[PathClass, ...]] = (
@@ -70,6 +80,7 @@ PATH_CLASSES: Final[tuple[PathClass, ...]] = (
     "secret",
     "persistence",
     "system",
+    "stream",
     "other",
     "unknown",
 )
@@ -84,16 +95,24 @@ class EffectPath(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
     Attributes:
         written: The word as written (secrets masked), for display only.
-        value: The resolved path: absolute and normalised (``.``, ``..`` and
-            ``//`` folded), or ``~/…`` under the home directory when its
-            location is not known; ``None`` when the path is only known at run
-            time (then `classes` is ``("unknown",)``).
-        classes: Its classes, sorted in `PATH_CLASSES` order, never empty.
+        value: The resolved path, normalised (``.``, ``..`` and ``//``
+            folded): ``~`` or ``~/…`` under the home directory; absolute
+            (``/…``) elsewhere; ``./…`` relative to the call's working
+            directory when that is not known (``./..`` climbs above it);
+            ``None`` when the path is only known at run time (then `classes`
+            is ``("unknown",)``).
+        classes: Its classes, sorted in `PATH_CLASSES` order, never empty. For
+            an effect that reaches everything below the path (``rm -r``), the
+            classes of what the path holds are included (``rm -rf ~`` is
+            ``secret`` and ``persistence`` too).
+        pattern: The value is a glob bash matches against existing files
+            (``*.o``, ``~/.ssh/*``): the classes are those of the files it may match.
     """
 
     written: str
     value: str | None
     classes: tuple[PathClass, ...]
+    pattern: bool = False
 
 
 class _Effect(
@@ -101,12 +120,25 @@ class _Effect(
 ):
     """The base of every effect: frozen, and tagged on ``effect`` in the wire form."""
 
+    @property
+    def effect(self) -> str:
+        """The effect's tag (``read``, ``write``, ``cwd``…), as on the wire."""
+        return str(self.__struct_config__.tag)
+
 
 class Read(_Effect, frozen=True, kw_only=True, tag="read"):
-    """The command reads a file or directory (an operand, ``<F``, ``grep -f F``, ``--rawfile``)."""
+    """
+    The command reads a file or directory (an operand, ``<F``, ``grep -f F``, ``--rawfile``).
+
+    Attributes:
+        path: What it reads.
+        via: How (``<``, ``cat``, ``--rawfile``…).
+        recursive: It reads everything below the path (``grep -r``, ``tar c``, ``cp -r``).
+    """
 
     path: EffectPath
     via: str
+    recursive: bool = False
 
 
 class ReadEnvironment(_Effect, frozen=True, kw_only=True, tag="read.environment"):
@@ -186,6 +218,7 @@ class Network(_Effect, frozen=True, kw_only=True, tag="network"):
 
 BindVia = Literal[
     "assignment",
+    "select",
     "prefix",
     "export",
     "declare",
@@ -204,6 +237,12 @@ BindVia = Literal[
     "trap",
     "alias",
     "function",
+    "hash",
+    "enable",
+    "umask",
+    "ulimit",
+    "coproc",
+    "redirect",
 ]
 
 
@@ -237,6 +276,21 @@ class Lifetime(_Effect, frozen=True, kw_only=True, tag="lifetime"):
     via: str
 
 
+class Privilege(_Effect, frozen=True, kw_only=True, tag="privilege"):
+    """
+    The command runs as another user, or with privilege (``sudo``, ``doas``, ``su``, ``chroot``).
+
+    Attributes:
+        via: The launcher.
+        user: The user it runs as: as named (``-u deploy``), the launcher's
+            default (``root``) when none is named, or ``None`` when the name
+            is only known at run time.
+    """
+
+    via: str
+    user: str | None
+
+
 class ChangeDirectory(_Effect, frozen=True, kw_only=True, tag="cwd"):
     """The command moves where later commands (``cd``) or the program itself (``git -C``, ``make -C``) run."""
 
@@ -259,6 +313,15 @@ class Opaque(_Effect, frozen=True, kw_only=True, tag="opaque"):
 
 
 Effect = (
-    Read | ReadEnvironment | Write | Execute | Network | Bind | Lifetime | ChangeDirectory | Opaque
+    Read
+    | ReadEnvironment
+    | Write
+    | Execute
+    | Network
+    | Bind
+    | Lifetime
+    | Privilege
+    | ChangeDirectory
+    | Opaque
 )
 """One effect of a command: a tagged union on ``effect`` (``{"effect": "write", …}``)."""
