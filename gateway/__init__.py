@@ -61,6 +61,7 @@ from gateway._hosts import (
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
 from gateway._plan import (
     iter_commands as iter_commands,
+    iter_effects as iter_effects,
     plan_program as plan_program,
     read_program_position as read_program_position,
 )
@@ -189,6 +190,7 @@ __all__ = [
     "encode_event",
     "expand_fragment",
     "iter_commands",
+    "iter_effects",
     "load_config",
     "plan_program",
     "read_audit_log",

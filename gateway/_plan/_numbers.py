@@ -32,7 +32,7 @@ plain integers and evaluate nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from gateway._effects import Effect, Execute, Origin
@@ -51,6 +51,9 @@ __all__ = ["NUMBER", "Numbers", "runs_code"]
 NUMBER: Final = "\ue002"
 """Stands for the value of an arithmetic result (an integer) in a variable's value."""
 _IDENTIFIER: Final = re.compile(r"(?<![A-Za-z0-9_#.$@])([A-Za-z_][A-Za-z0-9_]*)")
+_ASSIGNED: Final = re.compile(
+    r"(?<![A-Za-z0-9_$])([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*=(?!=)"
+)
 _MAX_DEPTH: Final = 8
 _SAFE_SPECIAL: Final = frozenset({"?", "#", "$", "!"})
 """Special parameters whose value is always an integer bash made (or empty)."""
@@ -110,7 +113,7 @@ class Numbers:
     def arithmetic(self, part: Arithmetic, via: str) -> None:
         """An arithmetic expression (``$(( ))``, ``(( ))``, a subscript, ``${x:off:len}``)."""
         self._site(via, part.expression.strip(), "literal")
-        for name in dict.fromkeys(part.variables):
+        for name in _read_names(part.expression, part.variables):
             self.variable(name, via)
         for inner in part.parts:
             if isinstance(inner, Parameter):
@@ -147,6 +150,17 @@ class Numbers:
             self.word(word, via)
         else:
             self._site(via, None, "unknown")
+
+
+def _read_names(expression: str, names: Sequence[str]) -> list[str]:
+    """The names an expression reads: all of them but those it only assigns (``i = 0``)."""
+    assigned = _ASSIGNED.findall(expression)
+    found: list[str] = []
+    for name in dict.fromkeys(names):
+        uses = len(re.findall(rf"(?<![A-Za-z0-9_$]){re.escape(name)}(?![A-Za-z0-9_])", expression))
+        if uses > assigned.count(name):
+            found.append(name)
+    return found
 
 
 def _dynamic(part: Parameter) -> bool:

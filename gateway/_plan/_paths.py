@@ -218,8 +218,15 @@ def _pattern(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.DOTALL)
 
 
-def _matches(forms: Sequence[str], patterns: Sequence[str]) -> bool:
-    return any(_pattern(p).fullmatch(form) for p in patterns for form in forms)
+@lru_cache(maxsize=64)
+def _patterns(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """All of ``patterns`` as one regex (a path matches it when it matches one of them)."""
+    return re.compile("|".join(f"(?:{_pattern(p).pattern})" for p in patterns) or "(?!)", re.DOTALL)
+
+
+def _matches(forms: Sequence[str], patterns: tuple[str, ...]) -> bool:
+    combined = _patterns(patterns)
+    return any(combined.fullmatch(form) for form in forms)
 
 
 def _glob_matches(form: str, patterns: Sequence[str]) -> bool:
@@ -260,6 +267,7 @@ def _contains(form: str, patterns: Sequence[str]) -> bool:
     return False
 
 
+@lru_cache(maxsize=8192)
 def classify(
     path: str | None, context: PathContext, *, recursive: bool = False, pattern: bool = False
 ) -> tuple[PathClass, ...]:
@@ -304,7 +312,7 @@ def classify(
     # A recursive effect above an anchor (`rm -rf /`, `rm -rf ~/..`) reaches everything.
     everything = recursive and (concrete == "/" or climbs)
     contents = _directory_of(form, pattern=pattern) if recursive and not climbs else None
-    kinds: tuple[tuple[PathClass, Sequence[str]], ...] = (
+    kinds: tuple[tuple[PathClass, tuple[str, ...]], ...] = (
         ("secret", context.secret_patterns),
         ("persistence", context.persistence_patterns),
     )
