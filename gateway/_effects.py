@@ -70,7 +70,8 @@ Location classes (``workspace``, ``temp``, ``home``, ``system``, ``stream``,
 ``other``) say where a path lies: ``home`` never joins ``workspace``, and
 ``other`` stands only when no other location applies. Content classes
 (``secret``, ``persistence``) say what it holds and join any location.
-``unknown`` stands alone.
+``unknown`` stands alone, or with the content classes of a path known only by
+its role (a repository's ``.git/config``, wherever its git directory is).
 """
 
 PATH_CLASSES: Final[tuple[PathClass, ...]] = (
@@ -134,11 +135,13 @@ class Read(_Effect, frozen=True, kw_only=True, tag="read"):
         path: What it reads.
         via: How (``<``, ``cat``, ``--rawfile``…).
         recursive: It reads everything below the path (``grep -r``, ``tar c``, ``cp -r``).
+        metadata: It reads only names, sizes, modes or types (``ls``, ``stat``), not contents.
     """
 
     path: EffectPath
     via: str
     recursive: bool = False
+    metadata: bool = False
 
 
 class ReadEnvironment(_Effect, frozen=True, kw_only=True, tag="read.environment"):
@@ -169,7 +172,7 @@ class Write(_Effect, frozen=True, kw_only=True, tag="write"):
     recursive: bool = False
 
 
-ExecuteKind = Literal["program", "shell_text", "code", "number"]
+ExecuteKind = Literal["program", "shell_text", "code", "number", "expansion", "configured"]
 
 
 class Execute(_Effect, frozen=True, kw_only=True, tag="execute"):
@@ -181,8 +184,13 @@ class Execute(_Effect, frozen=True, kw_only=True, tag="execute"):
             ``shell_text`` (nested shell text: ``bash -lc 'TEXT'``, ``sh <<EOF``),
             ``code`` (a code-loading option or a language of its own:
             ``nm --plugin``, ``awk 'BEGIN{system(…)}'``, ``sed e``, ``git -c
-            core.pager=…``), or ``number`` (bash evaluates a value as
-            arithmetic, where a subscript can run a command).
+            core.pager=…``), ``configured`` (the program may run code its
+            configuration names rather than the call: git's
+            ``core.fsmonitor``, a hook), ``number`` (bash evaluates a value
+            as arithmetic) or ``expansion`` (bash expands text a second time,
+            so an expansion written inside it runs: a subscript with ``$(…)``
+            in a value evaluated as a number, the target of ``>&WORD``,
+            ``${x@P}``).
         via: What runs it (``bash -c``, ``--checkpoint-action``, ``$(( ))``).
         text: The code, when it is written in the call (secrets masked).
         origin: Where the code or the value comes from.
@@ -243,6 +251,7 @@ BindVia = Literal[
     "ulimit",
     "coproc",
     "redirect",
+    "setting",
 ]
 
 
@@ -252,8 +261,9 @@ class Bind(_Effect, frozen=True, kw_only=True, tag="bind"):
 
     Attributes:
         name: What is bound (a variable, an option such as ``allexport``, a
-            signal, an alias or function name); ``None`` when it is only known
-            at run time.
+            signal, an alias or function name, a program's own setting for
+            this run such as git's ``core.pager``); ``None`` when it is only
+            known at run time.
         via: How (``export``, ``printf -v``, ``${V:=…}``, ``set -a``…).
         origin: Where the bound value comes from.
         text: The value or the code bound, when written in the call (a trap's

@@ -51,11 +51,12 @@ from gateway._analysis import (
     tool_effects,
 )
 from gateway._approvers import Approver, ApproverContext, ReviewRequest, load_approver
-from gateway._bus import EventBus, SinkFailure
+from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig
 from gateway._digest import digest_of
 from gateway._effects import PLAN_FORMAT, Effect
+from gateway._errors import SinkFailure
 from gateway._events import (
     GENESIS,
     ApproverDecided,
@@ -185,6 +186,13 @@ def mask_value(value: Any, known: Sequence[tuple[str, str]] = ()) -> Any:
     return value
 
 
+def mask_call(call: ToolCall, source: str | None) -> ToolCall:
+    """The call as approvers see it: its input and the user's request with their secrets masked."""
+    known = source_secrets(source)
+    request = None if call.user_request is None else str(mask_value(call.user_request, known))
+    return msgspec.structs.replace(call, input=mask_value(call.input, known), user_request=request)
+
+
 def _well_formed(answer: Allow | Decline | Abstain) -> bool:
     """
     Whether an answer's fields have their declared types.
@@ -263,7 +271,7 @@ class Gateway(AsyncContextManagerMixin):
         # The home directory paths are classified against: configured, or this process's.
         self._home = self.config.paths.home or _home_directory()
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
-        self._limiter = anyio.CapacityLimiter(self.config.gateway.planning_threads)
+        self._limiter = anyio.CapacityLimiter(self.config.gateway.workers)
         self._counts = {"reviews": 0, "allow": 0, "ask": 0, "decline": 0, "hits": 0, "misses": 0}
         self._open = False
 
@@ -549,9 +557,7 @@ class Gateway(AsyncContextManagerMixin):
         bus = self.bus
         call_id = call.call_id
         is_shell, source = self.shell_source(call)
-        masked_call = msgspec.structs.replace(
-            call, input=mask_value(call.input, source_secrets(source))
-        )
+        masked_call = mask_call(call, source)
         await bus.publish(
             CallProposed,
             call_id,
@@ -870,9 +876,7 @@ class Gateway(AsyncContextManagerMixin):
                 body_plan = (await self.analyse(body, recent.call.cwd or "")).plan
             request = ReviewRequest(
                 kind="body",
-                call=msgspec.structs.replace(
-                    recent.call, input=mask_value(recent.call.input, source_secrets(recent.source))
-                ),
+                call=mask_call(recent.call, recent.source),
                 digest=recent.digest,
                 plan=analysis.plan,
                 question=question,

@@ -20,6 +20,7 @@ from typing import Final, Literal
 import msgspec
 
 from gateway._effects import Effect, EffectPath
+from gateway._errors import GatewayError
 
 __all__ = [
     "PLAN_RENDER_LIMIT",
@@ -503,7 +504,7 @@ def Blocked(holes: tuple[Hole, ...] = (), unbound: tuple[str, ...] = ()) -> Expa
 FragmentErrorKind = Literal["parse", "no_such_statement", "no_such_heredoc", "needs_session_state"]
 
 
-class FragmentError(Exception):
+class FragmentError(GatewayError):
     """
     A fragment could not be expanded at all.
 

@@ -40,7 +40,7 @@ from gateway._plan._builder import (
 )
 from gateway._plan._digests import program_digest
 from gateway._plan._paths import PathContext, start_directory
-from gateway._plan._programs import ArgumentReader, read_arguments, tables_installed
+from gateway._plan._programs import ArgumentReader, read_arguments
 from gateway._plan._scope import Scope
 from gateway._plans import (
     Plan,
@@ -117,7 +117,6 @@ def plan_source(
     paths: PathContext | None = None,
     *,
     arguments: ArgumentReader = read_arguments,
-    tables: bool | None = None,
 ) -> PlanResult:
     """
     Plan ``source`` once, unredacted and published, with the internals fragments need.
@@ -126,14 +125,8 @@ def plan_source(
         source: The shell text.
         paths: The call's working directory, home and path classes.
         arguments: What reads a program's arguments (the option tables).
-        tables: Whether ``arguments`` reads ``ssh``, ``find`` and ``git``
-            itself (default: whether the option tables are installed).
     """
-    run = PlanningRun(
-        paths or PathContext(),
-        arguments,
-        tables=tables_installed() if tables is None else tables,
-    )
+    run = PlanningRun(paths or PathContext(), arguments)
     reading = run.reading(source)
     if reading.program is None:
         reason = reading.reason or "The text could not be read."

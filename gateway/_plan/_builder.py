@@ -51,6 +51,7 @@ from gateway._plan._programs import (
     bounded,
     launcher_effects,
     program_effects,
+    word_shapes,
 )
 from gateway._plan._scope import FunctionFacts, Scope
 from gateway._plan._variables import arithmetic_binds, heredoc_reads, statement_names
@@ -179,16 +180,9 @@ class PlanningRun:
     its secrets found once, whatever pass asks again.
     """
 
-    def __init__(
-        self,
-        paths: PathContext,
-        read_arguments: ArgumentReader,
-        *,
-        tables: bool,
-    ) -> None:
+    def __init__(self, paths: PathContext, read_arguments: ArgumentReader) -> None:
         self.paths = paths
         self.read_arguments = read_arguments
-        self.tables = tables
         self.readings: dict[str, ShellReading] = {}
         self.found: dict[str, tuple[Secret, ...]] = {}
         self.reads = 0
@@ -440,7 +434,7 @@ class Builder:
             single = None if values is None or len(values) != 1 else next(iter(values))
             sink.add(
                 Execute(
-                    kind="code",
+                    kind="expansion",
                     via="${…@P}",
                     text=None if single is None else self.scrub(single),
                     origin="unknown" if values is None else "call_bound",
@@ -642,7 +636,10 @@ class Builder:
         if texts is None:
             sink.add(
                 Execute(
-                    kind="code", via=f"{via} expands its target again", text=None, origin="unknown"
+                    kind="expansion",
+                    via=f"{via} expands its target again",
+                    text=None,
+                    origin="unknown",
                 )
             )
             sink.add(Write(path=sink.located(None, self.written(target)), via=via, action="write"))
@@ -654,7 +651,7 @@ class Builder:
             if "$" in text or "`" in text:
                 sink.add(
                     Execute(
-                        kind="code",
+                        kind="expansion",
                         via=f"{via} expands its target again",
                         text=self.scrub(text),
                         origin=origin,
@@ -780,10 +777,10 @@ class Builder:
         position = reading.position if words else ProgramPosition()
         found: list[Effect] = []
         sink = self.sink(scope, found)
-        directories, runs = self.command_effects(
+        directories, runs, table = self.command_effects(
             command, reading, taken, sink, background=background
         )
-        nested = self.nested(words, reading, runs, sink, scope, directories)
+        nested = self.nested(words, reading, runs, sink, scope, directories, table=table)
         name = words[0].text if words else ""
         if self.redact and self.redactor:
             # The name, the position's sentences and the nested shells' reasons
@@ -847,13 +844,14 @@ class Builder:
         sink: EffectSink,
         *,
         background: bool,
-    ) -> tuple[tuple[str | None, ...] | None, list[ArgumentFact]]:
+    ) -> tuple[tuple[str | None, ...] | None, list[ArgumentFact], bool]:
         """
         Every effect of one simple command, in bash's order, into ``sink``.
 
         Returns:
-            Where the program runs when a launcher moves it (else ``None``), and
-            the program's facts that run commands of its own (``find -exec``).
+            Where the program runs when a launcher moves it (else ``None``),
+            the program's facts that run commands of its own (``find -exec``),
+            and whether its arguments were read by a table or a language reader.
         """
         words = command.words
         for assignment in command.assignments:
@@ -870,15 +868,16 @@ class Builder:
             self.redirect_effects(redirect, sink)
         directories: tuple[str | None, ...] | None = None
         runs: list[ArgumentFact] = []
+        table = False
         if words:
-            directories, runs = self.program_effects(command, reading, sink)
+            directories, runs, table = self.program_effects(command, reading, sink)
         if background:
             sink.add(Lifetime(kind="background", via="&"))
-        return directories, runs
+        return directories, runs, table
 
     def program_effects(
         self, command: SimpleCommand, reading: PositionReading, sink: EffectSink
-    ) -> tuple[tuple[str | None, ...] | None, list[ArgumentFact]]:
+    ) -> tuple[tuple[str | None, ...] | None, list[ArgumentFact], bool]:
         words = command.words
         position = reading.position
         if position.dynamic_program:
@@ -895,7 +894,7 @@ class Builder:
             ):
                 launcher = position.launchers[-1].name if position.launchers else "a shell"
                 sink.add(Execute(kind="shell_text", via=launcher, text=None, origin="unknown"))
-            return directories, []
+            return directories, [], False
         if any(step.basename == "xargs" for step in position.launchers):
             sink.add(
                 Execute(
@@ -915,25 +914,26 @@ class Builder:
             if facts.moves:
                 sink.scope.forget_directories()
             sink.scope.forget_variables(facts.binds)
-            return directories, []
+            return directories, [], False
         if "/" not in program.name and base in BASH_BUILTINS:
             # What `eval`, `source` and `.` run is planned as nested text, in this very shell.
             builtin_effects(base, args, sink)
-            return directories, []
+            return directories, [], False
         if base == "env" and program.index is not None and not args:
             sink.add(ReadEnvironment(via="env"))
-            return directories, []
+            return directories, [], False
         if base in SHELLS:
-            return directories, []  # what a shell runs is its nested text
+            return directories, [], False  # what a shell runs is its nested text
         argv: list[str | None] = [w.value for w in args]
         if position.argv_from_stdin:
             argv.append(None)  # operands arrive on standard input
-        arguments = self.run.read_arguments(base, argv)
+        one_word, no_dash = word_shapes(args)
+        arguments = self.run.read_arguments(base, argv, one_word=one_word, no_dash=no_dash)
         runs = program_effects(
             base, arguments, args, sink, directories=directories, bounded=bounded(reading)
         )
         self.endless_reads(sink, base, args)
-        return directories, runs
+        return directories, runs, arguments.table
 
     def endless_reads(self, sink: EffectSink, base: str, args: Sequence[Word]) -> None:
         """Reading ``/dev/zero`` or ``/dev/urandom`` never ends, unless the program stops by itself."""
@@ -956,8 +956,10 @@ class Builder:
         sink: EffectSink,
         scope: Scope,
         directories: tuple[str | None, ...] | None,
+        *,
+        table: bool,
     ) -> tuple[NestedShell, ...]:
-        requests = nested_requests(words, reading, tables=self.run.tables)
+        requests = nested_requests(words, reading, table=table)
         program = reading.position.program
         offset = (program.index or 0) + 1 if program is not None else 0
         requests.extend(self.fact_request(fact, words, offset) for fact in runs)

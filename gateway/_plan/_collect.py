@@ -23,7 +23,7 @@ from gateway._effects import (
     WriteAction,
 )
 from gateway._plan._numbers import NUMBER, Numbers
-from gateway._plan._paths import HOME, PathContext, effect_path, expand_word, join
+from gateway._plan._paths import HOME, PathContext, effect_path, expand_word, join, role_path
 from gateway._plan._scope import Scope, Values
 from gateway._shell._tree import Word
 
@@ -113,16 +113,23 @@ class EffectSink:
         written: str | None = None,
         directories: Sequence[str | None] | None = None,
         recursive: bool = False,
+        pattern: bool = False,
+        within: str | None = None,
     ) -> list[EffectPath]:
         """
         The paths a word (or a literal ``value``) names, resolved against the working directory.
 
         One `EffectPath` per value the word may have and per candidate
-        directory; one unknown path when the value is not known.
+        directory; one unknown path when the value is not known. ``pattern``
+        makes a literal value a glob; ``within`` (``git_dir``, ``work_tree``)
+        says the value is relative to a directory only the repository knows.
         """
         shown = written if written is not None else (self.written(word) if word else value or "")
         shown = self.scrub(shown)
-        pattern = False
+        if within is not None:
+            if value is None:
+                return [effect_path(shown, None, self.paths)]
+            return [role_path(shown, value, self.paths)]
         if value is not None:
             texts: Sequence[str] | None = (value,)
         elif word is not None and word.span.start not in self.placeholders:
@@ -154,10 +161,14 @@ class EffectSink:
         value: str | None = None,
         directories: Sequence[str | None] | None = None,
         recursive: bool = False,
+        metadata: bool = False,
+        within: str | None = None,
     ) -> None:
         """The command reads the file(s) a word names."""
-        for path in self.paths_of(word, value=value, directories=directories, recursive=recursive):
-            self.add(Read(path=path, via=self.scrub(via), recursive=recursive))
+        for path in self.paths_of(
+            word, value=value, directories=directories, recursive=recursive, within=within
+        ):
+            self.add(Read(path=path, via=self.scrub(via), recursive=recursive, metadata=metadata))
 
     def write(
         self,
@@ -168,9 +179,18 @@ class EffectSink:
         value: str | None = None,
         directories: Sequence[str | None] | None = None,
         recursive: bool = False,
+        pattern: bool = False,
+        within: str | None = None,
     ) -> None:
         """The command changes the file(s) a word names."""
-        for path in self.paths_of(word, value=value, directories=directories, recursive=recursive):
+        for path in self.paths_of(
+            word,
+            value=value,
+            directories=directories,
+            recursive=recursive,
+            pattern=pattern,
+            within=within,
+        ):
             self.add(Write(path=path, via=self.scrub(via), action=action, recursive=recursive))
 
     # ── bindings ──

@@ -260,7 +260,7 @@ def _alias(args: Sequence[Word]) -> list[NestedRequest]:
 
 
 def nested_requests(
-    words: Sequence[Word], reading: PositionReading, *, tables: bool
+    words: Sequence[Word], reading: PositionReading, *, table: bool
 ) -> list[NestedRequest]:
     """
     Everything one simple command launches from its own words, in order.
@@ -268,8 +268,9 @@ def nested_requests(
     Args:
         words: The command's words.
         reading: Its program position reading.
-        tables: The option tables are installed: ``ssh``, ``find`` and
-            ``git`` are read by their own readers (facts), not here.
+        table: The program's arguments were read by its option table or
+            language reader, whose facts say what it runs: ``ssh``, ``find``
+            and ``git`` are read here only when no reader knows them.
     """
     found: list[NestedRequest] = []
     position = reading.position
@@ -296,10 +297,10 @@ def nested_requests(
         found.extend(_trap(args))
     elif base == "alias":
         found.extend(_alias(args))
-    elif not tables and base == "ssh":
+    elif not table and base == "ssh":
         found.append(_ssh(args))
-    elif not tables and base == "find":
+    elif not table and base == "find":
         found.extend(_find(args))
-    elif not tables and base == "git":
+    elif not table and base == "git":
         found.extend(_git(args))
     return found

@@ -13,8 +13,8 @@ runs ``id``. So every place bash evaluates text as arithmetic is an
   to something the text does not show (``i=$(cat f); echo $((i))``).
 
 A text that is known and holds an expansion (``a[$(id)]``, ``$x`` in quotes)
-runs code when evaluated: that is an `Execute` of kind ``code`` too, so an
-allow never rests on reading it. Bare names inside a known text are followed
+runs code when evaluated: that is an `Execute` of kind ``expansion`` too, so
+an allow never rests on reading it. Bare names inside a known text are followed
 (their values are evaluated in turn), to a bounded depth.
 
 The sites, all of them found by the planner on the syntax tree (measured with
@@ -77,7 +77,7 @@ class Numbers:
         self.found.append(Execute(kind="number", via=via, text=shown, origin=origin))
 
     def _code(self, via: str, text: str, origin: Origin) -> None:
-        self.found.append(Execute(kind="code", via=via, text=self.scrub(text), origin=origin))
+        self.found.append(Execute(kind="expansion", via=via, text=self.scrub(text), origin=origin))
 
     # ── the values evaluated ──
 

@@ -1,15 +1,14 @@
 """
-The one walk over the parts of a word, for every analysis of the planner.
+The walk over the parts of a word, with what bash does to each: arithmetic, quoting.
 
-A word's parts nest: a ``"…"`` holds parts, a ``${x:-…}`` has a subscript and
-an operand, a ``$(( ))`` holds expansions, a brace holds its alternatives.
-`walk_parts` yields every part in source order, each with whether bash
-evaluates it as arithmetic, and never enters the *body* of a command or
-process substitution (that body is statements, planned as commands of their
-own). Every analysis that looks inside words — expansion kinds, the
-substitutions a word runs, the variables it reads, where it evaluates numbers
-or binds a variable — walks them here, so a part kind added to the tree and
-handled here is seen by all of them.
+What a part holds is said once, by `gateway._shell._tree.within`; this
+module adds what every analysis of the planner needs besides: whether bash
+evaluates a part as arithmetic (inside ``$(( ))``, ``(( ))`` or a subscript)
+and whether it is inside double quotes. The walk never enters the *body* of a
+command or process substitution (that body is statements, planned as
+commands of their own). Expansion kinds, the substitutions a word runs, the
+variables it reads, where it evaluates numbers or binds a variable: all are
+read from this walk.
 """
 
 from __future__ import annotations
@@ -27,6 +26,8 @@ from gateway._shell._tree import (
     Part,
     ProcessSubstitution,
     Tilde,
+    walk_parts as _all_parts,
+    within,
 )
 
 __all__ = ["Walked", "expansion_kinds", "substitutions", "walk_parts"]
@@ -53,31 +54,23 @@ def walk_parts(
     """
     for part in parts:
         yield Walked(part, arithmetic, quoted)
-        if isinstance(part, Parameter):
-            if part.subscript is not None:
-                yield from walk_parts((part.subscript,), arithmetic=arithmetic, quoted=quoted)
-            # The offset and length of `${x:off:len}` are read as arithmetic by
-            # the shell reader already (an `Arithmetic` operand).
-            yield from walk_parts(part.operand, arithmetic=arithmetic, quoted=quoted)
-        elif isinstance(part, Arithmetic):
-            yield from walk_parts(part.parts, arithmetic=True, quoted=quoted)
-        elif isinstance(part, DoubleQuoted):
-            yield from walk_parts(part.parts, arithmetic=arithmetic, quoted=True)
-        elif isinstance(part, Brace):
-            yield from walk_parts(part.parts, arithmetic=arithmetic, quoted=quoted)
+        yield from walk_parts(
+            within(part),
+            arithmetic=arithmetic or isinstance(part, Arithmetic),
+            quoted=quoted or isinstance(part, DoubleQuoted),
+        )
 
 
 def substitutions(parts: Iterable[Part]) -> Iterator[CommandSubstitution | ProcessSubstitution]:
     """The substitutions among ``parts`` (not those inside their bodies), in source order."""
-    for walked in walk_parts(parts):
-        if isinstance(walked.part, CommandSubstitution | ProcessSubstitution):
-            yield walked.part
+    for part in _all_parts(parts):
+        if isinstance(part, CommandSubstitution | ProcessSubstitution):
+            yield part
 
 
 def expansion_kinds(parts: Iterable[Part], kinds: set[str]) -> None:
     """Add the kinds of expansion among ``parts`` to ``kinds`` (see `PlannedCommand.expansions`)."""
-    for walked in walk_parts(parts):
-        part = walked.part
+    for part in _all_parts(parts):
         if isinstance(part, Parameter):
             kinds.add("parameter")
             if part.indirect:

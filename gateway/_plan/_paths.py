@@ -54,6 +54,7 @@ __all__ = [
     "expand_word",
     "join",
     "path_context",
+    "role_path",
     "shown",
     "start_directory",
 ]
@@ -338,6 +339,20 @@ def _directory_of(form: str, *, pattern: bool) -> str:
             break
         fixed.append(piece)
     return "/".join(fixed) or "/"
+
+
+def role_path(written: str, spelled: str, context: PathContext) -> EffectPath:
+    """
+    A path known only by its role (``.git/config`` of a git directory somewhere): no value,
+    its location ``unknown``, and the content classes its spelling has wherever it is.
+    """
+    found = classify(normalise(f"{ROOT}/{spelled}"), context)
+    contents = {c for c in found if c in ("secret", "persistence")}
+    return EffectPath(
+        written=written,
+        value=None,
+        classes=tuple(c for c in PATH_CLASSES if c in contents or c == "unknown"),
+    )
 
 
 def effect_path(

@@ -18,10 +18,11 @@ what it does is not known, so nothing may allow it on its effects.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence, Set
+from typing import Final, Protocol
 
 from gateway._effects import (
+    Bind,
     ChangeDirectory,
     Execute,
     Lifetime,
@@ -33,16 +34,12 @@ from gateway._effects import (
 )
 from gateway._launchers import LAUNCHERS
 from gateway._plan._addresses import address_class, url_host
+from gateway._plan._builtins import literal_text, may_be_option
 from gateway._plan._collect import EffectSink
 from gateway._plan._paths import join
 from gateway._position import PositionReading
-from gateway._programs import ArgumentFact, ArgumentReading
-from gateway._shell._tree import Word
-
-try:  # the option tables and language readers, when they are installed in this tree
-    from gateway._programs import read_arguments as _read_arguments  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - replaced once the tables are in place
-    _read_arguments = None
+from gateway._programs import ArgumentFact, ArgumentReading, read_arguments as _read_arguments
+from gateway._shell._tree import DoubleQuoted, Parameter, Tilde, Word, walk_parts
 
 __all__ = [
     "ArgumentReader",
@@ -50,11 +47,24 @@ __all__ = [
     "launcher_effects",
     "program_effects",
     "read_arguments",
-    "tables_installed",
+    "word_shapes",
 ]
 
-ArgumentReader = Callable[[str, Sequence[str | None]], ArgumentReading]
-"""``(basename, argv after the program word) -> ArgumentReading``: `gateway._programs.read_arguments`."""
+
+class ArgumentReader(Protocol):
+    """What reads a program's arguments: `gateway._programs.read_arguments` (or a test's stand-in)."""
+
+    def __call__(
+        self,
+        basename: str,
+        argv: Sequence[str | None],
+        *,
+        one_word: Set[int] = frozenset(),
+        no_dash: Set[int] = frozenset(),
+    ) -> ArgumentReading:
+        """Read ``argv`` (after the program word) as ``basename`` does."""
+        ...
+
 
 _WRITE_ACTIONS: Final[Mapping[str, WriteAction]] = {
     "write": "write",
@@ -75,22 +85,59 @@ _NETWORK_KINDS: Final[Mapping[str, NetworkKind]] = {
 }
 
 
-def tables_installed() -> bool:
-    """Whether the option tables and language readers are installed (`read_arguments` knows programs)."""
-    return _read_arguments is not None
+def read_arguments(
+    basename: str,
+    argv: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
+    """What ``basename`` does with ``argv``, from its option table or language reader."""
+    return _read_arguments(basename, argv, one_word=one_word, no_dash=no_dash)
 
 
-def read_arguments(basename: str, argv: Sequence[str | None]) -> ArgumentReading:
+def word_shapes(words: Sequence[Word]) -> tuple[frozenset[int], frozenset[int]]:
     """
-    What ``basename`` does with ``argv``, from its option table or language reader.
+    Of the words that expand: those known to stay one word, and those that cannot start with ``-``.
 
-    Without the tables installed every program is table-less: its effects are
-    `Opaque`, the safe side.
+    One word: every expansion in it is inside double quotes and none is
+    ``"$@"`` or ``"${a[@]}"`` (which may be no word or several); a leading
+    ``~`` is one word too. No dash: it starts with literal text other than
+    ``-``, or with ``~``.
     """
-    if _read_arguments is None:  # pragma: no cover - replaced once the tables are in place
-        return ArgumentReading(program=basename, table=False)
-    reading: ArgumentReading = _read_arguments(basename, argv)
-    return reading
+    one_word: set[int] = set()
+    no_dash: set[int] = set()
+    for index, word in enumerate(words):
+        if word.value is not None:
+            continue
+        if _one_word(word):
+            one_word.add(index)
+        if not may_be_option(word):
+            no_dash.add(index)
+    return frozenset(one_word), frozenset(no_dash)
+
+
+def _one_word(word: Word) -> bool:
+    for index, part in enumerate(word.parts):
+        if isinstance(part, Tilde) and index == 0:
+            continue
+        if isinstance(part, DoubleQuoted):
+            if any(
+                isinstance(inner, Parameter)
+                and (
+                    inner.name == "@"
+                    or (
+                        inner.subscript is not None
+                        and inner.subscript.expression.strip() in ("@", "*")
+                    )
+                )
+                for inner in walk_parts(part.parts)
+            ):
+                return False
+            continue
+        if literal_text(part) is None:
+            return False
+    return True
 
 
 # ───────────────────────── launchers ─────────────────────────
@@ -170,6 +217,35 @@ def launcher_effects(
     return directories
 
 
+def environment_code(names: Sequence[str], program: str, sink: EffectSink) -> None:
+    """
+    Variables the program reads as code (``PAGER`` for ``man``): bound by the call, they run.
+
+    A variable the call binds before the program (``PAGER='sh -c id' man ls``,
+    ``env LESSOPEN=… less``, an earlier ``export``) is code the program runs.
+    """
+    bound = {
+        effect.name: effect
+        for effect in sink.found
+        if isinstance(effect, Bind) and effect.via == "prefix" and effect.name is not None
+    }
+    for name in names:
+        prefix = bound.get(name)
+        if prefix is None and not sink.scope.bound(name):
+            continue
+        values = sink.scope.values(name) if prefix is None else None
+        text = prefix.text if prefix is not None else sink.shown(values)
+        known = (prefix is not None and prefix.origin != "unknown") or values is not None
+        sink.add(
+            Execute(
+                kind="code",
+                via=f"{program} reads ${name}",
+                text=text,
+                origin="call_bound" if known else "unknown",
+            )
+        )
+
+
 def bounded(reading: PositionReading) -> bool:
     """True when a launcher bounds how long the program may run (``timeout``)."""
     return any(LAUNCHERS[step.basename].lifetime == "bounded" for step in reading.launchers)
@@ -212,15 +288,36 @@ def program_effects(
     base = directories if directories is not None else sink.scope.directories
     for fact in arguments.facts:
         word = words[fact.index] if fact.index is not None and fact.index < len(words) else None
+        if word is not None and fact.value is not None and fact.value != word.value:
+            word = None  # a path derived from the word (`gzip f` writes `f.gz`): the fact's value
         value = fact.value if word is None else None
         via = f"{program} {fact.via}" if fact.via != "operand" else program
         if fact.kind == "read":
-            sink.read(word, via, value=value, directories=base, recursive=fact.recursive)
+            sink.read(
+                word,
+                via,
+                value=value,
+                directories=base,
+                recursive=fact.recursive,
+                metadata=fact.action == "metadata",
+                within=fact.within,
+            )
         elif fact.kind == "write":
             action = _WRITE_ACTIONS.get(fact.action or "", "write")
-            sink.write(word, via, action, value=value, directories=base, recursive=fact.recursive)
+            if fact.prefix and value is not None:
+                value, word = value + "*", None  # `split IN part_`: paths that start so
+            sink.write(
+                word,
+                via,
+                action,
+                value=value,
+                directories=base,
+                recursive=fact.recursive,
+                pattern=fact.prefix,
+                within=fact.within,
+            )
         elif fact.kind == "cwd":
-            for path in sink.paths_of(word, value=value, directories=base):
+            for path in sink.paths_of(word, value=value, directories=base, within=fact.within):
                 sink.add(ChangeDirectory(path=path, via=via))
             values = (
                 frozenset({fact.value})
@@ -229,7 +326,7 @@ def program_effects(
             )
             base = (
                 (None,)
-                if values is None
+                if values is None or fact.within is not None
                 else tuple(dict.fromkeys(join(b, v) for v in sorted(values) for b in base))
             )
         elif fact.kind == "network":
@@ -244,22 +341,33 @@ def program_effects(
                 )
             )
         elif fact.kind == "read_environment":
-            sink.add(ReadEnvironment(via=via))
+            if fact.value is None:  # one named variable is not the whole environment
+                sink.add(ReadEnvironment(via=via))
         elif fact.kind == "lifetime":
             if fact.action == "detached":
                 sink.add(Lifetime(kind="detached", via=via))
             elif not bounded:
                 sink.add(Lifetime(kind="unbounded", via=via))
+        elif fact.kind == "bind":
+            setting = fact.value
+            sink.bind(
+                None if setting is None else setting.partition("=")[0],
+                "setting",
+                "unknown" if setting is None else "literal",
+                text=None if setting is None else setting.partition("=")[2],
+                apply=False,
+            )
         elif fact.kind == "execute":
             if (fact.action == "program" and fact.words is not None) or fact.action == "shell_text":
                 runs.append(fact)
                 continue
             sink.add(
                 Execute(
-                    kind="code",
+                    kind="configured" if fact.action == "configured" else "code",
                     via=via,
                     text=None if fact.value is None else sink.scrub(fact.value),
                     origin="literal" if fact.value is not None else "unknown",
                 )
             )
+    environment_code(arguments.environment, program, sink)
     return runs
