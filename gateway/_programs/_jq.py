@@ -118,6 +118,11 @@ _OPERATORS: Final = (
     "..",
     *".?=;,:|+-*/%$<>[]{}()",
 )
+_OPERATORS_AT: Final = {
+    first: tuple(operator for operator in _OPERATORS if operator[0] == first)
+    for first in {o[0] for o in _OPERATORS}
+}
+"""jq's operators by their first character, longest first."""
 
 
 def _ident_end(source: str, at: int) -> int:
@@ -189,7 +194,9 @@ def _tokens(source: str) -> list[_Token]:
                     at += 1
             tokens.append(_Token("number", source[start:at]))
         else:
-            operator = next((o for o in _OPERATORS if source.startswith(o, at)), None)
+            operator = next(
+                (o for o in _OPERATORS_AT.get(char, ()) if source.startswith(o, at)), None
+            )
             if operator is None:
                 raise _Unreadable(f"it has the character {char!r}, which jq does not read")
             if interpolations and operator == "(":

@@ -223,6 +223,13 @@ class Scanner:
             return None
         values = tuple(self.args[self.at : self.at + count])
         indexes = tuple(range(self.at, self.at + count))
+        if None in values:
+            # An expansion may be no word or several: the words after it
+            # could then be read as options.
+            self.problem = Problem(
+                unreadable=f"the value of `{option}` expands, and may be no word or several"
+            )
+            return None
         self.at += count
         return values, indexes
 

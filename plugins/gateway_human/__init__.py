@@ -90,6 +90,7 @@ class HumanApprover:
 
     Attributes:
         name: ``human``.
+        role: ``person``: the chain does not ask it once a delegate has allowed.
         reviews_raw_text: True: a person's allow counts for a plan that
             could not be measured (they see its raw text, escaped).
         timeout: What the gateway allows this approver: the wait plus a grace.
@@ -97,6 +98,8 @@ class HumanApprover:
     """
 
     name = "human"
+    # A person is not asked about a call a delegate has already allowed.
+    role = "person"
     # A person reads the raw text (the page shows it, hidden characters
     # escaped, with the reason it could not be measured): their allow counts.
     reviews_raw_text = True

@@ -122,7 +122,7 @@ HOSTILE: dict[str, Case] = {
         "from a file",
     ),
     "script-expands": Case([None, "f"], [], "expands"),
-    "expression-expands": Case(["-e", None, "f"], [("read", "operand", "f")], "expands"),
+    "expression-expands": Case(["-e", None, "f"], [], "expands"),
     "option-expands": Case(["s/x/y/", None], [], "expands"),
     "unknown-command": Case(["L", "f"], [("read", "operand", "f")], "not a sed command"),
     "backslash-c-before-delimiter": Case(
