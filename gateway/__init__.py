@@ -77,8 +77,9 @@ from gateway._hosts import (
     claude_code_pre_tool_use_response as claude_code_pre_tool_use_response,
 )
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
-from gateway._planner import (
+from gateway._plan import (
     iter_commands as iter_commands,
+    iter_effects as iter_effects,
     plan_program as plan_program,
     read_program_position as read_program_position,
 )
@@ -231,6 +232,7 @@ __all__ = [
     "git_code_key",
     "inspect_repository",
     "iter_commands",
+    "iter_effects",
     "load_config",
     "plan_program",
     "read_audit_log",

@@ -23,6 +23,8 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 
 from gateway._errors import ConfigError
+from gateway._places import PathsSection
+from gateway._tools import ToolEffects
 
 __all__ = [
     "DEFAULT_SHELL_TOOLS",
@@ -96,7 +98,7 @@ class ShellTool(
     A tool whose input holds a shell command.
 
     Attributes:
-        tool: The tool's name.
+        tool: The tool's name, or a glob of names (``mcp__shell__*``).
         fields: Dotted paths into the input, tried in order (``command``,
             ``action.command``); the value is a string, or an argv list that is
             quoted into one.
@@ -472,6 +474,9 @@ class GatewayConfig(
         approver: Options for each approver by name (``[approver.NAME]``).
         serve: The approval service (``[serve]``).
         hook: Hook adapters (``[hook]``).
+        paths: How the paths of effects are classified (``[paths]``).
+        tool_effects: What tools that are not shells do, read from their
+            input (``[[tool-effects]]``); the built-in rows come after these.
         audit: How the event chain is signed (``[audit]``).
         witnesses: Where signed checkpoints are also sent (``[witnesses.NAME]``).
         broker: The NATS JetStream a fleet shares (``[broker]``).
@@ -485,6 +490,8 @@ class GatewayConfig(
     approver: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     serve: ServeSection = ServeSection()
     hook: HookSection = HookSection()
+    paths: PathsSection = PathsSection()
+    tool_effects: tuple[ToolEffects, ...] = ()
     audit: AuditSection = AuditSection()
     witnesses: dict[str, WitnessConfig] = msgspec.field(default_factory=dict)
     broker: BrokerSection = BrokerSection()

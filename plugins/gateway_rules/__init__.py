@@ -54,6 +54,7 @@ from gateway import (
     plan_program,
     validation_path,
 )
+from gateway.effects import PLAN_FORMAT
 from gateway_rules._engine import Judgement, RuleSet, display_hazards
 from gateway_rules._match import CommandView, matches
 from gateway_rules._schema import Rule, RulesOptions, validate_rule
@@ -107,6 +108,10 @@ class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
         prefix: The leading arguments, for ``prefix``.
         created: When (UTC).
         note: The person's note.
+        plan_format: The plan format (`gateway.effects.PLAN_FORMAT`) the
+            digest was computed in. A digest of another format describes a
+            plan of another shape and is never reused (a record without it
+            is of format 1).
     """
 
     scope: Scope
@@ -117,6 +122,7 @@ class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
     prefix: tuple[str, ...] = ()
     created: str = ""
     note: str | None = None
+    plan_format: int = 1
 
 
 def _problem(error: Exception) -> str:
@@ -347,6 +353,7 @@ class RulesApprover:
         ]
         digest_allowed = any(
             item.digest == request.digest
+            and item.plan_format == PLAN_FORMAT
             and (
                 item.scope == "digest"
                 or (
@@ -430,6 +437,7 @@ class RulesApprover:
                 scope="digest",
                 description=f"Allow exactly this command (plan digest {request.digest[:19]}…) again without asking.",
                 digest=request.digest,
+                plan_format=PLAN_FORMAT,
             )
         if scope == "session":
             if not request.call.session_id:
@@ -439,6 +447,7 @@ class RulesApprover:
                 description=f"Allow exactly this command again in session {request.call.session_id!r} without asking.",
                 digest=request.digest,
                 session_id=request.call.session_id,
+                plan_format=PLAN_FORMAT,
             )
         if scope == "prefix":
             offer = self._prefix_offer(request, prefix)
