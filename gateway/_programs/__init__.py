@@ -60,7 +60,12 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             ``index`` for the whole environment.
         action: For ``write``: ``write``, ``append``, ``create``, ``delete``,
             ``move``, ``copy``, ``link``, ``mode``, ``owner`` or ``directory``.
-            For ``execute``: ``program``, ``shell_text`` or ``code``. For
+            For ``execute``: ``program`` (`value` names a program),
+            ``shell_text`` (`value` is shell text), ``code`` (`value` is
+            code in the program's own language: ``python -c``, ``perl -e``),
+            ``script`` (`value` is a file whose code runs: ``python x.py``,
+            ``source FILE``) or ``module`` (`value` names a module or package
+            that is found and run: ``python -m``, ``npx``). For
             ``network``: ``connect``, ``listen`` or ``resolve``. For
             ``lifetime``: ``unbounded`` or ``detached``. For ``read``:
             ``metadata`` when only names, sizes, modes or types are read
@@ -73,8 +78,11 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             not a whole path (``split IN part_`` writes ``part_aa``,
             ``part_ab``…; ``mktemp /tmp/fooXXXXXX``).
         words: For ``execute`` with action ``program``: the argv index range
-            ``[start, end)`` of the command it runs (``find -exec CMD ARGS ;``),
-            so the planner can plan that command from the same words.
+            ``[start, end)`` of the command it runs (``find -exec CMD ARGS ;``,
+            ``jobs -x CMD ARGS``), so the planner can plan that command from
+            the same words. For ``script`` and ``module``: the script and its
+            own arguments. For ``shell_text`` from words joined by spaces
+            (``ssh HOST CMD ARGS``): those words.
     """
 
     kind: FactKind

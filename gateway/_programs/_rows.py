@@ -90,6 +90,12 @@ ValueForm = Literal[
     "form_file",
     "cookie_file",
     "header_file",
+    "pass_source",
+    "pager_command",
+    "urlencode_file",
+    "write_out",
+    "remote_path",
+    "socat_address",
     "ssh_option",
     "key_value",
 ]
@@ -105,6 +111,17 @@ a value without ``=`` is a file (``curl -b jar.txt``). ``header_file``: like
 ``at_file`` (``curl -H @headers.txt``). ``ssh_option``: an ssh ``-o
 Key=Value``, whose effect depends on the key (`gateway._programs._ssh`).
 ``key_value``: a ``NAME=VALUE`` whose value is the effect's target.
+``urlencode_file``: ``curl --data-urlencode``: ``NAME@FILE`` or ``@FILE``
+reads FILE, ``NAME=TEXT`` and ``TEXT`` name nothing. ``write_out``: ``curl
+-w``: ``%output{FILE}`` in the format writes FILE, and ``@FILE`` reads the
+format from FILE (so what it writes is unknown). ``remote_path`` (operands of
+scp and rsync): a ``HOST:PATH`` operand is a connection to HOST; any other is
+the local path the effect names. ``socat_address``: a socat address, whose
+type says what it opens (`gateway._programs._socat`).
+``pager_command``: a pager's initial command (``less +CMD``): a line number
+or a search (``+42``, ``+/pattern``, ``+G``) names nothing, ``F`` follows
+forever, any other command may run shell text (``+!id``). ``pass_source``: an openssl pass phrase source: ``file:PATH`` reads PATH,
+``env:VAR`` reads the variable VAR, ``pass:``, ``fd:`` and ``stdin`` name nothing.
 """
 
 OptionStyle = Literal["getopt", "words"]
@@ -119,7 +136,7 @@ them. ``words``: each option is one whole word (``openssl x509 -in F``,
 after ``=`` when the row allows it.
 """
 
-Derive = Literal["basename", "add_suffix", "strip_suffix", "template"]
+Derive = Literal["basename", "add_suffix", "strip_suffix", "template", "after_at"]
 """
 How a role's path is derived from the operand's value.
 
@@ -128,7 +145,8 @@ How a role's path is derived from the operand's value.
 the operand with the row's compression suffix added or removed (``gzip f``
 creates ``f.gz``; ``gunzip f.gz`` creates ``f``). ``template``: what precedes
 the trailing ``X``s that become random characters (``mktemp /tmp/fooXXXXXX``
-creates a name beginning ``/tmp/foo``).
+creates a name beginning ``/tmp/foo``). ``after_at``: what follows a leading
+``@`` (``dig @1.1.1.1`` asks the server ``1.1.1.1``).
 """
 
 
@@ -287,13 +305,14 @@ class Mode(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
             under the working directory).
         option_effects: Canonical option → the effect it has in this mode
             instead of its own (``tar -c -f ARCHIVE`` writes the archive that
-            ``tar -x -f ARCHIVE`` reads).
+            ``tar -x -f ARCHIVE`` reads); ``None``: no effect in this mode
+            (``free -s N`` repeats forever, ``free -s N -c M`` does not).
     """
 
     when: frozenset[str]
     operands: Operands
     facts: tuple[Implicit, ...] = ()
-    option_effects: Mapping[str, Effect] = MappingProxyType({})
+    option_effects: Mapping[str, Effect | None] = MappingProxyType({})
 
 
 class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
