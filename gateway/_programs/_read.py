@@ -119,6 +119,18 @@ def _option_target(effect: Effect, value: str | None, *, given: bool) -> str | o
             return value[at_sign + 1 :]
         case "write_out":
             return _NO_FACT
+        case "bind_mount":
+            source = value.split(":", 1)[0]
+            return source if source.startswith(("/", ".", "~")) else _NO_FACT
+        case "mount_spec":
+            fields: dict[str, str] = {}
+            for part in value.split(","):
+                key, _, setting = part.partition("=")
+                fields[key.strip()] = setting
+            bound = fields.get("source") or fields.get("src")
+            if fields.get("type") == "bind" and bound:
+                return bound
+            return _NO_FACT
         case "pager_command":
             return _NO_FACT if _PAGER_MOVE.fullmatch(value) or value == "F" else value
         case "pass_source":

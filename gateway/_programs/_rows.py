@@ -96,6 +96,8 @@ ValueForm = Literal[
     "write_out",
     "remote_path",
     "socat_address",
+    "bind_mount",
+    "mount_spec",
     "ssh_option",
     "key_value",
 ]
@@ -118,6 +120,9 @@ format from FILE (so what it writes is unknown). ``remote_path`` (operands of
 scp and rsync): a ``HOST:PATH`` operand is a connection to HOST; any other is
 the local path the effect names. ``socat_address``: a socat address, whose
 type says what it opens (`gateway._programs._socat`).
+``bind_mount``: ``docker run -v SRC:DST``: a SRC that is a path (``/``,
+``.``, ``~``) is the host path; a volume name names nothing. ``mount_spec``:
+``--mount type=bind,source=SRC,…`` names SRC.
 ``pager_command``: a pager's initial command (``less +CMD``): a line number
 or a search (``+42``, ``+/pattern``, ``+G``) names nothing, ``F`` follows
 forever, any other command may run shell text (``+!id``). ``pass_source``: an openssl pass phrase source: ``file:PATH`` reads PATH,

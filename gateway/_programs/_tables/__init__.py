@@ -15,6 +15,7 @@ from typing import Final
 from gateway._programs._rows import ProgramRow
 from gateway._programs._tables._archives import ARCHIVE_TABLES
 from gateway._programs._tables._builds import BUILD_TABLES
+from gateway._programs._tables._clusters import CLUSTER_TABLES
 from gateway._programs._tables._files import FILE_TABLES
 from gateway._programs._tables._inspect import INSPECT_TABLES
 from gateway._programs._tables._interpreters import INTERPRETER_TABLES
@@ -46,5 +47,6 @@ PROGRAM_TABLES: Final[Mapping[str, ProgramRow]] = _join(
     INSPECT_TABLES,
     NETWORK_TABLES,
     BUILD_TABLES,
+    CLUSTER_TABLES,
 )
 """Basename → its option table."""
