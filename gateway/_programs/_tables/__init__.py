@@ -20,9 +20,11 @@ from gateway._programs._tables._files import FILE_TABLES
 from gateway._programs._tables._inspect import INSPECT_TABLES
 from gateway._programs._tables._interpreters import INTERPRETER_TABLES
 from gateway._programs._tables._network import NETWORK_TABLES
+from gateway._programs._tables._search import SEARCH_TABLES
 from gateway._programs._tables._shell import SHELL_TABLES
 from gateway._programs._tables._system import SYSTEM_TABLES
 from gateway._programs._tables._text import TEXT_TABLES
+from gateway._programs._tables._versions import VERSION_TABLES
 
 __all__ = ["PROGRAM_TABLES"]
 
@@ -48,5 +50,7 @@ PROGRAM_TABLES: Final[Mapping[str, ProgramRow]] = _join(
     NETWORK_TABLES,
     BUILD_TABLES,
     CLUSTER_TABLES,
+    SEARCH_TABLES,
+    VERSION_TABLES,
 )
 """Basename → its option table."""

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from gateway._programs._rows import (
+    DATA,
     NETWORK,
     READ,
     RUN_CODE,
@@ -1161,6 +1162,261 @@ _GO: Final = row(
     ),
 )
 
+
+# ───────────────────────── apt, apt-get, dpkg ─────────────────────────
+
+# -o KEY=VALUE and -c FILE set APT's configuration, whose hooks
+# (DPkg::Pre-Invoke, APT::Update::Post-Invoke…) are shell text.
+_APT_OPTIONS: Final[tuple[OptionSpec, ...]] = (
+    "-h --help",
+    "-v --version",
+    "-y --yes --assume-yes",
+    "--assume-no",
+    "-q --quiet",
+    "-s --simulate --just-print --dry-run --recon --no-act",
+    "-d --download-only",
+    "-f --fix-broken",
+    "-m --ignore-missing --fix-missing",
+    "--no-download",
+    "-u --show-upgraded",
+    "-V --verbose-versions",
+    "-a --host-architecture =",
+    "-P --build-profiles =",
+    "-b --compile --build",
+    "--no-install-recommends",
+    "--install-recommends",
+    "--no-install-suggests",
+    "--install-suggests",
+    "--ignore-hold",
+    "--no-upgrade",
+    "--only-upgrade",
+    "--allow-downgrades",
+    "--allow-remove-essential",
+    "--allow-change-held-packages",
+    "--force-yes",
+    "--print-uris",
+    "--purge",
+    "--reinstall",
+    "--list-cleanup",
+    "-t --target-release --default-release =",
+    "--trivial-only",
+    "--no-remove",
+    "--auto-remove --autoremove",
+    "--only-source",
+    "--allow-unauthenticated",
+    "--allow-insecure-repositories",
+    "--allow-releaseinfo-change",
+    "--show-progress",
+    ("--with-source =", READ),
+    ("-c --config-file =", RUN_SHELL, (READ,)),
+    ("-o --option =", RUN_SHELL),
+    "--installed",
+    "--upgradable",
+    "--all-versions",
+    "--manual-installed",
+    "--full",
+    "--names-only",
+)
+_SYSTEM_PACKAGES: Final = (
+    _fetches("the package archives"),
+    _writes("the system's packages", "/"),
+    _runs("the packages' maintainer scripts"),
+)
+
+
+def _apt(*facts: Implicit) -> ProgramRow:
+    return row(
+        *_APT_OPTIONS, abbreviations=False, inherit=True, operands=Operands(rest=DATA), facts=facts
+    )
+
+
+_APT_INSTALLS: Final = _apt(*_SYSTEM_PACKAGES)
+_APT_REMOVES: Final = _apt(
+    _writes("the system's packages", "/"), _runs("the packages' maintainer scripts")
+)
+_APT_READS: Final = _apt()
+_APT_COMMANDS: Final[Mapping[str, ProgramRow]] = {
+    **dict.fromkeys(
+        (
+            "install",
+            "reinstall",
+            "upgrade",
+            "full-upgrade",
+            "dist-upgrade",
+            "dselect-upgrade",
+            "build-dep",
+            "satisfy",
+        ),
+        _APT_INSTALLS,
+    ),
+    **dict.fromkeys(("remove", "purge", "autoremove", "autopurge"), _APT_REMOVES),
+    "update": _apt(
+        _fetches("the package archives"), _writes("the package lists", "/var/lib/apt/lists")
+    ),
+    "clean": _apt(_writes("the package cache", "/var/cache/apt")),
+    "autoclean": _apt(_writes("the package cache", "/var/cache/apt")),
+    "download": _apt(_fetches("the package archives"), _writes("the downloaded packages", ".")),
+    "source": _apt(
+        _fetches("the package archives"),
+        _writes("the source packages", "."),
+        _runs("the build, with --compile"),
+    ),
+    "changelog": _apt(_fetches("the package archives")),
+    "edit-sources": _apt(
+        _writes("the package sources", "/etc/apt/sources.list"),
+        Implicit(effect=RUN_PROGRAM, via="the editor"),
+    ),
+    **dict.fromkeys(
+        (
+            "list",
+            "search",
+            "show",
+            "showsrc",
+            "policy",
+            "depends",
+            "rdepends",
+            "check",
+            "help",
+            "indextargets",
+            "moo",
+        ),
+        _APT_READS,
+    ),
+}
+_APT: Final = row(*_APT_OPTIONS, abbreviations=False, subcommands=_APT_COMMANDS)
+
+_DPKG_READS: Final = frozenset(
+    {
+        "--list",
+        "--status",
+        "--print-avail",
+        "--listfiles",
+        "--search",
+        "--contents",
+        "--info",
+        "--field",
+    }
+    | {"--print-architecture", "--print-foreign-architectures", "--get-selections", "--verify"}
+    | {"--audit", "--compare-versions", "--help", "--version", "--ctrl-tarfile", "--fsys-tarfile"}
+    | {"--no-act"}
+)
+_DPKG: Final = row(
+    "-i --install",
+    "--unpack",
+    "--configure",
+    "-r --remove",
+    "-P --purge",
+    "--triggers-only",
+    "-V --verify",
+    "-C --audit",
+    "--get-selections",
+    "--set-selections",
+    "--clear-selections",
+    "--add-architecture",
+    "--remove-architecture",
+    "--print-architecture",
+    "--print-foreign-architectures",
+    "--compare-versions",
+    "-l --list",
+    "-s --status",
+    "-p --print-avail",
+    "-L --listfiles",
+    "-S --search",
+    "-b --build",
+    "-c --contents",
+    "-e --control",
+    "-x --extract",
+    "-X --vextract",
+    "-f --field",
+    "--ctrl-tarfile",
+    "--fsys-tarfile",
+    "-I --info",
+    "-? --help",
+    "--version",
+    "-R --recursive",
+    "-G",
+    "-E",
+    "-O --selected-only",
+    "--no-act --dry-run --simulate",
+    "-B --auto-deconfigure",
+    "--no-triggers",
+    "--no-pager",
+    ("--root =", _CHDIR),
+    ("--admindir =", _WRITE_TREE),
+    ("--instdir =", _WRITE_TREE),
+    ("--log =", WRITE),
+    "--path-include =",
+    "--path-exclude =",
+    ("--pre-invoke =", RUN_SHELL),
+    ("--post-invoke =", RUN_SHELL),
+    "--abort-after =",
+    "--status-fd =",
+    "--verify-format =",
+    *(
+        f"--force-{name}"
+        for name in [
+            "all",
+            "depends",
+            "overwrite",
+            "confold",
+            "confnew",
+            "confdef",
+            "confmiss",
+            "confask",
+            "architecture",
+            "downgrade",
+            "remove-reinstreq",
+            "not-root",
+            "bad-path",
+            "bad-verify",
+            "depends-version",
+            "breaks",
+            "conflicts",
+        ]
+    ),
+    abbreviations=False,
+    operands=Operands(rest=DATA),
+    modes=(
+        *(
+            Mode(when=frozenset({name}), operands=Operands(rest=DATA))
+            for name in sorted(_DPKG_READS)
+        ),
+        Mode(
+            when=frozenset({"--extract"}), operands=Operands(head=(role(READ), role(_WRITE_TREE)))
+        ),
+        Mode(
+            when=frozenset({"--vextract"}), operands=Operands(head=(role(READ), role(_WRITE_TREE)))
+        ),
+        Mode(when=frozenset({"--build"}), operands=Operands(head=(role(_READ_TREE), role(WRITE)))),
+        Mode(
+            when=frozenset({"--install"}),
+            operands=Operands(rest=role(READ)),
+            facts=(
+                _writes("the system's packages", "/"),
+                _runs("the packages' maintainer scripts"),
+            ),
+        ),
+        *(
+            Mode(
+                when=frozenset({name}),
+                operands=Operands(rest=DATA),
+                facts=(
+                    _writes("the system's packages", "/"),
+                    _runs("the packages' maintainer scripts"),
+                ),
+            )
+            for name in (
+                "--unpack",
+                "--configure",
+                "--remove",
+                "--purge",
+                "--triggers-only",
+                "--set-selections",
+            )
+        ),
+    ),
+)
+
 BUILD_TABLES: Final[Mapping[str, ProgramRow]] = {
     "make": _MAKE,
     "gmake": _MAKE,
@@ -1174,5 +1430,8 @@ BUILD_TABLES: Final[Mapping[str, ProgramRow]] = {
     "pnpm": _PNPM,
     "cargo": _CARGO,
     "go": _GO,
+    "apt": _APT,
+    "apt-get": _APT,
+    "dpkg": _DPKG,
 }
 """Basename → row, for the build tools and package managers."""

@@ -212,6 +212,7 @@ SHELL_TABLES: Final[Mapping[str, ProgramRow]] = {
     "wait": _WAIT,
     "set": _SET,
     "shopt": _SHOPT,
+    "pwd": row("-L", "-P", *GNU, options_end_after=1, operands=NO_OPERANDS),
     "source": _SOURCE,
     ".": _SOURCE,
 }
