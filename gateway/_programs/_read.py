@@ -31,6 +31,7 @@ from gateway._programs._ssh import ssh_option_effect
 __all__ = ["read_row"]
 
 _NUMERIC: Final = re.compile(r"-[0-9]+")
+_DIGITS: Final = re.compile(r"x[0-9A-Fa-f]+|[0-9]+")
 _PAGER_MOVE: Final = re.compile(r"[0-9]*[gGp%]?|[/?][^\x00-\x1f]*")
 _FOLLOWS: Final = Effect(kind="lifetime", action="unbounded")
 
@@ -361,6 +362,12 @@ class _Scan:
                 self.refuse(word[k] if start == 0 else spelling if k > start else word)
                 return taken
             rest = word[k + width :]
+            if option.arity == "digits":
+                digits = _DIGITS.match(rest)
+                length = digits.end() if digits else 0
+                self.option(option, index, rest[:length] or None, given=bool(length), plus=plus)
+                k += width + length
+                continue
             if option.arity == "fused" and (values_follow or not rest):
                 self.refuse(spelling)
                 return taken
@@ -491,7 +498,7 @@ def _scan_words(scan: _Scan) -> None:
         word = argv[i]
         row = scan.row
         if word is None:
-            if scan.ended or i in scan.no_dash:
+            if scan.ended or i in scan.no_dash or _inert(row):
                 scan.operand(i, None)
             else:
                 scan.cannot(f"{_argument(i)} is an expansion where an option could stand")
@@ -550,6 +557,29 @@ def _scan_words(scan: _Scan) -> None:
             i = scan.long(word, i, lookup)
         else:
             i = scan.cluster(word, i, lookup.options, start=1, values_follow=False)
+
+
+def _inert(row: ProgramRow) -> bool:
+    """
+    Whatever an expansion spells, it changes nothing the reading states.
+
+    True for a row whose unknown words are operands and whose options are all
+    switches without effects (``echo``, ``test``): an expansion is then an
+    operand or an option that does nothing the policy judges.
+    """
+    return (
+        row.unknown_is_operand
+        and not row.modes
+        and not row.subcommands
+        and row.operands.uniform
+        and all(
+            option.arity == 0
+            and option.effect is None
+            and not option.also
+            and not option.ends_options
+            for option in row.options.values()
+        )
+    )
 
 
 def _declared(row: ProgramRow, lookup: _Lookup, word: str) -> bool:

@@ -68,7 +68,7 @@ __all__ = [
     "role",
 ]
 
-Arity = Literal[0, 1, "optional", "fused", "optional_next"]
+Arity = Literal[0, 1, "optional", "fused", "optional_next", "digits"]
 """
 How many values an option takes.
 
@@ -80,7 +80,9 @@ option is undeclared: the implementations disagree on whether it takes the next
 word (GNU ``grep -C 3`` does, BSD ``grep -C`` does not), so only the fused
 spelling reads the same everywhere. ``optional_next``: the next word is its
 value unless there is none or it begins with ``-`` or ``+`` (``set -o
-pipefail`` / ``set -o``, ``lsof -i :8000`` / ``lsof -i``).
+pipefail`` / ``set -o``, ``lsof -i :8000`` / ``lsof -i``). ``digits``: the
+digits that follow it in its cluster are its value, and the cluster goes on
+(``perl -0777ne``, ``perl -lne``).
 """
 
 ValueForm = Literal[
@@ -454,6 +456,8 @@ def role(*effects: Effect) -> Role:
 def _arity_of(word: str, default: Arity) -> tuple[str, Arity]:
     if word.endswith("[_]"):
         return word[:-3], "optional_next"
+    if word.endswith("[0]"):
+        return word[:-3], "digits"
     if word.endswith("(=)"):
         return word[:-3], "fused"
     if word.endswith("[=]"):
@@ -468,7 +472,13 @@ def _option(
 ) -> list[tuple[str, Option]]:
     words = spec.split()
     default: Arity = 0
-    marks: dict[str, Arity] = {"=": 1, "[=]": "optional", "(=)": "fused", "[_]": "optional_next"}
+    marks: dict[str, Arity] = {
+        "=": 1,
+        "[=]": "optional",
+        "(=)": "fused",
+        "[_]": "optional_next",
+        "[0]": "digits",
+    }
     if words and words[-1] in marks:
         default = marks[words.pop()]
     spellings = [_arity_of(word, default) for word in words]
@@ -499,7 +509,8 @@ def option_table(*specs: OptionSpec, ends: Iterable[str] = ()) -> Mapping[str, O
     ``=`` when it takes a value, ``[=]`` when it takes one only fused, or
     ``(=)`` when only its fused spelling is declared (arity ``fused``), or
     ``[_]`` when the next word is its value unless it looks like an option
-    (arity ``optional_next``). A
+    (arity ``optional_next``), or ``[0]`` when the digits after it are its
+    value (arity ``digits``). A
     spelling may carry its own mark when the spellings differ (``"-f
     --follow[=]"``: ``-f`` is a switch, ``--follow`` takes an optional value).
     ``"-k --key ="`` is arity 1; ``"--color [=]"`` optional; ``"-r -R

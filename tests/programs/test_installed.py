@@ -139,7 +139,7 @@ HELPS: Final = (
     _help("tar", elsewhere="--fast-read --options --lz4 --include --exclude-tag-all"),
     _help("curl", "--help", "all"),
     _help("wget"),
-    _help("rsync", elsewhere="--no-relative --protect-args"),
+    _help("rsync", elsewhere="--no-relative --protect-args --remove-sent-files"),
     _help("telnet"),
     _help("traceroute"),
     _help("whois"),
@@ -158,7 +158,7 @@ HELPS: Final = (
     _help("man"),
     _help("make", elsewhere="--old-file --assume-old"),
     _help("patch", elsewhere="--check --debug"),
-    _help("ps", "--help", "all"),
+    _help("ps", "--help", "all", elsewhere="--no-heading"),
     _help("rg", elsewhere=_RIPGREP_14),
 )
 

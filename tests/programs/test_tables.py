@@ -75,7 +75,7 @@ def _separated(declared: Declared) -> list[str] | None:
     option = declared.option
     if option.arity in (1, "optional_next"):
         return [declared.spelling, _value(option)]
-    if option.arity == 0 or option.arity == "optional":
+    if option.arity in (0, "optional", "digits"):
         return [declared.spelling]
     return None
 
@@ -84,6 +84,8 @@ def _fused(declared: Declared) -> list[str] | None:
     option, spelling, row = declared.option, declared.spelling, declared.row
     if option.arity == 0 or option.arity == "optional_next":
         return None
+    if option.arity == "digits":
+        return [spelling + "7"]
     if row.style == "words":
         if row.fused_prefix and option.arity in ("fused", "optional"):
             return [spelling + _value(option)]

@@ -531,6 +531,7 @@ _ZIP: Final = row(
     "-dg --display-globaldots",
     "-dv --display-volume",
     "-MM --must-match",
+    ("-@ --names-stdin", Effect(kind="read")),
     style="getopt",
     multichar_short=True,
     abbreviations=False,

@@ -161,9 +161,8 @@ _RUBY: Final = row(
     environment=frozenset({"RUBYOPT", "RUBYLIB"}),
 )
 
-# perl: -l and -0 take digits only, so they are switches here and a digit after
-# them is undeclared; -i takes the rest of its cluster (`-pie` is -i with the
-# suffix `e`), as perl does.
+# perl: -l and -0 take the digits that follow them (`-0777ne`, `-l012`); -i
+# takes the rest of its cluster (`-pie` is -i with the suffix `e`), as perl does.
 _PERL: Final = row(
     ("-e =", RUN_CODE),
     ("-E =", RUN_CODE),
@@ -174,8 +173,8 @@ _PERL: Final = row(
     "-p",
     "-a",
     "-F (=)",
-    "-l",
-    "-0",
+    "-l [0]",
+    "-0 [0]",
     "-i [=]",
     "-c",
     "-w",

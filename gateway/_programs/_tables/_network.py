@@ -658,7 +658,7 @@ _RSYNC: Final = row(
     ("--rsync-path =", RUN_SHELL),
     "--existing --ignore-non-existing",
     "--ignore-existing",
-    "--remove-source-files",
+    "--remove-source-files --remove-sent-files",
     "--del",
     "--delete",
     "--delete-before",

@@ -455,7 +455,7 @@ _PS_DASH: Final[tuple[OptionSpec, ...]] = (
     "-y",
     "--context",
     "--headers",
-    "--no-headers",
+    "--no-headers --no-heading",
     "--cols --columns --width =",
     "--rows --lines =",
     "-L",
@@ -476,7 +476,7 @@ _PS_DASH: Final[tuple[OptionSpec, ...]] = (
     "-Z",
 )
 _PS_LETTERS: Final = row(
-    *(f"-{letter}" for letter in "arTxfjlsuvXHmcLnSVwZM"),
+    *(f"-{letter}" for letter in "arTxfjlsuvXHmcLnSVwZMh"),
     ("-e", ENVIRONMENT),
     ("-E", ENVIRONMENT),
     "-O =",
