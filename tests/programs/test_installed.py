@@ -26,13 +26,29 @@ _LONG: Final = re.compile(r"(?<![\w-])--(\[no-?\])?([A-Za-z0-9][-A-Za-z0-9._]*)"
 
 
 class Help(NamedTuple):
+    """
+    How to ask a program for its help, and what the help leaves out.
+
+    Attributes:
+        program: The program.
+        argv: The arguments that print its help.
+        elsewhere: Declared long options its help does not list: another
+            implementation's, a newer release's, or an alias it does not print.
+        unshown: Declared long options whose value its help does not show
+            (``wget --max-redirect``, ``file --parameter``, aliases printed
+            before the value, ``--proxy [protocol://]host``).
+    """
+
     program: str
     argv: tuple[str, ...]
     elsewhere: frozenset[str] = frozenset()
+    unshown: frozenset[str] = frozenset()
 
 
-def _help(program: str, *argv: str, elsewhere: str = "") -> Help:
-    return Help(program, argv or ("--help",), frozenset(elsewhere.split()))
+def _help(program: str, *argv: str, elsewhere: str = "", unshown: str = "") -> Help:
+    return Help(
+        program, argv or ("--help",), frozenset(elsewhere.split()), frozenset(unshown.split())
+    )
 
 
 _BSD_SORT = "--radixsort --mergesort --qsort --heapsort --mmap"
@@ -129,7 +145,7 @@ HELPS: Final = (
     _help("getent"),
     _help("apropos"),
     _help("whatis"),
-    _help("file"),
+    _help("file", unshown="--parameter"),
     _help("gzip", elsewhere="--to-stdout --uncompress"),
     _help("bzip2"),
     _help(
@@ -137,9 +153,13 @@ HELPS: Final = (
     ),
     _help("zstd", "-H", elsewhere="--compress --list --uncompress"),
     _help("tar", elsewhere="--fast-read --options --lz4 --include --exclude-tag-all"),
-    _help("curl", "--help", "all"),
-    _help("wget"),
-    _help("rsync", elsewhere="--no-relative --protect-args --remove-sent-files"),
+    _help("curl", "--help", "all", unshown="--help --proxy --preproxy --trace"),
+    _help("wget", unshown="--max-redirect --hsts-file"),
+    _help(
+        "rsync",
+        elsewhere="--no-relative --protect-args --remove-sent-files",
+        unshown="--cc --zc --zl",
+    ),
     _help("telnet"),
     _help("traceroute"),
     _help("whois"),
@@ -158,7 +178,13 @@ HELPS: Final = (
     _help("man"),
     _help("make", elsewhere="--old-file --assume-old"),
     _help("patch", elsewhere="--check --debug"),
-    _help("ps", "--help", "all", elsewhere="--no-heading"),
+    _help(
+        "ps",
+        "--help",
+        "all",
+        elsewhere="--no-heading",
+        unshown="--cols --columns --rows --sort --help",
+    ),
     _help("rg", elsewhere=_RIPGREP_14),
 )
 
@@ -217,3 +243,62 @@ def test_no_real_long_option_begins_a_declared_one_it_does_not_name(entry: Help)
         if spelling.startswith(option) and spelling != option
     )
     assert shadowed == []
+
+
+_ARITY: Final = re.compile(
+    r"(?<![\w-])--([A-Za-z0-9][-A-Za-z0-9._]*)(\[=|=|\s<|\s\[<|\s[A-Z][A-Z_]*(?:,|$)|)",
+    re.MULTILINE,
+)
+_DEFINITION: Final = re.compile(r"^[ \t]{1,8}[-+]")
+_GAP: Final = re.compile(r"\s{2,}|\t")
+
+
+def _help_arities(text: str) -> dict[str, set[object]]:
+    """
+    What the help says each long option takes: 0, 1 or ``optional``.
+
+    Only the lines that define options are read (``  -o, --output=FILE   …``),
+    up to the gap before the description, so an option a description
+    mentions in passing does not count.
+    """
+    found: dict[str, set[object]] = {}
+    heads = [
+        _GAP.split(line.strip(), maxsplit=1)[0]
+        for line in text.splitlines()
+        if _DEFINITION.match(line)
+    ]
+    for name, mark in _ARITY.findall("\n".join(heads)):
+        if mark in ("[=", " [<"):
+            arity: object = "optional"
+        elif mark:
+            arity = 1
+        else:
+            arity = 0
+        found.setdefault(f"--{name}", set()).add(arity)
+    return found
+
+
+@pytest.mark.parametrize("entry", list(_installed()), ids=lambda entry: entry.program)
+def test_every_declared_long_option_takes_what_the_installed_help_says(entry: Help) -> None:
+    """
+    A value the help shows (``--key=KEYDEF``) is declared, and one it does not show is not.
+
+    An optional value (``--color[=WHEN]``) agrees with a help that shows the
+    option bare, or both bare and with a value; a fused-only or
+    optional-next option is a decision the row documents, not checked here.
+    """
+    said = _help_arities(_help_text(entry))
+    agrees: dict[object, tuple[set[object], ...]] = {
+        0: ({0},),
+        1: ({1},),
+        "optional": ({"optional"}, {0}, {0, 1}, {0, "optional"}, {0, 1, "optional"}),
+    }
+    wrong = sorted(
+        (spelling, str(option.arity), sorted(map(str, said[spelling])))
+        for spelling, option in PROGRAM_TABLES[entry.program].options.items()
+        if spelling in said
+        and spelling not in entry.unshown
+        and option.arity in agrees
+        and said[spelling] not in agrees[option.arity]
+    )
+    assert wrong == []
