@@ -9,9 +9,14 @@ names are loaded, and an unknown name is a start-up error naming the installed
 ones. A factory is called as ``factory(options, context)``.
 
 The chain is consulted in order: the first Decline or Allow decides, Abstain
-passes on, nobody deciding gives ``ask``. An approver may set
+passes on, nobody deciding gives ``ask``. Each approver is told what the ones
+before it answered (`ReviewRequest.earlier`). An approver may set
 ``reviews_raw_text = True``; only such an approver's Allow counts for a plan
-that could not be measured.
+that could not be measured. An approver's ``role`` (`ApproverRole`) says what
+its answers rest on: a **delegate**'s allow (a program, a web service, a
+model) never outranks a **policy**'s decline, wherever the delegate stands —
+after it, the chain still asks the policy approvers, and any decline among
+them decides; persons and other delegates after it are not asked.
 """
 
 from __future__ import annotations
@@ -29,9 +34,52 @@ from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
 from gateway._sinks import installed
 from gateway._verdicts import Answer
 
-__all__ = ["APPROVER_GROUP", "Approver", "ApproverContext", "ReviewRequest", "load_approver"]
+__all__ = [
+    "APPROVER_GROUP",
+    "APPROVER_ROLES",
+    "Approver",
+    "ApproverContext",
+    "ApproverRole",
+    "EarlierAnswer",
+    "ReviewRequest",
+    "approver_role",
+    "load_approver",
+]
 
 APPROVER_GROUP: Final = "gateway.approvers"
+
+ApproverRole = Literal["policy", "delegate", "person"]
+"""
+What an approver's answers rest on (its optional ``role`` attribute).
+
+``policy`` (the default): a policy of its own, such as the rules; its
+decline stands over any delegate's allow. ``delegate``: something outside
+the gateway it hands the question to (a program, a web service, a model); its
+allow stands only if no policy approver after it in the chain declines.
+``person``: a person decides; not asked once a delegate has allowed.
+"""
+
+APPROVER_ROLES: Final[tuple[ApproverRole, ...]] = ("policy", "delegate", "person")
+
+
+class EarlierAnswer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    What an approver earlier in the chain answered to the same question.
+
+    Attributes:
+        approver: Its name.
+        decision: ``allow``, ``decline`` or ``abstain``.
+        reason: Its reason, as it gave it.
+        rule: The rule it named, if any.
+        note: Why the gateway did not take the answer as given (an allow of
+            a plan that could not be measured), if it did not.
+    """
+
+    approver: str
+    decision: Literal["allow", "decline", "abstain"]
+    reason: str | None
+    rule: str | None = None
+    note: str | None = None
 
 
 class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -52,6 +100,9 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
         body: For ``body``: the completed text, secrets masked.
         body_plan: For ``body``, when the command reading it is a shell: its plan.
         sequence: The call's strict sequence plan, when it is a shell call.
+        earlier: What the approvers before this one in the chain answered to
+            this same question, in chain order (the rules' ``abstain`` and its
+            reason, for an approver after them).
     """
 
     kind: Literal["call", "hole", "body"]
@@ -65,6 +116,7 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
     body: str | None = None
     body_plan: ProgramPlan | None = None
     sequence: SequencePlan | None = None
+    earlier: tuple[EarlierAnswer, ...] = ()
 
     @property
     def measured(self) -> bool:
@@ -86,8 +138,9 @@ class Approver(Protocol):
     ``approver.failed`` event. Optional attributes: ``reviews_raw_text: bool``
     opts in to allowing plans that could not be measured; ``timeout: float``
     (seconds, at most a day) replaces the configured approver timeout for this
-    approver (a person needs minutes); ``async def aclose()`` is awaited when
-    the gateway closes.
+    approver (a person needs minutes); ``role`` (`ApproverRole`, default
+    ``policy``) says what its answers rest on; ``async def aclose()`` is
+    awaited when the gateway closes.
     """
 
     name: str
@@ -108,6 +161,23 @@ class ApproverContext(msgspec.Struct, frozen=True, kw_only=True):
 
     config: GatewayConfig
     services: dict[str, Any]
+
+
+def approver_role(approver: Approver) -> ApproverRole:
+    """
+    The approver's role (read once, when the gateway opens): its ``role`` attribute, or ``policy``.
+
+    Raises:
+        PluginLoadError: ``role`` is not one of `APPROVER_ROLES`.
+    """
+    role = getattr(approver, "role", "policy")
+    if role not in APPROVER_ROLES:
+        name = getattr(approver, "name", type(approver).__name__)
+        raise PluginLoadError(
+            f"The approver {name!r} says role = {role!r}; it must be 'policy', 'delegate' or 'person'.",
+            plugin=str(name),
+        )
+    return role
 
 
 def load_approver(name: str, options: Mapping[str, Any], context: ApproverContext) -> Approver:

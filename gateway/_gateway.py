@@ -39,11 +39,20 @@ from anyio import AsyncContextManagerMixin
 from anyio.abc import ObjectReceiveStream
 from opentelemetry.trace import TracerProvider
 
-from gateway._approvers import Approver, ApproverContext, ReviewRequest, load_approver
-from gateway._bus import EventBus, SinkFailure
+from gateway._approvers import (
+    Approver,
+    ApproverContext,
+    ApproverRole,
+    EarlierAnswer,
+    ReviewRequest,
+    approver_role,
+    load_approver,
+)
+from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig
 from gateway._digest import digest_of
+from gateway._errors import SinkFailure
 from gateway._events import (
     GENESIS,
     ApproverDecided,
@@ -175,6 +184,13 @@ def mask_value(value: Any, known: Sequence[tuple[str, str]] = ()) -> Any:
     return value
 
 
+def mask_call(call: ToolCall, source: str | None) -> ToolCall:
+    """The call as approvers see it: its input and the user's request with their secrets masked."""
+    known = source_secrets(source)
+    request = None if call.user_request is None else str(mask_value(call.user_request, known))
+    return msgspec.structs.replace(call, input=mask_value(call.input, known), user_request=request)
+
+
 def mask_sequence(sequence: SequencePlan, source: str) -> SequencePlan:
     """A sequence plan with every secret of ``source`` masked in its argv (the values are quote-removed)."""
     secrets = source_secrets(source)
@@ -260,11 +276,12 @@ class Gateway(AsyncContextManagerMixin):
         self._clock = clock or _now
         self.services: dict[str, Any] = {}
         self._approvers: list[Approver] = []
+        self._roles: list[ApproverRole] = []
         self._bus: EventBus | None = None
         self._cache: OrderedDict[tuple[str, str], tuple[ProgramPlan, SequencePlan]] = OrderedDict()
         self._planning: dict[tuple[str, str], anyio.Event] = {}
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
-        self._limiter = anyio.CapacityLimiter(self.config.gateway.planning_threads)
+        self._limiter = anyio.CapacityLimiter(self.config.gateway.workers)
         self._counts = {"reviews": 0, "allow": 0, "ask": 0, "decline": 0, "hits": 0, "misses": 0}
         self._open = False
 
@@ -289,6 +306,7 @@ class Gateway(AsyncContextManagerMixin):
     @asynccontextmanager
     async def __asynccontextmanager__(self) -> AsyncIterator[Gateway]:
         self._approvers = self._build_approvers()
+        self._roles = [approver_role(approver) for approver in self._approvers]
         sinks = self._build_sinks()
         opened: list[Sink] = []
         try:
@@ -538,9 +556,7 @@ class Gateway(AsyncContextManagerMixin):
         bus = self.bus
         call_id = call.call_id
         is_shell, source = self.shell_source(call)
-        masked_call = msgspec.structs.replace(
-            call, input=mask_value(call.input, source_secrets(source))
-        )
+        masked_call = mask_call(call, source)
         await bus.publish(
             CallProposed,
             call_id,
@@ -693,12 +709,23 @@ class Gateway(AsyncContextManagerMixin):
         return self.config.gateway.approver_timeout
 
     async def _ask(self, request: ReviewRequest, ids: dict[str, str | None]) -> _Outcome:
-        """Run the approver chain on one question: the first allow or decline decides."""
+        """
+        Run the approver chain on one question: the first allow or decline decides.
+
+        Each approver is told what the ones before it answered. A delegate's
+        allow is held rather than final: the chain goes on asking only the
+        policy approvers after it, and a decline among them decides; otherwise
+        the held allow stands (a policy's allow decides as ever).
+        """
         bus = self.bus
         call_id = request.call.call_id
         what = "the call" if request.kind == "call" else f"this {request.kind}"
         asked: _Outcome | None = None
-        for approver in self._approvers:
+        held: _Outcome | None = None
+        earlier: list[EarlierAnswer] = []
+        for approver, role in zip(self._approvers, self._roles, strict=True):
+            if held is not None and role != "policy":
+                continue
             name = str(getattr(approver, "name", type(approver).__name__))
             timeout = self.approver_timeout(approver)
             with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: name}) as span:
@@ -707,7 +734,9 @@ class Gateway(AsyncContextManagerMixin):
                 late = f"Approver {name!r} did not answer within {timeout:g} s, and the gateway fails closed."
                 try:
                     with anyio.fail_after(timeout) as deadline:
-                        answer = await approver.review(request)
+                        answer = await approver.review(
+                            msgspec.structs.replace(request, earlier=tuple(earlier))
+                        )
                 except TimeoutError:
                     failure = late
                 except (Exception, SystemExit) as error:  # noqa: BLE001 -- the one boundary where plugin failures become declines
@@ -762,13 +791,27 @@ class Gateway(AsyncContextManagerMixin):
                     note=note,
                     **ids,
                 )
+                earlier.append(
+                    EarlierAnswer(
+                        approver=name,
+                        decision=answer.decision,
+                        reason=answer.reason,
+                        rule=answer.rule,
+                        note=note,
+                    )
+                )
                 if isinstance(answer, Abstain) and answer.reason:
                     # The last approver to say why it would not decide explains the ask.
                     asked = _Outcome("ask", answer.reason, None, answer.rule)
                 if note is not None or isinstance(answer, Abstain):
                     continue
                 reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
+                if isinstance(answer, Allow) and role == "delegate":
+                    held = _Outcome("allow", reason, name, answer.rule)
+                    continue
                 return _Outcome(answer.decision, reason, name, answer.rule)
+        if held is not None:
+            return held
         if asked is not None:
             return asked
         return _Outcome("ask", f"No approver decided on {what}; a person must decide.", None, None)
@@ -851,9 +894,7 @@ class Gateway(AsyncContextManagerMixin):
                 body_plan, _ = await self.plan(body)
             request = ReviewRequest(
                 kind="body",
-                call=msgspec.structs.replace(
-                    recent.call, input=mask_value(recent.call.input, source_secrets(recent.source))
-                ),
+                call=mask_call(recent.call, recent.source),
                 digest=recent.digest,
                 plan=recent.plan,
                 question=question,

@@ -4,6 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 WITH_BROWSER=1
+WITH_PROGRAMS=1
 . scripts/setup.sh
 echo "== ruff check" && .venv/bin/ruff check .
 echo "== ruff format --check" && .venv/bin/ruff format --check .

@@ -47,7 +47,13 @@ import anyio
 import msgspec
 
 from gateway._cli._common import CommandError, Subcommand, register, write_json
-from gateway._config import GatewayConfig, default_config, default_token_file, load_config
+from gateway._config import (
+    MAX_SECONDS,
+    GatewayConfig,
+    default_config,
+    default_token_file,
+    load_config,
+)
 from gateway._errors import GatewayError
 from gateway._gateway import Gateway
 from gateway._hosts import (
@@ -360,8 +366,10 @@ def run_hook(arguments: argparse.Namespace) -> dict[str, Any] | None:
         config = _config(arguments.config)
     server = arguments.server if arguments.server is not None else config.hook.server
     timeout = arguments.timeout if arguments.timeout is not None else config.hook.timeout
-    if not 0 < timeout <= 86_400:
-        raise _Blocked(f"The timeout must be between 0 and 86400 seconds, not {timeout:g}.")
+    if not 0 < timeout <= MAX_SECONDS:
+        raise _Blocked(
+            f"The timeout must be between 0 and {MAX_SECONDS:g} seconds, not {timeout:g}."
+        )
     if server:
         token_file = (
             arguments.token_file if arguments.token_file is not None else config.hook.token_file

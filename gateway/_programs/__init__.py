@@ -23,7 +23,7 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ["ArgumentFact", "ArgumentReading", "FactKind", "read_arguments"]
+__all__ = ["ArgumentFact", "ArgumentReading", "FactBase", "FactKind", "read_arguments"]
 
 FactKind = Literal[
     "read",
@@ -33,8 +33,12 @@ FactKind = Literal[
     "cwd",
     "read_environment",
     "lifetime",
+    "bind",
 ]
 """What one argument (or option) makes the program do; see `ArgumentFact`."""
+
+FactBase = Literal["git_dir", "work_tree"]
+"""What a fact's path is relative to when it is not the working directory; see `ArgumentFact.within`."""
 
 
 class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -46,8 +50,10 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             (connect to, listen on or resolve ``value``), ``cwd`` (the program
             runs in ``value``: ``git -C``, ``make -C``, ``tar -C``; later path
             facts of the same reading are relative to it), ``read_environment``
-            (it prints or reads the whole environment), ``lifetime`` (it may
-            never end or it detaches: ``tail -f``, ``yes``).
+            (it prints or reads the whole environment, or one variable of it),
+            ``lifetime`` (it may never end or it detaches: ``tail -f``,
+            ``yes``), ``bind`` (it sets one of the program's own settings for
+            this run: ``git -c name=value``).
         via: The option or role that causes it (``--output``, ``operand``,
             ``-exec``, ``system()``), for display.
         index: The argument's index in the argv the reader was given (``None``
@@ -56,27 +62,43 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             when the argument expands, so the value is unknown). A path may be
             derived from the argument: ``gzip f`` creates ``f.gz``, ``cp a
             dir`` may write ``dir/a``, ``ln -s /x/.bashrc`` creates ``.bashrc``.
-            For ``read_environment``: the variable's name, or ``None`` with no
-            ``index`` for the whole environment.
+            For ``read_environment``: the one variable read (``ENVIRON["HOME"]``,
+            ``$ENV.PATH``), or ``None`` for the whole environment or a name
+            only known at run time. For ``bind``: the setting as written
+            (``core.autocrlf=true``). For ``execute`` with action
+            ``configured``: ``None``, since the code is in a configuration
+            file, not in the call.
         action: For ``write``: ``write``, ``append``, ``create``, ``delete``,
             ``move``, ``copy``, ``link``, ``mode``, ``owner`` or ``directory``.
             For ``execute``: ``program`` (`value` names a program),
             ``shell_text`` (`value` is shell text), ``code`` (`value` is
             code in the program's own language: ``python -c``, ``perl -e``),
             ``script`` (`value` is a file whose code runs: ``python x.py``,
-            ``source FILE``) or ``module`` (`value` names a module or package
-            that is found and run: ``python -m``, ``npx``). For
-            ``network``: ``connect``, ``listen`` or ``resolve``. For
-            ``lifetime``: ``unbounded`` or ``detached``. For ``read``:
-            ``metadata`` when only names, sizes, modes or types are read
-            (``ls``, ``stat``), else ``None``.
+            ``source FILE``), ``module`` (`value` names a module or package
+            that is found and run: ``python -m``, ``npx``), or ``configured``
+            (the program may run code its configuration names rather than the
+            call: git's ``core.fsmonitor``, ``core.pager``, a textconv driver,
+            a hook; ``via`` then names the configuration key pattern from
+            `gateway._programs._gitconfig.CODE_KEYS` or the hook,
+            ``hooks/pre-commit``). For ``network``: ``connect``, ``listen`` or
+            ``resolve``. For ``lifetime``: ``unbounded`` or ``detached``. For
+            ``read``: ``metadata`` when only names, sizes, modes or types are
+            read (``ls``, ``stat``), else ``None``.
         recursive: For ``write``: the change reaches everything below the path
             (``rm -r``, ``chmod -R``). For ``read``: the program reads
-            everything below it (``grep -r``, ``cp -r`` sources), so a
-            directory that holds secrets is read with them.
+            everything below it (a search root of ``find``, ``grep -r``, ``cp
+            -r`` sources), so a directory that holds secrets is read with them.
         prefix: For ``write``: `value` is the beginning of the paths written,
             not a whole path (``split IN part_`` writes ``part_aa``,
             ``part_ab``…; ``mktemp /tmp/fooXXXXXX``).
+        within: ``None`` when a relative `value` is relative to the working
+            directory (as it nearly always is). ``git_dir``: the value names a
+            file of the repository's git directory, spelled as if that
+            directory were ``.git`` (``.git/config``, ``.git/index``); where
+            the git directory really is, only the repository can say at run
+            time, so such a value must never be resolved against the working
+            directory alone. ``work_tree``: the value is relative to the top
+            of the repository's work tree (``.`` for all of it).
         words: For ``execute`` with action ``program``: the argv index range
             ``[start, end)`` of the command it runs (``find -exec CMD ARGS ;``,
             ``jobs -x CMD ARGS``), so the planner can plan that command from
@@ -93,6 +115,7 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     recursive: bool = False
     prefix: bool = False
     words: tuple[int, int] | None = None
+    within: FactBase | None = None
 
 
 class ArgumentReading(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -35,9 +35,11 @@ from gateway._shell._tree import Program
 from gateway._shell._words import Unreadable
 from gateway._shell._worker import WorkerPool
 
-__all__ = ["ShellReading", "read_shell"]
+__all__ = ["INTERNAL_FAILURE", "ShellReading", "read_shell"]
 
 _READERS: Final = ("tree-sitter", "bashlex")
+INTERNAL_FAILURE: Final = "The shell reader failed on this text"
+"""How the reason of a reading that hit a bug in a reader begins (tests look for it)."""
 # The worker processes are a cache of an operating-system resource shared by
 # every reading in the process; they hold no state that changes a reading.
 _POOL_LOCK: Final = threading.Lock()
@@ -120,7 +122,7 @@ def _read_bashlex(source: Source, deadline: float, masks: tuple[Mask, ...] = ())
         # Imported here so that start-up (and the worker's parent) stays light.
         from gateway._shell._bashlex import read_with_bashlex
 
-        return read_with_bashlex(source, masks)
+        return read_with_bashlex(source, masks, deadline)
     result = _worker_pool().read(source.text, masks, deadline)
     if result.program is None:
         raise Unreadable(result.reason or "the bashlex worker gave no answer", result.offset)
@@ -166,6 +168,15 @@ def read_shell(text: str | bytes) -> ShellReading:
         >>> read_shell("case $x in a) echo;; esac").reason
         'Bashlex does not support `case` statements.'
     """
+    try:
+        return _read(text)
+    except Exception as error:  # noqa: BLE001 -- a reader's own bug must not escape: it is unmeasured
+        return unmeasured(
+            f"{INTERNAL_FAILURE} ({type(error).__name__}), so what it runs is not known"
+        )
+
+
+def _read(text: str | bytes) -> ShellReading:
     started = time.monotonic()
     deadline = started + PARSE_BUDGET_SECONDS
     if isinstance(text, bytes):

@@ -23,6 +23,12 @@ only for the exact release the project depends on (``bashlex==0.18``):
   line as a command. `_gather_after_lookahead` reads them where they start.
 * **The end of a substitution that holds a heredoc**, which bashlex reports
   before the heredoc's body.
+* **No bound on its work**: on some inputs it asks for tokens past the end of
+  the text forever, growing without limit. Every token is charged to the
+  reading (`_metered`), so it stops at a budget proportional to the text or
+  at the deadline, whichever comes first.
+* **Every ``elif`` after the first**, which bashlex nests inside a reserved
+  word node whose ``word`` is a list (`_spliced`).
 
 bashlex itself never sees anything but the source text; its ``WordNode.word``
 (whose quote removal is wrong in ~1 % of real commands) is never used.
@@ -30,8 +36,12 @@ bashlex itself never sees anything but the source text; its ``WordNode.word``
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
-from collections.abc import Sequence
+import math
+import threading
+import time
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 import bashlex
@@ -43,7 +53,7 @@ import bashlex.subst
 import bashlex.tokenizer
 
 from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
-from gateway._shell._limits import MAX_NESTING
+from gateway._shell._limits import BASHLEX_TOKEN_FLOOR, BASHLEX_TOKENS_PER_CHAR, MAX_NESTING
 from gateway._shell._masks import Mask, apply_masks
 from gateway._shell._source import Source
 from gateway._shell._tree import (
@@ -188,6 +198,63 @@ def _gather_after_lookahead(original: Any) -> Any:
     return production
 
 
+# ───────────────────────── the work meter ─────────────────────────
+
+
+class _Meter(threading.local):
+    """The budget of the bashlex reading running on this thread (``limit < 0``: none)."""
+
+    def __init__(self) -> None:
+        self.limit = -1
+        self.steps = 0
+        self.deadline = math.inf
+
+
+_METER: Final = _Meter()
+
+
+def _metered(original: Any) -> Any:
+    """
+    Wrap bashlex's ``tokenizer.token`` so every token is charged to the running reading.
+
+    bashlex is pure Python and a thread cannot interrupt it, so the bound sits
+    in its own loop: every token any of its parsers reads (substitutions are
+    parsed by parsers of their own) is one step, and past the reading's
+    limit, or its deadline, the next token raises instead. On some inputs
+    bashlex asks for tokens past the end forever (``>(a#"")${`` and a
+    newline): this is what stops it, in bounded time and memory.
+    """
+
+    def token(self: Any) -> Any:
+        meter = _METER
+        if meter.limit >= 0:
+            meter.steps += 1
+            if meter.steps > meter.limit:
+                raise Unreadable(
+                    f"bashlex reads more than {BASHLEX_TOKENS_PER_CHAR} tokens a character "
+                    "of this text, over its budget",
+                    0,
+                )
+            if not meter.steps & 63 and time.monotonic() > meter.deadline:
+                raise Unreadable("bashlex did not finish within the time budget", 0)
+        return original(self)
+
+    return token
+
+
+@contextlib.contextmanager
+def _metering(length: int, deadline: float) -> Iterator[None]:
+    meter = _METER
+    saved = meter.limit, meter.steps, meter.deadline
+    meter.limit = BASHLEX_TOKENS_PER_CHAR * length + BASHLEX_TOKEN_FLOOR
+    meter.steps = 0
+    meter.deadline = deadline
+    try:
+        yield
+    finally:
+        meter.limit, meter.steps, meter.deadline = saved
+
+
 def _install_repair() -> None:
     global _REPAIRED
     if _INSTALLED == BASHLEX_VERSION and not _REPAIRED:
@@ -195,6 +262,7 @@ def _install_repair() -> None:
         for production in bashlex.parser.yaccparser.productions:
             if production.func == "p_redirection_heredoc":
                 production.callable = _gather_after_lookahead(production.callable)
+        bashlex.tokenizer.tokenizer.token = _metered(bashlex.tokenizer.tokenizer.token)
         _REPAIRED = True
 
 
@@ -209,19 +277,29 @@ def parse_only(text: str) -> Any:
     return bashlex.parse(text)
 
 
-def read_with_bashlex(source: Source, masks: Sequence[Mask] = ()) -> Program:
+def read_with_bashlex(
+    source: Source, masks: Sequence[Mask] = (), deadline: float = math.inf
+) -> Program:
     """
-    Read ``source`` with bashlex into the neutral tree.
+    Read ``source`` with bashlex into the neutral tree, within a work budget.
 
     Args:
         source: The text.
         masks: Constructs bashlex cannot parse, found by the other reader,
             to mask in the copy bashlex parses (see ``_masks``).
+        deadline: A `time.monotonic` instant past which the reading stops.
 
     Raises:
         Unreadable: bashlex raised (any exception type), produced a node kind
-            outside the lists, or read a word differently from the scanner.
+            outside the lists, read a word differently from the scanner, or
+            read more tokens than `BASHLEX_TOKENS_PER_CHAR` a character (or
+            ran past ``deadline``).
     """
+    with _metering(len(source.text), deadline):
+        return _read(source, masks)
+
+
+def _read(source: Source, masks: Sequence[Mask]) -> Program:
     if not _REPAIRED:
         raise Unreadable(
             f"bashlex {_INSTALLED} is installed but the gateway's repairs are proven only for {BASHLEX_VERSION}",
@@ -473,7 +551,7 @@ class _Reader:
     ) -> list[tuple[str, list[Any]]]:
         """Split a compound's parts at the given reserved words: ``[(keyword, nodes after it)]``."""
         sections: list[tuple[str, list[Any]]] = []
-        for part in parts:
+        for part in _spliced(parts):
             if part.kind == "reservedword" and part.word in keywords:
                 sections.append((part.word, []))
             elif not sections:
@@ -761,6 +839,25 @@ class _Reader:
             ),
             body_start + heredoc_node.terminator_length,
         )
+
+
+def _spliced(parts: list[Any]) -> list[Any]:
+    """
+    A compound's parts with bashlex's nested ``elif`` groups spliced back in.
+
+    From the second ``elif`` on, bashlex 0.18 wraps each ``elif … then …``
+    (and what follows it) in a reserved-word node whose ``word`` is the list
+    of those parts, one level deeper per ``elif``.
+    """
+    out: list[Any] = []
+    stack = list(reversed(parts))
+    while stack:
+        part = stack.pop()
+        if part.kind == "reservedword" and isinstance(part.word, list):
+            stack.extend(reversed(part.word))
+        else:
+            out.append(part)
+    return out
 
 
 class _Neg:

@@ -9,6 +9,8 @@ is read.
 from typing import Final
 
 __all__ = [
+    "BASHLEX_TOKENS_PER_CHAR",
+    "BASHLEX_TOKEN_FLOOR",
     "INPROCESS_MAX_BYTES",
     "INPROCESS_MAX_DEPTH",
     "MAX_NESTING",
@@ -55,3 +57,15 @@ corpora takes two."""
 
 SCAN_STEP_FLOOR: Final = 65_536
 """Steps every reading may take on top of `SCAN_STEPS_PER_CHAR`, so short sources are never cut short."""
+
+BASHLEX_TOKENS_PER_CHAR: Final = 8
+"""How many tokens bashlex may read per source character, all its parsers together.
+
+bashlex re-reads a substitution's text with a parser of its own, so nested
+substitutions read the same characters again; past this many tokens a
+character (plus `BASHLEX_TOKEN_FLOOR`) the reading is unmeasured. It bounds the
+work of a reader that cannot be interrupted: with it, bashlex runs in the
+calling thread in time and memory proportional to the text."""
+
+BASHLEX_TOKEN_FLOOR: Final = 1_024
+"""Tokens every bashlex reading may take on top of `BASHLEX_TOKENS_PER_CHAR`."""

@@ -42,10 +42,11 @@ _BOOT: Final = (
 
 
 class WorkerRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """What the worker is asked: a text and the masks to read it with."""
+    """What the worker is asked: a text, the masks to read it with, and its deadline (monotonic clock)."""
 
     text: str
     masks: tuple[Mask, ...]
+    deadline: float
 
 
 class WorkerResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,7 +109,8 @@ def serve() -> None:  # pragma: no cover - runs in the worker process
         request = _REQUESTS.decode(payload)
         try:
             result = WorkerResult(
-                program=read_with_bashlex(Source(request.text), request.masks), reason=None
+                program=read_with_bashlex(Source(request.text), request.masks, request.deadline),
+                reason=None,
             )
         except Unreadable as unreadable:
             result = WorkerResult(program=None, reason=unreadable.reason, offset=unreadable.offset)
@@ -132,10 +134,15 @@ class _Worker:
         )
 
     def kill(self) -> None:
+        """Kill the process and close both pipes (an unclosed pipe is a leaked descriptor)."""
         with contextlib.suppress(OSError):
             self.process.kill()
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             self.process.wait(timeout=1.0)
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
 
     def ask(self, request: WorkerRequest, deadline: float) -> WorkerResult | None:
         """Send a request; return the answer, or ``None`` when the deadline passed or the worker died."""
@@ -197,7 +204,7 @@ class WorkerPool:
             return WorkerResult(
                 program=None, reason="no bashlex worker became free within the budget"
             )
-        result = worker.ask(WorkerRequest(text=text, masks=masks), deadline)
+        result = worker.ask(WorkerRequest(text=text, masks=masks, deadline=deadline), deadline)
         if result is None:
             worker.kill()
             self._release(None)
