@@ -7,9 +7,9 @@ Plans every command of a corpus (``tests/data/corpus``), and for every
 command of every measured plan (nested shell text included) whose program is
 read, reads the program's own arguments with `gateway._programs.read_arguments`.
 It prints the share of commands whose program has a table (or a language
-reader) and whose every option is declared and every word readable, then the
-programs without a table, the undeclared options and the unreadable clauses,
-most frequent first.
+reader) and whose every option is declared and every word readable, the
+share of calls all of whose commands are, then the programs without a table,
+the undeclared options and the unreadable clauses, most frequent first.
 
 Expanding words are passed as `read_arguments` expects from the planner: a
 word that cannot begin with a dash (``"src/$f"``, ``~/x``, ``./*``, a process
@@ -30,8 +30,6 @@ from positions import walk
 from gateway import plan_program
 from gateway._programs import read_arguments
 from gateway._programs._languages import LANGUAGE_READERS
-
-_LANGUAGE_PROGRAMS = frozenset({"awk", "gawk", "mawk", "nawk", "sed", "jq", "find", "git"})
 
 
 def _process_substitution(written: str) -> bool:
@@ -63,9 +61,12 @@ def main() -> None:
     unreadable: Counter[str] = Counter()
     examples: dict[str, str] = {}
     for source in load(arguments.corpus, arguments.limit):
+        totals["calls"] += 1
         plan = plan_program(source)
         if plan.status != "measured":
+            totals["calls unmeasured"] += 1
             continue
+        whole = True
         for statement in plan.statements:
             for command, _depth in walk(statement.plan):
                 program = command.position.program
@@ -86,14 +87,14 @@ def main() -> None:
                 )
                 base = program.basename
                 reading = read_arguments(base, values, one_word=one_word, no_dash=no_dash)
-                language = base in LANGUAGE_READERS or base in _LANGUAGE_PROGRAMS
                 if not reading.table:
-                    key = "language programs (their readers)" if language else "no table"
-                    totals[key] += 1
-                    if not language:
-                        untabled[base] += 1
+                    totals["no table"] += 1
+                    untabled[base] += 1
+                    whole = False
                     continue
                 totals["with a table"] += 1
+                totals["by a language reader"] += base in LANGUAGE_READERS
+                whole = whole and reading.undeclared is None and reading.unreadable is None
                 if reading.undeclared is not None:
                     totals["undeclared option"] += 1
                     label = f"{base} {reading.undeclared}"
@@ -106,17 +107,24 @@ def main() -> None:
                     examples.setdefault(label, statement.plan.rendered)
                 else:
                     totals["read in full"] += 1
+        totals["calls read in full"] += whole
 
     commands = totals["commands"] or 1
-    languages = totals["language programs (their readers)"]
     print(f"corpus {arguments.corpus}: {totals['commands']} commands whose program is read")
-    for key in ("with a table", "read in full", "undeclared option", "unreadable", "no table"):
+    for key in (
+        "with a table",
+        "by a language reader",
+        "read in full",
+        "undeclared option",
+        "unreadable",
+        "no table",
+    ):
         print(f"  {key:<22} {totals[key]:>7}  {100 * totals[key] / commands:6.2f} %")
-    print(f"  {'language programs':<22} {languages:>7}  {100 * languages / commands:6.2f} %")
-    tabled = commands - languages or 1
+    calls = totals["calls"] or 1
     print(
-        f"  read in full, of the commands not read by a language reader: "
-        f"{100 * totals['read in full'] / tabled:.2f} %"
+        f"calls: {totals['calls']}, unmeasured {totals['calls unmeasured']}; every command "
+        f"read in full: {totals['calls read in full']} "
+        f"({100 * totals['calls read in full'] / calls:.2f} %)"
     )
     for title, counter in (
         ("programs without a table", untabled),

@@ -177,6 +177,9 @@ HELPS: Final = (
     ),
     _help("man"),
     _help("make", elsewhere="--old-file --assume-old"),
+    _help("top"),
+    _help("mount"),
+    _help("umount"),
     _help("patch", elsewhere="--check --debug"),
     _help(
         "ps",
@@ -246,7 +249,7 @@ def test_no_real_long_option_begins_a_declared_one_it_does_not_name(entry: Help)
 
 
 _ARITY: Final = re.compile(
-    r"(?<![\w-])--([A-Za-z0-9][-A-Za-z0-9._]*)(\[=|=|\s<|\s\[<|\s[A-Z][A-Z_]*(?:,|$)|)",
+    r"(?<![\w-])--([A-Za-z0-9][-A-Za-z0-9._]*)(\[=|=|\s=|\s<|\s\[<|\s[A-Z][A-Z_]*(?:,|$)|)",
     re.MULTILINE,
 )
 _DEFINITION: Final = re.compile(r"^[ \t]{1,8}[-+]")

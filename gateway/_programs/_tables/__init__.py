@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Final
 
 from gateway._programs._rows import ProgramRow
+from gateway._programs._tables._admin import ADMIN_TABLES
 from gateway._programs._tables._archives import ARCHIVE_TABLES
 from gateway._programs._tables._builds import BUILD_TABLES
 from gateway._programs._tables._clusters import CLUSTER_TABLES
@@ -52,5 +53,6 @@ PROGRAM_TABLES: Final[Mapping[str, ProgramRow]] = _join(
     CLUSTER_TABLES,
     SEARCH_TABLES,
     VERSION_TABLES,
+    ADMIN_TABLES,
 )
 """Basename → its option table."""
