@@ -60,6 +60,12 @@ from gateway._events import (
 )
 from gateway._fragments import expand_fragment as expand_fragment
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
+from gateway._git_trust import (
+    ConfiguredCode as ConfiguredCode,
+    RepositoryInspection as RepositoryInspection,
+    inspect_repository as inspect_repository,
+    repository_refusal as repository_refusal,
+)
 from gateway._hosts import (
     ClaudeCodeEvent as ClaudeCodeEvent,
     claude_code_call as claude_code_call,
@@ -101,6 +107,10 @@ from gateway._plans import (
     StatementPlan as StatementPlan,
 )
 from gateway._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
+from gateway._programs._gitconfig import (
+    GIT_CODE_KEYS as GIT_CODE_KEYS,
+    git_code_key as git_code_key,
+)
 from gateway._sequence import command_sequence_plan as command_sequence_plan
 from gateway._shell import ShellReading as ShellReading, read_shell as read_shell
 from gateway._sinks import (
@@ -125,6 +135,7 @@ from gateway._verdicts import (
 __all__ = [
     "DECISION_ORDER",
     "DECISION_VERBS",
+    "GIT_CODE_KEYS",
     "LAUNCHERS",
     "MAX_SECONDS",
     "NOT_AUTO_ALLOWED",
@@ -147,6 +158,7 @@ __all__ = [
     "ClaudeCodeEvent",
     "Complete",
     "ConfigError",
+    "ConfiguredCode",
     "Decline",
     "EarlierAnswer",
     "Event",
@@ -184,6 +196,7 @@ __all__ = [
     "ProgramPosition",
     "Redacted",
     "Redaction",
+    "RepositoryInspection",
     "ReviewRequest",
     "SequencePlan",
     "SequenceStep",
@@ -207,12 +220,15 @@ __all__ = [
     "default_token_file",
     "encode_event",
     "expand_fragment",
+    "git_code_key",
+    "inspect_repository",
     "iter_commands",
     "load_config",
     "plan_program",
     "read_audit_log",
     "read_program_position",
     "read_shell",
+    "repository_refusal",
     "strictest",
     "strictness",
     "validation_path",

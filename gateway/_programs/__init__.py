@@ -79,7 +79,7 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             (the program may run code its configuration names rather than the
             call: git's ``core.fsmonitor``, ``core.pager``, a textconv driver,
             a hook; ``via`` then names the configuration key pattern from
-            `gateway._programs._gitconfig.CODE_KEYS` or the hook,
+            `gateway._programs._gitconfig.GIT_CODE_KEYS` or the hook,
             ``hooks/pre-commit``). For ``network``: ``connect``, ``listen`` or
             ``resolve``. For ``lifetime``: ``unbounded`` or ``detached``. For
             ``read``: ``metadata`` when only names, sizes, modes or types are
