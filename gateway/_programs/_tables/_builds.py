@@ -59,6 +59,8 @@ def _writes(via: str, value: str | None = None) -> Implicit:
     )
 
 
+_RUNS_FETCHED: Final = Operands(head=(Role(effects=(_MODULE,), arguments=True),))
+"""``npx PACKAGE ARGS…``: the package's program runs, fetched when missing; the rest are its arguments."""
 _INSTALLS: Final = (
     _fetches("the package index"),
     _writes("the packages it installs"),
@@ -544,7 +546,7 @@ _NPM_EXEC: Final = row(
     multichar_short=True,
     inherit=True,
     options_end_after=1,
-    operands=Operands(head=(Role(effects=(_MODULE, NETWORK), arguments=True),)),
+    operands=_RUNS_FETCHED,
     facts=(_fetches("the registry"),),
 )
 _NPM_COMMANDS: Final[Mapping[str, tuple[tuple[str, ...], ProgramRow]]] = {
@@ -638,8 +640,11 @@ _NPX: Final = row(
     "-h --help",
     "-v --version",
     options_end_after=1,
-    operands=Operands(head=(Role(effects=(_MODULE, NETWORK), arguments=True),)),
+    operands=_RUNS_FETCHED,
     modes=(Mode(when=frozenset({"--version"}), operands=NO_OPERANDS),),
+    facts=(
+        Implicit(effect=NETWORK, via="the registry", unless=frozenset({"--version", "--help"})),
+    ),
 )
 
 _YARN_OPTIONS: Final[tuple[OptionSpec, ...]] = (
@@ -678,14 +683,20 @@ def _yarn(*facts: Implicit, options: tuple[OptionSpec, ...] = _YARN_OPTIONS) -> 
 
 _YARN_INSTALL: Final = _yarn(*_INSTALLS)
 _YARN_RUN: Final = _yarn(*_NPM_RUNS)
-_YARN_FETCH_RUN: Final = row(
-    *_YARN_OPTIONS,
-    "-p --package =",
-    inherit=True,
-    options_end_after=1,
-    operands=Operands(head=(Role(effects=(_MODULE, NETWORK), arguments=True),)),
-    facts=(_fetches("the registry"),),
-)
+
+
+def _fetches_and_runs(*options: OptionSpec) -> ProgramRow:
+    """``yarn dlx PACKAGE ARGS…``, ``pnpm dlx``: a fetched package's program runs."""
+    return row(
+        *options,
+        inherit=True,
+        options_end_after=1,
+        operands=_RUNS_FETCHED,
+        facts=(_fetches("the registry"),),
+    )
+
+
+_YARN_FETCH_RUN: Final = _fetches_and_runs(*_YARN_OPTIONS, "-p --package =")
 # yarn with no command installs; `yarn SCRIPT` runs a script (undeclared here).
 _YARN: Final = row(
     *_YARN_OPTIONS,
@@ -761,14 +772,7 @@ def _pnpm(*facts: Implicit) -> ProgramRow:
 
 _PNPM_INSTALL: Final = _pnpm(*_INSTALLS)
 _PNPM_RUN: Final = _pnpm(*_NPM_RUNS)
-_PNPM_FETCH_RUN: Final = row(
-    *_PNPM_OPTIONS,
-    "--package =",
-    inherit=True,
-    options_end_after=1,
-    operands=Operands(head=(Role(effects=(_MODULE, NETWORK), arguments=True),)),
-    facts=(_fetches("the registry"),),
-)
+_PNPM_FETCH_RUN: Final = _fetches_and_runs(*_PNPM_OPTIONS, "--package =")
 _PNPM: Final = row(
     *_PNPM_OPTIONS,
     subcommands={
