@@ -28,6 +28,7 @@ from gateway._programs._rows import (
     Operands,
     OptionSpec,
     ProgramRow,
+    Role,
     role,
 )
 from gateway._programs._tables._common import GNU, LISTS, NO_OPERANDS, READS, row
@@ -776,7 +777,15 @@ _CAL: Final = row(
     operands=NO_OPERANDS,
 )
 _LSMOD: Final = row(operands=NO_OPERANDS)
-_ARCH: Final = row(*GNU, operands=NO_OPERANDS)
+# GNU arch prints the machine; macOS arch [-arch NAME] PROGRAM [ARGS] runs a
+# program (its -arch options are left out): an operand is a program it runs.
+_ARCH: Final = row(
+    *GNU,
+    options_end_after=1,
+    operands=Operands(
+        head=(Role(effects=(Effect(kind="execute", action="program"),), arguments=True),)
+    ),
+)
 _GROUPS: Final = row(*GNU, operands=NO_OPERANDS)
 
 # getent DATABASE [KEY…]: the name databases resolve their keys.
