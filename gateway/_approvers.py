@@ -41,11 +41,12 @@ from gateway._bounded import BoundedPool
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import MAX_SECONDS, GatewayConfig
+from gateway._effects import Effect
 from gateway._errors import PluginLoadError
 from gateway._events import ApproverDecided, ApproverFailed, Event, HoleRef
 from gateway._isolation import LoopThread, call_isolated
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
-from gateway._sinks import installed
+from gateway._plugins import installed
 from gateway._telemetry import ATTR_APPROVER, ATTR_DECISION, ATTR_RULE, SPAN_APPROVE, Telemetry
 from gateway._verdicts import Abstain, Allow, Answer, Decision, Decline, Verdict, strictest
 
@@ -76,6 +77,7 @@ OPTIONAL_MEMBERS: Final = (
     "shares_loop",
     "deterministic",
     "generation",
+    "policy_version",
     "aclose",
 )
 """The optional members of an approver, each read once when it is loaded."""
@@ -132,6 +134,13 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
         body: For ``body``: the completed text, secrets masked.
         body_plan: For ``body``, when the command reading it is a shell: its plan.
         sequence: The call's strict sequence plan, when it is a shell call.
+        effects: Everything the call does, in order: for a tool that is not a
+            shell, what its ``[[tool-effects]]`` row reads from its input (an
+            ``opaque`` effect when no row maps it); for a shell call, what its
+            tool's row adds (``local_shell``'s ``env`` and ``user``), then
+            every effect of its plan (`gateway.iter_effects` of each
+            statement). An allow may rest on effects only when none is
+            ``opaque``.
         earlier: What the approvers before this one in the chain answered to
             this same question, in chain order (the rules' ``abstain`` and its
             reason, for an approver after them).
@@ -148,6 +157,7 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
     body: str | None = None
     body_plan: ProgramPlan | None = None
     sequence: SequencePlan | None = None
+    effects: tuple[Effect, ...] = ()
     earlier: tuple[EarlierAnswer, ...] = ()
 
     @property
@@ -191,6 +201,8 @@ class Approver(Protocol):
       call gets the same answer without asking again.
     * ``generation: int`` — changes whenever what it knows changes (a
       remembered approval), so that answers given before are not reused.
+    * ``policy_version: str`` — which version of its policy answers now
+      (read with every answer; every verdict it decides names it).
     * ``async def aclose()`` — awaited (bounded) when the gateway closes.
     """
 
@@ -365,6 +377,8 @@ class Outcome(NamedTuple):
     reason: str
     approver: str | None
     rule: str | None
+    decided_by: str | None = None
+    policy: str | None = None
 
 
 def _well_formed(answer: Allow | Decline | Abstain) -> bool:
@@ -429,10 +443,13 @@ class ApproverChain:
         """The approvers' names, in order."""
         return tuple(slot.name for slot in self.slots)
 
-    def generations(self) -> tuple[int | None, ...]:
-        """What every deterministic approver knows now (their ``generation``): replays are kept per value."""
+    def generations(self) -> tuple[tuple[int | None, str | None], ...]:
+        """What every approver knows now (its ``generation`` and ``policy_version``): replays are kept per value."""
         return tuple(
-            getattr(slot.approver, "generation", None) if slot.has_generation else None
+            (
+                getattr(slot.approver, "generation", None) if slot.has_generation else None,
+                _policy(slot),
+            )
             for slot in self.slots
         )
 
@@ -571,7 +588,8 @@ class ApproverChain:
                     if key is not None and memo is not None:
                         memo[key] = answer
                 self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
-                note, final = walk.take(slot, answer)
+                policy = _policy(slot)
+                note, final = walk.take(slot, answer, policy)
                 decided = ApproverDecided(
                     call_id=call_id,
                     trace_id=trace_id,
@@ -583,6 +601,8 @@ class ApproverChain:
                     question=request.question,
                     note=note,
                     reused=reused,
+                    decided_by=None if isinstance(answer, Abstain) else answer.decided_by,
+                    policy=policy,
                 )
                 if record is not None:
                     record.drafts.append(msgspec.structs.replace(decided, reused=True))
@@ -650,7 +670,9 @@ class _Walk:
             return index, slot, question
         return None
 
-    def take(self, slot: ApproverSlot, answer: Answer) -> tuple[str | None, Outcome | None]:
+    def take(
+        self, slot: ApproverSlot, answer: Answer, policy: str | None = None
+    ) -> tuple[str | None, Outcome | None]:
         """Count one answer: the note on it (when it is not taken as given), and the outcome if it decides."""
         note = None
         if isinstance(answer, Allow) and self.unmeasured and not slot.reviews_raw_text:
@@ -670,10 +692,13 @@ class _Walk:
         if note is not None or isinstance(answer, Abstain):
             return note, None
         reason = answer.reason.strip() or f"Approver {slot.name!r} decided on {self.what}."
+        outcome = Outcome(
+            answer.decision, reason, slot.name, answer.rule, answer.decided_by, policy
+        )
         if isinstance(answer, Allow) and slot.role == "delegate":
-            self.held = Outcome("allow", reason, slot.name, answer.rule)
+            self.held = outcome
             return note, None
-        return note, Outcome(answer.decision, reason, slot.name, answer.rule)
+        return note, outcome
 
     def result(self) -> Outcome:
         """The outcome when the chain ran out without a decision."""
@@ -720,7 +745,15 @@ def combine(
         approver=decisive.approver,
         rule=decisive.rule,
         call_id=call_id,
+        decided_by=decisive.decided_by,
+        policy=decisive.policy,
     )
+
+
+def _policy(slot: ApproverSlot) -> str | None:
+    """The version of the approver's policy now, when it has versions (read with every answer: it changes)."""
+    policy = getattr(slot.approver, "policy_version", None)
+    return policy if isinstance(policy, str) else None
 
 
 def _raised(name: str, error: BaseException) -> str:

@@ -29,6 +29,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from gateway._digest import digest_of
+from gateway._effects import Effect
 from gateway._plans import Hole, ProgramPlan, SequencePlan
 from gateway._verdicts import Verdict
 
@@ -88,9 +89,15 @@ class _Event(
 
 
 class GatewayStarted(_Event, frozen=True, kw_only=True, tag="gateway.started"):
-    """A gateway opened: its version, the digest of its config, its approvers and sinks."""
+    """
+    A gateway opened: its version, the digest of its config, its approvers and sinks.
+
+    ``plan_format`` is the version of the plan's wire form (`gateway._effects.PLAN_FORMAT`)
+    every plan digest after it is computed in; a record without it is of format 1.
+    """
 
     version: str
+    plan_format: int = 1
     config_digest: str
     approvers: tuple[str, ...]
     sinks: tuple[str, ...]
@@ -204,7 +211,11 @@ class PlanReady(_Event, frozen=True, kw_only=True, tag="plan.ready"):
     The call's plan, and the digest every later decision is bound to.
 
     ``plan`` is ``None`` for a tool that is not a shell; for a shell whose text
-    could not be read, it is an unmeasured plan with its reason.
+    could not be read, it is an unmeasured plan with its reason. ``effects``
+    are what the call does outside its plan: everything a tool that is not a
+    shell does, read from its input (or one ``opaque`` effect), and what a
+    shell tool's input adds (``local_shell``'s ``env`` and ``user``); the
+    plan's own effects are in the plan.
     """
 
     shell: bool
@@ -213,6 +224,7 @@ class PlanReady(_Event, frozen=True, kw_only=True, tag="plan.ready"):
     sequence: SequencePlan | None = None
     commands: int = 0
     holes: int = 0
+    effects: tuple[Effect, ...] = ()
 
 
 class HoleQuestion(_Event, frozen=True, kw_only=True, tag="hole.question"):
@@ -230,6 +242,8 @@ class ApproverDecided(_Event, frozen=True, kw_only=True, tag="approver.decided")
     of an unmeasured plan by an approver that does not review raw text).
     ``reused`` says the approver was not asked again: it declares its answers
     depend only on the question, and it gave this one to an identical call.
+    ``decided_by`` names the person, when a person decided; ``policy`` the
+    version of the approver's policy that answered, when it has versions.
     """
 
     approver: str
@@ -239,6 +253,8 @@ class ApproverDecided(_Event, frozen=True, kw_only=True, tag="approver.decided")
     question: HoleRef | None = None
     note: str | None = None
     reused: bool = False
+    decided_by: str | None = None
+    policy: str | None = None
 
 
 class ApproverFailed(_Event, frozen=True, kw_only=True, tag="approver.failed"):
@@ -264,10 +280,14 @@ class VerdictReached(_Event, frozen=True, kw_only=True, tag="verdict.reached"):
     There is one per review, and it is written before the verdict is
     released. If it cannot be written in time, the caller gets a decline and
     a ``verdict.withdrawn`` record says so.
+
+    In ``shadow`` mode ``verdict`` is what the gateway would have returned;
+    the host was told to decide on its own (`Verdict.defer`).
     """
 
     verdict: Verdict
     question: HoleRef | None = None
+    mode: Literal["enforce", "shadow"] = "enforce"
 
 
 class VerdictWithdrawn(_Event, frozen=True, kw_only=True, tag="verdict.withdrawn"):

@@ -31,6 +31,8 @@ allow, and no exception from a plugin escapes `review`.
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -44,6 +46,7 @@ from anyio import AsyncContextManagerMixin
 from anyio.abc import ObjectReceiveStream
 from opentelemetry.trace import TracerProvider
 
+from gateway._analysis import CallAnalysis
 from gateway._approvers import (
     Approver,
     ApproverChain,
@@ -60,9 +63,10 @@ from gateway._approvers import (
 from gateway._bounded import BoundedFailure, BoundedPool
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
-from gateway._config import GatewayConfig
+from gateway._config import GatewayConfig, Mode
 from gateway._digest import digest_of
 from gateway._door import Admitted, admit, refused_call_id
+from gateway._effects import PLAN_FORMAT, Effect
 from gateway._errors import GatewayError, SinkFailure
 from gateway._events import (
     GENESIS,
@@ -82,15 +86,13 @@ from gateway._events import (
     VerdictWithdrawn,
     WitnessFailed,
 )
-from gateway._planner import iter_commands
 from gateway._plans import Hole, ProgramPlan, SequencePlan
 from gateway._reading import (
     BodyText,
     CallReading,
     CallText,
     MaskText,
-    holes_of,
-    mask_text,
+    mask_request,
     mask_value,
     read_body,
     read_call,
@@ -177,8 +179,10 @@ class _Prepared:
     """A call read once, for every identical call after it: the reading, and what follows from it."""
 
     __slots__ = (
+        "analysis",
         "commands",
         "digest",
+        "effects",
         "holes",
         "input",
         "is_shell",
@@ -195,17 +199,22 @@ class _Prepared:
     def __init__(
         self, call: ToolCall, *, is_shell: bool, source: str | None, reading: CallReading
     ) -> None:
+        analysis = reading.analysis
         self.input = call.input
         self.is_shell = is_shell
         self.source = source
-        self.plan = reading.plan
-        self.sequence = reading.sequence
-        self.holes = reading.holes
-        commands = [
-            c for s in (self.plan.statements if self.plan else ()) for c in iter_commands(s.plan)
-        ]
-        self.commands = len(commands)
-        self.positions = tuple(c.position for c in commands)
+        self.analysis = analysis
+        self.plan = None if analysis is None else analysis.plan
+        self.sequence = None if analysis is None else analysis.sequence
+        self.holes: tuple[tuple[HoleRef, Hole], ...] = (
+            tuple((entry.ref, entry.hole) for entry in analysis.holes)
+            if analysis is not None and analysis.measured
+            else ()
+        )
+        self.positions = () if analysis is None else analysis.positions
+        self.commands = len(self.positions)
+        # What the call's tool input does; a shell's plan says the rest.
+        self.effects: tuple[Effect, ...] = reading.effects
         self.digest = (
             self.plan.digest
             if self.plan is not None
@@ -221,7 +230,7 @@ class _Replay(NamedTuple):
     """What an identical call published and was told, to give again (see `Gateway._replay`)."""
 
     prepared: _Prepared
-    generations: tuple[int | None, ...]
+    generations: tuple[tuple[int | None, str | None], ...]
     drafts: tuple[Event, ...]
     verdict: Verdict
     attributes: dict[str, str | int | bool | None]
@@ -266,6 +275,10 @@ class _Recent(NamedTuple):
         return self.prepared.plan
 
     @property
+    def analysis(self) -> CallAnalysis | None:
+        return self.prepared.analysis
+
+    @property
     def digest(self) -> str:
         return self.prepared.digest
 
@@ -284,6 +297,19 @@ def _now() -> str:
 def _short(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _names(pattern: str, tool: str) -> bool:
+    """Whether a ``[[shell-tools]]`` name (exact, or a glob) names ``tool``."""
+    return pattern == tool or (
+        any(c in pattern for c in "*?[") and fnmatch.fnmatchcase(tool, pattern)
+    )
+
+
+def _home_directory() -> str | None:
+    """This process's home directory, when it has a usable one (``$HOME``, absolute, not ``/``)."""
+    home = os.path.expanduser("~")
+    return home if home.startswith("/") and home.rstrip("/") else None
 
 
 def _lookup(data: Mapping[str, Any], path: str) -> Any:
@@ -348,6 +374,8 @@ class Gateway(AsyncContextManagerMixin):
         self._sinks: dict[str, Sink] = {}
         self._cache: OrderedDict[tuple[str, bytes, str], _Prepared] = OrderedDict()
         self._reading: dict[tuple[str, bytes, str], anyio.Event] = {}
+        # The home directory paths are classified against: configured, or this process's.
+        self._home = self.config.paths.home or _home_directory()
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
         self._requests: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], str] = OrderedDict()
         self._counts = _Counts()
@@ -453,6 +481,7 @@ class Gateway(AsyncContextManagerMixin):
                 await bus.publish(
                     GatewayStarted(
                         version=VERSION,
+                        plan_format=PLAN_FORMAT,
                         config_digest=digest_of(self.config),
                         approvers=self._chain.names,
                         sinks=tuple(slot.name for slot in slots),
@@ -594,7 +623,7 @@ class Gateway(AsyncContextManagerMixin):
         import shlex
 
         for tool in self.config.shell_tools:
-            if tool.tool != call.tool:
+            if not _names(tool.tool, call.tool):
                 continue
             for field in tool.fields:
                 value = _lookup(call.input, field)
@@ -638,7 +667,16 @@ class Gateway(AsyncContextManagerMixin):
             timeout = min(self.config.gateway.plan_timeout, self._remaining(deadline))
             reading = await self._pool.run(
                 read_call,
-                CallText(input=call.input, source=source, cwd=call.cwd or ""),
+                CallText(
+                    tool=call.tool,
+                    input=call.input,
+                    source=source,
+                    is_shell=is_shell,
+                    cwd=call.cwd,
+                    paths=self.config.paths,
+                    home=self._home,
+                    rows=self.config.tool_effects,
+                ),
                 timeout=max(timeout, 0.001),
             )
             if isinstance(reading, BoundedFailure):
@@ -652,31 +690,39 @@ class Gateway(AsyncContextManagerMixin):
             done.set()
         return prepared
 
-    async def plan(self, source: str, cwd: str = "") -> tuple[ProgramPlan, SequencePlan]:
+    async def analyse(self, source: str, cwd: str = "") -> CallAnalysis:
         """
-        The plan and sequence plan of a shell text, read in a worker (as the first tool of ``[[shell-tools]]``).
+        The `CallAnalysis` of a shell text run in ``cwd`` (as the first of ``[[shell-tools]]``).
+
+        Read once, in a worker under ``plan-timeout``, through the cache of
+        identical calls.
 
         Raises:
-            GatewayError: The text could not be read within ``plan-timeout``.
+            GatewayError: The text could not be read in time, or is not a text a call may carry.
         """
         tool = self.config.shell_tools[0] if self.config.shell_tools else None
-        name = tool.tool if tool is not None else "Bash"
+        name = tool.tool if tool is not None and not any(c in tool.tool for c in "*?[") else "Bash"
         field = tool.fields[0].split(".")[0] if tool is not None else "command"
         admitted = admit(ToolCall(name, {field: source}, cwd=cwd or None))
         if isinstance(admitted, str):
-            raise GatewayError(f"The text cannot be planned: {admitted}.")
+            raise GatewayError(f"The text cannot be read: {admitted}.")
         deadline = anyio.current_time() + self.config.gateway.plan_timeout
         prepared = await self._prepare(admitted, deadline)
         if isinstance(prepared, BoundedFailure):
             raise GatewayError(f"The text could not be read ({prepared.reason}).")
-        if prepared.plan is None or prepared.sequence is None:  # pragma: no cover - a shell tool
+        if prepared.analysis is None:  # pragma: no cover - read as a shell tool's command
             raise GatewayError("The text was not read as shell.")
-        return prepared.plan, prepared.sequence
+        return prepared.analysis
+
+    async def plan(self, source: str, cwd: str = "") -> tuple[ProgramPlan, SequencePlan]:
+        """The plan and sequence plan of a shell text (from its `analyse`)."""
+        analysis = await self.analyse(source, cwd)
+        return analysis.plan, analysis.sequence
 
     @staticmethod
-    def holes_of(source: str, plan: ProgramPlan) -> list[tuple[HoleRef, Hole]]:
-        """Every hole of every unquoted heredoc of a measured plan, in order."""
-        return holes_of(source, plan)
+    def holes_of(analysis: CallAnalysis) -> list[tuple[HoleRef, Hole]]:
+        """Every hole of every unquoted heredoc of an analysed call, in order (nothing is read)."""
+        return [(entry.ref, entry.hole) for entry in analysis.holes]
 
     # ── reviewing ──
 
@@ -781,7 +827,27 @@ class Gateway(AsyncContextManagerMixin):
                 },
             )
         self._counts.count(verdict)
-        return verdict
+        return self._deferred(verdict) if self._mode == "shadow" else verdict
+
+    @property
+    def _mode(self) -> Mode:
+        return self.config.gateway.mode
+
+    @staticmethod
+    def _deferred(verdict: Verdict) -> Verdict:
+        """What shadow mode returns: the host decides; the verdict it would have had is recorded."""
+        would = {"allow": "allowed", "ask": "asked about", "decline": "declined"}[verdict.decision]
+        return Verdict(
+            decision="ask",
+            reason=f"Shadow mode: the gateway would have {would} this call ({verdict.reason.rstrip('.')}); the host decides.",
+            digest=verdict.digest,
+            approver=verdict.approver,
+            rule=verdict.rule,
+            call_id=verdict.call_id,
+            decided_by=verdict.decided_by,
+            policy=verdict.policy,
+            defer=True,
+        )
 
     def _replay(self, admitted: Admitted) -> _Replay | None:
         """What an identical call got, if it can be given again now (nothing changed, nothing would wait)."""
@@ -841,6 +907,7 @@ class Gateway(AsyncContextManagerMixin):
 
     @staticmethod
     def _request(prepared: _Prepared, masked_call: ToolCall) -> ReviewRequest:
+        analysis = prepared.analysis
         return ReviewRequest(
             kind="call",
             call=masked_call,
@@ -849,6 +916,7 @@ class Gateway(AsyncContextManagerMixin):
             positions=prepared.positions,
             holes=tuple(ref for ref, _ in prepared.holes),
             sequence=prepared.sequence,
+            effects=prepared.effects + (analysis.effects if analysis is not None else ()),
         )
 
     @staticmethod
@@ -866,6 +934,7 @@ class Gateway(AsyncContextManagerMixin):
                 call_id=state.call_id,
                 verdict=released,
                 question=state.question,
+                mode=self._mode,
                 trace_id=state.ids["trace_id"],
                 span_id=state.ids["span_id"],
             )
@@ -901,7 +970,7 @@ class Gateway(AsyncContextManagerMixin):
                 state,
                 f"The audit log failed ({halted}), so until the gateway restarts every call is declined: there is no action without audit.",
             )
-        if any(tool.tool == call.tool for tool in self.config.shell_tools):
+        if any(_names(tool.tool, call.tool) for tool in self.config.shell_tools):
             with self._telemetry.span(SPAN_PLAN) as plan_span:
                 prepared = await self._prepare(admitted, deadline)
                 if isinstance(prepared, BoundedFailure):
@@ -957,6 +1026,7 @@ class Gateway(AsyncContextManagerMixin):
                 sequence=prepared.sequence,
                 commands=prepared.commands,
                 holes=len(holes),
+                effects=prepared.effects,
             )
         )
         if not prepared.is_shell or prepared.source is not None:
@@ -1028,6 +1098,7 @@ class Gateway(AsyncContextManagerMixin):
                 call_id=verdict.call_id,
                 verdict=verdict,
                 question=state.question,
+                mode=self._mode,
                 trace_id=state.ids["trace_id"],
                 span_id=state.ids["span_id"],
             )
@@ -1066,7 +1137,9 @@ class Gateway(AsyncContextManagerMixin):
             self._requests.move_to_end(key)
             return masked
         timeout = max(min(self.config.gateway.plan_timeout, self._remaining(deadline)), 0.001)
-        result = await self._pool.run(mask_text, MaskText(text=text, known=known), timeout=timeout)
+        result = await self._pool.run(
+            mask_request, MaskText(text=text, known=known), timeout=timeout
+        )
         if isinstance(result, BoundedFailure):
             return None
         self._requests[key] = result
@@ -1099,7 +1172,7 @@ class Gateway(AsyncContextManagerMixin):
         """
         self.bus  # noqa: B018 -- raises when the gateway is not open
         recent = self._recent[call_id]
-        if recent.source is None or recent.plan is None:
+        if recent.source is None or recent.analysis is None:
             raise KeyError(call_id)
         section = self.config.gateway
         decide_by = anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
@@ -1117,7 +1190,8 @@ class Gateway(AsyncContextManagerMixin):
                         state,
                         f"The heredoc body was not judged within {section.review_timeout:g} s, and the gateway fails closed.",
                     )
-                return await self._conclude(verdict, state)
+                verdict = await self._conclude(verdict, state)
+                return self._deferred(verdict) if self._mode == "shadow" else verdict
             except BaseException as error:
                 if isinstance(error, anyio.get_cancelled_exc_class()) and caller_cancelled():
                     with (
@@ -1148,7 +1222,8 @@ class Gateway(AsyncContextManagerMixin):
         ids = state.ids
         question = state.question
         assert question is not None  # noqa: S101 -- set by answer()
-        if recent.source is None or recent.plan is None:  # pragma: no cover - checked by answer()
+        analysis = recent.analysis
+        if recent.source is None or analysis is None:  # pragma: no cover - checked by answer()
             raise KeyError(call_id)
         valid = {
             index: text
@@ -1169,7 +1244,9 @@ class Gateway(AsyncContextManagerMixin):
                     span_id=ids["span_id"],
                 )
             )
-        statements = recent.plan.statements
+        if not analysis.measured:
+            return self._decline(state, analysis.plan.reason or "The source could not be read.")
+        statements = analysis.plan.statements
         reader = (
             statements[question.statement].plan.commands
             if 0 <= question.statement < len(statements)
@@ -1180,10 +1257,14 @@ class Gateway(AsyncContextManagerMixin):
             read_body,
             BodyText(
                 source=recent.source,
+                fragments=analysis.fragments,
                 statement=question.statement,
                 heredoc=question.heredoc,
                 answers=valid,
                 shell=owner is not None and owner.position.runs_shell,
+                cwd=recent.call.cwd,
+                paths=self.config.paths,
+                home=self._home,
             ),
             timeout=max(min(self.config.gateway.plan_timeout, self._remaining(deadline)), 0.001),
         )
@@ -1218,6 +1299,8 @@ class Gateway(AsyncContextManagerMixin):
             approver=outcome.approver,
             rule=outcome.rule,
             call_id=call_id,
+            decided_by=outcome.decided_by,
+            policy=outcome.policy,
         )
 
     async def record_outcome(

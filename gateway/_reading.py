@@ -1,16 +1,18 @@
 """
-What the gateway computes from the text of a call, as bounded tasks.
+Where the gateway reads calls: bounded tasks around `gateway._analysis`.
 
-Reading a call — its shell plan, its sequence plan, the holes of its heredocs,
-the secrets of its text and the input with them masked — is pure computation
-on text an agent wrote, so the gateway never does it on its event loop: it
-sends a `CallText` to a worker of its `gateway._bounded.BoundedPool` and gets a
-`CallReading` back, or a failure it turns into a decline. The same holds for a
-heredoc body the host completes (`read_body`).
+Reading a call — `analyse_call` on a shell call's text, `tool_effects` on any
+tool's input, the secrets of both and the input with them masked — is pure
+computation on text an agent wrote, so the gateway never does it on its
+event loop: it sends a `CallText` to a worker of its
+`gateway._bounded.BoundedPool` and gets a `CallReading` back, or a failure it
+turns into a decline. The same holds for a heredoc body the host completes
+(`read_body`) and the user's request (`mask_request`). What is computed is
+`gateway._analysis`'s business; this module only says what a worker is sent
+and what it sends back.
 
-Each text is scanned for secrets once: the secrets of the shell text are found
-once and reused to mask the command field, the sequence plan and every other
-string that repeats them.
+The secrets of the shell text are found once here and reused to mask the
+command field, every other string that repeats them, and the user's request.
 """
 
 from __future__ import annotations
@@ -20,13 +22,23 @@ from typing import Any, Final
 
 import msgspec
 
+from gateway._analysis import (
+    CallAnalysis,
+    analyse_call,
+    analysis_context,
+    mask_text,
+    row_for,
+    tool_directory,
+    tool_effects,
+)
 from gateway._bounded import bounded_task
-from gateway._events import HoleRef
-from gateway._fragments import expand_fragment
-from gateway._planner import plan_program
-from gateway._plans import FragmentAddr, FragmentError, Hole, ProgramPlan, SequencePlan
+from gateway._effects import Effect
+from gateway._fragments import Fragments, expand_planned
+from gateway._places import PathsSection
+from gateway._plan._paths import path_context
+from gateway._plans import FragmentAddr, FragmentError, ProgramPlan
 from gateway._redact import Redactor, Secret, find_secrets
-from gateway._sequence import command_sequence_plan
+from gateway._tools import ToolEffects
 
 __all__ = [
     "BodyReading",
@@ -34,9 +46,7 @@ __all__ = [
     "CallReading",
     "CallText",
     "MaskText",
-    "holes_of",
-    "mask_sequence",
-    "mask_text",
+    "mask_request",
     "mask_value",
     "read_body",
     "read_call",
@@ -86,77 +96,27 @@ def mask_value(
     """
     if isinstance(value, str):
         if source_found is not None and value == source:
-            value = Redactor(value, source_found).mask(0, len(value))
+            masked = Redactor(value, source_found).mask(0, len(value))
             for secret, kind in known:
-                value = value.replace(secret, f"<{kind}>")
-            return value
-        for secret, kind in known:
-            value = value.replace(secret, f"<{kind}>")
-        return Redactor(value).mask(0, len(value))
+                masked = masked.replace(secret, f"<{kind}>")
+            return masked
+        return mask_text(value, known)
     if isinstance(value, list | tuple):
         return [mask_value(item, known, source=source, source_found=source_found) for item in value]
     if isinstance(value, dict):
-        masked: dict[Any, Any] = {}
+        masked_map: dict[Any, Any] = {}
         for key, item in value.items():
             # A string under a key that names a secret ({"password": "…"}, an
             # env map's "GITHUB_TOKEN") holds nothing the value patterns can
             # see: without its key it would be published verbatim.
             named = _secret_key_kind(key) if isinstance(item, str) and item else None
-            masked[key] = (
+            masked_map[key] = (
                 f"<{named}>"
                 if named is not None
                 else mask_value(item, known, source=source, source_found=source_found)
             )
-        return masked
+        return masked_map
     return value
-
-
-def mask_sequence(
-    sequence: SequencePlan, source: str, known: Sequence[tuple[str, str]] | None = None
-) -> SequencePlan:
-    """A sequence plan with every secret of ``source`` masked in its argv (the values are quote-removed)."""
-    secrets = source_secrets(source) if known is None else known
-    if not secrets:
-        return sequence
-
-    def mask(text: str) -> str:
-        return str(mask_value(text, secrets))
-
-    steps = tuple(
-        msgspec.structs.replace(step, argv=tuple(mask(arg) for arg in step.argv))
-        for step in sequence.steps
-    )
-    # The reason quotes words of the source ("The word `https://…?api_key=…`
-    # holds an expansion or glob character."), so it is masked too.
-    reason = None if sequence.reason is None else mask(sequence.reason)
-    return msgspec.structs.replace(sequence, steps=steps, reason=reason)
-
-
-def holes_of(source: str, plan: ProgramPlan) -> list[tuple[HoleRef, Hole]]:
-    """Every hole of every unquoted heredoc of a measured plan, in order."""
-    found: list[tuple[HoleRef, Hole]] = []
-    if plan.status != "measured":
-        return found
-    for statement in plan.statements:
-        for command in statement.plan.commands:
-            for heredoc in command.heredocs:
-                if heredoc.literal or not heredoc.holes:
-                    continue
-                address = FragmentAddr(statement=statement.index, heredoc=heredoc.index)
-                try:
-                    expansion = expand_fragment(source, address, {}, strict=False)
-                except FragmentError:
-                    continue
-                if expansion.blocked is None:
-                    continue
-                found.extend(
-                    (
-                        HoleRef(statement=statement.index, heredoc=heredoc.index, hole=hole.index),
-                        hole,
-                    )
-                    for hole in expansion.blocked.holes
-                )
-    return found
 
 
 class CallText(msgspec.Struct, frozen=True, kw_only=True):
@@ -164,53 +124,66 @@ class CallText(msgspec.Struct, frozen=True, kw_only=True):
     What a worker is sent to read a call.
 
     Attributes:
+        tool: The tool's name.
         input: The call's input, as JSON-like data (already checked at the door).
         source: The shell text of a shell call, or ``None``.
-        cwd: The working directory, for the sequence plan (relative only).
+        is_shell: Whether the tool is a shell.
+        cwd: The working directory the host gave.
+        paths: The ``[paths]`` table.
+        home: The home directory paths are classified against.
+        rows: The configured ``[[tool-effects]]`` rows.
     """
 
+    tool: str
     input: dict[str, Any]
     source: str | None = None
-    cwd: str = ""
+    is_shell: bool = False
+    cwd: str | None = None
+    paths: PathsSection = msgspec.field(default_factory=PathsSection)
+    home: str | None = None
+    rows: tuple[ToolEffects, ...] = ()
 
 
 class CallReading(msgspec.Struct, frozen=True, kw_only=True):
     """
-    A call, read: its masked input and, for a shell call, its plans and holes.
+    A call, read.
 
     Attributes:
         input: The input with every secret masked.
-        plan: The shell plan (redacted), or ``None`` when there is no shell text.
-        sequence: The strict sequence plan, secrets masked.
-        holes: Every hole of every unquoted heredoc, in order.
+        analysis: The shell text's `CallAnalysis`, when there is shell text.
+        effects: What the call does by its tool's input (`tool_effects`):
+            everything, for a tool that is not a shell; what its row adds, for
+            a shell tool.
         secrets: The secrets of the shell text as ``(value, kind)`` pairs, to
             mask wherever they reappear (the user's request); kept in memory,
             never published.
     """
 
     input: dict[str, Any]
-    plan: ProgramPlan | None = None
-    sequence: SequencePlan | None = None
-    holes: tuple[tuple[HoleRef, Hole], ...] = ()
+    analysis: CallAnalysis | None = None
+    effects: tuple[Effect, ...] = ()
     secrets: tuple[tuple[str, str], ...] = ()
 
 
 @bounded_task
 def read_call(text: CallText) -> CallReading:
-    """Read one call: plan its shell text, find its holes, mask its secrets (each text scanned once)."""
+    """Read one call: its tool's effects, its shell text's analysis, its masked input (each text scanned once)."""
+    own: tuple[Effect, ...] = ()
+    directory = text.cwd
+    if not text.is_shell or row_for(text.tool, text.rows) is not None:
+        paths = path_context(text.paths, text.cwd, text.home)
+        own = tool_effects(text.tool, text.input, text.rows, paths)
+        directory = tool_directory(text.tool, text.input, text.rows, text.cwd)
     source = text.source
     if source is None:
-        return CallReading(input=mask_value(text.input))
+        return CallReading(input=mask_value(text.input), effects=own)
     found = find_secrets(source)
     known = _pairs(source, found)
-    plan = plan_program(source)
-    relative = text.cwd if text.cwd and not text.cwd.startswith("/") else ""
-    sequence = mask_sequence(command_sequence_plan(source, relative), source, known)
+    analysis = analyse_call(source, analysis_context(text.paths, directory, home=text.home))
     return CallReading(
         input=mask_value(text.input, known, source=source, source_found=found),
-        plan=plan,
-        sequence=sequence,
-        holes=tuple(holes_of(source, plan)),
+        analysis=analysis,
+        effects=own,
         secrets=known,
     )
 
@@ -223,9 +196,9 @@ class MaskText(msgspec.Struct, frozen=True, kw_only=True):
 
 
 @bounded_task
-def mask_text(text: MaskText) -> str:
+def mask_request(text: MaskText) -> str:
     """The text with every secret masked: its own, and the known ones wherever they appear."""
-    return str(mask_value(text.text, text.known))
+    return mask_text(text.text, text.known)
 
 
 class BodyText(msgspec.Struct, frozen=True, kw_only=True):
@@ -234,17 +207,25 @@ class BodyText(msgspec.Struct, frozen=True, kw_only=True):
 
     Attributes:
         source: The call's shell text.
+        fragments: What expanding its heredocs needs (from its analysis).
         statement: Which statement.
         heredoc: Which heredoc (flat index).
         answers: The outputs of its holes, by hole index.
-        shell: Whether the command reading the body is a shell (then it is planned).
+        shell: Whether the command reading the body is a shell (then it is analysed).
+        cwd: Where the call runs.
+        paths: The ``[paths]`` table.
+        home: The home directory.
     """
 
     source: str
+    fragments: Fragments
     statement: int
     heredoc: int
     answers: dict[int, str]
     shell: bool = False
+    cwd: str | None = None
+    paths: PathsSection = msgspec.field(default_factory=PathsSection)
+    home: str | None = None
 
 
 class BodyReading(msgspec.Struct, frozen=True, kw_only=True):
@@ -266,10 +247,11 @@ class BodyReading(msgspec.Struct, frozen=True, kw_only=True):
 
 @bounded_task
 def read_body(text: BodyText) -> BodyReading:
-    """Expand a heredoc body with the host's answers; mask it, and plan it when a shell reads it."""
+    """Expand a heredoc body with the host's answers (nothing read again); mask it, and analyse it when a shell reads it."""
     try:
-        expansion = expand_fragment(
+        expansion = expand_planned(
             text.source,
+            text.fragments,
             FragmentAddr(statement=text.statement, heredoc=text.heredoc),
             {},
             text.answers,
@@ -280,12 +262,20 @@ def read_body(text: BodyText) -> BodyReading:
     if expansion.complete is None:
         return BodyReading(blocked=True)
     body = expansion.complete
-    return BodyReading(
-        body=Redactor(body).mask(0, len(body)),
-        body_plan=plan_program(body) if text.shell else None,
-    )
+    plan = None
+    if text.shell:
+        plan = analyse_call(body, analysis_context(text.paths, text.cwd, home=text.home)).plan
+    return BodyReading(body=Redactor(body).mask(0, len(body)), body_plan=plan)
 
 
 def warm_up() -> None:
     """Load the readers and tables a worker needs for every call (run once when it starts)."""
-    read_call(CallText(input={"command": "true"}, source="cat <<EOF\n$(true)\nEOF"))
+    read_call(
+        CallText(
+            tool="Bash",
+            input={"command": "true"},
+            source="cat <<EOF > notes.txt\n$(git rev-parse HEAD)\nEOF",
+            is_shell=True,
+        )
+    )
+    read_call(CallText(tool="Read", input={"file_path": "README.md"}))

@@ -21,9 +21,8 @@ from __future__ import annotations
 from typing import Final, Protocol, runtime_checkable
 
 from gateway._config import WitnessConfig
-from gateway._errors import PluginLoadError
 from gateway._events import ChainCheckpoint, ChainGenesis
-from gateway._sinks import installed
+from gateway._plugins import build_plugin
 
 __all__ = ["WITNESS_GROUP", "Witness", "load_witness"]
 
@@ -55,23 +54,12 @@ def load_witness(name: str, config: WitnessConfig) -> Witness:
     Raises:
         PluginLoadError: No such witness is installed, or its factory failed.
     """
-    available = installed(WITNESS_GROUP)
-    entry = available.get(config.plugin)
-    if entry is None:
-        names = ", ".join(repr(n) for n in sorted(available)) or "none"
-        raise PluginLoadError(
-            f"No witness plugin named {config.plugin!r} is installed (for witness {name!r}); installed: {names}.",
-            plugin=config.plugin,
-        )
-    try:
-        witness = entry.load()(config)
-    except Exception as error:
-        raise PluginLoadError(
-            f"The witness plugin {config.plugin!r} could not be built for witness {name!r}: {error}",
-            plugin=config.plugin,
-        ) from error
-    if not isinstance(witness, Witness):
-        raise PluginLoadError(
-            f"The witness plugin {config.plugin!r} did not build a witness.", plugin=config.plugin
-        )
-    return witness
+    built: Witness = build_plugin(
+        WITNESS_GROUP,
+        config.plugin,
+        kind="witness",
+        name=name,
+        build=lambda factory: factory(config),
+        check=Witness,
+    )
+    return built

@@ -5,7 +5,8 @@
 when the log is intact, 1 when it is not. With ``--key`` (the public key, or
 the HMAC secret) it also checks every signature and that every record is
 covered by one; with ``--witness`` (the file a ``file`` witness keeps) it
-checks the log still holds every checkpoint the witness holds.
+checks the log still holds every checkpoint the witness holds. With
+``--broker`` (and no file) it checks every chain of the fleet's audit stream.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import sys
 from typing import Any
 
 from gateway._auditlog import check_audit_log
+from gateway._cli._audit import verify_on_broker
 from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._fleet import add_broker_argument, add_config_argument, load_tiers
 from gateway._errors import AuditLogError, ConfigError
 from gateway._signing import generate_key, load_verifier
 
@@ -24,12 +27,15 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "audit_file",
         metavar="AUDIT_FILE",
+        nargs="?",
         help="a JSON-lines (.jsonl) or MessagePack (.msgpack) audit log",
     )
+    add_broker_argument(parser)
+    add_config_argument(parser)
     parser.add_argument(
         "--open",
         action="store_true",
-        help="accept a log whose gateway still runs (its last records are not yet signed or closed)",
+        help="accept a log (or, with --broker, chains) whose gateway still runs (its last records are not yet signed or closed)",
     )
     parser.add_argument(
         "--key",
@@ -44,6 +50,10 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(arguments: argparse.Namespace) -> int:
+    if arguments.audit_file is None:
+        if arguments.broker is None and not load_tiers(arguments).config.broker.servers:
+            raise CommandError("Verify what? Pass AUDIT_FILE, or --broker nats://HOST:PORT.")
+        return verify_on_broker(arguments)
     try:
         verifier = load_verifier(arguments.key) if arguments.key else None
     except ConfigError as error:
