@@ -9,7 +9,9 @@ a value comes from, and how to mask a secret in anything it publishes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from gateway._effects import (
     Bind,
@@ -19,6 +21,7 @@ from gateway._effects import (
     Opaque,
     Origin,
     Read,
+    ReadEnvironment,
     Write,
     WriteAction,
 )
@@ -28,6 +31,8 @@ from gateway._plan._scope import Scope, Values
 from gateway._shell._tree import Word
 
 __all__ = ["EffectSink"]
+
+_ENVIRON: Final = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/environ")
 
 
 class EffectSink:
@@ -169,6 +174,8 @@ class EffectSink:
             word, value=value, directories=directories, recursive=recursive, within=within
         ):
             self.add(Read(path=path, via=self.scrub(via), recursive=recursive, metadata=metadata))
+            if not metadata and path.value is not None and _ENVIRON.fullmatch(path.value):
+                self.add(ReadEnvironment(via=self.scrub(via)))  # a process's whole environment
 
     def write(
         self,
