@@ -720,7 +720,14 @@ class Builder:
             values = None if known is None else frozenset(a + b for a in known for b in values)
             origin = "call_bound" if values is not None else "unknown"
         target = sink.scope.namerefs.get(assignment.name) if not prefix else None
-        text = None if assignment.value is None else self.written(assignment.value)
+        # The value when the text shows one, else the value as written (`$(cat f)`).
+        text = (
+            sink.shown(values)
+            if values is not None and len(values) == 1
+            else None
+            if assignment.value is None
+            else self.written(assignment.value)
+        )
         sink.bind(
             assignment.name,
             "prefix" if prefix else "assignment",
@@ -932,7 +939,8 @@ class Builder:
             # What `eval`, `source` and `.` run is planned as nested text, in this very shell.
             builtin_effects(base, args, sink)
             return directories, [], False
-        if base == "env" and program.index is not None and not args:
+        if base == "env" and program.index is not None:
+            # `env` named no program: its words were its own options, and it prints the environment.
             sink.add(ReadEnvironment(via="env"))
             return directories, [], False
         if base in SHELLS:
@@ -1008,11 +1016,11 @@ class Builder:
                 scope.forget_variables()
         base = program.basename if program is not None else None
         if base in ("source", "."):
-            scope.forget_directories()
-            scope.forget_variables()
             if program is not None and program.index is not None:
                 for word in words[program.index + 1 : program.index + 2]:
                     sink.read(word, base)
+            scope.forget_directories()
+            scope.forget_variables()
         return tuple(found)
 
     def fed_text(self, request: NestedRequest, stdin: Sequence[Redirect]) -> NestedRequest:

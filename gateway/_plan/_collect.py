@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
+import msgspec
+
 from gateway._effects import (
     Bind,
     BindVia,
@@ -134,7 +136,7 @@ class EffectSink:
         if within is not None:
             if value is None:
                 return [effect_path(shown, None, self.paths)]
-            return [role_path(shown, value, self.paths)]
+            return [self._masked(role_path(shown, value, self.paths))]
         if value is not None:
             texts: Sequence[str] | None = (value,)
         elif word is not None and word.span.start not in self.placeholders:
@@ -150,13 +152,20 @@ class EffectSink:
             for base in bases:
                 found[join(base, text)] = None
         return [
-            effect_path(shown, path, self.paths, recursive=recursive, pattern=pattern)
+            self._masked(effect_path(shown, path, self.paths, recursive=recursive, pattern=pattern))
             for path in found
         ]
 
+    def _masked(self, path: EffectPath) -> EffectPath:
+        """The path with the source's secrets masked in its value too (`gzip ~/$TOKEN`)."""
+        if path.value is None:
+            return path
+        value = self.scrub(path.value)
+        return path if value == path.value else msgspec.structs.replace(path, value=value)
+
     def located(self, path: str | None, written: str) -> EffectPath:
         """The `EffectPath` of a path already resolved (``None``: unknown)."""
-        return effect_path(self.scrub(written), path, self.paths)
+        return self._masked(effect_path(self.scrub(written), path, self.paths))
 
     def read(
         self,

@@ -222,6 +222,16 @@ def launcher_effects(
     return directories
 
 
+def _single(word: Word | None, sink: EffectSink) -> str | None:
+    """The one value a word has, as far as the text shows."""
+    if word is None:
+        return None
+    if word.value is not None:
+        return word.value
+    values = sink.values(word)
+    return next(iter(values)) if values is not None and len(values) == 1 else None
+
+
 def stand_ins(words: Sequence[Word], sink: EffectSink) -> list[str | None]:
     """
     The argv to give a program's reader: each word's value, or the one value the text shows.
@@ -366,8 +376,9 @@ def program_effects(
             )
         elif fact.kind == "write":
             action = _WRITE_ACTIONS.get(fact.action or "", "write")
-            if fact.prefix and value is not None:
-                value, word = value + "*", None  # `split IN part_`: paths that start so
+            if fact.prefix:  # `split IN part_`: the paths that start so
+                start = value if value is not None else _single(word, sink)
+                word, value = None, None if start is None else start + "*"
             sink.write(
                 word,
                 via,
