@@ -32,7 +32,7 @@ from gateway._effects import Effect
 from gateway._errors import PluginLoadError
 from gateway._events import HoleRef
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
-from gateway._sinks import installed
+from gateway._plugins import installed
 from gateway._verdicts import Answer
 
 __all__ = [

@@ -133,6 +133,8 @@ class ApproverDecided(_Event, frozen=True, kw_only=True, tag="approver.decided")
 
     ``note`` says when the gateway did not take the answer as given (an allow
     of an unmeasured plan by an approver that does not review raw text).
+    ``decided_by`` names the person, when a person decided; ``policy`` the
+    version of the approver's policy that answered, when it has versions.
     """
 
     approver: str
@@ -141,6 +143,8 @@ class ApproverDecided(_Event, frozen=True, kw_only=True, tag="approver.decided")
     rule: str | None
     question: HoleRef | None = None
     note: str | None = None
+    decided_by: str | None = None
+    policy: str | None = None
 
 
 class ApproverFailed(_Event, frozen=True, kw_only=True, tag="approver.failed"):
@@ -160,10 +164,16 @@ class HoleAnswered(_Event, frozen=True, kw_only=True, tag="hole.answered"):
 
 
 class VerdictReached(_Event, frozen=True, kw_only=True, tag="verdict.reached"):
-    """The gateway's verdict for the call (or for a completed heredoc body)."""
+    """
+    The gateway's verdict for the call (or for a completed heredoc body).
+
+    In ``shadow`` mode ``verdict`` is what the gateway would have returned;
+    the host was told to decide on its own (`Verdict.defer`).
+    """
 
     verdict: Verdict
     question: HoleRef | None = None
+    mode: Literal["enforce", "shadow"] = "enforce"
 
 
 class CallOutcome(_Event, frozen=True, kw_only=True, tag="call.outcome"):

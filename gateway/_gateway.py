@@ -61,7 +61,7 @@ from gateway._approvers import (
 )
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
-from gateway._config import GatewayConfig
+from gateway._config import GatewayConfig, Mode
 from gateway._digest import digest_of
 from gateway._effects import PLAN_FORMAT, Effect
 from gateway._errors import SinkFailure
@@ -132,6 +132,8 @@ class _Outcome(NamedTuple):
     reason: str
     approver: str | None
     rule: str | None
+    decided_by: str | None = None
+    policy: str | None = None
 
 
 class _Recent(NamedTuple):
@@ -539,7 +541,9 @@ class Gateway(AsyncContextManagerMixin):
                         digest=digest,
                         call_id=call_id,
                     )
-                    await bus.publish(VerdictReached, call_id, verdict=cancelled, **ids)
+                    await bus.publish(
+                        VerdictReached, call_id, verdict=cancelled, mode=self._mode, **ids
+                    )
                 raise
             except Exception as error:  # noqa: BLE001 -- a bug must still end in a decline, never an exception
                 verdict = Verdict(
@@ -550,7 +554,9 @@ class Gateway(AsyncContextManagerMixin):
                 )
                 self._telemetry.error(span, type(error).__name__)
                 with anyio.move_on_after(self.config.gateway.audit_timeout):
-                    await bus.publish(VerdictReached, call_id, verdict=verdict, **ids)
+                    await bus.publish(
+                        VerdictReached, call_id, verdict=verdict, mode=self._mode, **ids
+                    )
             self._telemetry.set(
                 span,
                 {
@@ -561,7 +567,27 @@ class Gateway(AsyncContextManagerMixin):
                 },
             )
         self._counts[verdict.decision] += 1
-        return verdict
+        return self._deferred(verdict) if self._mode == "shadow" else verdict
+
+    @property
+    def _mode(self) -> Mode:
+        return self.config.gateway.mode
+
+    @staticmethod
+    def _deferred(verdict: Verdict) -> Verdict:
+        """What shadow mode returns: the host decides; the verdict it would have had is recorded."""
+        would = {"allow": "allowed", "ask": "asked about", "decline": "declined"}[verdict.decision]
+        return Verdict(
+            decision="ask",
+            reason=f"Shadow mode: the gateway would have {would} this call ({verdict.reason.rstrip('.')}); the host decides.",
+            digest=verdict.digest,
+            approver=verdict.approver,
+            rule=verdict.rule,
+            call_id=verdict.call_id,
+            decided_by=verdict.decided_by,
+            policy=verdict.policy,
+            defer=True,
+        )
 
     async def _review(self, call: ToolCall, ids: dict[str, str | None], span: Any) -> Verdict:
         bus = self.bus
@@ -678,6 +704,8 @@ class Gateway(AsyncContextManagerMixin):
             approver=decisive.approver,
             rule=decisive.rule,
             call_id=call_id,
+            decided_by=decisive.decided_by,
+            policy=decisive.policy,
         )
 
     async def _conclude(
@@ -686,7 +714,12 @@ class Gateway(AsyncContextManagerMixin):
         """Publish the verdict; release it only once required sinks have written it."""
         bus = self.bus
         event = await bus.publish(
-            VerdictReached, verdict.call_id, verdict=verdict, question=question, **ids
+            VerdictReached,
+            verdict.call_id,
+            verdict=verdict,
+            question=question,
+            mode=self._mode,
+            **ids,
         )
         if not bus.required_sinks:
             return verdict
@@ -703,7 +736,12 @@ class Gateway(AsyncContextManagerMixin):
             )
             with anyio.move_on_after(self.config.gateway.audit_timeout):
                 await bus.publish(
-                    VerdictReached, verdict.call_id, verdict=declined, question=question, **ids
+                    VerdictReached,
+                    verdict.call_id,
+                    verdict=declined,
+                    question=question,
+                    mode=self._mode,
+                    **ids,
                 )
             return declined
         return verdict
@@ -779,6 +817,9 @@ class Gateway(AsyncContextManagerMixin):
                     )
                     return _Outcome("decline", failure, name, None)
                 self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
+                policy = getattr(approver, "policy_version", None)
+                policy = policy if isinstance(policy, str) else None
+                decided_by = answer.decided_by if not isinstance(answer, Abstain) else None
                 note = None
                 # A completed heredoc body fed to a shell is judged by its own
                 # plan: when that could not be measured, neither could the call.
@@ -800,6 +841,8 @@ class Gateway(AsyncContextManagerMixin):
                     rule=answer.rule,
                     question=request.question,
                     note=note,
+                    decided_by=decided_by,
+                    policy=policy,
                     **ids,
                 )
                 earlier.append(
@@ -818,9 +861,9 @@ class Gateway(AsyncContextManagerMixin):
                     continue
                 reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
                 if isinstance(answer, Allow) and role == "delegate":
-                    held = _Outcome("allow", reason, name, answer.rule)
+                    held = _Outcome("allow", reason, name, answer.rule, decided_by, policy)
                     continue
-                return _Outcome(answer.decision, reason, name, answer.rule)
+                return _Outcome(answer.decision, reason, name, answer.rule, decided_by, policy)
         if held is not None:
             return held
         if asked is not None:
@@ -854,6 +897,12 @@ class Gateway(AsyncContextManagerMixin):
             KeyError: The gateway does not remember the call.
             RuntimeError: The gateway is not open.
         """
+        verdict = await self._answer(call_id, statement, heredoc, answers)
+        return self._deferred(verdict) if self._mode == "shadow" else verdict
+
+    async def _answer(
+        self, call_id: str, statement: int, heredoc: int, answers: Mapping[int, str]
+    ) -> Verdict:
         bus = self.bus
         recent = self._recent[call_id]
         analysis = recent.analysis
@@ -928,6 +977,8 @@ class Gateway(AsyncContextManagerMixin):
                 approver=outcome.approver,
                 rule=outcome.rule,
                 call_id=call_id,
+                decided_by=outcome.decided_by,
+                policy=outcome.policy,
             )
             return await self._conclude(verdict, ids, question)
 

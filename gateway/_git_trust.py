@@ -34,7 +34,7 @@ from typing import Final, Literal
 import msgspec
 
 from gateway._programs import ArgumentReading
-from gateway._programs._gitconfig import ConfigError, code_key, read_config
+from gateway._programs._gitconfig import ConfigError, git_code_key, read_config
 
 __all__ = [
     "DISTRUSTED_ENVIRONMENT",
@@ -90,7 +90,7 @@ class ConfiguredCode(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     One code key a configuration file sets.
 
     Attributes:
-        pattern: The `CODE_KEYS` pattern it matches (``diff.*.textconv``).
+        pattern: The `GIT_CODE_KEYS` pattern it matches (``diff.*.textconv``).
         name: The key as set (``diff.pdf.textconv``).
         file: The file that sets it.
         scope: Who controls that file (`Scope`).
@@ -241,7 +241,7 @@ class _Reader:
             raise _Distrust(f"`{path}` is not configuration git reads ({error})") from error
         scope = self.scope(path)
         for entry in entries:
-            pattern = code_key(entry.name)
+            pattern = git_code_key(entry.name)
             if entry.name == "core.hookspath" and entry.value:
                 self.hooks_path, self.hooks_path_base = entry.value, os.path.dirname(path)
             if entry.name == "extensions.worktreeconfig":

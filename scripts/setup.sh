@@ -42,3 +42,26 @@ if [ "${WITH_PROGRAMS:-0}" = 1 ]; then
         fi
     fi
 fi
+# The option tables are checked against the --help of the programs installed
+# (tests/programs/test_installed.py); the same WITH_PROGRAMS=1 installs them.
+if [ "${WITH_PROGRAMS:-0}" = 1 ]; then
+    missing=""
+    for pair in tree:tree rg:ripgrep ag:silversearcher-ag diffstat:diffstat rsync:rsync \
+        zstd:zstd xz:xz-utils bzip2:bzip2 file:file less:less man:man-db wget:wget curl:curl \
+        telnet:inetutils-telnet traceroute:traceroute whois:whois lsof:lsof top:procps \
+        patch:patch make:make nm:binutils; do
+        if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
+            missing="$missing ${pair#*:}"
+        fi
+    done
+    if [ -n "$missing" ]; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            echo "== installing$missing (apt-get) for the option tables' checks"
+            apt-get update -qq
+            # shellcheck disable=SC2086  # one word per package
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+        else
+            echo "The option tables' checks read the help of:$missing; run 'apt-get install$missing' as root." >&2
+        fi
+    fi
+fi

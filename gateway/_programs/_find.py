@@ -276,7 +276,7 @@ def read_find(program: str, args: Sequence[str | None]) -> ArgumentReading:
 
     >>> reading = read_find("find", [".", "-name", "*.pyc", "-exec", "rm", "{}", ";"])
     >>> [(fact.kind, fact.via, fact.value, fact.words) for fact in reading.facts]
-    [('read', 'starting point', '.', None), ('execute', '-exec', 'rm', (3, 6))]
+    [('read', 'starting point', '.', None), ('execute', '-exec', 'rm', (4, 6))]
     """
     reading = _Reading(args)
     at = reading.leading()

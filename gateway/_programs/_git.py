@@ -5,14 +5,14 @@ git's own options come first (``git.c``: exact spellings, no clusters): ``-C``
 moves where it runs (a ``cwd`` fact), ``--git-dir``/``--work-tree`` move the
 repository, ``-c``/``--config-env`` set configuration for this run (``bind``
 facts; an ``execute`` fact when the key names code, from
-`gateway._programs._gitconfig.CODE_KEYS`), ``--exec-path=`` runs git's
+`gateway._programs._gitconfig.GIT_CODE_KEYS`), ``--exec-path=`` runs git's
 helpers from elsewhere, ``-p``/``--no-pager`` decide the pager. Then one
 subcommand, read with its option row (`gateway._programs._git_commands`):
 its options' own effects (``--output``, ``--upload-pack``, ``-O``), what it
 reads (pathspecs, the work tree, the history), what it writes (``.git/…``
 files, facts with ``within="git_dir"``; the work tree, ``within="work_tree"``),
 whether it talks to a remote, and the **configured code** it may run:
-``execute`` facts with action ``configured`` naming a `CODE_KEYS` pattern
+``execute`` facts with action ``configured`` naming a `GIT_CODE_KEYS` pattern
 or a hook (``hooks/pre-commit``). A configured fact is never code in the
 call: whether it runs depends on the repository's configuration, which the
 gateway inspects at review time (`gateway._git_trust`, docs/git-trust.md).
@@ -32,7 +32,7 @@ import msgspec
 from gateway._programs import ArgumentFact, ArgumentReading, FactBase, FactKind
 from gateway._programs._git_commands import COMMANDS, HOOKS_FROM, PAGER, GitCommand
 from gateway._programs._git_forms import FORMS, Invocation
-from gateway._programs._gitconfig import code_key, split_alias
+from gateway._programs._gitconfig import git_code_key, split_alias
 
 __all__ = ["read_git"]
 
@@ -105,7 +105,7 @@ class _Line:
             self.unreadable = f"the setting of `{via}` expands, so what it configures is unknown"
             return
         name, equals, value = setting.partition("=")
-        pattern = code_key(name)
+        pattern = git_code_key(name)
         if name.lower().startswith("alias.") and equals:
             self.aliases[name[6:].lower()] = (value, index)
             return
@@ -129,7 +129,7 @@ class _Line:
             return
         name, _, variable = setting.partition("=")
         self.fact("read_environment", "--config-env", index, variable or None)
-        if code_key(name) is not None:
+        if git_code_key(name) is not None:
             self.fact("execute", "--config-env", index, None, "shell_text")
 
     def option(self, args: Sequence[str | None], at: int) -> int:
@@ -168,12 +168,13 @@ class _Line:
                 return -1
             value, value_at = args[at + 1], at + 1
             after = at + 2
-        elif name in _VALUED or name in ("--config-env", "--exec-path", "--list-cmds"):
-            value, value_at, after = fused, at, at + 1
         elif word == "--exec-path":
+            # Bare, it prints where git's helpers are.
             self.options.append(word)
             self.exits = True
             return len(args)
+        elif equals and (name in _VALUED or name in ("--config-env", "--exec-path", "--list-cmds")):
+            value, value_at, after = fused, at, at + 1
         else:
             self.undeclared = name
             return -1

@@ -7,7 +7,7 @@ with the effects of the options that write, read or run something), what it
 reads (the work tree, the history, names only), what it writes in the
 repository (``.git/index``, ``.git/refs``…, spelled as if the git
 directory were ``.git``) and in the work tree, whether it talks to a remote,
-and which **configured code** it may run: `CODE_KEYS` patterns of
+and which **configured code** it may run: `GIT_CODE_KEYS` patterns of
 `gateway._programs._gitconfig` (a pager, ``core.fsmonitor``, textconv and
 external diff drivers, filters…) and hooks. That last column is the trust
 model's: a repository whose configuration sets none of them for a
@@ -153,7 +153,7 @@ class GitCommand(NamedTuple):
 
     Attributes:
         row: Its options and operands (`gateway._programs._rows.ProgramRow`).
-        code: `CODE_KEYS` patterns of configured code it may run (the pager
+        code: `GIT_CODE_KEYS` patterns of configured code it may run (the pager
             is added for every subcommand, unless ``--no-pager``).
         hooks: The hooks it may run, by name (``pre-commit``).
         writes: Files of the git directory it writes, spelled under ``.git/``.

@@ -37,7 +37,7 @@ from gateway._programs._git_commands import (
     _row,
 )
 from gateway._programs._git_options import DIFF, REVISIONS, SUBCOMMANDS
-from gateway._programs._gitconfig import code_key
+from gateway._programs._gitconfig import git_code_key
 from gateway._programs._read import read_row
 from gateway._programs._rows import ProgramRow
 
@@ -436,7 +436,7 @@ def _config(invocation: Invocation) -> Shape:
     if len(operands) >= 2 and not options & {"--rename-section", "--unset", "--unset-all"}:
         (_, key), (value_index, value) = operands[0], operands[1]
         setting = None if key is None or value is None else f"{key}={value}"
-        # The key says whether the value is code git will run later (`code_key`).
+        # The key says whether the value is code git will run later (`git_code_key`).
         facts.append(_fact("bind", "git config", value_index, setting))
     return Shape(facts=tuple(facts), code=EDITOR if "--edit" in options or second == "edit" else ())
 
@@ -657,7 +657,7 @@ def _clone(invocation: Invocation) -> Shape:
         facts.append(_fact("write", "git clone", None, None, "directory", recursive=True))
     for fact in invocation.reading.facts:
         setting = fact.value
-        if fact.via == "--config" and (setting is None or code_key(setting.partition("=")[0])):
+        if fact.via == "--config" and (setting is None or git_code_key(setting.partition("=")[0])):
             code = None if setting is None else setting.partition("=")[2]
             index = None if fact.index is None else fact.index + invocation.offset
             facts.append(_fact("execute", "git clone --config", index, code, "shell_text"))

@@ -4,7 +4,7 @@ git's configuration as a language: the keys whose values git runs, and a reader 
 Many git settings name code that git runs later: a pager, an editor, an
 ``fsmonitor`` hook, textconv and external diff drivers, clean/smudge
 filters, credential helpers, the ssh command, aliases that start with ``!``…
-`CODE_KEYS` lists them, once, by pattern (``diff.*.textconv``: ``*`` stands
+`GIT_CODE_KEYS` lists them, once, by pattern (``diff.*.textconv``: ``*`` stands
 for one subsection), with what kind of code each names. The same table
 serves two readers: ``git -c KEY=VALUE`` on a command line
 (`gateway._programs._git`), and the configuration files a repository
@@ -22,11 +22,11 @@ from __future__ import annotations
 from typing import Final, Literal, NamedTuple
 
 __all__ = [
-    "CODE_KEYS",
+    "GIT_CODE_KEYS",
     "CodeKind",
     "ConfigEntry",
     "ConfigError",
-    "code_key",
+    "git_code_key",
     "key_name",
     "read_config",
     "split_alias",
@@ -47,7 +47,7 @@ directory copied into new repositories, hooks included.
 """
 
 # fmt: off
-CODE_KEYS: Final[dict[str, CodeKind]] = {
+GIT_CODE_KEYS: Final[dict[str, CodeKind]] = {
     # pagers and editors
     "core.pager": "shell", "pager.*": "shell", "core.editor": "shell",
     "sequence.editor": "shell", "interactive.difffilter": "shell",
@@ -86,7 +86,7 @@ CODE_KEYS: Final[dict[str, CodeKind]] = {
 """Every configuration key git reads as code, or that brings code in, by pattern → its kind."""
 
 _BY_SECTION: Final[dict[str, list[tuple[str | None, str, str]]]] = {}
-for _pattern in CODE_KEYS:
+for _pattern in GIT_CODE_KEYS:
     _parts = _pattern.split(".")
     _sub = None if len(_parts) == 2 else _parts[1]
     _BY_SECTION.setdefault(_parts[0], []).append((_sub, _parts[-1], _pattern))
@@ -103,11 +103,11 @@ def key_name(name: str) -> str:
     return f"{section.lower()}.{subsection}.{variable.lower()}"
 
 
-def code_key(name: str) -> str | None:
+def git_code_key(name: str) -> str | None:
     """
-    The `CODE_KEYS` pattern a configuration key matches, or ``None``.
+    The `GIT_CODE_KEYS` pattern a configuration key matches, or ``None``.
 
-    >>> code_key("Diff.pdf.TEXTCONV"), code_key("core.PAGER"), code_key("user.name")
+    >>> git_code_key("Diff.pdf.TEXTCONV"), git_code_key("core.PAGER"), git_code_key("user.name")
     ('diff.*.textconv', 'core.pager', None)
     """
     section, dot, rest = name.partition(".")

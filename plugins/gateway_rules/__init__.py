@@ -31,6 +31,7 @@ Options (``[approver.rules]`` in the gateway config)::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -70,6 +71,7 @@ __all__ = [
     "convert_rules",
     "display_hazards",
     "load_rules",
+    "rules_digest",
 ]
 
 Scope = Literal["digest", "session", "prefix"]
@@ -258,6 +260,28 @@ def check_examples(rules: Iterable[tuple[str, Rule]]) -> list[ExampleResult]:
     return results
 
 
+def rules_digest(sources: Iterable[tuple[str, Rule]]) -> str:
+    """The digest of a rule set: ``sha256:`` over its rules, canonically encoded, in order."""
+    encoded = msgspec.json.encode(
+        [msgspec.to_builtins(rule) for _, rule in sources], order="sorted"
+    )
+    return "sha256:" + hashlib.sha256(encoded).hexdigest()
+
+
+def _checked_rules(options: RulesOptions) -> tuple[list[tuple[str, Rule]], RuleSet]:
+    sources, rules = load_rules(options)
+    failed = [result for result in check_examples(sources) if not result.passed]
+    if failed:
+        first = failed[0]
+        verb = "does not match" if first.expect == "match" else "matches"
+        detail = f" ({first.detail})" if first.detail else ""
+        raise RuleError(
+            f"Rule {first.rule!r} in {first.source} {verb} its example `{first.example}`{detail}"
+            + (f", and {len(failed) - 1} more examples fail." if len(failed) > 1 else ".")
+        )
+    return sources, rules
+
+
 class RulesApprover:
     """
     The ``rules`` approver.
@@ -267,6 +291,11 @@ class RulesApprover:
         context: The gateway's context; the approver registers itself in
             ``context.services["rules"]`` so the approval service can offer
             and save remembered approvals.
+
+    Attributes:
+        policy_version: Which rule set decides now: ``local:`` and the
+            digest of the rules, or what `replace_policy` was given (the
+            managed version a fleet shares). Every verdict names it.
 
     Raises:
         RuleError: The rules are invalid or their examples fail.
@@ -286,20 +315,32 @@ class RulesApprover:
             )
         except msgspec.ValidationError as error:
             raise RuleError(f"Invalid [approver.rules] options: {_problem(error)}.") from None
-        self.sources, self.rules = load_rules(self.options)
-        failed = [result for result in check_examples(self.sources) if not result.passed]
-        if failed:
-            first = failed[0]
-            verb = "does not match" if first.expect == "match" else "matches"
-            detail = f" ({first.detail})" if first.detail else ""
-            raise RuleError(
-                f"Rule {first.rule!r} in {first.source} {verb} its example `{first.example}`{detail}"
-                + (f", and {len(failed) - 1} more examples fail." if len(failed) > 1 else ".")
-            )
+        self.sources, self.rules = _checked_rules(self.options)
+        self.policy_version = f"local:{rules_digest(self.sources)}"
         self._memory_path = Path(self.options.memory).expanduser() if self.options.memory else None
         self.remembered: list[RememberedApproval] = self._load_memory()
         if context is not None:
             context.services["rules"] = self
+
+    def replace_policy(self, options: Mapping[str, Any], *, version: str) -> None:
+        """
+        Decide every later review by the rules ``options`` (an ``[approver.rules]`` table) give.
+
+        The new rules are validated and their examples run first; if any
+        fails, nothing changes. Remembered approvals stay as they are.
+
+        Raises:
+            RuleError: The rules are invalid or their examples fail.
+        """
+        given = dict(options)
+        inline = convert_rules(given.pop("rule", []), version)
+        try:
+            parsed = msgspec.structs.replace(msgspec.convert(given, RulesOptions), rule=inline)
+        except msgspec.ValidationError as error:
+            raise RuleError(f"Invalid rules options in {version}: {_problem(error)}.") from None
+        sources, rules = _checked_rules(parsed)
+        self.options, self.sources, self.rules = parsed, sources, rules
+        self.policy_version = version
 
     # ── reviewing ──
 

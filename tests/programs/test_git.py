@@ -242,6 +242,7 @@ READ_ONLY: dict[str, list[str]] = {
     "name-rev": ["name-rev", "HEAD"],
     "no-pager-log": ["--no-pager", "log", "-1"],
     "version": ["--version"],
+    "exec-path-prints": ["--exec-path"],
 }
 
 

@@ -30,7 +30,7 @@ from gateway._git_trust import (
     repository_refusal,
 )
 from gateway._programs._git import read_git
-from gateway._programs._gitconfig import CODE_KEYS, ConfigError, code_key, read_config
+from gateway._programs._gitconfig import GIT_CODE_KEYS, ConfigError, git_code_key, read_config
 from programs.language_support import git, run_confined, tool
 
 MARKED = {
@@ -548,11 +548,11 @@ def test_reads_configuration_as_git_config_list_does(text: str) -> None:
 
 
 def test_every_code_key_pattern_is_lowercase_but_its_subsection() -> None:
-    for pattern in CODE_KEYS:
+    for pattern in GIT_CODE_KEYS:
         section, _, rest = pattern.partition(".")
         assert section == section.lower()
         assert rest.rpartition(".")[2] == rest.rpartition(".")[2].lower()
-        assert code_key(pattern.replace("*", "x")) == pattern
+        assert git_code_key(pattern.replace("*", "x")) == pattern
 
 
 def test_the_inspection_reads_this_repository_without_distrust() -> None:
