@@ -737,7 +737,6 @@ def test_inner_positions_are_read_too() -> None:
 DYNAMIC = [
     ('sh -c "$CMD"', "sh -c"),
     ("eval $CMD", "eval"),
-    ('ssh host "$CMD"', "ssh"),
     ("bash script.sh", "bash"),
     ("bash", "bash"),
     (". ./env.sh", "."),
@@ -751,6 +750,13 @@ def test_shell_text_that_is_not_a_literal_is_dynamic(source: str, via: str) -> N
     (nested,) = nested_of(source)
     assert (nested.via, nested.status, nested.text, nested.plans) == (via, "dynamic", None, ())
     assert nested.reason
+
+
+def test_ssh_given_an_expansion_where_an_option_could_stand_is_not_read_at_all() -> None:
+    """ssh's table cannot tell what ``"$CMD"`` is: nothing is planned, and it is opaque."""
+    (command,) = plan_program('ssh host "$CMD"').statements[0].plan.commands
+    assert command.nested == ()
+    assert any(isinstance(e, Opaque) and "cannot be read" in e.reason for e in command.effects)
 
 
 def test_find_exec_without_a_terminator_is_not_read_at_all() -> None:

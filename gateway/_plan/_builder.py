@@ -42,13 +42,14 @@ from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink
 from gateway._plan._kinds import statement_kind
-from gateway._plan._nested import NestedRequest, nested_requests
+from gateway._plan._nested import NestedRequest, join_values, nested_requests
 from gateway._plan._numbers import NUMBER
 from gateway._plan._parts import expansion_kinds, substitutions, walk_parts
 from gateway._plan._paths import HOME, PathContext
 from gateway._plan._programs import (
     ArgumentReader,
     bounded,
+    fact_via,
     launcher_effects,
     program_effects,
     stand_ins,
@@ -1062,7 +1063,20 @@ class Builder:
         self, fact: ArgumentFact, words: Sequence[Word], offset: int, program: str
     ) -> NestedRequest:
         """A program fact that runs a command (``find -exec``) or shell text, as a request."""
-        via = f"{program} {fact.via}"
+        via = fact_via(program, fact)
+        if fact.words is not None and fact.action == "shell_text":
+            # `ssh HOST CMD ARGS`: the remote shell reads the words joined by spaces.
+            start, end = fact.words
+            text = join_values(words[offset + start : offset + end])
+            return NestedRequest(
+                via=via,
+                text=text,
+                reason=None
+                if text is not None
+                else f"the text `{via}` runs comes from an expansion",
+                origin="literal" if text is not None else "expansion",
+                runs_in="remote" if program == "ssh" else "child",
+            )
         if fact.words is not None:
             start, end = fact.words
             run = tuple(words[offset + start : offset + end])

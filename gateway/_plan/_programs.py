@@ -44,6 +44,7 @@ from gateway._shell._tree import DoubleQuoted, Parameter, Tilde, Word, walk_part
 __all__ = [
     "ArgumentReader",
     "bounded",
+    "fact_via",
     "launcher_effects",
     "program_effects",
     "read_arguments",
@@ -222,6 +223,11 @@ def launcher_effects(
     return directories
 
 
+def fact_via(program: str, fact: ArgumentFact) -> str:
+    """How a fact's effect came about, for display: the program and the option (``tar -C``)."""
+    return program if fact.via == "operand" else f"{program} {fact.via}"
+
+
 def _single(word: Word | None, sink: EffectSink) -> str | None:
     """The one value a word has, as far as the text shows."""
     if word is None:
@@ -276,6 +282,40 @@ def _derived(
         if values is not None and len(values) == 1:
             return next(iter(values)) + value[len(stand_in) :]
     return value
+
+
+def _execute(
+    fact: ArgumentFact,
+    via: str,
+    word: Word | None,
+    value: str | None,
+    base: Sequence[str | None],
+    sink: EffectSink,
+    runs: list[ArgumentFact],
+) -> None:
+    """One ``execute`` fact: planned in turn, or an `Execute` effect (and the script it reads)."""
+    action = fact.action
+    if (action == "program" and fact.words is not None) or action == "shell_text":
+        runs.append(fact)  # the planner plans the command or the text
+        return
+    shown = None if fact.value is None else sink.scrub(fact.value)
+    if action == "program":  # a program named by its value (`nice`-like, `-e PROGRAM`)
+        sink.add(
+            Execute(kind="program", via=via, text=shown, origin="literal" if shown else "unknown")
+        )
+    elif action == "script":  # the code of a file runs: it is read, and its code is not in the call
+        sink.read(word, via, value=value, directories=base)
+        sink.add(Execute(kind="code", via=via, text=None, origin="unknown"))
+    elif (
+        action == "module"
+    ):  # a module found and run (`python -m`, `npx`): its code is not in the call
+        sink.add(Execute(kind="code", via=via, text=shown, origin="unknown"))
+    elif action == "configured":
+        sink.add(Execute(kind="configured", via=via, text=None, origin="unknown"))
+    else:  # code written in the program's own language (`python -c`, `awk 'BEGIN{…}'`)
+        sink.add(
+            Execute(kind="code", via=via, text=shown, origin="literal" if shown else "unknown")
+        )
 
 
 def environment_code(names: Sequence[str], program: str, sink: EffectSink) -> None:
@@ -363,7 +403,7 @@ def program_effects(
             own = given[index] if index is not None and index < len(given) else word.value
             if fact.value != own:  # derived from an argument (`gzip f` writes `f.gz`)
                 word, value = None, _derived(fact.value, words, given, sink)
-        via = f"{program} {fact.via}" if fact.via != "operand" else program
+        via = fact_via(program, fact)
         if fact.kind == "read":
             sink.read(
                 word,
@@ -431,16 +471,6 @@ def program_effects(
                 apply=False,
             )
         elif fact.kind == "execute":
-            if (fact.action == "program" and fact.words is not None) or fact.action == "shell_text":
-                runs.append(fact)
-                continue
-            sink.add(
-                Execute(
-                    kind="configured" if fact.action == "configured" else "code",
-                    via=via,
-                    text=None if fact.value is None else sink.scrub(fact.value),
-                    origin="literal" if fact.value is not None else "unknown",
-                )
-            )
+            _execute(fact, via, word, value, base, sink, runs)
     environment_code(arguments.environment, program, sink)
     return runs
