@@ -21,12 +21,15 @@ from gateway._calls import ToolCall as ToolCall
 from gateway._config import (
     MAX_SECONDS as MAX_SECONDS,
     AuditSection as AuditSection,
+    BrokerSection as BrokerSection,
     GatewayConfig as GatewayConfig,
     GatewaySection as GatewaySection,
     HookSection as HookSection,
+    NotifierConfig as NotifierConfig,
     ServeSection as ServeSection,
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
+    TiersSection as TiersSection,
     WitnessConfig as WitnessConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
@@ -43,6 +46,7 @@ from gateway._errors import (
     SinkFailure as SinkFailure,
 )
 from gateway._events import (
+    GENESIS as GENESIS,
     ApproverDecided as ApproverDecided,
     ApproverFailed as ApproverFailed,
     CallOutcome as CallOutcome,
@@ -73,8 +77,9 @@ from gateway._hosts import (
     claude_code_pre_tool_use_response as claude_code_pre_tool_use_response,
 )
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
-from gateway._planner import (
+from gateway._plan import (
     iter_commands as iter_commands,
+    iter_effects as iter_effects,
     plan_program as plan_program,
     read_program_position as read_program_position,
 )
@@ -135,6 +140,7 @@ from gateway._verdicts import (
 __all__ = [
     "DECISION_ORDER",
     "DECISION_VERBS",
+    "GENESIS",
     "GIT_CODE_KEYS",
     "LAUNCHERS",
     "MAX_SECONDS",
@@ -151,6 +157,7 @@ __all__ = [
     "AuditSection",
     "Blocked",
     "BlockedBody",
+    "BrokerSection",
     "CallOutcome",
     "CallProposed",
     "ChainBreak",
@@ -180,6 +187,7 @@ __all__ = [
     "LauncherRow",
     "LauncherStep",
     "NestedShell",
+    "NotifierConfig",
     "Plain",
     "Plan",
     "PlanReady",
@@ -207,6 +215,7 @@ __all__ = [
     "SinkConfig",
     "SinkFailure",
     "StatementPlan",
+    "TiersSection",
     "ToolCall",
     "Verdict",
     "VerdictReached",
@@ -223,6 +232,7 @@ __all__ = [
     "git_code_key",
     "inspect_repository",
     "iter_commands",
+    "iter_effects",
     "load_config",
     "plan_program",
     "read_audit_log",

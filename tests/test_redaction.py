@@ -19,7 +19,7 @@ import pytest
 
 from gateway import FragmentAddr, ProgramPlan, expand_fragment, plan_program
 from gateway._events import PlanReady
-from gateway._planner import plan_statements
+from gateway._plan import plan_statements
 from gateway._redact import fingerprint
 
 FINGERPRINT = re.compile(r"[0-9a-f]{12}")

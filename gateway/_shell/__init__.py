@@ -9,8 +9,11 @@ above this package sees a parser's node types.
 
 Reading is bounded: sources over 65,536 bytes, with NUL bytes, or nesting
 deeper than 64 levels are unmeasured, and no source takes more than the
-two-second budget, whatever it holds (bashlex runs in a worker process that is
-killed at the deadline when the source is large or deeply bracketed).
+two-second budget, whatever it holds. Every part of the work counts against
+it: the word scanner and bashlex charge their steps to budgets proportional
+to the text and check the deadline as they go (bashlex from inside its own
+tokenizer), so a reading in the calling thread is bounded too; bashlex runs
+in a worker process, killed at the deadline, for sources over 16 KiB.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import msgspec
 from gateway._shell._consensus import compare
 from gateway._shell._limits import (
     INPROCESS_MAX_BYTES,
-    INPROCESS_MAX_DEPTH,
     MAX_NESTING,
     MAX_SOURCE_BYTES,
     PARSE_BUDGET_SECONDS,
@@ -79,20 +81,6 @@ def unmeasured(reason: str, offset: int | None = None) -> ShellReading:
     return ShellReading(status="unmeasured", reason=_sentence(reason), program=None, offset=offset)
 
 
-def raw_depth(text: str) -> int:
-    """The deepest bracket nesting in ``text`` with quotes ignored: a cheap, conservative cost signal."""
-    if text.count("(") + text.count("{") <= INPROCESS_MAX_DEPTH:
-        return text.count("(") + text.count("{")  # a bound on the depth, found without a loop
-    depth = deepest = 0
-    for char in text:
-        if char in "({":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in ")}":
-            depth = max(depth - 1, 0)
-    return deepest
-
-
 def check_limits(text: str) -> tuple[Source | None, str | None]:
     """Apply the limits every reading obeys; return the `Source`, or why there is none."""
     if "\x00" in text:
@@ -118,7 +106,7 @@ def _worker_pool() -> WorkerPool:
 
 
 def _read_bashlex(source: Source, deadline: float, masks: tuple[Mask, ...] = ()) -> Program:
-    if len(source.data) <= INPROCESS_MAX_BYTES and raw_depth(source.text) <= INPROCESS_MAX_DEPTH:
+    if len(source.data) <= INPROCESS_MAX_BYTES:
         # Imported here so that start-up (and the worker's parent) stays light.
         from gateway._shell._bashlex import read_with_bashlex
 
@@ -190,7 +178,7 @@ def _read(text: str | bytes) -> ShellReading:
     from gateway._shell._treesitter import read_with_tree_sitter
 
     try:
-        first = read_with_tree_sitter(source)
+        first = read_with_tree_sitter(source, deadline)
     except Unreadable as unreadable:
         return _explain(source, unreadable, deadline)
     except RecursionError:

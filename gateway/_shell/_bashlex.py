@@ -27,6 +27,9 @@ only for the exact release the project depends on (``bashlex==0.18``):
   the text forever, growing without limit. Every token is charged to the
   reading (`_metered`), so it stops at a budget proportional to the text or
   at the deadline, whichever comes first.
+* **``&&`` and ``||`` inside ``$( )``** made it raise: the parser tables it
+  patches so that ``)`` ends a substitution are patched for the states after
+  ``&&`` and ``||`` too (`_close_lists_in_substitutions`).
 * **Every ``elif`` after the first**, which bashlex nests inside a reserved
   word node whose ``word`` is a list (`_spliced`).
 
@@ -242,6 +245,42 @@ def _metered(original: Any) -> Any:
     return token
 
 
+def _close_lists_in_substitutions() -> None:
+    """
+    Let ``$( a && b )`` and ``$( a || b )`` end at their ``)``.
+
+    bashlex ends a substitution's parse by patching its parser tables: in the
+    states where a ``simple_list1`` may end, a ``)`` reduces instead of being
+    an error. It patched the states reached through ``;`` and ``|`` only, so
+    a ``)`` right after ``a && b`` or ``a || b`` is an error there. The same
+    patch is made for the states after ``&&``, ``||``, ``&`` and ``;``
+    wherever they stand, found from the tables by the grammar's own names,
+    not by number.
+    """
+    tables = bashlex.parser.yaccparser
+    rules = {str(production): index for index, production in enumerate(tables.productions)}
+    pipeline = rules["simple_list1 -> pipeline_command"]
+    lists = {
+        "AND_AND": "simple_list1 -> simple_list1 AND_AND newline_list simple_list1",
+        "OR_OR": "simple_list1 -> simple_list1 OR_OR newline_list simple_list1",
+        "AMPERSAND": "simple_list1 -> simple_list1 AMPERSAND simple_list1",
+        "SEMICOLON": "simple_list1 -> simple_list1 SEMICOLON simple_list1",
+    }
+    for actions in list(tables.action.values()):
+        for operator, production in lists.items():
+            shifted = actions.get(operator)
+            if shifted is None or shifted <= 0:
+                continue
+            after = shifted
+            if "newline_list" in production:
+                after = tables.goto.get(shifted, {}).get("newline_list", -1)
+            right = tables.goto.get(after, {})
+            if "simple_list1" not in right or "pipeline_command" not in right:
+                continue
+            tables.action[right["simple_list1"]].setdefault("RIGHT_PAREN", -rules[production])
+            tables.action[right["pipeline_command"]].setdefault("RIGHT_PAREN", -pipeline)
+
+
 @contextlib.contextmanager
 def _metering(length: int, deadline: float) -> Iterator[None]:
     meter = _METER
@@ -263,6 +302,7 @@ def _install_repair() -> None:
             if production.func == "p_redirection_heredoc":
                 production.callable = _gather_after_lookahead(production.callable)
         bashlex.tokenizer.tokenizer.token = _metered(bashlex.tokenizer.tokenizer.token)
+        _close_lists_in_substitutions()
         _REPAIRED = True
 
 
@@ -296,10 +336,10 @@ def read_with_bashlex(
             ran past ``deadline``).
     """
     with _metering(len(source.text), deadline):
-        return _read(source, masks)
+        return _read(source, masks, deadline)
 
 
-def _read(source: Source, masks: Sequence[Mask]) -> Program:
+def _read(source: Source, masks: Sequence[Mask], deadline: float) -> Program:
     if not _REPAIRED:
         raise Unreadable(
             f"bashlex {_INSTALLED} is installed but the gateway's repairs are proven only for {BASHLEX_VERSION}",
@@ -323,7 +363,7 @@ def _read(source: Source, masks: Sequence[Mask]) -> Program:
         raise Unreadable("bashlex ran out of recursion depth", 0) from None
     except Exception as error:  # noqa: BLE001 -- bashlex raises AttributeError, IndexError, … on odd input
         raise Unreadable(f"bashlex failed with {type(error).__name__}", 0) from None
-    reader = _Reader(source, masks)
+    reader = _Reader(source, masks, deadline)
     tokens: list[Token] = []
     for tree in trees:
         reader.flatten(tree, tokens)
@@ -380,12 +420,14 @@ def _short(text: str) -> str:
 
 
 class _Reader:
-    def __init__(self, source: Source, masks: Sequence[Mask] = ()) -> None:
+    def __init__(self, source: Source, masks: Sequence[Mask], deadline: float) -> None:
         self.source = source
         self.text = source.text
         self.masks = {(mask.kind, mask.start): mask for mask in masks}
         self.subs: dict[int, SubEntry] = {}
-        self.scanner = WordScanner(source, self.subs, READER, resolve=self.parse_missing)
+        self.scanner = WordScanner(
+            source, self.subs, READER, resolve=self.parse_missing, deadline=deadline
+        )
         self.depth = 0
 
     def unexpected(self, node: Any, where: str) -> Unreadable:

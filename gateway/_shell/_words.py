@@ -18,7 +18,9 @@ recorded as parts, not resolved.
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from collections.abc import Callable
 from typing import Final, Literal as L, NamedTuple
 
@@ -314,8 +316,8 @@ class WordScanner:
     It is bounded like the readers: ``${…}``, brace expansions and arithmetic
     nest at most `MAX_NESTING` deep inside a word, and every step of every
     loop (look-ahead included) is charged against a budget proportional to the
-    source, so no word can make it quadratic or worse; past either bound the
-    reading is `Unreadable`.
+    source, so no word can make it quadratic or worse; each charge also
+    checks the reading's deadline. Past any bound the reading is `Unreadable`.
     """
 
     def __init__(
@@ -324,6 +326,7 @@ class WordScanner:
         subs: dict[int, SubEntry],
         reader: str,
         resolve: Callable[[int, SubKind], SubEntry] | None = None,
+        deadline: float = math.inf,
     ) -> None:
         self._source = source
         self._text = source.text
@@ -334,6 +337,7 @@ class WordScanner:
         self._depth = 0
         self._steps = 0
         self._step_limit = SCAN_STEPS_PER_CHAR * len(source.text) + SCAN_STEP_FLOOR
+        self._deadline = deadline
 
     # ── entry points ──
 
@@ -383,6 +387,8 @@ class WordScanner:
                 f"(the budget ran out at offset {at})",
                 at,
             )
+        if self._deadline != math.inf and time.monotonic() > self._deadline:
+            raise Unreadable(f"scanning the words ran past the time budget at offset {at}", at)
 
     def _descend(self, at: int) -> None:
         """Enter one more level of ``${…}``, brace expansion or arithmetic."""

@@ -67,13 +67,13 @@ from gateway_delegates._contract import (
     failed,
     read_answer,
     reason_text,
+    too_large,
 )
 from gateway_delegates._envelope import DEFAULT_MAY_ALLOW, check_terms, outside
-from gateway_delegates._http import Reply, check_url, make_client, post
+from gateway_delegates._http import Reply, check_url, make_client, post, time_needed
 
 __all__ = ["SYSTEM_PROMPT", "ModelApprover", "ModelOptions", "model_view"]
 
-GRACE: Final = 5.0
 USER_REQUEST_LIMIT: Final = 4000
 """Characters of the user's request shown to the model."""
 COMMAND_LIMIT: Final = 16_000
@@ -251,8 +251,7 @@ class ModelApprover:
                     'another variable in key-env (key-env = "" sends no key).'
                 )
         self._client = make_client(self.options.ca_file, self.options.concurrency, _TABLE)
-        attempts = self.options.retries + 1
-        self.timeout = min(attempts * self.options.timeout + 2.0 * attempts + GRACE, 86_400.0)
+        self.timeout = time_needed(self.options.timeout, self.options.retries)
 
     async def review(self, request: ReviewRequest) -> Answer:
         """Ask the model about this question, when it may judge it; its answer within the limits."""
@@ -297,14 +296,9 @@ class ModelApprover:
             system += "\nThe user's own guidance:\n" + self.options.guidance.strip() + "\n"
         question = "Decide on this tool call:\n" + msgspec.json.encode(view).decode()
         body, headers = self._request(system, question)
-        if len(body) > self.options.max_document:
-            return failed(
-                "too_large",
-                on_failure,
-                who=self._who,
-                size=len(body),
-                limit=self.options.max_document,
-            )
+        oversized = too_large(body, self.options.max_document, self._who, on_failure)
+        if oversized is not None:
+            return oversized
         reply = await post(
             self._client,
             self._url,

@@ -100,8 +100,22 @@ class Row(NamedTuple):
     status: Literal["measured", "unmeasured", "either"]
 
 
+# bashlex parses each nested substitution again from its start: at the limit it
+# takes a second or more, so on a loaded machine the budget may end the
+# reading first; either outcome holds the budget.
+QUADRATIC_IN_BASHLEX = frozenset(
+    {"dollar", "backtick", "quoted-substitution", "process-substitution"}
+)
+
 ROWS: list[Row] = [
-    *(Row(f"{kind}-at-limit", make(MAX_NESTING), "measured") for kind, make in NESTINGS.items()),
+    *(
+        Row(
+            f"{kind}-at-limit",
+            make(MAX_NESTING),
+            "either" if kind in QUADRATIC_IN_BASHLEX else "measured",
+        )
+        for kind, make in NESTINGS.items()
+    ),
     *(
         Row(f"{kind}-past-limit", make(MAX_NESTING + 1), "unmeasured")
         for kind, make in NESTINGS.items()
