@@ -113,27 +113,36 @@ REDIRECT_TYPES: Final = frozenset(
 
 
 def _read_line(tokenizer: Any, *, join: bool) -> str | None:
-    """One line from bashlex's tokenizer; backslash-newline is joined only when ``join``."""
+    """
+    One line from bashlex's tokenizer, ending in a newline; ``None`` at the end of input.
+
+    With ``join`` (an unquoted heredoc body), a line ending in an odd number
+    of backslashes goes on on the next one, the backslash and the newline
+    removed, as bash reads it (bashlex's own reader joined after an even
+    number too: ``a\\\\`` and a newline is not a continuation).
+    """
     text: str = tokenizer._shell_input_line  # noqa: SLF001 -- the repair reads bashlex's own input
-    start: int = tokenizer._shell_input_line_index  # noqa: SLF001
-    if tokenizer._eol_ungetc_lookahead is None:  # noqa: SLF001
-        # The common case, a line at a time: what the character loop below
-        # would read, when no backslash-newline needs joining.
-        end = text.find("\n", start)
-        line = text[start : end + 1] if end >= 0 else text[start:]
-        if line and (not join or "\\\n" not in line) and end >= 0:
-            tokenizer._shell_input_line_index = end + 1  # noqa: SLF001
-            return line
-    buffer: list[str] = []
+    if tokenizer._eol_ungetc_lookahead is not None:  # noqa: SLF001
+        buffer = [tokenizer._getc(join)]  # noqa: SLF001 -- the one pushed-back character
+        rest = _read_line(tokenizer, join=join)
+        return "".join(c for c in buffer if c is not None) + (rest or "\n")
+    pieces: list[str] = []
+    i: int = tokenizer._shell_input_line_index  # noqa: SLF001
     while True:
-        char = tokenizer._getc(join)  # noqa: SLF001
-        if char is None:
-            if not buffer:
+        end = text.find("\n", i)
+        if end < 0:
+            rest = text[i:]
+            tokenizer._shell_input_line_index = len(text)  # noqa: SLF001
+            if not rest and not pieces:
                 return None
-            char = "\n"
-        buffer.append(char)
-        if char == "\n":
-            return "".join(buffer)
+            return "".join(pieces) + rest + "\n"
+        line = text[i:end]
+        i = end + 1
+        if join and (len(line) - len(line.rstrip("\\"))) % 2:
+            pieces.append(line[:-1])
+            continue
+        tokenizer._shell_input_line_index = i  # noqa: SLF001
+        return "".join(pieces) + line + "\n"
 
 
 def _read_heredoc(tokenizer: Any, redirnode: Any, lineno: int, killleading: bool) -> str:  # noqa: FBT001 -- bashlex's signature
