@@ -56,6 +56,7 @@ import bashlex.subst
 import bashlex.tokenizer
 
 from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
+from gateway._shell._heredocs import closing_parenthesis
 from gateway._shell._limits import BASHLEX_TOKEN_FLOOR, BASHLEX_TOKENS_PER_CHAR, MAX_NESTING
 from gateway._shell._masks import Mask, apply_masks
 from gateway._shell._source import Source
@@ -433,6 +434,7 @@ class _Reader:
         self.source = source
         self.text = source.text
         self.masks = {(mask.kind, mask.start): mask for mask in masks}
+        self.masked_text = apply_masks(source.text, masks)
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(
             source, self.subs, READER, resolve=self.parse_missing, deadline=deadline
@@ -743,11 +745,44 @@ class _Reader:
                 sub_kind = "in" if opener == "<" else "out"
             if start in self.subs:
                 continue
+            end = self._substitution_end(part.command, part.pos[1], sub_kind)
+            if sub_kind != "backtick" and end != self._closer(start):
+                # bashlex parses one line of a substitution: `$(a\nb)` stops after `a`.
+                self.subs[start] = self._reparse(start, sub_kind)
+                continue
             self.enter(start)
             body = self.sequence([part.command])
             self.depth -= 1
-            end = self._substitution_end(part.command, part.pos[1], sub_kind)
             self.subs[start] = SubEntry(end, sub_kind, body)
+
+    def _closer(self, start: int) -> int:
+        """Past the ``)`` closing the ``$(``, ``<(`` or ``>(`` at ``start`` (the project's own matcher)."""
+        try:
+            return closing_parenthesis(self.text, start + 2)
+        except Unreadable:
+            return -1
+
+    def _reparse(self, start: int, kind: SubKind) -> SubEntry:
+        """Parse a substitution's whole text with bashlex (every line of it), at its offsets."""
+        end = self._closer(start)
+        if end < 0:
+            raise Unreadable(f"the substitution at offset {start} is not closed", start)
+        inner = self.masked_text[start + 2 : end - 1]
+        try:
+            nodes = [] if _blank_or_comments(inner) else bashlex.parse(inner)
+        except Unreadable:
+            raise
+        except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
+            raise Unreadable(
+                f"bashlex could not parse the substitution at offset {start} ({type(error).__name__})",
+                start,
+            ) from None
+        for tree in nodes:
+            bashlex.ast.posshifter(start + 2).visit(tree)
+        self.enter(start)
+        body = self.sequence(nodes)
+        self.depth -= 1
+        return SubEntry(end, kind, body)
 
     def _substitution_end(self, command: Any, reported: int, kind: SubKind) -> int:
         """
@@ -770,38 +805,22 @@ class _Reader:
 
     def parse_missing(self, at: int, kind: SubKind) -> SubEntry:
         """Parse, with bashlex, a substitution bashlex skipped but the word scanner found."""
-        if kind == "dollar":
-            try:
-                context = bashlex.parser._parser(self.text)  # noqa: SLF001 -- bashlex's own substitution parser
-                command, close = bashlex.subst._parsedolparen(context, self.text, at + 2)  # noqa: SLF001
-            except Unreadable:
-                raise
-            except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
-                raise Unreadable(
-                    f"bashlex could not parse the substitution at offset {at} ({type(error).__name__})",
-                    at,
-                ) from None
-            end = self._substitution_end(command, close + 1, "dollar")
-            nodes = [command]
-        elif kind == "backtick":
-            close = _backtick_close(self.text, at)
-            inner = self.text[at + 1 : close]
-            if close < 0 or "\\" in inner:
-                raise Unreadable(
-                    f"bashlex cannot read the backtick substitution at offset {at}", at
-                )
-            try:
-                nodes = bashlex.parse(inner) if inner.strip() else []
-            except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
-                raise Unreadable(
-                    f"bashlex could not parse the substitution at offset {at} ({type(error).__name__})",
-                    at,
-                ) from None
-            for tree in nodes:
-                bashlex.ast.posshifter(at + 1).visit(tree)
-            end = close + 1
-        else:
-            raise Unreadable(f"bashlex did not parse the process substitution at offset {at}", at)
+        if kind != "backtick":
+            return self._reparse(at, kind)
+        close = _backtick_close(self.text, at)
+        inner = self.text[at + 1 : close]
+        if close < 0 or "\\" in inner:
+            raise Unreadable(f"bashlex cannot read the backtick substitution at offset {at}", at)
+        try:
+            nodes = bashlex.parse(inner) if inner.strip() else []
+        except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
+            raise Unreadable(
+                f"bashlex could not parse the substitution at offset {at} ({type(error).__name__})",
+                at,
+            ) from None
+        for tree in nodes:
+            bashlex.ast.posshifter(at + 1).visit(tree)
+        end = close + 1
         self.enter(at)
         body = self.sequence(nodes)
         self.depth -= 1

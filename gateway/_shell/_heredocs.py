@@ -32,6 +32,7 @@ __all__ = [
     "HeredocSpan",
     "blank_outside",
     "body_substitutions",
+    "closing_parenthesis",
     "find_heredocs",
     "for_tree_sitter",
     "only_substitutions",
@@ -406,6 +407,19 @@ def _blank(data: bytearray, start: int, end: int) -> None:
     for index in range(start, end):
         if data[index] != 0x0A:
             data[index] = 0x20
+
+
+def closing_parenthesis(text: str, start: int) -> int:
+    """
+    Past the ``)`` that closes a substitution whose text starts at ``start`` (after ``$(``).
+
+    Quotes, escapes, comments, nested substitutions, arithmetic and heredoc
+    bodies are skipped as bash skips them.
+
+    Raises:
+        Unreadable: No ``)`` closes it, or a heredoc in it cannot be read.
+    """
+    return _Scanner(text).level(start, closer=True)
 
 
 def body_substitutions(text: str, heredoc: HeredocSpan) -> list[tuple[int, int]]:

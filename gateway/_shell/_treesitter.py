@@ -224,9 +224,31 @@ class _Reader:
 
     def sequence(self, nodes: list[tree_sitter.Node]) -> tuple[Statement, ...]:
         tokens: list[Token] = []
-        for node in nodes:
-            self.flatten(node, tokens)
+        redirects: list[tree_sitter.Node] = []
+        for node in [*nodes, None]:
+            if node is not None and node.type in REDIRECT_NODES:
+                redirects.append(node)
+                continue
+            if redirects:
+                tokens.append(self.redirects_only(redirects))
+                redirects = []
+            if node is not None:
+                self.flatten(node, tokens)
         return assemble(tokens, self.source, READER)
+
+    def redirects_only(self, nodes: list[tree_sitter.Node]) -> CmdToken:
+        """
+        A command of redirects alone, which tree-sitter leaves without a command node.
+
+        ``$(<file)`` is the common one: bash reads the file as the
+        substitution's output, without running anything.
+        """
+        redirects = tuple(self.redirect(node) for node in nodes)
+        start, end = self.start(nodes[0]), self.end(nodes[-1])
+        command = SimpleCommand(
+            span=self.source.span(start, end), redirects=redirects, assignments=(), words=()
+        )
+        return CmdToken(command, start, self.extent(command, nodes[-1]))
 
     def flatten(self, node: tree_sitter.Node, out: list[Token]) -> None:
         # Iterative: lists nest left-deep and may be thousands of levels deep.

@@ -230,7 +230,12 @@ MISPARSES = [
         lambda program: assert_words(program, ["cat", "-"]),
     ),
     # A `#` inside `$( )` starts a comment that hides the `)`.
-    Misparse("comment-hides-closing-parenthesis", "echo $(echo a #)\nid)", "unmeasured"),
+    Misparse(
+        "comment-hides-closing-parenthesis",
+        "echo $(echo a #)\nid)",
+        "measured",
+        runs("echo", "echo", "id"),
+    ),
     Misparse("escaped-dollar-is-not-a-substitution", 'echo "\\$(rm x)"', "measured", runs("echo")),
     Misparse("single-quoted-substitution-is-text", "echo '$(rm x)'", "measured", runs("echo")),
     Misparse("escaped-backticks-are-text", "echo \\`rm x\\`", "measured", runs("echo")),
