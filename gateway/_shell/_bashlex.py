@@ -54,6 +54,7 @@ import bashlex.heredoc
 import bashlex.parser
 import bashlex.subst
 import bashlex.tokenizer
+import msgspec
 
 from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
 from gateway._shell._heredocs import closing_parenthesis
@@ -64,6 +65,8 @@ from gateway._shell._tree import (
     ArithCommand,
     ArithFor,
     Assignment,
+    Case,
+    CaseItem,
     Command,
     For,
     Function,
@@ -581,6 +584,9 @@ class _Reader:
             closer = ")" if first.word == "(" else "}"
             if items[-1].kind != "reservedword" or items[-1].word != closer:
                 raise self.unexpected(node, f"not closed by {closer}")
+            case = self.masks.get(("case", node.pos[0]))
+            if first.word == "{" and case is not None and case.case is not None:
+                return self.case(items[1:-1], case, tuple(redirects)), extent
             self.enter(node.pos[0])
             body = self.sequence(items[1:-1])
             self.depth -= 1
@@ -598,6 +604,67 @@ class _Reader:
             command = self.while_node(first, span, tuple(redirects))
         self.depth -= 1
         return command, extent
+
+    def case(self, nodes: list[Any], mask: Mask, redirects: tuple[Redirect, ...]) -> Case:
+        """
+        A ``case`` bashlex read through its mask as ``{ : WORD; : PATTERNS; BODY; … }``.
+
+        The statements bashlex parsed are given back to the arms by offset: a
+        statement inside an arm's head is the mask's stand-in for its
+        patterns (dropped, its substitutions kept), one after the head is
+        the arm's body. The subject and the patterns are words the scanner
+        reads from the original text.
+        """
+        layout = mask.case
+        if layout is None:  # pragma: no cover - the caller checked
+            raise Unreadable("a case mask without its layout", mask.start)
+        self.enter(mask.start)
+        statements = self.sequence(nodes)
+        self.depth -= 1
+        unexpected = Unreadable(
+            f"bashlex read the masked case at offset {mask.start} unexpectedly", mask.start
+        )
+        if not statements or statements[0].span.start != mask.start + 2:
+            raise unexpected
+        stand_in = statements[0].body.pipelines[0].commands[0]
+        if not (
+            isinstance(stand_in, SimpleCommand)
+            and len(statements[0].body.pipelines) == 1
+            and len(stand_in.words) == 2
+            and (stand_in.words[1].span.start, stand_in.words[1].span.end) == layout.subject
+        ):
+            raise unexpected
+        rest = statements[1:]
+        items: list[CaseItem] = []
+        placed = 0
+        for index, arm in enumerate(layout.arms):
+            lo, hi = arm.head
+            following = layout.arms[index + 1].head[0] if index + 1 < len(layout.arms) else mask.end
+            heads = [s for s in rest if lo <= s.span.start < hi]
+            body = tuple(s for s in rest if hi <= s.span.start < following)
+            placed += len(heads) + len(body)
+            if body and arm.terminator is not None and body[-1].terminator == ";":
+                # The `;` the mask wrote for `;;` ends no statement in bash.
+                at = arm.span[1] - len(arm.terminator)
+                if self.masked_text[at] == ";" and self.text[at] == ";":
+                    body = (*body[:-1], msgspec.structs.replace(body[-1], terminator=None))
+            items.append(
+                CaseItem(
+                    patterns=tuple(self.scanner.word(a, b) for a, b in arm.patterns),
+                    body=body,
+                    terminator=arm.terminator,
+                    head=self.source.span(lo, hi),
+                    span=self.source.span(*arm.span),
+                )
+            )
+        if placed != len(rest):
+            raise unexpected
+        return Case(
+            span=self.source.span(mask.start, mask.end),
+            redirects=redirects,
+            subject=stand_in.words[1],
+            items=tuple(items),
+        )
 
     def split_reserved(
         self, parts: list[Any], keywords: frozenset[str]

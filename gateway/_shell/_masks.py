@@ -32,6 +32,7 @@ from gateway._shell._tree import (
     ArithCommand,
     ArithFor,
     Arithmetic,
+    Case,
     CommandSubstitution,
     Heredoc,
     Node,
@@ -43,20 +44,44 @@ from gateway._shell._tree import (
     walk_parts,
 )
 
-__all__ = ["Mask", "apply_masks", "find_masks"]
+__all__ = ["CaseArm", "CaseLayout", "Mask", "apply_masks", "find_masks"]
 
-MaskKind = Literal["test", "arith_command", "arithmetic", "arith_for"]
+MaskKind = Literal["test", "arith_command", "arithmetic", "arith_for", "case"]
 _OPERATOR_CHARACTERS: Final = frozenset("&|<>()!;")
 
 
+class CaseArm(NamedTuple):
+    """Where one arm of a masked ``case`` is: its head (patterns through ``)``), patterns, extent."""
+
+    head: tuple[int, int]
+    patterns: tuple[tuple[int, int], ...]
+    span: tuple[int, int]
+    terminator: str | None
+
+
+class CaseLayout(NamedTuple):
+    """Where the pieces of a masked ``case`` are, for bashlex's reader to put them back."""
+
+    subject: tuple[int, int]
+    arms: tuple[CaseArm, ...]
+
+
 class Mask(NamedTuple):
-    """One construct to mask: what, where, which spans inside stay verbatim, and (``for``) its expressions."""
+    """
+    One construct to mask: what, where, which spans inside stay verbatim.
+
+    ``expressions`` are a ``for (( ))`` header's three expressions; ``edits``
+    are spans written over with a text of the same length (a ``case``), and
+    ``case`` says where its pieces are.
+    """
 
     kind: MaskKind
     start: int
     end: int
     keep: tuple[tuple[int, int], ...]
     expressions: tuple[tuple[int, int], ...] = ()
+    edits: tuple[tuple[int, int, str], ...] = ()
+    case: CaseLayout | None = None
 
 
 def _subs_in(parts: Iterable[Part]) -> tuple[tuple[int, int], ...]:
@@ -92,7 +117,76 @@ def find_masks(program: Program, text: str) -> tuple[Mask, ...]:
             mask = _arith_for(node, text)
             if mask is not None:
                 masks.append(mask)
+        elif isinstance(node, Case):
+            mask = _case(node, text)
+            if mask is not None:
+                masks.append(mask)
     return tuple(sorted(masks, key=lambda mask: (mask.start, -mask.end)))
+
+
+def _case(command: Case, text: str) -> Mask | None:
+    """
+    The mask of a ``case``: a group bashlex can read, with every arm's body in place.
+
+    ``case WORD in`` becomes ``{ : WORD;``, each arm's patterns through its
+    ``)`` become ``: …;`` (substitutions in them kept), each terminator a
+    ``;`` (blanks where a ``;`` would stand alone), and ``esac`` a ``}``.
+    """
+    start, end = command.span.start, command.span.end
+    subject = command.subject.span
+    at = subject.end
+    while at < end and text[at] in " \t\n":
+        at += 1
+    if (
+        text[start : start + 4] != "case"
+        or text[at : at + 2] != "in"
+        or text[at + 2 : at + 3] not in (" ", "\t", "\n")
+        or text[end - 4 : end] != "esac"
+    ):
+        return None
+    edits = [(start, start + 4, "{ : "), (at, at + 2, "; "), (end - 4, end, "}   ")]
+    keep: list[tuple[int, int]] = []
+    arms: list[CaseArm] = []
+    for item in command.items:
+        lo, hi = item.head.start, item.head.end
+        if text[hi - 1 : hi] != ")":
+            return None
+        kept = [span for pattern in item.patterns for span in _subs_in(pattern.parts)]
+        keep.extend(kept)
+        head = [" "] * (hi - lo)
+        for sub_start, sub_end in kept:
+            head[sub_start - lo : sub_end - lo] = text[sub_start:sub_end]
+        if not any(sub_start <= lo < sub_end for sub_start, sub_end in kept):
+            head[0] = ":"
+        head[-1] = ";"
+        edits.append((lo, hi, "".join(head)))
+        terminator = item.terminator
+        if terminator is not None:
+            t_start = item.span.end - len(terminator)
+            if text[t_start : item.span.end] != terminator:
+                return None
+            before = t_start - 1
+            while before > hi and text[before] in " \t":
+                before -= 1
+            alone = not item.body or text[before] in "\n;&"
+            filler = " " * len(terminator) if alone else ";" + " " * (len(terminator) - 1)
+            edits.append((t_start, item.span.end, filler))
+        arms.append(
+            CaseArm(
+                head=(lo, hi),
+                patterns=tuple((p.span.start, p.span.end) for p in item.patterns),
+                span=(item.span.start, item.span.end),
+                terminator=terminator,
+            )
+        )
+    return Mask(
+        "case",
+        start,
+        end,
+        tuple(keep),
+        edits=tuple(edits),
+        case=CaseLayout(subject=(subject.start, subject.end), arms=tuple(arms)),
+    )
 
 
 def _arith_for(command: ArithFor, text: str) -> Mask | None:
@@ -139,6 +233,10 @@ def apply_masks(text: str, masks: Sequence[Mask]) -> str:
     # Outer masks first; each leaves its own kept spans alone, and a mask
     # found inside a kept substitution is applied after it.
     for mask in masks:
+        if mask.edits:
+            for start, end, written in mask.edits:
+                chars[start:end] = written
+            continue
         kept = {index for start, end in mask.keep for index in range(start, end)}
         for index in range(mask.start, mask.end):
             if index in kept:

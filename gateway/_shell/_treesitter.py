@@ -618,11 +618,13 @@ class _Reader:
         body: list[tree_sitter.Node] = []
         terminator: str | None = None
         in_body = False
+        head_end = self.start(node)
         for child in node.children:
             kind = child.type
             if not in_body:
                 if kind == ")":
                     in_body = True
+                    head_end = self.end(child)
                 elif kind in WORD_NODES:
                     patterns.append(self.word(child))
                 elif kind not in ("|", "(", "comment"):
@@ -631,7 +633,15 @@ class _Reader:
                 terminator = kind
             else:
                 body.append(child)
-        return CaseItem(patterns=tuple(patterns), body=self.sequence(body), terminator=terminator)
+        if not in_body:
+            raise self.unexpected(node, "without its `)`")
+        return CaseItem(
+            patterns=tuple(patterns),
+            body=self.sequence(body),
+            terminator=terminator,
+            head=self.source.span(self.start(node), head_end),
+            span=self.source.span(self.start(node), self.end(node)),
+        )
 
     def function(self, node: tree_sitter.Node) -> Function:
         name = node.child_by_field_name("name")
