@@ -911,7 +911,13 @@ class _Reader:
             lo, hi = start + subscript_bounds[0], start + subscript_bounds[1]
             subscript = self.scanner.arithmetic(lo, hi)
         value: Word | None = None
-        if start + value_at < end:
+        array: tuple[Word, ...] | None = None
+        mask = self.masks.get(("array", start + value_at))
+        if mask is not None and mask.end == end:
+            # An array bashlex read through its mask as one word: the elements
+            # are where the mask says, read from the original text.
+            array = tuple(self.scanner.word(lo, hi) for lo, hi in mask.expressions)
+        elif start + value_at < end:
             value = self.scanner.word(start + value_at, end, assignment=True)
         return Assignment(
             span=self.source.span(start, end),
@@ -919,6 +925,7 @@ class _Reader:
             subscript=subscript,
             append=append,
             value=value,
+            array=array,
         )
 
     def redirect(self, node: Any) -> tuple[Redirect, int]:

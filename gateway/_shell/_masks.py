@@ -32,21 +32,28 @@ from gateway._shell._tree import (
     ArithCommand,
     ArithFor,
     Arithmetic,
+    Assignment,
     Case,
     CommandSubstitution,
     Heredoc,
+    Literal as LiteralPart,
     Node,
     Part,
     ProcessSubstitution,
     Program,
+    SimpleCommand,
     Test,
+    Word,
     walk,
     walk_parts,
 )
+from gateway._shell._words import split_assignment
 
 __all__ = ["CaseArm", "CaseLayout", "Mask", "apply_masks", "find_masks"]
 
-MaskKind = Literal["test", "arith_command", "arithmetic", "arith_for", "case"]
+MaskKind = Literal["test", "arith_command", "arithmetic", "arith_for", "case", "array"]
+# The builtins whose `NAME=(…)` arguments bash reads as array assignments.
+_DECLARATIONS: Final = frozenset({"declare", "local", "typeset", "readonly", "export"})
 _OPERATOR_CHARACTERS: Final = frozenset("&|<>()!;")
 
 
@@ -121,7 +128,50 @@ def find_masks(program: Program, text: str) -> tuple[Mask, ...]:
             mask = _case(node, text)
             if mask is not None:
                 masks.append(mask)
+        elif isinstance(node, Assignment) and node.array is not None:
+            masks.extend(_array_assignment(node, text))
+        elif isinstance(node, SimpleCommand) and _declares(node):
+            masks.extend(_array_argument(w, text) for w in node.words[1:] if "=(" in w.text)
     return tuple(sorted(masks, key=lambda mask: (mask.start, -mask.end)))
+
+
+def _declares(command: SimpleCommand) -> bool:
+    return bool(command.words) and command.words[0].value in _DECLARATIONS
+
+
+def _array_assignment(assignment: Assignment, text: str) -> list[Mask]:
+    """
+    ``NAME=(a b)``: the parentheses and what is between the elements become ``_``.
+
+    bashlex cannot parse an array; through the mask it reads one assignment
+    word (its substitutions kept verbatim, so it parses each), and its reader
+    takes the elements' spans from the mask.
+    """
+    split = split_assignment(text[assignment.span.start : assignment.span.end])
+    if split is None:
+        return []
+    open_at = assignment.span.start + split[3]
+    end = assignment.span.end
+    if text[open_at : open_at + 1] != "(" or text[end - 1 : end] != ")":
+        return []
+    elements = tuple((word.span.start, word.span.end) for word in assignment.array or ())
+    return [Mask("array", open_at, end, elements, expressions=elements)]
+
+
+def _array_argument(word: Word, text: str) -> Mask:
+    """
+    ``declare -a NAME=(a b)``: an argument bash reads as an array; blanks and parentheses become ``_``.
+
+    Both readers read the argument as one word; the mask only lets bashlex
+    read it as one word too (quotes, expansions and substitutions kept).
+    """
+    start = text.index("=(", word.span.start) + 1
+    kept = tuple(
+        (part.span.start, part.span.end)
+        for part in word.parts
+        if not isinstance(part, LiteralPart) and part.span.end > start
+    )
+    return Mask("array", start, word.span.end, kept)
 
 
 def _case(command: Case, text: str) -> Mask | None:
@@ -257,6 +307,9 @@ def apply_masks(text: str, masks: Sequence[Mask]) -> str:
                 )
             elif mask.kind == "arithmetic":
                 chars[index] = "0"
+            elif mask.kind == "array":
+                if char in " \t\n()" or index >= mask.end - 1 or mask.expressions:
+                    chars[index] = "_"
             else:
                 offset = index - mask.start
                 chars[index] = "x in "[offset] if offset < 5 else "0"
