@@ -30,6 +30,8 @@ only for the exact release the project depends on (``bashlex==0.18``):
 * **``&&`` and ``||`` inside ``$( )``** made it raise: the parser tables it
   patches so that ``)`` ends a substitution are patched for the states after
   ``&&`` and ``||`` too (`_close_lists_in_substitutions`).
+* **A loop condition ended by a newline** (``while read x`` and ``do`` on the
+  next line) made it raise AssertionError (`_condition_as_list`).
 * **Every ``elif`` after the first**, which bashlex nests inside a reserved
   word node whose ``word`` is a list (`_spliced`).
 
@@ -307,6 +309,23 @@ def _metering(length: int, deadline: float) -> Iterator[None]:
         meter.limit, meter.steps, meter.deadline = saved
 
 
+def _condition_as_list(original: Any) -> Any:
+    """
+    Wrap bashlex's ``while``/``until`` production so a condition ended by a newline is read.
+
+    bashlex asserts that a loop's condition is a list node; ``while read x``
+    then a newline and ``do`` gives it the command itself, and it raises
+    AssertionError. The command is given to it as a one-command list.
+    """
+
+    def production(p: Any) -> None:
+        if len(p) == 6 and getattr(p[2], "kind", "list") != "list":
+            p[2] = bashlex.ast.node(kind="list", parts=[p[2]], pos=p[2].pos)
+        original(p)
+
+    return production
+
+
 def _install_repair() -> None:
     global _REPAIRED
     if _INSTALLED == BASHLEX_VERSION and not _REPAIRED:
@@ -314,6 +333,8 @@ def _install_repair() -> None:
         for production in bashlex.parser.yaccparser.productions:
             if production.func == "p_redirection_heredoc":
                 production.callable = _gather_after_lookahead(production.callable)
+            elif production.func == "p_shell_command":
+                production.callable = _condition_as_list(production.callable)
         bashlex.tokenizer.tokenizer.token = _metered(bashlex.tokenizer.tokenizer.token)
         _close_lists_in_substitutions()
         _REPAIRED = True
@@ -438,6 +459,10 @@ class _Reader:
         self.text = source.text
         self.masks = {(mask.kind, mask.start): mask for mask in masks}
         self.masked_text = apply_masks(source.text, masks)
+        self.case_heads = [
+            arm.head for mask in masks if mask.case is not None for arm in mask.case.arms
+        ]
+        self.case_kept = [span for mask in masks if mask.case is not None for span in mask.keep]
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(
             source, self.subs, READER, resolve=self.parse_missing, deadline=deadline
@@ -528,6 +553,19 @@ class _Reader:
         masked = self.masked(node)
         if masked is not None:
             return masked
+        at = node.pos[0]
+        if any(lo <= at < hi for lo, hi in self.case_heads) and not any(
+            lo <= at < hi for lo, hi in self.case_kept
+        ):
+            # The mask's stand-in for a case arm's patterns: nothing of it is
+            # a command; its substitutions (kept verbatim) are parsed.
+            for part in node.parts:
+                if part.kind == "word":
+                    self.register_parts(part)
+            empty = SimpleCommand(
+                span=self.source.span(*node.pos), redirects=(), assignments=(), words=()
+            )
+            return empty, node.pos[1]
         assignments: list[Assignment] = []
         words: list[Word] = []
         redirects: list[Redirect] = []
