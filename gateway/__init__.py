@@ -18,14 +18,18 @@ from gateway._approvers import (
 )
 from gateway._calls import ToolCall as ToolCall
 from gateway._config import (
+    AllowMode as AllowMode,
     GatewayConfig as GatewayConfig,
     GatewaySection as GatewaySection,
     HookSection as HookSection,
+    HostsSection as HostsSection,
     ServeSection as ServeSection,
+    ShellDialect as ShellDialect,
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
+    default_token_file as default_token_file,
     load_config as load_config,
 )
 from gateway._errors import (
@@ -46,18 +50,13 @@ from gateway._events import (
     HoleAnswered as HoleAnswered,
     HoleQuestion as HoleQuestion,
     HoleRef as HoleRef,
+    HostDecided as HostDecided,
     PlanReady as PlanReady,
     VerdictReached as VerdictReached,
     verify_chain as verify_chain,
 )
 from gateway._fragments import expand_fragment as expand_fragment
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
-from gateway._hosts import (
-    ClaudeCodeEvent as ClaudeCodeEvent,
-    claude_code_call as claude_code_call,
-    claude_code_permission_response as claude_code_permission_response,
-    claude_code_pre_tool_use_response as claude_code_pre_tool_use_response,
-)
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
 from gateway._planner import (
     iter_commands as iter_commands,
@@ -107,6 +106,7 @@ from gateway._verdicts import (
     Abstain as Abstain,
     Allow as Allow,
     Answer as Answer,
+    Decision as Decision,
     Decline as Decline,
     Verdict as Verdict,
 )
@@ -117,6 +117,7 @@ __all__ = [
     "PLAN_RENDER_LIMIT",
     "Abstain",
     "Allow",
+    "AllowMode",
     "Answer",
     "Approver",
     "ApproverContext",
@@ -129,9 +130,9 @@ __all__ = [
     "CallProposed",
     "ChainBreak",
     "ChainTip",
-    "ClaudeCodeEvent",
     "Complete",
     "ConfigError",
+    "Decision",
     "Decline",
     "Event",
     "Expansion",
@@ -149,6 +150,8 @@ __all__ = [
     "HoleQuestion",
     "HoleRef",
     "HookSection",
+    "HostDecided",
+    "HostsSection",
     "LauncherRow",
     "LauncherStep",
     "NestedShell",
@@ -172,6 +175,7 @@ __all__ = [
     "SequencePlan",
     "SequenceStep",
     "ServeSection",
+    "ShellDialect",
     "ShellReading",
     "ShellTool",
     "Sink",
@@ -180,12 +184,10 @@ __all__ = [
     "ToolCall",
     "Verdict",
     "VerdictReached",
-    "claude_code_call",
-    "claude_code_permission_response",
-    "claude_code_pre_tool_use_response",
     "command_sequence_plan",
     "default_config",
     "default_config_bytes",
+    "default_token_file",
     "encode_event",
     "expand_fragment",
     "iter_commands",

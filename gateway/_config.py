@@ -11,11 +11,12 @@ validates them itself when it is built. The default config,
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.resources
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -23,10 +24,13 @@ from gateway._errors import ConfigError
 
 __all__ = [
     "DEFAULT_SHELL_TOOLS",
+    "AllowMode",
     "GatewayConfig",
     "GatewaySection",
     "HookSection",
+    "HostsSection",
     "ServeSection",
+    "ShellDialect",
     "ShellTool",
     "SinkConfig",
     "default_config",
@@ -36,6 +40,10 @@ __all__ = [
 ]
 
 
+ShellDialect = Literal["bash", "powershell"]
+ShellDialect.__doc__ = "The language a shell tool's text is in; the gateway reads only bash."
+
+
 class ShellTool(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
@@ -43,23 +51,60 @@ class ShellTool(
     A tool whose input holds a shell command.
 
     Attributes:
-        tool: The tool's name.
+        tool: The tool's name, or a pattern of names (``*`` matches any run
+            of characters, ``?`` one: ``mcp__*__run_command`` is every MCP
+            server's ``run_command`` tool as Claude Code and Codex name it).
+            The first entry that matches a call's tool decides.
         fields: Dotted paths into the input, tried in order (``command``,
             ``action.command``); the value is a string, or an argv list that is
             quoted into one.
+        dialect: The language of the text: ``bash`` is planned; any other
+            (``powershell``) is a shell the gateway cannot read, so its calls
+            are unmeasured and never auto-allowed.
     """
 
     tool: str
     fields: tuple[str, ...] = ("command",)
+    dialect: ShellDialect = "bash"
 
+    def matches(self, name: str) -> bool:
+        """Whether this entry covers the tool ``name`` (case-sensitive)."""
+        if "*" in self.tool or "?" in self.tool:
+            return fnmatch.fnmatchcase(name, self.tool)
+        return name == self.tool
+
+
+# MCP shell servers in common use, by the tool names they offer; Claude Code
+# and Codex call them ``mcp__<server>__<tool>``, the MCP proxy by the bare name.
+_MCP_SHELL_TOOLS: Final = (
+    ("run_command", ("command",)),
+    ("execute_command", ("command",)),
+    ("execute-command", ("command",)),
+    ("shell_execute", ("command",)),
+    ("start_process", ("command",)),
+    ("run_shell_command", ("command",)),
+    ("bash", ("command",)),
+    ("shell", ("command",)),
+)
 
 DEFAULT_SHELL_TOOLS: Final = (
     ShellTool(tool="Bash", fields=("command",)),
+    ShellTool(tool="Monitor", fields=("command",)),
+    ShellTool(tool="PowerShell", fields=("command",), dialect="powershell"),
     ShellTool(tool="shell", fields=("command",)),
     ShellTool(tool="run_shell_command", fields=("command",)),
     ShellTool(tool="local_shell", fields=("command", "action.command")),
     ShellTool(tool="exec_command", fields=("cmd",)),
+    *(ShellTool(tool=f"mcp__*__{name}", fields=fields) for name, fields in _MCP_SHELL_TOOLS),
+    *(ShellTool(tool=name, fields=fields) for name, fields in _MCP_SHELL_TOOLS[:5]),
 )
+"""
+The shell tools known without configuration: Claude Code (``Bash``,
+``Monitor``, ``PowerShell``), Codex and the OpenAI Agents SDK (``shell``,
+``local_shell``, ``exec_command``), Gemini CLI (``run_shell_command``), and
+the common MCP shell servers, by Claude Code's and Codex's ``mcp__*__`` names
+and by their own.
+"""
 
 
 class SinkConfig(
@@ -203,6 +248,31 @@ class HookSection(
     timeout: float = 330.0
 
 
+AllowMode = Literal["founded", "host"]
+AllowMode.__doc__ = "Which allows an adapter gives a host that has permission checks of its own (``[hosts] allow``)."
+
+
+class HostsSection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[hosts]`` table: how adapters answer hosts with permission checks of their own.
+
+    Claude Code, Codex, Gemini CLI, Cursor and the Claude Agent SDK check
+    calls themselves (paths outside the project, sandboxes, their own rules).
+    An adapter never answers them with an allow weaker than those checks.
+
+    Attributes:
+        allow: ``founded`` (the default): answer an allow only when it is
+            founded (`Verdict.founded`: every effect known and inside the
+            workspace or a temporary directory, or a person decided), and
+            leave every other allow to the host's own checks. ``host``: leave
+            every allow to the host; the gateway then only declines and asks.
+    """
+
+    allow: AllowMode = "founded"
+
+
 class GatewayConfig(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
@@ -216,6 +286,7 @@ class GatewayConfig(
         approver: Options for each approver by name (``[approver.NAME]``).
         serve: The approval service (``[serve]``).
         hook: Hook adapters (``[hook]``).
+        hosts: How adapters answer hosts with checks of their own (``[hosts]``).
     """
 
     gateway: GatewaySection = GatewaySection()
@@ -224,6 +295,7 @@ class GatewayConfig(
     approver: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     serve: ServeSection = ServeSection()
     hook: HookSection = HookSection()
+    hosts: HostsSection = HostsSection()
 
 
 def default_token_file(environ: Mapping[str, str] | None = None) -> Path:

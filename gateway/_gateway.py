@@ -42,7 +42,7 @@ from opentelemetry.trace import TracerProvider
 from gateway._approvers import Approver, ApproverContext, ReviewRequest, load_approver
 from gateway._bus import EventBus, SinkFailure
 from gateway._calls import ToolCall
-from gateway._config import GatewayConfig
+from gateway._config import GatewayConfig, ShellTool
 from gateway._digest import digest_of
 from gateway._events import (
     GENESIS,
@@ -56,11 +56,13 @@ from gateway._events import (
     HoleAnswered,
     HoleQuestion,
     HoleRef,
+    HostDecided,
     PlanReady,
     VerdictReached,
 )
 from gateway._fragments import expand_fragment
-from gateway._planner import iter_commands, plan_program
+from gateway._grounds import plan_founded
+from gateway._planner import iter_commands, plan_program, unreadable_plan
 from gateway._plans import FragmentAddr, FragmentError, Hole, ProgramPlan, SequencePlan
 from gateway._redact import Redactor, find_secrets
 from gateway._sequence import command_sequence_plan
@@ -111,6 +113,7 @@ class _Outcome(NamedTuple):
     reason: str
     approver: str | None
     rule: str | None
+    person: bool = False
 
 
 class _Recent(NamedTuple):
@@ -389,9 +392,8 @@ class Gateway(AsyncContextManagerMixin):
         An argv list is quoted into one command. Returns ``(True, None)`` for a
         shell tool whose command field is missing or of the wrong type.
         """
-        for tool in self.config.shell_tools:
-            if tool.tool != call.tool:
-                continue
+        tool = self.shell_tool(call)
+        if tool is not None:
             for field in tool.fields:
                 value = _lookup(call.input, field)
                 if isinstance(value, str):
@@ -406,6 +408,10 @@ class Gateway(AsyncContextManagerMixin):
                     return True, None
             return True, None
         return False, None
+
+    def shell_tool(self, call: ToolCall) -> ShellTool | None:
+        """The first ``[[shell-tools]]`` entry whose name or pattern covers the call's tool."""
+        return next((tool for tool in self.config.shell_tools if tool.matches(call.tool)), None)
 
     async def plan(self, source: str, cwd: str = "") -> tuple[ProgramPlan, SequencePlan]:
         """The plan and sequence plan of a shell text, from the bounded cache or a worker thread."""
@@ -555,7 +561,17 @@ class Gateway(AsyncContextManagerMixin):
         plan: ProgramPlan | None = None
         sequence: SequencePlan | None = None
         digest = digest_of({"tool": call.tool, "input": call.input})
-        if is_shell and source is not None:
+        shell_tool = self.shell_tool(call)
+        dialect = shell_tool.dialect if shell_tool is not None else "bash"
+        if is_shell and source is not None and dialect != "bash":
+            # A shell in a language the planner does not read: the text is kept,
+            # and the call is unmeasured (never auto-allowed), like unreadable bash.
+            plan = unreadable_plan(
+                source,
+                f"`{call.tool}` runs {dialect} text, which the gateway does not read; a person must decide.",
+            )
+            digest = plan.digest
+        elif is_shell and source is not None:
             with self._telemetry.span(SPAN_PLAN) as plan_span:
                 plan, sequence = await self.plan(source, call.cwd or "")
                 self._telemetry.set(
@@ -622,7 +638,7 @@ class Gateway(AsyncContextManagerMixin):
                         request, kind="hole", question=ref, hole=hole
                     )
                     outcomes.append((ref, await self._ask(question, ids)))
-        verdict = self._combine(outcomes, digest, call_id, plan)
+        verdict = self._combine(outcomes, digest, call_id, plan, len(holes))
         return await self._conclude(verdict, ids, None)
 
     def _combine(
@@ -631,6 +647,7 @@ class Gateway(AsyncContextManagerMixin):
         digest: str,
         call_id: str | None,
         plan: ProgramPlan | None,
+        holes: int = 0,
     ) -> Verdict:
         decision = strictest([outcome.decision for _, outcome in outcomes])
         ref, decisive = next((ref, o) for ref, o in outcomes if o.decision == decision)
@@ -644,6 +661,11 @@ class Gateway(AsyncContextManagerMixin):
             and plan.status != "measured"
         ):
             reason = f"The command could not be read with confidence ({plan.reason}); a person must decide."
+        # An allow a host may take instead of its own checks: a person allowed
+        # the call and each of its holes, or the plan's facts alone carry it.
+        founded = decision == "allow" and (
+            all(outcome.person for _, outcome in outcomes) or plan_founded(plan, holes=holes)
+        )
         return Verdict(
             decision=decision,
             reason=reason,
@@ -651,6 +673,7 @@ class Gateway(AsyncContextManagerMixin):
             approver=decisive.approver,
             rule=decisive.rule,
             call_id=call_id,
+            founded=founded,
         )
 
     async def _conclude(
@@ -762,13 +785,16 @@ class Gateway(AsyncContextManagerMixin):
                     note=note,
                     **ids,
                 )
-                if isinstance(answer, Abstain) and answer.reason:
-                    # The last approver to say why it would not decide explains the ask.
+                if isinstance(answer, Abstain) and answer.reason and asked is None:
+                    # The first approver to say why it would not decide explains
+                    # the ask: the policy's reason, not a later approver's note
+                    # that nobody was there to ask.
                     asked = _Outcome("ask", answer.reason, None, answer.rule)
                 if note is not None or isinstance(answer, Abstain):
                     continue
                 reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
-                return _Outcome(answer.decision, reason, name, answer.rule)
+                person = isinstance(answer, Allow) and answer.person
+                return _Outcome(answer.decision, reason, name, answer.rule, person)
         if asked is not None:
             return asked
         return _Outcome("ask", f"No approver decided on {what}; a person must decide.", None, None)
@@ -880,5 +906,30 @@ class Gateway(AsyncContextManagerMixin):
             CallOutcome,
             call_id,
             outcome=value,
+            detail=None if detail is None else _short(mask_value(detail), 500),
+        )
+
+    async def record_decision(
+        self,
+        call_id: str | None,
+        decision: str,
+        *,
+        by: str = "person",
+        host: str | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """
+        Record a person's answer given inside the host (``host.decided``).
+
+        ``decision`` other than ``allow`` is recorded as ``decline``, and ``by``
+        other than ``person``, ``timeout``, ``failed`` or ``nobody`` as
+        ``failed``: the record never says more than what happened.
+        """
+        await self.bus.publish(
+            HostDecided,
+            call_id,
+            decision="allow" if decision == "allow" else "decline",
+            by=by if by in ("person", "timeout", "failed", "nobody") else "failed",
+            host=host,
             detail=None if detail is None else _short(mask_value(detail), 500),
         )

@@ -83,6 +83,7 @@ __all__ = [
     "plan_statements",
     "position_words",
     "read_program_position",
+    "unreadable_plan",
 ]
 
 MAX_NESTED_SHELL_DEPTH: Final = 4
@@ -829,6 +830,11 @@ def _unmeasured(source: str, reason: str, *, redact: bool) -> ProgramPlan:
     return ProgramPlan(
         source=shown, status="unmeasured", reason=reason, statements=(), digest=digest
     )
+
+
+def unreadable_plan(source: str, reason: str) -> ProgramPlan:
+    """An unmeasured plan of ``source`` with ``reason`` (secrets masked), for text the planner must not read."""
+    return _unmeasured(source, reason, redact=True)
 
 
 def plan_statements(source: str) -> tuple[ProgramPlan, tuple[PlannedStatement, ...]]:

@@ -16,6 +16,7 @@ import msgspec
 __all__ = ["Abstain", "Allow", "Answer", "Decision", "Decline", "Verdict", "strictest"]
 
 Decision = Literal["allow", "ask", "decline"]
+Decision.__doc__ = "The gateway's decision on a call: ``allow``, ``ask`` (a person decides) or ``decline``."
 _RANK: Final = {"allow": 0, "ask": 1, "decline": 2}
 
 
@@ -27,12 +28,22 @@ class Allow(
     tag_field="decision",
     tag="allow",
 ):
-    """The approver allows the call (or question). ``rule`` names the rule that decided, if any."""
+    """
+    The approver allows the call (or question).
+
+    Attributes:
+        reason: One sentence.
+        rule: The rule that decided, if any.
+        person: A person decided, having read the call: their allow stands
+            on their own reading, as an answer to the host's own prompt would
+            (`Verdict.founded`).
+    """
 
     decision: ClassVar[Literal["allow"]] = "allow"
 
     reason: str
     rule: str | None = None
+    person: bool = False
 
 
 class Decline(
@@ -85,6 +96,14 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         approver: Who decided, when an approver did.
         rule: Which rule decided, when known.
         call_id: The call it answers.
+        founded: For ``allow``: the allow stands on facts the plan states
+            (every effect known, every path it reads or writes inside the
+            workspace or a temporary directory), or a person decided. An
+            adapter for a host with permission checks of its own (Claude
+            Code, Codex…) answers only a founded allow, and leaves any other
+            allow to the host's checks (see ``docs/hosts/index.md``). Always
+            false for ``ask`` and ``decline``, and false unless the gateway
+            set it, so a verdict built elsewhere never skips a host's checks.
     """
 
     decision: Decision
@@ -93,6 +112,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     approver: str | None = None
     rule: str | None = None
     call_id: str | None = None
+    founded: bool = False
 
     @property
     def allowed(self) -> bool:

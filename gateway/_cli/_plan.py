@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from gateway._cli._common import Subcommand, decode_utf8, read_source, register, write_json
+from gateway._cli._common import Subcommand, decode_utf8, read_source, write_json
 from gateway._fragments import expand_fragment
 from gateway._gateway import mask_sequence, mask_value, source_secrets
 from gateway._planner import plan_program
@@ -102,11 +102,9 @@ def _short(error: Exception) -> str:
     return text[:120].rstrip(".")
 
 
-register(
-    Subcommand(
-        name="plan",
-        help="Print the plan of a shell call, the expansion of each heredoc, and its sequence plan, as JSON.",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="plan",
+    help="Print the plan of a shell call, the expansion of each heredoc, and its sequence plan, as JSON.",
+    configure=_configure,
+    run=_run,
 )

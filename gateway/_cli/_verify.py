@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._sinks import verify_audit_log
 
 
@@ -45,11 +45,9 @@ def _run(arguments: argparse.Namespace) -> int:
     return 1
 
 
-register(
-    Subcommand(
-        name="verify",
-        help="Check an audit log's hash chain; exit 0 when intact, 1 naming the first broken record.",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="verify",
+    help="Check an audit log's hash chain; exit 0 when intact, 1 naming the first broken record.",
+    configure=_configure,
+    run=_run,
 )

@@ -143,5 +143,5 @@ def _answer(record: DecisionRecord, *, hole: bool) -> Answer:
         reason = f"A person {verb} the call with this hole shown ({record.reason.rstrip('.')})."
     rule = "human" if record.scope in (None, "once") else f"human.{record.scope}"
     if record.decision == "allow":
-        return Allow(reason=reason, rule=rule)
+        return Allow(reason=reason, rule=rule, person=record.by == "person")
     return Decline(reason=reason, rule=None if record.by != "person" else rule)

@@ -11,11 +11,13 @@ requests (bounded), then the gateway closes. Signals are left to the caller.
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import secrets
 import socket
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, Final
 
 import anyio
@@ -24,8 +26,9 @@ import uvicorn
 from gateway_human import SERVICE_KEY, HumanBoard
 
 from gateway import Approver, Gateway, GatewayConfig, Sink
-from gateway_web._app import create_app
+from gateway_web._app import create_app, review_limit
 from gateway_web._service import ApprovalService
+from gateway_web._socket import bind_hook_socket, serve_hook_socket
 
 __all__ = ["RunningService", "audit_path_of", "open_service"]
 
@@ -46,6 +49,7 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
         port: The port bound.
         token: The bearer token.
         service: Its state (the gateway, the board, the event history).
+        hook_socket: The Unix socket hooks forward to (``gateway-hook HOST``), if any.
     """
 
     url: str
@@ -53,6 +57,7 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
     port: int
     token: str
     service: Any
+    hook_socket: str | None = None
 
     @property
     def gateway(self) -> Gateway:
@@ -127,6 +132,7 @@ async def open_service(
     sinks: Mapping[str, Sink] | None = None,
     services: Mapping[str, Any] | None = None,
     audit_path: str | None = None,
+    hook_socket: str | Path | None = None,
 ) -> AsyncIterator[RunningService]:
     """
     Start the approval service; stop it on leaving.
@@ -141,6 +147,8 @@ async def open_service(
         services: Entries to put in the gateway's shared services first (a
             board made beforehand, for approvers built outside the gateway).
         audit_path: The audit log to serve (default: the config's first file sink).
+        hook_socket: Also answer hook events on this Unix socket (mode 0600), where
+            ``gateway-hook HOST`` forwards them (see ``gateway_web._socket``).
 
     Raises:
         OSError: The address cannot be bound.
@@ -151,7 +159,10 @@ async def open_service(
     port = settings.port if port is None else port
     token = token or secrets.token_urlsafe(32)
     sock = _bind(host, port)
+    hooks = None
     try:
+        if hook_socket is not None:
+            hooks = bind_hook_socket(Path(hook_socket))
         bound_port = int(sock.getsockname()[1])
         url_host = _url_host(host)
         allowed_hosts: set[str] | None = None
@@ -189,6 +200,16 @@ async def open_service(
             )
             async with anyio.create_task_group() as group:
                 await group.start(service.run)
+                if hooks is not None:
+                    await group.start(
+                        functools.partial(
+                            serve_hook_socket,
+                            hooks,
+                            gateway,
+                            max_body=settings.max_body,
+                            review_limit=review_limit(config),
+                        )
+                    )
                 stopped = anyio.Event()
 
                 async def run_server() -> None:
@@ -205,6 +226,7 @@ async def open_service(
                         port=bound_port,
                         token=token,
                         service=service,
+                        hook_socket=str(hook_socket) if hooks is not None else None,
                     )
                 finally:
                     with anyio.CancelScope(shield=True):
@@ -217,3 +239,5 @@ async def open_service(
                     group.cancel_scope.cancel()
     finally:
         sock.close()
+        if hooks is not None:
+            hooks.close()

@@ -1,11 +1,12 @@
 """
 ``gateway serve``: run the approval service (the page, the API, the gateway behind them).
 
-The web parts (Starlette, uvicorn) come with the ``web`` extra and are
-imported only when this command runs, so every other command starts without
-them. A new bearer token is made at every start, printed once, and stored
-with user-only permissions where ``gateway hook claude-code --server`` reads
-it. Stops cleanly on SIGINT or SIGTERM: what waits for a person is declined.
+Contributed to the ``gateway`` command through the ``gateway.commands``
+entry-point group, so the core command never imports the web parts
+(Starlette, uvicorn: the ``web`` extra). A new bearer token is made at every
+start, printed once, and stored with user-only permissions where ``gateway
+hook HOST --server URL`` reads it. Stops cleanly on SIGINT or SIGTERM: what
+waits for a person is declined.
 """
 
 from __future__ import annotations
@@ -17,18 +18,21 @@ from pathlib import Path
 
 import anyio
 import msgspec
+from gateway_relay import default_socket
 
-from gateway._cli._common import CommandError, Subcommand, register
-from gateway._config import (
+from gateway import (
     GatewayConfig,
+    GatewayError,
     SinkConfig,
     default_config,
     default_token_file,
     load_config,
 )
-from gateway._errors import GatewayError
+from gateway.cli import CommandError, Subcommand
+from gateway_web._server import open_service
+from gateway_web._token import new_token, store_token
 
-__all__: list[str] = []
+__all__ = ["SERVE"]
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +47,15 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--audit",
         metavar="FILE",
         help="also write a hash-chained audit log (JSON lines) to FILE, and serve it read-only",
+    )
+    sockets = parser.add_mutually_exclusive_group()
+    sockets.add_argument(
+        "--socket",
+        metavar="PATH",
+        help="answer hooks (`gateway-hook HOST`) on this Unix socket (default: gateway.sock in the state directory)",
+    )
+    sockets.add_argument(
+        "--no-socket", action="store_true", help="do not answer hooks on a Unix socket"
     )
     parser.add_argument(
         "--token-file",
@@ -78,15 +91,14 @@ def _say(line: str) -> None:
 async def _serve(
     arguments: argparse.Namespace, config: GatewayConfig, token: str, stored: Path
 ) -> None:
-    import gateway_web
-
     try:
-        service = gateway_web.open_service(
+        service = open_service(
             config,
             host=arguments.host,
             port=arguments.port,
             token=token,
             audit_path=arguments.audit,
+            hook_socket=None if arguments.no_socket else (arguments.socket or default_socket()),
         )
         async with service as running:
             if running.board is None:
@@ -95,10 +107,16 @@ async def _serve(
                 )
             _say(f"gateway serve: the approval page is at {running.url}")
             _say(f"gateway serve: bearer token (stored in {stored}, mode 0600): {token}")
+            if running.hook_socket is not None:
+                _say(f"gateway serve: hooks forward to {running.hook_socket} (mode 0600)")
             with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for _ in signals:
                     break
             sys.stderr.write("gateway serve: stopping; calls still waiting are declined.\n")
+    except FileExistsError as error:
+        raise CommandError(
+            f"Cannot answer hooks: {error}; pass --socket PATH or --no-socket."
+        ) from None
     except OSError as error:
         host = arguments.host or config.serve.host
         port = arguments.port if arguments.port is not None else config.serve.port
@@ -109,18 +127,12 @@ async def _serve(
 
 def _run(arguments: argparse.Namespace) -> int:
     config = _load(arguments)
-    try:
-        import gateway_web
-    except ImportError:
-        raise CommandError(
-            "The approval service needs the web extra: pip install 'agent-gateway[web]'."
-        ) from None
-    token = gateway_web.new_token()
+    token = new_token()
     token_file = Path(
         arguments.token_file or config.serve.token_file or default_token_file()
     ).expanduser()
     try:
-        stored = gateway_web.store_token(token_file, token)
+        stored = store_token(token_file, token)
     except OSError as error:
         raise CommandError(
             f"Cannot store the token in {str(token_file)!r} ({error.strerror}); pass --token-file FILE."
@@ -129,11 +141,10 @@ def _run(arguments: argparse.Namespace) -> int:
     return 0
 
 
-register(
-    Subcommand(
-        name="serve",
-        help="Run the approval service: a page where people see plans and decide, and its HTTP API.",
-        configure=_configure,
-        run=_run,
-    )
+SERVE = Subcommand(
+    name="serve",
+    help="Run the approval service: a page where people see plans and decide, and its HTTP API.",
+    configure=_configure,
+    run=_run,
 )
+"""``gateway serve``, contributed through the ``gateway.commands`` entry-point group."""
