@@ -14,11 +14,14 @@ Examples:
 from gateway._approvers import (
     Approver as Approver,
     ApproverContext as ApproverContext,
+    EarlierAnswer as EarlierAnswer,
     ReviewRequest as ReviewRequest,
 )
 from gateway._calls import ToolCall as ToolCall
 from gateway._config import (
+    MAX_SECONDS as MAX_SECONDS,
     AllowMode as AllowMode,
+    AuditSection as AuditSection,
     GatewayConfig as GatewayConfig,
     GatewaySection as GatewaySection,
     HookSection as HookSection,
@@ -27,16 +30,20 @@ from gateway._config import (
     ShellDialect as ShellDialect,
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
+    WitnessConfig as WitnessConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
     default_token_file as default_token_file,
     load_config as load_config,
+    validation_path as validation_path,
 )
 from gateway._errors import (
+    AuditLogError as AuditLogError,
     ConfigError as ConfigError,
     GatewayError as GatewayError,
     PluginError as PluginError,
     PluginLoadError as PluginLoadError,
+    SinkFailure as SinkFailure,
 )
 from gateway._events import (
     ApproverDecided as ApproverDecided,
@@ -95,7 +102,6 @@ from gateway._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
 from gateway._sequence import command_sequence_plan as command_sequence_plan
 from gateway._shell import ShellReading as ShellReading, read_shell as read_shell
 from gateway._sinks import (
-    AuditLogError as AuditLogError,
     ChainTip as ChainTip,
     Sink as Sink,
     encode_event as encode_event,
@@ -103,16 +109,23 @@ from gateway._sinks import (
     verify_audit_log as verify_audit_log,
 )
 from gateway._verdicts import (
+    DECISION_ORDER as DECISION_ORDER,
+    DECISION_VERBS as DECISION_VERBS,
     Abstain as Abstain,
     Allow as Allow,
     Answer as Answer,
     Decision as Decision,
     Decline as Decline,
     Verdict as Verdict,
+    strictest as strictest,
+    strictness as strictness,
 )
 
 __all__ = [
+    "DECISION_ORDER",
+    "DECISION_VERBS",
     "LAUNCHERS",
+    "MAX_SECONDS",
     "NOT_AUTO_ALLOWED",
     "PLAN_RENDER_LIMIT",
     "Abstain",
@@ -124,6 +137,7 @@ __all__ = [
     "ApproverDecided",
     "ApproverFailed",
     "AuditLogError",
+    "AuditSection",
     "Blocked",
     "BlockedBody",
     "CallOutcome",
@@ -134,6 +148,7 @@ __all__ = [
     "ConfigError",
     "Decision",
     "Decline",
+    "EarlierAnswer",
     "Event",
     "Expansion",
     "FragmentAddr",
@@ -180,10 +195,12 @@ __all__ = [
     "ShellTool",
     "Sink",
     "SinkConfig",
+    "SinkFailure",
     "StatementPlan",
     "ToolCall",
     "Verdict",
     "VerdictReached",
+    "WitnessConfig",
     "command_sequence_plan",
     "default_config",
     "default_config_bytes",
@@ -196,6 +213,9 @@ __all__ = [
     "read_audit_log",
     "read_program_position",
     "read_shell",
+    "strictest",
+    "strictness",
+    "validation_path",
     "verify_audit_log",
     "verify_chain",
 ]

@@ -29,9 +29,36 @@ from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
 from gateway._sinks import installed
 from gateway._verdicts import Answer
 
-__all__ = ["APPROVER_GROUP", "Approver", "ApproverContext", "ReviewRequest", "load_approver"]
+__all__ = [
+    "APPROVER_GROUP",
+    "Approver",
+    "ApproverContext",
+    "EarlierAnswer",
+    "ReviewRequest",
+    "load_approver",
+]
 
 APPROVER_GROUP: Final = "gateway.approvers"
+
+
+class EarlierAnswer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    What an approver earlier in the chain answered to the same question.
+
+    Attributes:
+        approver: Its name.
+        decision: ``allow``, ``decline`` or ``abstain``.
+        reason: Its reason, as it gave it.
+        rule: The rule it named, if any.
+        note: Why the gateway did not take the answer as given (an allow of
+            a plan that could not be measured), if it did not.
+    """
+
+    approver: str
+    decision: Literal["allow", "decline", "abstain"]
+    reason: str | None
+    rule: str | None = None
+    note: str | None = None
 
 
 class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -52,6 +79,9 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
         body: For ``body``: the completed text, secrets masked.
         body_plan: For ``body``, when the command reading it is a shell: its plan.
         sequence: The call's strict sequence plan, when it is a shell call.
+        earlier: What the approvers before this one in the chain answered to
+            this same question, in chain order (the rules' ``abstain`` and its
+            reason, for an approver after them).
     """
 
     kind: Literal["call", "hole", "body"]
@@ -65,6 +95,7 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
     body: str | None = None
     body_plan: ProgramPlan | None = None
     sequence: SequencePlan | None = None
+    earlier: tuple[EarlierAnswer, ...] = ()
 
     @property
     def measured(self) -> bool:

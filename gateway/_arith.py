@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from gateway._errors import GatewayError
+
 __all__ = ["ArithmeticError_", "evaluate"]
 
 _TOKEN: Final = re.compile(
@@ -22,7 +24,7 @@ _MAX_DEPTH: Final = 64
 _BITS: Final = 64
 
 
-class ArithmeticError_(Exception):
+class ArithmeticError_(GatewayError):
     """The expression is not valid bash arithmetic, or divides by zero."""
 
 

@@ -25,14 +25,11 @@ import msgspec
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from gateway._errors import SinkFailure
 from gateway._events import GENESIS, Event, event_digest
 from gateway._sinks import Sink
 
-__all__ = ["BusStatistics", "EventBus", "SinkFailure"]
-
-
-class SinkFailure(Exception):
-    """A sink could not write an event (it raised, or stayed blocked past the timeout)."""
+__all__ = ["BusStatistics", "EventBus"]
 
 
 class BusStatistics(NamedTuple):

@@ -30,6 +30,11 @@ class ToolCall(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         agent_id: Which agent proposed it.
         cwd: The working directory the call would run in.
         host: Which host sent it (``claude-code``, ``openai-agents``…).
+        user_request: What the user asked for, in their own words (their latest
+            message to the agent), when the host can tell; never the agent's
+            reasoning or a tool's output. Approvers get it with its secrets
+            masked (the ``model`` approver shows it to the model); events and
+            the audit log do not carry it.
 
     Examples:
         >>> ToolCall("Bash", {"command": "ls"}, session_id="s1").tool
@@ -43,3 +48,4 @@ class ToolCall(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     agent_id: str | None = None
     cwd: str | None = None
     host: str | None = None
+    user_request: str | None = None

@@ -2,8 +2,10 @@
 Configuration: TOML → frozen Structs, validated in full at start-up.
 
 ``load_config`` decodes bytes (or a file) into a `GatewayConfig`; any unknown
-key or wrong type is a `ConfigError` naming the key and its path
-(``$.gateway.approver-timeout``). Keys are kebab-case. Plugin options
+key, wrong type or value out of range is a `ConfigError` naming the key and its
+path (``$.gateway.approver-timeout``). Ranges are declared on the fields
+(`msgspec.Meta`), so the JSON schema of the config states them too, and every
+duration is at most `MAX_SECONDS`. Keys are kebab-case. Plugin options
 (``[approver.NAME]``, ``[sinks.NAME.options]``) are passed to the plugin, which
 validates them itself when it is built. The default config,
 ``config/default.toml``, ships inside the package.
@@ -16,7 +18,7 @@ import importlib.resources
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -24,7 +26,9 @@ from gateway._errors import ConfigError
 
 __all__ = [
     "DEFAULT_SHELL_TOOLS",
+    "MAX_SECONDS",
     "AllowMode",
+    "AuditSection",
     "GatewayConfig",
     "GatewaySection",
     "HookSection",
@@ -33,11 +37,50 @@ __all__ = [
     "ShellDialect",
     "ShellTool",
     "SinkConfig",
+    "WitnessConfig",
     "default_config",
     "default_config_bytes",
     "default_token_file",
     "load_config",
+    "validation_path",
 ]
+
+MAX_SECONDS: Final = 86_400.0
+"""The longest any duration of the gateway may be: a day. Every wait is finite."""
+
+Seconds = Annotated[float, msgspec.Meta(gt=0, le=MAX_SECONDS)]
+"""A duration in seconds: more than 0, at most `MAX_SECONDS`."""
+
+Count = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
+"""How many of something may be kept or may wait: 1 to a million."""
+
+_AT: Final = " - at `"
+
+
+def validation_path(error: msgspec.ValidationError) -> tuple[str, str | None]:
+    """
+    A msgspec validation error as its message and the path it names.
+
+    msgspec puts the path only in the message text (``Expected `int`, got
+    `str` - at `$.serve.port```); this is the one place that takes it out.
+
+    Returns:
+        The message without the path, and the path (``$.serve.port``), or
+        ``None`` when the message names none.
+
+    Examples:
+        >>> import msgspec
+        >>> try:
+        ...     msgspec.convert({"port": "x"}, ServeSection)
+        ... except msgspec.ValidationError as error:
+        ...     validation_path(error)
+        ('Expected `int`, got `str`', '$.port')
+    """
+    text = str(error)
+    head, at, tail = text.rpartition(_AT)
+    if not at or not tail.endswith("`"):
+        return text, None
+    return head, tail[:-1]
 
 
 ShellDialect = Literal["bash", "powershell"]
@@ -135,39 +178,87 @@ class GatewaySection(
 
     Attributes:
         approvers: The approver chain, in order, by entry-point name.
+        review_timeout: Seconds one review may take from start to verdict,
+            whatever it waits for (planning, every approver and hole
+            question, the audit write); past it, decline. The one deadline
+            every other wait of a review fits inside.
         approver_timeout: Seconds each approver call may take; past it, decline.
         ask_holes: Put every heredoc hole to the approvers as its own question.
-        plan_cache_size: Plans kept for repeated identical calls (by source and cwd).
+        plan_cache_size: Calls kept with their plans for repeated identical
+            calls (by tool, input and working directory).
         event_buffer: Events a sink may lag behind before publishers wait.
         audit_timeout: Seconds a verdict waits for required sinks to write its events.
-        planning_threads: Plans computed at once (each in a worker thread).
+        plan_timeout: Seconds the reading of one call's text (plans, secrets,
+            holes) may take in a worker process before the worker is killed
+            and the call is declined.
+        workers: Worker processes that read call texts (started when first
+            needed; each is killed and replaced when it overruns).
+        worker_memory: MiB of memory each worker may add to what it needs at
+            start; past it, the reading fails and the call is declined.
         recent_calls: Calls remembered for `Gateway.answer` and outcomes.
     """
 
     approvers: tuple[str, ...] = ("rules",)
-    approver_timeout: float = 10.0
+    review_timeout: Seconds = 325.0
+    approver_timeout: Seconds = 10.0
     ask_holes: bool = True
-    plan_cache_size: int = 1024
-    event_buffer: int = 256
-    audit_timeout: float = 5.0
-    planning_threads: int = 4
-    recent_calls: int = 4096
+    plan_cache_size: Count = 1024
+    event_buffer: Count = 256
+    audit_timeout: Seconds = 5.0
+    plan_timeout: Seconds = 5.0
+    workers: Annotated[int, msgspec.Meta(ge=1, le=64)] = 2
+    worker_memory: Annotated[int, msgspec.Meta(ge=64, le=65_536)] = 512
+    recent_calls: Count = 4096
+
+
+class WitnessConfig(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    One witness: somewhere outside the audit log that keeps a copy of every signed checkpoint.
+
+    Attributes:
+        plugin: The witness plugin's entry-point name (``file``, ``webhook``).
+        path: Where a ``file`` witness appends.
+        url: Where a ``webhook`` witness posts.
+        options: Plugin-specific options.
+    """
+
+    plugin: str
+    path: str | None = None
+    url: str | None = None
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class AuditSection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[audit]`` table: how the event chain is signed, so an outsider can check it.
+
+    With a key, the chain starts with a signed ``chain.genesis`` and carries
+    signed ``chain.checkpoint`` records (every ``checkpoint-every`` events,
+    every ``checkpoint-interval`` seconds, and when the gateway stops); whoever
+    rewrites the log without the key cannot sign again. Without a key the
+    records are still chained, but only the chain's own digests vouch for them.
+
+    Attributes:
+        signing_key: An Ed25519 private key (PEM) in a file only its owner can
+            read (mode 0600); ``gateway keygen`` makes one.
+        hmac_key: Instead: a shared secret in a 0600 file; checkpoints carry an
+            HMAC-SHA256 that whoever holds the secret can check.
+        checkpoint_every: Events between signed checkpoints.
+        checkpoint_interval: Seconds between signed checkpoints while events arrive.
+    """
+
+    signing_key: str | None = None
+    hmac_key: str | None = None
+    checkpoint_every: Count = 1000
+    checkpoint_interval: Seconds = 60.0
 
     def __post_init__(self) -> None:
-        for name, value in (
-            ("approver-timeout", self.approver_timeout),
-            ("audit-timeout", self.audit_timeout),
-        ):
-            if not 0 < value <= 86_400:
-                raise ValueError(f"{name} must be between 0 and 86400 seconds, not {value}")
-        for name, number in (
-            ("plan-cache-size", self.plan_cache_size),
-            ("event-buffer", self.event_buffer),
-            ("planning-threads", self.planning_threads),
-            ("recent-calls", self.recent_calls),
-        ):
-            if not 1 <= number <= 1_000_000:
-                raise ValueError(f"{name} must be between 1 and 1000000, not {number}")
+        if self.signing_key and self.hmac_key:
+            raise ValueError("set signing-key or hmac-key, not both")
 
 
 class ServeSection(
@@ -189,37 +280,30 @@ class ServeSection(
         max_pending: Calls that may wait for a person at once; more are declined.
         max_body: Bytes a request body may have.
         max_watchers: Event streams that may be open at once.
+        max_connections: Connections open at once; past it the longest idle
+            one is closed to make room, and with none idle the new one is
+            refused.
+        header_timeout: Seconds a client has to send a request's headers
+            from its first byte (or, on a new connection, from connecting).
+        body_timeout: Seconds a client has to send a request's body.
     """
 
     host: str = "127.0.0.1"
-    port: int = 8787
-    human_timeout: float = 300.0
+    port: Annotated[int, msgspec.Meta(ge=0, le=65_535)] = 8787
+    human_timeout: Seconds = 300.0
     token_file: str | None = None
     protect_reads: bool = False
     allowed_origins: tuple[str, ...] = ()
-    history: int = 500
-    event_history: int = 10_000
-    max_pending: int = 1000
-    max_body: int = 1_048_576
-    max_watchers: int = 64
+    history: Count = 500
+    event_history: Count = 10_000
+    max_pending: Count = 1000
+    max_body: Annotated[int, msgspec.Meta(ge=1, le=64 * 1_048_576)] = 1_048_576
+    max_watchers: Annotated[int, msgspec.Meta(ge=1, le=10_000)] = 64
+    max_connections: Annotated[int, msgspec.Meta(ge=2, le=100_000)] = 1024
+    header_timeout: Seconds = 10.0
+    body_timeout: Seconds = 30.0
 
     def __post_init__(self) -> None:
-        if not 0 <= self.port <= 65_535:
-            raise ValueError(f"port must be between 0 and 65535, not {self.port}")
-        # A day less the human approver's grace for saving a remembered approval.
-        if not 0 < self.human_timeout <= 86_340:
-            raise ValueError(
-                f"human-timeout must be between 0 and 86340 seconds, not {self.human_timeout}"
-            )
-        for name, number, top in (
-            ("history", self.history, 1_000_000),
-            ("event-history", self.event_history, 1_000_000),
-            ("max-pending", self.max_pending, 1_000_000),
-            ("max-body", self.max_body, 64 * 1_048_576),
-            ("max-watchers", self.max_watchers, 10_000),
-        ):
-            if not 1 <= number <= top:
-                raise ValueError(f"{name} must be between 1 and {top}, not {number}")
         for origin in self.allowed_origins:
             if not origin.startswith(("http://", "https://")) or origin.endswith("/"):
                 raise ValueError(
@@ -231,21 +315,22 @@ class HookSection(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
     """
-    The ``[hook]`` table: how ``gateway hook`` adapters run.
+    The ``[hook]`` table: how ``gateway-hook HOST`` runs (read by the hook with ``--config``).
 
     Attributes:
-        server: URL of a running ``gateway serve`` to forward to (a person can
-            then decide); empty to review in-process.
-        token_file: The bearer token for the server (default: where
-            ``gateway serve`` stores it, see `default_token_file`).
+        socket: The Unix socket of a running ``gateway serve`` to forward to
+            (default: ``gateway.sock`` beside `default_token_file`). When
+            nothing listens there, the hook reviews in-process.
+        require_service: Block every call when no service listens, instead
+            of reviewing in-process (a person can then always be asked).
         timeout: Seconds the hook waits for a verdict before it blocks the call:
             longer than ``[serve] human-timeout`` (300 s) so that, forwarding, a
             person's decision arrives before the hook gives up.
     """
 
-    server: str = ""
-    token_file: str | None = None
-    timeout: float = 330.0
+    socket: str | None = None
+    require_service: bool = False
+    timeout: Seconds = 330.0
 
 
 AllowMode = Literal["founded", "host"]
@@ -286,6 +371,8 @@ class GatewayConfig(
         approver: Options for each approver by name (``[approver.NAME]``).
         serve: The approval service (``[serve]``).
         hook: Hook adapters (``[hook]``).
+        audit: How the event chain is signed (``[audit]``).
+        witnesses: Where signed checkpoints are also sent (``[witnesses.NAME]``).
         hosts: How adapters answer hosts with checks of their own (``[hosts]``).
     """
 
@@ -295,6 +382,8 @@ class GatewayConfig(
     approver: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     serve: ServeSection = ServeSection()
     hook: HookSection = HookSection()
+    audit: AuditSection = AuditSection()
+    witnesses: dict[str, WitnessConfig] = msgspec.field(default_factory=dict)
     hosts: HostsSection = HostsSection()
 
 
@@ -339,11 +428,9 @@ def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -
     try:
         return msgspec.toml.decode(data, type=GatewayConfig)
     except msgspec.ValidationError as error:
-        message = str(error)
-        path = message.rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in message else None
-        text = message.split(" - at `", 1)[0]
-        if path is not None and path.startswith("$.sinks[...]"):
-            path = _name_sink(data, path)
+        text, path = validation_path(error)
+        if path is not None and path.startswith(("$.sinks[...]", "$.witnesses[...]")):
+            path = _name_entry(data, path)
         where = f" at {path}" if path else ""
         raise ConfigError(
             f"Invalid config {source!r}{where}: {text}.", path=path, source=source
@@ -354,26 +441,27 @@ def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -
         ) from None
 
 
-def _name_sink(data: bytes, path: str) -> str:
+def _name_entry(data: bytes, path: str) -> str:
     """
-    Put the sink's name into a path msgspec reports as ``$.sinks[...]``.
+    Put the entry's name into a path msgspec reports as ``$.sinks[...]`` (or ``$.witnesses[...]``).
 
     msgspec does not name the key of a dict entry that fails, so with several
     sinks the path alone would not say which one: decode each entry on its
     own and name the first that does not validate.
     """
+    table, kind = (
+        ("sinks", SinkConfig) if path.startswith("$.sinks") else ("witnesses", WitnessConfig)
+    )
     raw = msgspec.toml.decode(data)
-    sinks = raw.get("sinks") if isinstance(raw, dict) else None
-    if not isinstance(sinks, dict):
+    entries = raw.get(table) if isinstance(raw, dict) else None
+    if not isinstance(entries, dict):
         return path
-    for name, entry in sinks.items():
+    for name, entry in entries.items():
         try:
-            msgspec.convert(entry, SinkConfig)
+            msgspec.convert(entry, kind)
         except msgspec.ValidationError as error:
-            inner = (
-                str(error).rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in str(error) else "$"
-            )
-            return f"$.sinks.{name}{inner[1:]}"
+            inner = validation_path(error)[1] or "$"
+            return f"$.{table}.{name}{inner[1:]}"
     return path
 
 

@@ -7,13 +7,26 @@ sentence naming the value and what to do.
 
     GatewayError
     ├── ConfigError          a config file or value is invalid
-    └── PluginError
-        └── PluginLoadError  an approver or sink named in the config cannot be loaded
+    ├── PluginError
+    │   └── PluginLoadError  an approver, sink or witness named in the config cannot be loaded
+    ├── AuditLogError        a record of an audit log cannot be read
+    ├── SinkFailure          a sink could not write an event in time
+    ├── FragmentError        a heredoc fragment cannot be expanded at all (gateway._plans)
+    └── ArithmeticError_     text is not valid bash arithmetic (gateway._arith)
+
+Plugins add their own below it (the rules approver's ``RuleError``).
 """
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "GatewayError", "PluginError", "PluginLoadError"]
+__all__ = [
+    "AuditLogError",
+    "ConfigError",
+    "GatewayError",
+    "PluginError",
+    "PluginLoadError",
+    "SinkFailure",
+]
 
 
 class GatewayError(Exception):
@@ -44,4 +57,23 @@ class PluginError(GatewayError):
 
 
 class PluginLoadError(PluginError):
-    """An approver or sink named in the config is not installed or cannot be built."""
+    """An approver, sink or witness named in the config is not installed or cannot be built."""
+
+
+class AuditLogError(GatewayError):
+    """
+    A record of an audit log cannot be read.
+
+    Attributes:
+        index: Which record (0 for the first).
+        reason: Why, as a clause.
+    """
+
+    def __init__(self, index: int, reason: str) -> None:
+        super().__init__(f"record {index + 1}: {reason}")
+        self.index = index
+        self.reason = reason
+
+
+class SinkFailure(GatewayError):
+    """A sink could not write an event (it raised, or stayed blocked past the timeout)."""

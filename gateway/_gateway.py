@@ -40,10 +40,11 @@ from anyio.abc import ObjectReceiveStream
 from opentelemetry.trace import TracerProvider
 
 from gateway._approvers import Approver, ApproverContext, ReviewRequest, load_approver
-from gateway._bus import EventBus, SinkFailure
+from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig, ShellTool
 from gateway._digest import digest_of
+from gateway._errors import SinkFailure
 from gateway._events import (
     GENESIS,
     ApproverDecided,
@@ -178,6 +179,13 @@ def mask_value(value: Any, known: Sequence[tuple[str, str]] = ()) -> Any:
     return value
 
 
+def mask_call(call: ToolCall, source: str | None) -> ToolCall:
+    """The call as approvers see it: its input and the user's request with their secrets masked."""
+    known = source_secrets(source)
+    request = None if call.user_request is None else str(mask_value(call.user_request, known))
+    return msgspec.structs.replace(call, input=mask_value(call.input, known), user_request=request)
+
+
 def mask_sequence(sequence: SequencePlan, source: str) -> SequencePlan:
     """A sequence plan with every secret of ``source`` masked in its argv (the values are quote-removed)."""
     secrets = source_secrets(source)
@@ -267,7 +275,7 @@ class Gateway(AsyncContextManagerMixin):
         self._cache: OrderedDict[tuple[str, str], tuple[ProgramPlan, SequencePlan]] = OrderedDict()
         self._planning: dict[tuple[str, str], anyio.Event] = {}
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
-        self._limiter = anyio.CapacityLimiter(self.config.gateway.planning_threads)
+        self._limiter = anyio.CapacityLimiter(self.config.gateway.workers)
         self._counts = {"reviews": 0, "allow": 0, "ask": 0, "decline": 0, "hits": 0, "misses": 0}
         self._open = False
 
@@ -544,9 +552,7 @@ class Gateway(AsyncContextManagerMixin):
         bus = self.bus
         call_id = call.call_id
         is_shell, source = self.shell_source(call)
-        masked_call = msgspec.structs.replace(
-            call, input=mask_value(call.input, source_secrets(source))
-        )
+        masked_call = mask_call(call, source)
         await bus.publish(
             CallProposed,
             call_id,
@@ -877,9 +883,7 @@ class Gateway(AsyncContextManagerMixin):
                 body_plan, _ = await self.plan(body)
             request = ReviewRequest(
                 kind="body",
-                call=msgspec.structs.replace(
-                    recent.call, input=mask_value(recent.call.input, source_secrets(recent.source))
-                ),
+                call=mask_call(recent.call, recent.source),
                 digest=recent.digest,
                 plan=recent.plan,
                 question=question,

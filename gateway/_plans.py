@@ -19,6 +19,8 @@ from typing import Final, Literal
 
 import msgspec
 
+from gateway._errors import GatewayError
+
 __all__ = [
     "PLAN_RENDER_LIMIT",
     "Blocked",
@@ -485,7 +487,7 @@ def Blocked(holes: tuple[Hole, ...] = (), unbound: tuple[str, ...] = ()) -> Expa
 FragmentErrorKind = Literal["parse", "no_such_statement", "no_such_heredoc", "needs_session_state"]
 
 
-class FragmentError(Exception):
+class FragmentError(GatewayError):
     """
     A fragment could not be expanded at all.
 

@@ -19,11 +19,10 @@ from typing import Final, NamedTuple, Protocol, runtime_checkable
 import msgspec
 
 from gateway._config import SinkConfig
-from gateway._errors import PluginLoadError
+from gateway._errors import AuditLogError, PluginLoadError
 from gateway._events import ChainBreak, Event, GatewayStopped, verify_chain
 
 __all__ = [
-    "AuditLogError",
     "ChainTip",
     "Sink",
     "SinkFactory",
@@ -120,15 +119,6 @@ def encode_event(event: Event, audit_format: str) -> bytes:
 def audit_format(path: str | Path) -> str:
     """The log format of a file, by its name: ``.msgpack``/``.mpk`` is MessagePack, else JSON lines."""
     return "msgpack" if str(path).endswith((".msgpack", ".mpk")) else "jsonl"
-
-
-class AuditLogError(Exception):
-    """A record of an audit log cannot be read."""
-
-    def __init__(self, index: int, reason: str) -> None:
-        super().__init__(f"record {index + 1}: {reason}")
-        self.index = index
-        self.reason = reason
 
 
 def read_audit_log(path: str | Path) -> Iterator[Event]:

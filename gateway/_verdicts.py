@@ -4,20 +4,45 @@ Answers: what an approver says about a call, and the verdict the gateway returns
 Approvers answer `Allow`, `Decline` or `Abstain` (a tagged union on
 ``decision``). The gateway's `Verdict` is ``allow``, ``ask`` or ``decline``,
 always with one sentence of reason and the digest it is bound to. Answers
-combine strictest-first: decline > ask > allow.
+combine strictest-first: decline > ask > allow (`DECISION_ORDER`, `strictest`),
+and a sentence about a decision starts with its verb (`DECISION_VERBS`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import ClassVar, Final, Literal
 
 import msgspec
 
-__all__ = ["Abstain", "Allow", "Answer", "Decision", "Decline", "Verdict", "strictest"]
+__all__ = [
+    "DECISION_ORDER",
+    "DECISION_VERBS",
+    "Abstain",
+    "Allow",
+    "Answer",
+    "Decision",
+    "Decline",
+    "Verdict",
+    "strictest",
+    "strictness",
+]
 
 Decision = Literal["allow", "ask", "decline"]
-Decision.__doc__ = "The gateway's decision on a call: ``allow``, ``ask`` (a person decides) or ``decline``."
-_RANK: Final = {"allow": 0, "ask": 1, "decline": 2}
+Decision.__doc__ = (
+    "The gateway's decision on a call: ``allow``, ``ask`` (a person decides) or ``decline``."
+)
+
+DECISION_ORDER: Final[tuple[Decision, ...]] = ("allow", "ask", "decline")
+"""The decisions from the most permissive to the strictest: when several apply, the last wins."""
+
+DECISION_VERBS: Final[Mapping[Decision, str]] = MappingProxyType(
+    {"allow": "Allowed", "ask": "Asked about", "decline": "Declined"}
+)
+"""How a sentence about each decision starts: "Declined `rm -rf /`: …"."""
+
+_RANK: Final[dict[str, int]] = {decision: rank for rank, decision in enumerate(DECISION_ORDER)}
 
 
 class Allow(
@@ -120,8 +145,19 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         return self.decision == "allow"
 
 
-def strictest(decisions: list[Decision]) -> Decision:
+def strictness(decision: str) -> int:
+    """
+    Where a decision stands in `DECISION_ORDER` (``allow`` 0, ``ask`` 1, ``decline`` 2).
+
+    Use it as a sort key to pick the strictest of things that carry a decision:
+    ``max(judgements, key=lambda j: strictness(j.decision))``.
+
+    Raises:
+        KeyError: It is not a decision.
+    """
+    return _RANK[decision]
+
+
+def strictest(decisions: Iterable[Decision]) -> Decision:
     """The strictest of some decisions (decline > ask > allow); ``ask`` when there are none."""
-    if not decisions:
-        return "ask"
-    return max(decisions, key=_RANK.__getitem__)
+    return max(decisions, key=strictness, default="ask")

@@ -16,6 +16,14 @@ on, so before any test is collected this module:
 
 Subprocesses of the project's own Python code (``python -m gateway._cli …``)
 and browsers are allowed; they get the same temporary ``HOME``.
+
+One shell is admitted: the bash oracle of ``tests/oracle/bash.py``, and only
+when its ``_spawn`` starts it in exactly its confinement — new network and PID
+namespaces (and a mount namespace for its own ``/proc``), an unprivileged identity, a fresh ``gateway-oracle-*`` temporary
+directory as working directory with ``HOME`` inside it, an environment of
+five variables whose ``PATH`` holds nothing but loggers, and the runner's own
+harness script (for the trace, with its DEBUG trap before any input). A shell
+started through a launcher (``env``, ``timeout``, ``unshare``…) is a shell too.
 """
 
 from __future__ import annotations
@@ -24,12 +32,46 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from types import FrameType
 from typing import Any, Final
 
 _REPOSITORY: Final = Path(__file__).resolve().parent.parent
 _SHELLS: Final = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox"}
 )
+
+_LAUNCHERS: Final = frozenset(
+    {
+        "env",
+        "timeout",
+        "unshare",
+        "setpriv",
+        "nice",
+        "nohup",
+        "stdbuf",
+        "setsid",
+        "sudo",
+        "doas",
+        "chrt",
+        "ionice",
+        "taskset",
+        "prlimit",
+        "xargs",
+        "script",
+        "strace",
+        "time",
+        "runuser",
+        "su",
+        "chroot",
+        "flock",
+        "watch",
+        "firejail",
+        "bwrap",
+        "systemd-run",
+    }
+)
+_ORACLE_RUNNER: Final = (_REPOSITORY / "tests" / "oracle" / "bash.py").resolve()
+_TEMPORARY: Final = Path(tempfile.gettempdir()).resolve()
 
 _HOME = Path(tempfile.mkdtemp(prefix="gateway-tests-home-"))
 os.environ["HOME"] = str(_HOME)
@@ -55,7 +97,10 @@ def _deletable(path: Any, dir_fd: Any = None) -> bool:
         target = Path(os.fsdecode(path))
         if isinstance(dir_fd, int) and not target.is_absolute():
             target = Path(os.readlink(f"/proc/self/fd/{dir_fd}")) / target
-        resolved = target.resolve()
+        # A link is removed, not what it points to: resolve its directory only.
+        resolved = (
+            target.parent.resolve() / target.name if target.is_symlink() else target.resolve()
+        )
     except (TypeError, ValueError, OSError):
         return False
     if any(resolved == root or root in resolved.parents for root in _DELETABLE):
@@ -68,23 +113,109 @@ def _deletable(path: Any, dir_fd: Any = None) -> bool:
     )
 
 
-def _shell_runs_text(executable: Any, args: Any) -> bool:
+def _argv(args: Any) -> list[str] | None:
     try:
-        argv = [os.fsdecode(a) for a in (args if isinstance(args, list | tuple) else [args])]
+        return [os.fsdecode(a) for a in (args if isinstance(args, list | tuple) else [args])]
     except TypeError:
-        return False
+        return None
+
+
+def _shell_runs_text(executable: Any, args: Any) -> bool:
+    argv = _argv(args)
     if not argv:
         return False
     program = os.path.basename(os.fsdecode(executable) if executable else argv[0])
+    if program in _LAUNCHERS:
+        # ``timeout 5 bash -c …``: a shell anywhere after a launcher runs text.
+        shells = [i for i, a in enumerate(argv) if os.path.basename(a) in _SHELLS]
+        if not shells:
+            return False
+        return "-n" not in argv[shells[0] + 1 :]
     if program not in _SHELLS:
         return False
     return "-n" not in argv[1:]
 
 
+def _oracle_box(path: str) -> Path | None:
+    """The oracle's temporary directory a path names (``/tmp/gateway-oracle-*/…``), if it does."""
+    candidate = Path(path)
+    for root in (candidate, *candidate.parents):
+        if root.parent == _TEMPORARY and root.name.startswith("gateway-oracle-"):
+            return root
+    return None
+
+
+def _confined_oracle(args: Any, cwd: Any, env: Any) -> bool:
+    """True only for the bash oracle's own start, by its ``_spawn``, in its confinement."""
+    spawned_by_runner = False
+    frame: FrameType | None = sys._getframe(1)
+    for _ in range(12):
+        if frame is None:
+            break
+        code = frame.f_code
+        if code.co_name == "_spawn" and Path(code.co_filename).resolve() == _ORACLE_RUNNER:
+            spawned_by_runner = True
+            break
+        frame = frame.f_back
+    argv = _argv(args)
+    if not spawned_by_runner or not argv or not isinstance(env, dict) or cwd is None:
+        return False
+    namespaces = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--"]
+    if argv[:7] == ["/usr/bin/unshare", *namespaces] and len(argv) == 19:
+        drop, bash = argv[7:15], argv[15:]
+        uid = drop[1].removeprefix("--reuid=")
+        if not (
+            drop[0] == "/usr/bin/setpriv"
+            and uid.isdigit()
+            and int(uid) >= 1000
+            and drop[2] == f"--regid={uid}"
+            and drop[3:]
+            == ["--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
+        ):
+            return False
+    elif (
+        os.geteuid() != 0
+        and argv[:9] == ["/usr/bin/unshare", "--user", "--map-root-user", *namespaces]
+        and len(argv) == 13
+    ):
+        bash = argv[9:]
+    else:
+        return False
+    if bash[:3] != ["/bin/bash", "--norc", "--noprofile"]:
+        return False
+    box = _oracle_box(bash[3])
+    if box is None or bash[3] != str(box / "harness.bash"):
+        return False
+    expected = {
+        "PATH": str(box / "bin"),
+        "HOME": str(box / "home"),
+        "TMPDIR": str(box / "work" / "tmp"),
+        "LC_ALL": "C.UTF-8",
+        "PWD": str(box / "work"),
+    }
+    if env != expected or os.fsdecode(cwd) != str(box / "work"):
+        return False
+    try:
+        script = Path(bash[3]).read_text()
+        loggers = [(box / "bin" / name) for name in os.listdir(box / "bin")]
+    except OSError:
+        return False
+    if not all(
+        path.name == ".logger" or (path.is_symlink() and os.readlink(path) == ".logger")
+        for path in loggers
+    ):
+        return False
+    if script.startswith("# bash oracle: trace harness"):
+        # The DEBUG trap is in place before the text is parsed (by the first eval).
+        trap = script.find("\ntrap __gw_trap DEBUG\n")
+        return 0 <= trap < script.find('\nbuiltin eval -- "$__gw_definition"\n')
+    return script.startswith("# bash oracle: run harness")
+
+
 def _audit(event: str, arguments: tuple[Any, ...]) -> None:
     if event == "subprocess.Popen":
-        executable, args = arguments[0], arguments[1]
-        if _shell_runs_text(executable, args):
+        executable, args, cwd, env = arguments[0], arguments[1], arguments[2], arguments[3]
+        if _shell_runs_text(executable, args) and not _confined_oracle(args, cwd, env):
             raise UnsafeOperation(
                 f"A test tried to run shell text: {args!r}; tests plan commands, never run them."
             )

@@ -40,3 +40,52 @@ def test_deleting_outside_the_temporary_directories_is_refused(tmp_path: Path) -
 
 def test_home_is_a_temporary_directory() -> None:
     assert Path(os.environ["HOME"]).resolve().is_relative_to(Path(tempfile.gettempdir()).resolve())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["timeout", "5", "bash", "-c", "rm -rf ~"],
+        ["env", "X=1", "/bin/sh", "script.sh"],
+        ["/usr/bin/unshare", "--net", "--", "/bin/bash", "-c", "true"],
+        ["nice", "-n", "5", "zsh", "-c", "true"],
+    ],
+    ids=["timeout", "env", "unshare", "nice"],
+)
+def test_a_shell_behind_a_launcher_is_refused(argv: list[str]) -> None:
+    with pytest.raises(RuntimeError, match=r"never run them"):
+        subprocess.run(argv, check=False)
+
+
+def test_the_confined_bash_oracle_is_admitted() -> None:
+    from oracle import bash
+
+    assert bash.run("printf ok > marker").files == {"marker": b"ok"}
+
+
+def test_the_oracle_shape_started_elsewhere_is_refused() -> None:
+    """The exact confined argv, env and directory, but not started by the runner's ``_spawn``."""
+    from oracle import bash
+
+    box = bash._box(())
+    try:
+        script = box.root / "harness.bash"
+        script.write_text("# bash oracle: run harness\nrm -rf ~\n")
+        with pytest.raises(RuntimeError, match=r"never run them"):
+            subprocess.Popen(bash._argv(box, script), cwd=box.work, env=bash._environment(box))
+    finally:
+        shutil.rmtree(box.root)
+
+
+def test_the_oracle_with_a_wider_path_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_spawn`` itself, but with ``PATH`` reaching real programs: not the confinement admitted."""
+    from oracle import bash
+
+    real = bash._environment
+
+    def widened(box: bash._Box) -> dict[str, str]:
+        return {**real(box), "PATH": f"{box.bin}:/usr/bin:/bin"}
+
+    monkeypatch.setattr(bash, "_environment", widened)
+    with pytest.raises(RuntimeError, match=r"never run them"):
+        bash.run("printf x > marker")

@@ -18,11 +18,12 @@ classifies them (`gateway._effects`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence, Set
 from typing import Literal
 
 import msgspec
 
-__all__ = ["ArgumentFact", "ArgumentReading", "FactKind"]
+__all__ = ["ArgumentFact", "ArgumentReading", "FactBase", "FactKind", "read_arguments"]
 
 FactKind = Literal[
     "read",
@@ -32,8 +33,12 @@ FactKind = Literal[
     "cwd",
     "read_environment",
     "lifetime",
+    "bind",
 ]
 """What one argument (or option) makes the program do; see `ArgumentFact`."""
+
+FactBase = Literal["git_dir", "work_tree"]
+"""What a fact's path is relative to when it is not the working directory; see `ArgumentFact.within`."""
 
 
 class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -45,20 +50,50 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             (connect to, listen on or resolve ``value``), ``cwd`` (the program
             runs in ``value``: ``git -C``, ``make -C``, ``tar -C``; later path
             facts of the same reading are relative to it), ``read_environment``
-            (it prints or reads the whole environment), ``lifetime`` (it may
-            never end or it detaches: ``tail -f``, ``yes``).
+            (it prints or reads the whole environment, or one variable of it),
+            ``lifetime`` (it may never end or it detaches: ``tail -f``,
+            ``yes``), ``bind`` (it sets one of the program's own settings for
+            this run: ``git -c name=value``).
         via: The option or role that causes it (``--output``, ``operand``,
             ``-exec``, ``system()``), for display.
         index: The argument's index in the argv the reader was given (``None``
             when the fact comes from no single argument, such as a default file).
         value: The path, URL, host or code, as the argument's value (``None``
-            when the argument expands, so the value is unknown).
+            when the argument expands, so the value is unknown). A path may be
+            derived from the argument: ``gzip f`` creates ``f.gz``, ``cp a
+            dir`` may write ``dir/a``, ``ln -s /x/.bashrc`` creates ``.bashrc``.
+            For ``read_environment``: the one variable read (``ENVIRON["HOME"]``,
+            ``$ENV.PATH``), or ``None`` for the whole environment or a name
+            only known at run time. For ``bind``: the setting as written
+            (``core.autocrlf=true``). For ``execute`` with action
+            ``configured``: ``None``, since the code is in a configuration
+            file, not in the call.
         action: For ``write``: ``write``, ``append``, ``create``, ``delete``,
             ``move``, ``copy``, ``link``, ``mode``, ``owner`` or ``directory``.
-            For ``execute``: ``program``, ``shell_text`` or ``code``. For
-            ``network``: ``connect``, ``listen`` or ``resolve``. For
-            ``lifetime``: ``unbounded`` or ``detached``. Else ``None``.
-        recursive: For ``write``: the change reaches everything below the path.
+            For ``execute``: ``program``, ``shell_text``, ``code``, or
+            ``configured`` (the program may run code its configuration names
+            rather than the call: git's ``core.fsmonitor``, ``core.pager``, a
+            textconv driver, a hook; ``via`` then names the configuration key
+            pattern from `gateway._programs._gitconfig.CODE_KEYS` or the hook,
+            ``hooks/pre-commit``). For ``network``: ``connect``, ``listen`` or
+            ``resolve``. For ``lifetime``: ``unbounded`` or ``detached``. For
+            ``read``: ``metadata`` when only names, sizes, modes or types are
+            read (``ls``, ``stat``), else ``None``.
+        recursive: For ``write``: the change reaches everything below the path
+            (``rm -r``, ``chmod -R``). For ``read``: the program reads
+            everything below it (a search root of ``find``, ``grep -r``, ``cp
+            -r`` sources), so a directory that holds secrets is read with them.
+        prefix: For ``write``: `value` is the beginning of the paths written,
+            not a whole path (``split IN part_`` writes ``part_aa``,
+            ``part_ab``…; ``mktemp /tmp/fooXXXXXX``).
+        within: ``None`` when a relative `value` is relative to the working
+            directory (as it nearly always is). ``git_dir``: the value names a
+            file of the repository's git directory, spelled as if that
+            directory were ``.git`` (``.git/config``, ``.git/index``); where
+            the git directory really is, only the repository can say at run
+            time, so such a value must never be resolved against the working
+            directory alone. ``work_tree``: the value is relative to the top
+            of the repository's work tree (``.`` for all of it).
         words: For ``execute`` with action ``program``: the argv index range
             ``[start, end)`` of the command it runs (``find -exec CMD ARGS ;``),
             so the planner can plan that command from the same words.
@@ -70,7 +105,9 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     value: str | None
     action: str | None = None
     recursive: bool = False
+    prefix: bool = False
     words: tuple[int, int] | None = None
+    within: FactBase | None = None
 
 
 class ArgumentReading(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -91,6 +128,9 @@ class ArgumentReading(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
         unreadable: One clause saying why the arguments cannot be read at all
             (a word that expands where an option could stand; a program text the
             language reader cannot tokenize), or ``None``.
+        environment: Variables whose value the program reads as code, a
+            program or options (``PAGER`` for ``man``, ``LESSOPEN`` for
+            ``less``): a bind of one in the same call makes the program run it.
     """
 
     program: str
@@ -101,3 +141,58 @@ class ArgumentReading(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     facts: tuple[ArgumentFact, ...] = ()
     undeclared: str | None = None
     unreadable: str | None = None
+    environment: tuple[str, ...] = ()
+
+
+def read_arguments(
+    basename: str,
+    argv: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
+    """
+    Read what a program does with its arguments: its language reader, else its option table.
+
+    A program with a language of its own (``LANGUAGE_READERS``) is read by its
+    reader; any other by its option table; a program with neither is
+    ``table=False`` and nothing is known of its arguments. Pure, linear in
+    ``argv``, no I/O.
+
+    Args:
+        basename: The program's basename (``cat`` for ``/usr/bin/cat``).
+        argv: The argument values after the program word, quotes removed;
+            ``None`` for a word that expands.
+        one_word: Indexes of expanding words known to be exactly one word
+            (double-quoted, with no ``"$@"`` or ``"${a[@]}"`` in them). Any
+            other expanding word may be no word or several.
+        no_dash: Indexes of expanding words none of whose words can begin
+            with ``-`` (``"src/$f"``, ``./*``). Any other expanding word may
+            spell an option, so where an option could stand it makes the
+            reading unreadable.
+
+    Returns:
+        The reading: options, operands, facts in argument order, and what
+        could not be read (`ArgumentReading.undeclared`, ``unreadable``).
+
+    Examples:
+        >>> reading = read_arguments("sort", ["-o", "out.txt", "in.txt"])
+        >>> [(fact.kind, fact.value) for fact in reading.facts]
+        [('write', 'out.txt'), ('read', 'in.txt')]
+        >>> read_arguments("sort", ["--co=gzip", "big"]).options
+        ('--compress-program',)
+        >>> read_arguments("xxd", ["-l", "64", "image.png"]).operands
+        (2,)
+    """
+    # Imported here: the readers and the tables build on the Structs above.
+    from gateway._programs._languages import LANGUAGE_READERS
+    from gateway._programs._read import read_row
+    from gateway._programs._tables import PROGRAM_TABLES
+
+    reader = LANGUAGE_READERS.get(basename)
+    if reader is not None:
+        return reader(basename, argv)
+    row = PROGRAM_TABLES.get(basename)
+    if row is None:
+        return ArgumentReading(program=basename, table=False)
+    return read_row(basename, row, argv, one_word=one_word, no_dash=no_dash)

@@ -15,11 +15,27 @@ from types import MappingProxyType
 from typing import Final
 
 from gateway._programs import ArgumentReading
+from gateway._programs._awk import read_awk
+from gateway._programs._jq import read_jq
+from gateway._programs._sed import read_sed
 
 __all__ = ["LANGUAGE_READERS", "LanguageReader"]
 
 LanguageReader = Callable[[str, Sequence[str | None]], ArgumentReading]
 """A language reader: ``(basename, argv after the program word) -> ArgumentReading``."""
 
-LANGUAGE_READERS: Final[Mapping[str, LanguageReader]] = MappingProxyType({})
+LANGUAGE_READERS: Final[Mapping[str, LanguageReader]] = MappingProxyType(
+    {
+        "awk": read_awk,
+        "gawk": read_awk,
+        "mawk": read_awk,
+        "nawk": read_awk,
+        "original-awk": read_awk,
+        "jq": read_jq,
+        "gojq": read_jq,
+        "jaq": read_jq,
+        "sed": read_sed,
+        "gsed": read_sed,
+    }
+)
 """Basename → reader, for every program read by a language reader."""

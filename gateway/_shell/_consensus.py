@@ -15,26 +15,26 @@ that runs depends on it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterator
 from typing import Any
 
 from gateway._shell._tree import (
-    Arithmetic,
-    Brace,
+    AndOr,
+    Assignment,
     Command,
     CommandSubstitution,
-    DoubleQuoted,
     For,
     Function,
-    Parameter,
-    Part,
+    Heredoc,
+    Node,
+    Pipeline,
     ProcessSubstitution,
     Program,
     Redirect,
     SimpleCommand,
     Statement,
     Word,
-    inside,
+    walk,
 )
 
 __all__ = ["compare", "project"]
@@ -44,9 +44,7 @@ Fact = tuple[Any, ...]
 
 def project(program: Program) -> list[Fact]:
     """Return the facts of a reading, in walk order, each tagged with what it is and an offset."""
-    facts: list[Fact] = []
-    _statements(program.statements, facts)
-    return facts
+    return [fact for node in walk(program) for fact in _facts(node)]
 
 
 def compare(first: Program, second: Program, names: tuple[str, str]) -> str | None:
@@ -86,120 +84,41 @@ def _difference(a: Fact, b: Fact, names: tuple[str, str]) -> str:
     return f"the readers disagree on the {_WHAT[a[0]]} at offset {at}"
 
 
-def _statements(statements: Iterable[Statement], facts: list[Fact]) -> None:
-    for statement in statements:
-        facts.append(("statement", statement.span.start, statement.terminator))
-        andor = statement.body
-        facts.append(("andor", statement.span.start, andor.operators))
-        for pipeline in andor.pipelines:
-            facts.append(
-                (
-                    "pipeline",
-                    pipeline.commands[0].span.start if pipeline.commands else -1,
-                    pipeline.negated,
-                    pipeline.operators,
-                )
-            )
-            for command in pipeline.commands:
-                _command(command, facts)
-
-
-def _command(command: Command, facts: list[Fact]) -> None:
-    kind = type(command).__name__
-    if isinstance(command, SimpleCommand):
-        first = [
-            *(a.span.start for a in command.assignments),
-            *(w.span.start for w in command.words),
-            *(r.span.start for r in command.redirects),
+def _facts(node: Node) -> Iterator[Fact]:
+    """The facts one node contributes (most parts and expressions contribute none)."""
+    if isinstance(node, Word):
+        yield ("word", node.span.start, node.span.end)
+    elif isinstance(node, CommandSubstitution):
+        yield ("substitution", node.span.start, node.span.end, "`" if node.backtick else "$(")
+    elif isinstance(node, ProcessSubstitution):
+        yield ("substitution", node.span.start, node.span.end, node.direction + "(")
+    elif isinstance(node, Statement):
+        yield ("statement", node.span.start, node.terminator)
+    elif isinstance(node, AndOr):
+        yield ("andor", node.span.start, node.operators)
+    elif isinstance(node, Pipeline):
+        first = node.commands[0].span.start if node.commands else -1
+        yield ("pipeline", first, node.negated, node.operators)
+    elif isinstance(node, SimpleCommand):
+        starts = [
+            *(a.span.start for a in node.assignments),
+            *(w.span.start for w in node.words),
+            *(r.span.start for r in node.redirects),
         ]
-        facts.append(
-            ("command", min(first) if first else command.span.start, kind, len(command.words))
-        )
-        for assignment in command.assignments:
-            facts.append(
-                (
-                    "assignment",
-                    assignment.span.start,
-                    assignment.span.end,
-                    assignment.name,
-                    assignment.append,
-                )
-            )
-            if assignment.subscript is not None:
-                _parts((assignment.subscript,), facts)
-            if assignment.value is not None:
-                _word(assignment.value, facts)
-            for element in assignment.array or ():
-                _word(element, facts)
-        for word in command.words:
-            _word(word, facts)
-    else:
-        facts.append(("command", command.span.start, kind))
-        if isinstance(command, For):
-            facts.append(("word", command.span.start, command.variable, command.items is None))
-        elif isinstance(command, Function):
-            facts.append(("word", command.span.start, command.name))
-        for child in inside(command):
-            if isinstance(child, tuple):
-                _statements(child, facts)
-            elif isinstance(child, Word):
-                _word(child, facts)
-            elif isinstance(child, Arithmetic):
-                _parts((child,), facts)
-            else:
-                _command(child, facts)
-    for redirect in command.redirects:
-        _redirect(redirect, facts)
-
-
-def _redirect(redirect: Redirect, facts: list[Fact]) -> None:
-    target = redirect.target
-    facts.append(
-        (
-            "redirect",
-            redirect.span.start,
-            redirect.fd,
-            redirect.operator,
-            None if target is None else (target.span.start, target.span.end),
-        )
-    )
-    if target is not None:
-        _parts(target.parts, facts)
-    heredoc = redirect.heredoc
-    if heredoc is not None:
-        facts.append(
-            (
-                "heredoc",
-                heredoc.body_span.start,
-                heredoc.operator,
-                heredoc.delimiter,
-                heredoc.quoted,
-                heredoc.body_span.end,
-            )
-        )
-        _parts(heredoc.parts, facts)
-
-
-def _word(word: Word, facts: list[Fact]) -> None:
-    facts.append(("word", word.span.start, word.span.end))
-    _parts(word.parts, facts)
-
-
-def _parts(parts: Iterable[Part], facts: list[Fact]) -> None:
-    for part in parts:
-        if isinstance(part, CommandSubstitution):
-            facts.append(
-                ("substitution", part.span.start, part.span.end, "`" if part.backtick else "$(")
-            )
-            _statements(part.body, facts)
-        elif isinstance(part, ProcessSubstitution):
-            facts.append(("substitution", part.span.start, part.span.end, part.direction + "("))
-            _statements(part.body, facts)
-        elif isinstance(part, DoubleQuoted | Brace):
-            _parts(part.parts, facts)
-        elif isinstance(part, Parameter):
-            if part.subscript is not None:
-                _parts((part.subscript,), facts)
-            _parts(part.operand, facts)
-        elif isinstance(part, Arithmetic):
-            _parts(part.parts, facts)
+        at = min(starts) if starts else node.span.start
+        yield ("command", at, type(node), len(node.words))
+    elif isinstance(node, Assignment):
+        yield ("assignment", node.span.start, node.span.end, node.name, node.append)
+    elif isinstance(node, Redirect):
+        target = node.target
+        extent = None if target is None else (target.span.start, target.span.end)
+        yield ("redirect", node.span.start, node.fd, node.operator, extent)
+    elif isinstance(node, Heredoc):
+        body = node.body_span
+        yield ("heredoc", body.start, node.operator, node.delimiter, node.quoted, body.end)
+    elif isinstance(node, Command):
+        yield ("command", node.span.start, type(node))
+        if isinstance(node, For):
+            yield ("word", node.span.start, node.variable, node.items is None)
+        elif isinstance(node, Function):
+            yield ("word", node.span.start, node.name)

@@ -32,19 +32,15 @@ from gateway._shell._tree import (
     ArithCommand,
     ArithFor,
     Arithmetic,
-    Brace,
-    Command,
     CommandSubstitution,
-    DoubleQuoted,
-    Parameter,
+    Heredoc,
+    Node,
     Part,
     ProcessSubstitution,
     Program,
-    SimpleCommand,
-    Statement,
     Test,
-    Word,
-    inside,
+    walk,
+    walk_parts,
 )
 
 __all__ = ["Mask", "apply_masks", "find_masks"]
@@ -63,133 +59,76 @@ class Mask(NamedTuple):
     expressions: tuple[tuple[int, int], ...] = ()
 
 
-def _subs_in(parts: Iterable[Part]) -> list[tuple[int, int]]:
+def _subs_in(parts: Iterable[Part]) -> tuple[tuple[int, int], ...]:
     """Spans of the substitutions among ``parts`` (not inside their bodies)."""
-    spans: list[tuple[int, int]] = []
-    for part in parts:
-        if isinstance(part, CommandSubstitution | ProcessSubstitution):
-            spans.append((part.span.start, part.span.end))
-        elif isinstance(part, DoubleQuoted | Brace):
-            spans.extend(_subs_in(part.parts))
-        elif isinstance(part, Parameter):
-            if part.subscript is not None:
-                spans.extend(_subs_in((part.subscript,)))
-            spans.extend(_subs_in(part.operand))
-        elif isinstance(part, Arithmetic):
-            spans.extend(_subs_in(part.parts))
-    return spans
+    return tuple(
+        (part.span.start, part.span.end)
+        for part in walk_parts(parts)
+        if isinstance(part, CommandSubstitution | ProcessSubstitution)
+    )
 
 
-class _Finder:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.masks: list[Mask] = []
-
-    def parts(self, parts: Iterable[Part]) -> None:
-        for part in parts:
-            if isinstance(part, Arithmetic) and self.text.startswith(
-                ("$((", "$["), part.span.start
-            ):
-                self.masks.append(
-                    Mask("arithmetic", part.span.start, part.span.end, tuple(_subs_in(part.parts)))
-                )
-            elif isinstance(part, CommandSubstitution | ProcessSubstitution):
-                self.statements(part.body)
-            if isinstance(part, DoubleQuoted | Brace):
-                self.parts(part.parts)
-            elif isinstance(part, Parameter):
-                if part.subscript is not None:
-                    self.parts((part.subscript,))
-                self.parts(part.operand)
-            elif isinstance(part, Arithmetic):
-                self.parts(part.parts)
-
-    def words(self, words: Iterable[Word]) -> None:
-        for word in words:
-            self.parts(word.parts)
-
-    def statements(self, statements: Iterable[Statement]) -> None:
-        for statement in statements:
-            for pipeline in statement.body.pipelines:
-                for command in pipeline.commands:
-                    self.command(command)
-
-    def command(self, command: Command) -> None:
-        for redirect in command.redirects:
-            if redirect.target is not None and redirect.heredoc is None:
-                self.parts(redirect.target.parts)
-        if isinstance(command, SimpleCommand):
-            for assignment in command.assignments:
-                if assignment.value is not None:
-                    self.parts(assignment.value.parts)
-                self.words(assignment.array or ())
-            self.words(command.words)
-        elif isinstance(command, Test):
-            keep = [span for word in command.operands for span in _subs_in(word.parts)]
-            self.masks.append(Mask("test", command.span.start, command.span.end, tuple(keep)))
-            self.words(command.operands)
-        elif isinstance(command, ArithCommand):
-            keep = _subs_in((command.expression,))
-            self.masks.append(
-                Mask("arith_command", command.span.start, command.span.end, tuple(keep))
-            )
-            self.parts(command.expression.parts)
-        elif isinstance(command, ArithFor):
-            self.arith_for(command)
-            self.statements(command.body)
-        else:
-            for child in inside(command):
-                if isinstance(child, tuple):
-                    self.statements(child)
-                elif isinstance(child, Word):
-                    self.words((child,))
-                elif isinstance(child, Arithmetic):
-                    self.parts((child,))
-                else:
-                    self.command(child)
-
-    def arith_for(self, command: ArithFor) -> None:
-        text = self.text
-        open_at = text.find("((", command.span.start)
-        if open_at < 0:
-            return
-        depth = 0
-        close_at = -1
-        separators: list[int] = []
-        for index in range(open_at + 2, command.span.end):
-            char = text[index]
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                if depth == 0:
-                    close_at = index
-                    break
-                depth -= 1
-            elif char == ";" and depth == 0:
-                separators.append(index)
-        if close_at < 0 or len(separators) != 2 or not text.startswith("))", close_at):
-            return
-        bounds = [
-            open_at + 2,
-            separators[0],
-            separators[0] + 1,
-            separators[1],
-            separators[1] + 1,
-            close_at,
-        ]
-        expressions = ((bounds[0], bounds[1]), (bounds[2], bounds[3]), (bounds[4], bounds[5]))
-        keep = [span for expression in command.expressions for span in _subs_in((expression,))]
-        if any(start < open_at + 5 for start, _ in keep) or close_at + 2 - open_at < 6:
-            return
-        self.masks.append(Mask("arith_for", open_at, close_at + 2, tuple(keep), expressions))
-        self.parts(command.expressions)
+def _outside_heredocs(node: Node) -> bool:
+    # bashlex reads a heredoc body as text: nothing in it needs a mask.
+    return not isinstance(node, Heredoc)
 
 
 def find_masks(program: Program, text: str) -> tuple[Mask, ...]:
     """The constructs of a tree-sitter reading that bashlex needs masked, outermost first."""
-    finder = _Finder(text)
-    finder.statements(program.statements)
-    return tuple(sorted(finder.masks, key=lambda mask: (mask.start, -mask.end)))
+    masks: list[Mask] = []
+    for node in walk(program, _outside_heredocs):
+        if isinstance(node, Arithmetic):
+            if text.startswith(("$((", "$["), node.span.start):
+                masks.append(
+                    Mask("arithmetic", node.span.start, node.span.end, _subs_in(node.parts))
+                )
+        elif isinstance(node, Test):
+            keep = tuple(span for word in node.operands for span in _subs_in(word.parts))
+            masks.append(Mask("test", node.span.start, node.span.end, keep))
+        elif isinstance(node, ArithCommand):
+            keep = _subs_in((node.expression,))
+            masks.append(Mask("arith_command", node.span.start, node.span.end, keep))
+        elif isinstance(node, ArithFor):
+            mask = _arith_for(node, text)
+            if mask is not None:
+                masks.append(mask)
+    return tuple(sorted(masks, key=lambda mask: (mask.start, -mask.end)))
+
+
+def _arith_for(command: ArithFor, text: str) -> Mask | None:
+    """The mask of a ``for (( ; ; ))`` header, or ``None`` when its shape is not the usual one."""
+    open_at = text.find("((", command.span.start)
+    if open_at < 0:
+        return None
+    depth = 0
+    close_at = -1
+    separators: list[int] = []
+    for index in range(open_at + 2, command.span.end):
+        char = text[index]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                close_at = index
+                break
+            depth -= 1
+        elif char == ";" and depth == 0:
+            separators.append(index)
+    if close_at < 0 or len(separators) != 2 or not text.startswith("))", close_at):
+        return None
+    bounds = [
+        open_at + 2,
+        separators[0],
+        separators[0] + 1,
+        separators[1],
+        separators[1] + 1,
+        close_at,
+    ]
+    expressions = ((bounds[0], bounds[1]), (bounds[2], bounds[3]), (bounds[4], bounds[5]))
+    keep = tuple(span for expression in command.expressions for span in _subs_in((expression,)))
+    if any(start < open_at + 5 for start, _ in keep) or close_at + 2 - open_at < 6:
+        return None
+    return Mask("arith_for", open_at, close_at + 2, keep, expressions)
 
 
 def apply_masks(text: str, masks: Sequence[Mask]) -> str:

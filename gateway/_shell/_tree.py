@@ -4,9 +4,13 @@ The neutral syntax tree: what a shell reader says a piece of bash text is.
 Both readers (tree-sitter and bashlex) produce these Structs and nothing
 above the ``_shell`` package ever sees a parser's own node type. The tree is
 pure data: frozen msgspec Structs, tuples for every collection, tagged unions
-with explicit tags, no behaviour beyond small derived properties and
-`inside`, the one statement of what a compound command contains that every
-walker of the tree shares.
+with explicit tags, no behaviour beyond small derived properties and the one
+statement of what each node contains that every walker of the tree shares:
+`inside` (a compound command's blocks, words and expressions), `within` (the
+parts directly inside a part), `children` (any node's direct children) and
+the two walks built on them, `walk` (every node) and `walk_parts` (every part
+of a word, not into substitution bodies). A construct added to the tree is
+added there once, and every walker sees it.
 
 Every node keeps its `Span` (character *and* byte offsets into the source
 that was read), so anything a later layer publishes can be sliced back out of
@@ -19,7 +23,7 @@ This module must not import anything but msgspec and the standard library.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Literal as L
 
 import msgspec
@@ -46,6 +50,7 @@ __all__ = [
     "IfClause",
     "Inside",
     "Literal",
+    "Node",
     "Parameter",
     "Part",
     "Pipeline",
@@ -61,7 +66,11 @@ __all__ = [
     "Tilde",
     "While",
     "Word",
+    "children",
     "inside",
+    "walk",
+    "walk_parts",
+    "within",
 ]
 
 
@@ -506,3 +515,118 @@ def inside(command: Command) -> Iterator[Inside]:
         yield command.expression
     elif isinstance(command, Test):
         yield from command.operands
+
+
+def within(part: Part) -> Iterator[Part]:
+    """
+    Yield the parts directly inside ``part``, in source order.
+
+    A double-quoted string's and a brace expansion's parts; a parameter
+    expansion's subscript, then its operand's parts; an arithmetic
+    expression's expansions. A substitution's body is statements, not parts,
+    and is not yielded (`children` yields it); the other parts hold nothing.
+    """
+    if isinstance(part, DoubleQuoted | Brace):
+        yield from part.parts
+    elif isinstance(part, Parameter):
+        if part.subscript is not None:
+            yield part.subscript
+        yield from part.operand
+    elif isinstance(part, Arithmetic):
+        yield from part.parts
+
+
+def walk_parts(parts: Iterable[Part]) -> Iterator[Part]:
+    """
+    Yield every part in ``parts`` and, depth first, every part within them.
+
+    Pre-order and in source order; substitutions are yielded, but not the
+    statements of their bodies — so ``$(a "$(b)")`` yields one substitution.
+    """
+    stack = list(parts)
+    stack.reverse()
+    while stack:
+        part = stack.pop()
+        yield part
+        inner = list(within(part))
+        if inner:
+            inner.reverse()
+            stack.extend(inner)
+
+
+Node = (
+    Program | Statement | AndOr | Pipeline | Command | Assignment | Redirect | Heredoc | Word | Part
+)
+"""Any node `walk` visits."""
+
+
+def children(node: Node) -> Iterator[Node]:
+    """
+    Yield the direct children of any node, in order.
+
+    A program's, a substitution's and a block's statements; a statement's
+    and-or list, its pipelines, their commands. A simple command's
+    assignments, then its words; a compound command's statements, words and
+    expressions as `inside` yields them (blocks flattened into their
+    statements); then any command's redirects. An assignment's subscript,
+    value and array elements; a redirect's target word and heredoc; a
+    heredoc's body parts; a word's parts; a part's parts (`within`).
+    """
+    if isinstance(node, Word):
+        yield from node.parts
+    elif isinstance(node, CommandSubstitution | ProcessSubstitution):
+        yield from node.body
+    elif isinstance(node, _Part):
+        yield from within(node)
+    elif isinstance(node, Statement):
+        yield node.body
+    elif isinstance(node, AndOr):
+        yield from node.pipelines
+    elif isinstance(node, Pipeline):
+        yield from node.commands
+    elif isinstance(node, SimpleCommand):
+        yield from node.assignments
+        yield from node.words
+        yield from node.redirects
+    elif isinstance(node, _Command):
+        for child in inside(node):
+            if isinstance(child, tuple):
+                yield from child
+            else:
+                yield child
+        yield from node.redirects
+    elif isinstance(node, Assignment):
+        if node.subscript is not None:
+            yield node.subscript
+        if node.value is not None:
+            yield node.value
+        yield from node.array or ()
+    elif isinstance(node, Redirect):
+        if node.target is not None:
+            yield node.target
+        if node.heredoc is not None:
+            yield node.heredoc
+    elif isinstance(node, Heredoc):
+        yield from node.parts
+    elif isinstance(node, Program):
+        yield from node.statements
+
+
+def walk(node: Node, descend: Callable[[Node], bool] | None = None) -> Iterator[Node]:
+    """
+    Yield ``node`` and every node beneath it, depth first, in `children` order.
+
+    The walk goes everywhere — into substitution bodies, heredoc bodies,
+    function bodies — unless ``descend`` returns false for a node, whose
+    children are then skipped (the node itself is still yielded). It keeps
+    its own stack, so no nesting the readers admit can exhaust Python's.
+    """
+    stack: list[Node] = [node]
+    while stack:
+        item = stack.pop()
+        yield item
+        if descend is None or descend(item):
+            inner = list(children(item))
+            if inner:
+                inner.reverse()
+                stack.extend(inner)

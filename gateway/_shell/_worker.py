@@ -132,10 +132,15 @@ class _Worker:
         )
 
     def kill(self) -> None:
+        """Kill the process and close both pipes (an unclosed pipe is a leaked descriptor)."""
         with contextlib.suppress(OSError):
             self.process.kill()
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             self.process.wait(timeout=1.0)
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
 
     def ask(self, request: WorkerRequest, deadline: float) -> WorkerResult | None:
         """Send a request; return the answer, or ``None`` when the deadline passed or the worker died."""

@@ -23,11 +23,11 @@ This package imports only the gateway's public API.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 import msgspec
 
-from gateway import Abstain, Allow, Answer, ApproverContext, Decline, ReviewRequest
+from gateway import MAX_SECONDS, Abstain, Allow, Answer, ApproverContext, Decline, ReviewRequest
 from gateway_human._board import (
     SERVICE_KEY,
     DecisionRecord,
@@ -69,13 +69,7 @@ class HumanOptions(
         timeout: Seconds a question waits for a person (default: ``[serve] human-timeout``).
     """
 
-    timeout: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.timeout is not None and not 0 < self.timeout <= 86_400 - REMEMBER_GRACE:
-            raise ValueError(
-                f"timeout must be between 0 and {86_400 - REMEMBER_GRACE:g} seconds, not {self.timeout}"
-            )
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=MAX_SECONDS - REMEMBER_GRACE)] | None = None
 
 
 class HumanApprover:
@@ -115,7 +109,10 @@ class HumanApprover:
         self.wait = (
             parsed.timeout if parsed.timeout is not None else context.config.serve.human_timeout
         )
-        self.timeout = min(self.wait + REMEMBER_GRACE, 86_400.0)
+        # The grace is this plugin's own knowledge: the core only caps every
+        # duration at MAX_SECONDS, so a person's wait is clipped to leave it.
+        self.wait = min(self.wait, MAX_SECONDS - REMEMBER_GRACE)
+        self.timeout = self.wait + REMEMBER_GRACE
         self.board = HumanBoard.shared(context.services, context.config)
 
     async def review(self, request: ReviewRequest) -> Answer:

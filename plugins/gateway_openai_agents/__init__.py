@@ -45,12 +45,11 @@ from agents import (
 from agents.tool import ShellOnApprovalFunction
 from gateway_guard import DEFAULT_TIMEOUT, AskPerson, Reviewer, VerdictMemory, ask_person
 
-from gateway import ToolCall, Verdict
+from gateway import ToolCall, Verdict, strictness
 
 __all__ = ["HOST", "OpenAIAgentsGuard", "shell_commands"]
 
 HOST: Final = "openai-agents"
-_RANK: Final = {"allow": 0, "ask": 1, "decline": 2}
 _NOBODY_TO_ASK: Final = " No person was asked, so the call is rejected."
 
 
@@ -141,7 +140,7 @@ class OpenAIAgentsGuard:
             )
             for index, command in enumerate(commands)
         ]
-        return max(results, key=lambda result: _RANK[result[1].decision])
+        return max(results, key=lambda result: strictness(result[1].decision))
 
     async def review_item(self, item: ToolApprovalItem) -> tuple[ToolCall, Verdict]:
         """The verdict for a pending approval (a function or shell call)."""

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -46,11 +45,13 @@ from gateway import (
     Abstain,
     Answer,
     ApproverContext,
+    GatewayError,
     ProgramPlan,
     ReviewRequest,
     default_config_bytes,
     iter_commands,
     plan_program,
+    validation_path,
 )
 from gateway_rules._engine import Judgement, RuleSet, display_hazards
 from gateway_rules._match import CommandView, matches
@@ -72,11 +73,9 @@ __all__ = [
 
 Scope = Literal["digest", "session", "prefix"]
 _DEFAULT_SOURCE: Final = "the default policy"
-_AT_ROOT: Final = re.compile(r" - at `\$`$")
-_AT_PATH: Final = re.compile(r" - at `\$\.?([^`]*)`$")
 
 
-class RuleError(ValueError):
+class RuleError(GatewayError, ValueError):
     """A rule file or rule is invalid; the message names the file, the rule and the problem."""
 
 
@@ -120,9 +119,12 @@ class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
 
 def _problem(error: Exception) -> str:
     """A decoding error as a clause (``object contains unknown field `x```)."""
-    text = str(error).strip().rstrip(".")
-    text = _AT_ROOT.sub("", text)
-    text = _AT_PATH.sub(r" (at `\1`)", text)
+    text, path = (
+        validation_path(error) if isinstance(error, msgspec.ValidationError) else (str(error), None)
+    )
+    text = text.strip().rstrip(".")
+    if path is not None and path != "$":
+        text += f" (at `{path.removeprefix('$').removeprefix('.')}`)"
     return text[:1].lower() + text[1:]
 
 

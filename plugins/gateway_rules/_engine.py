@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, NamedTuple
 
 from gateway import (
+    DECISION_VERBS,
     Abstain,
     Allow,
     Answer,
@@ -42,6 +43,7 @@ from gateway import (
     PlannedCommand,
     ReviewRequest,
     iter_commands,
+    strictness,
 )
 from gateway_rules._arith import (
     SUBSCRIPT_TEXT,
@@ -57,11 +59,10 @@ from gateway_rules._match import (
     option_present,
     redirect_writes,
 )
-from gateway_rules._schema import Rule
+from gateway_rules._schema import Rule, RuleDecision
 
 __all__ = ["Judgement", "RuleSet", "display_hazards", "unknown_variable"]
 
-_RANK: Final = {"allow": 0, "ask": 1, "decline": 2}
 _ASCII_CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _NOT_ASCII: Final = re.compile("[^\x00-\x7f]")
 _INVISIBLE_LETTERS: Final = frozenset(
@@ -150,7 +151,7 @@ def unknown_variable(name: str) -> bool:
 class Judgement(NamedTuple):
     """One decision with its reason and the rule behind it."""
 
-    decision: str
+    decision: RuleDecision
     reason: str
     rule: str | None
     command: str | None = None
@@ -197,15 +198,17 @@ def display_hazards(text: str) -> str | None:
 
 
 def _sentence(
-    decision: str, command: str, rule: Rule | None, clause: str, instead: str | None = None
+    decision: RuleDecision, command: str, rule: Rule | None, clause: str, instead: str | None = None
 ) -> str:
-    verb = {"decline": "Declined", "ask": "Asked about", "allow": "Allowed"}[decision]
+    verb = DECISION_VERBS[decision]
     where = f"rule {rule.id} " if rule is not None else ""
     tail = f"; {instead}" if instead else ""
     return f"{verb} `{command}`: {where}{clause}{tail}."
 
 
-def _judged(decision: str, command: str, clause: str, instead: str | None = None) -> Judgement:
+def _judged(
+    decision: RuleDecision, command: str, clause: str, instead: str | None = None
+) -> Judgement:
     """A judgement of ``command`` that no rule gave, with its sentence (see `_sentence`)."""
     return Judgement(decision, _sentence(decision, command, None, clause, instead), None, command)
 
@@ -370,7 +373,7 @@ class RuleSet:
                 if any(fnmatch.fnmatchcase(name, pattern) for pattern in rule.assigns)
             )
             if hit:
-                verb = {"decline": "Declined", "ask": "Asked about"}[rule.decision]
+                verb = DECISION_VERBS[rule.decision]
                 tail = f"; {rule.instead}" if rule.instead else ""
                 judgements.append(
                     Judgement(
@@ -451,8 +454,8 @@ class RuleSet:
         matched = [rule for rule in self.tool_rules if tool in rule.tools]
         if not matched:
             return Judgement("ask", f"Asked about the tool `{tool}`: no rule covers it.", None)
-        rule = max(matched, key=lambda r: _RANK[r.decision])
-        verb = {"decline": "Declined", "ask": "Asked about", "allow": "Allowed"}[rule.decision]
+        rule = max(matched, key=lambda r: strictness(r.decision))
+        verb = DECISION_VERBS[rule.decision]
         tail = f"; {rule.instead}" if rule.instead else ""
         return Judgement(
             rule.decision, f"{verb} the tool `{tool}`: rule {rule.id} {rule.reason}{tail}.", rule.id
@@ -560,7 +563,7 @@ def _answer(judgements: list[Judgement]) -> Answer:
     """The strictest judgement as an answer (decline, else ask → abstain, else allow)."""
     if not judgements:
         return Allow(reason="Nothing in the call runs a program.", rule=None)
-    worst = max(judgements, key=lambda j: _RANK[j.decision])
+    worst = max(judgements, key=lambda j: strictness(j.decision))
     if worst.decision == "decline":
         return Decline(reason=worst.reason, rule=worst.rule)
     if worst.decision == "ask":

@@ -15,6 +15,8 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gateway import validation_path
+
 __all__ = ["BadRequest", "error_response", "json_response", "read_json"]
 
 T = TypeVar("T")
@@ -44,11 +46,8 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
 
 
 def _validation_sentence(error: msgspec.ValidationError) -> str:
-    text = str(error)
-    where = ""
-    if " - at `" in text:
-        text, path = text.rsplit(" - at `", 1)
-        where = f" at `{path.rstrip('`')}`"
+    text, path = validation_path(error)
+    where = f" at `{path}`" if path is not None else ""
     text = text.rstrip(".")
     return f"The request body does not fit: {text[:1].lower()}{text[1:]}{where}."
 

@@ -182,7 +182,7 @@ def test_serve_refuses_an_invalid_config_in_one_sentence(tmp_path: Path) -> None
     )
     assert result.returncode == 2
     assert result.stderr == (
-        f"gateway serve: Invalid config {str(config)!r} at $.serve: port must be between 0 and 65535, not 99999.\n"
+        f"gateway serve: Invalid config {str(config)!r} at $.serve.port: Expected `int` <= 65535.\n"
     )
 
 

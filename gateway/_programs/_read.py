@@ -1,0 +1,745 @@
+"""
+The table reader: argv, read with a `ProgramRow`, becomes an `ArgumentReading`.
+
+One pass over the words, as the program's own option parser would make it:
+clusters, fused values, ``--long=value``, unique prefixes, ``--``, dashless
+clusters, ``-NUM`` and ``+WORD`` words, subcommands; then one pass that gives
+each operand its role (read, written, run…) from its position and the modes
+the options select. Pure and linear: a word is looked at a bounded number of
+times, and a long option is found by bisection.
+
+An expanding word (``None``) is never guessed. Where an option could stand it
+makes the reading unreadable, unless the caller knows it cannot begin with a
+dash; where it may be several words (or none) every operand whose position it
+could shift gets every role it could have.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Mapping, Sequence, Set
+from typing import Final, NamedTuple
+
+import msgspec
+
+from gateway._programs import ArgumentFact, ArgumentReading
+from gateway._programs._rows import Effect, Implicit, Mode, Operands, Option, ProgramRow, Role
+from gateway._programs._ssh import ssh_option_effect
+
+__all__ = ["read_row"]
+
+_NUMERIC: Final = re.compile(r"-[0-9]+")
+
+
+class _Lookup(NamedTuple):
+    """The options a reader accepts at one point, with the long spellings sorted for prefixes."""
+
+    options: Mapping[str, Option]
+    longs: tuple[str, ...]
+    abbreviations: bool
+
+
+_LOOKUPS: dict[tuple[int, ...], tuple[tuple[ProgramRow, ...], _Lookup]] = {}
+
+
+def _lookup(rows: Sequence[ProgramRow]) -> _Lookup:
+    """The accepted options of a chain of rows (a subcommand and the parents it inherits)."""
+    key = tuple(id(row) for row in rows)
+    cached = _LOOKUPS.get(key)
+    if cached is not None:
+        return cached[1]
+    options: dict[str, Option] = {}
+    for row in reversed(rows):
+        options.update(row.options)
+    longs = tuple(sorted(spelling for spelling in options if spelling.startswith("--")))
+    lookup = _Lookup(options, longs, all(row.abbreviations for row in rows))
+    # The rows are module constants; keeping them here keeps their ids unique.
+    _LOOKUPS[key] = (tuple(rows), lookup)
+    return lookup
+
+
+def long_option(lookup: _Lookup, name: str) -> Option | None:
+    """A long option by exact spelling, else by a prefix that names one option only."""
+    exact = lookup.options.get(name)
+    if exact is not None or not lookup.abbreviations:
+        return exact
+    start = bisect.bisect_left(lookup.longs, name)
+    found: Option | None = None
+    for spelling in lookup.longs[start:]:
+        if not spelling.startswith(name):
+            break
+        option = lookup.options[spelling]
+        if found is not None and (option.name != found.name or option.arity != found.arity):
+            return None  # ambiguous: the program refuses it, and so does the table
+        found = option
+    return found
+
+
+class _Operand(NamedTuple):
+    at: int
+    value: str | None
+    several: bool  # an expansion that may be no word or several
+
+
+_NO_FACT: Final = object()
+_REMOTE_ARCHIVE: Final = Effect(kind="network", action="connect")
+
+
+def _option_target(effect: Effect, value: str | None, *, given: bool) -> str | object | None:
+    """The fact value an option's value names, or `_NO_FACT` when this value names nothing."""
+    if not given or effect.fixed:
+        return effect.value
+    if effect.form in ("value", "archive"):
+        return value
+    if value is None:
+        return None
+    match effect.form:
+        case "at_file" | "header_file":
+            return value[1:] if value.startswith("@") else _NO_FACT
+        case "form_file":
+            _, equals, rest = value.partition("=")
+            if equals and rest[:1] in ("@", "<"):
+                return rest[1:].split(";", 1)[0]
+            return _NO_FACT
+        case "cookie_file":
+            return _NO_FACT if "=" in value else value
+        case _:  # "key_value"
+            _, equals, rest = value.partition("=")
+            return rest if equals else _NO_FACT
+
+
+def _argument(index: int) -> str:
+    return f"argument {index + 1}"
+
+
+class _Scan:
+    """The state of one reading, and the steps that change it; `read_row` drives it."""
+
+    def __init__(
+        self,
+        program: str,
+        row: ProgramRow,
+        argv: Sequence[str | None],
+        one_word: Set[int],
+        no_dash: Set[int],
+    ) -> None:
+        self.program = program
+        self.argv = argv
+        self.one_word = one_word
+        self.no_dash = no_dash
+        self.rows: list[ProgramRow] = [row]
+        self.subcommand: list[str] = []
+        self.options: list[str] = []
+        self.facts: list[tuple[int, ArgumentFact]] = []
+        self.operands: list[_Operand] = []
+        self.ended = False
+        self.soft_end = False
+        self.arguments_from: int | None = None
+        self.undeclared: str | None = None
+        self.unreadable: str | None = None
+
+    # ── where the reading is ──
+
+    @property
+    def row(self) -> ProgramRow:
+        return self.rows[-1]
+
+    @property
+    def stopped(self) -> bool:
+        return (
+            self.undeclared is not None
+            or self.unreadable is not None
+            or self.arguments_from is not None
+        )
+
+    def lookup(self) -> _Lookup:
+        chain: list[ProgramRow] = [self.rows[-1]]
+        for parent in reversed(self.rows[:-1]):
+            if not chain[-1].inherit:
+                break
+            chain.append(parent)
+        return _lookup(chain)
+
+    def present(self) -> frozenset[str]:
+        present = set(self.options)
+        for row in self.rows:
+            present |= row.implied
+        return frozenset(present)
+
+    def mode(self) -> Mode | None:
+        present = self.present()
+        return next((mode for mode in self.row.modes if mode.when <= present), None)
+
+    def layout(self) -> tuple[Operands, tuple[Implicit, ...]]:
+        mode = self.mode()
+        if mode is None:
+            return self.row.operands, ()
+        return mode.operands, mode.facts
+
+    # ── what the reading says ──
+
+    def refuse(self, word: str) -> None:
+        self.undeclared = word
+
+    def cannot(self, clause: str) -> None:
+        self.unreadable = clause
+
+    def fact(self, index: int | None, effect: Effect, via: str, value: str | None) -> None:
+        self.facts.append(
+            (
+                len(self.argv) if index is None else index,
+                ArgumentFact(
+                    kind=effect.kind,
+                    via=via,
+                    index=index,
+                    value=value,
+                    action=effect.action,
+                    recursive=effect.recursive,
+                    prefix=effect.prefix,
+                ),
+            )
+        )
+
+    def option(
+        self, option: Option, index: int, value: str | None, *, given: bool, plus: bool = False
+    ) -> None:
+        """Record an option met at ``index``; ``value`` is its value when ``given``."""
+        name = "+" + option.name[1:] if plus else option.name
+        self.options.append(name)
+        effect = option.effect
+        if effect is not None:
+            if effect.form == "ssh_option":
+                self._ssh_option(option, index, value, given=given)
+            else:
+                target = _option_target(effect, value, given=given)
+                if target is not _NO_FACT:
+                    self.fact(index, effect, name, target if target is None else str(target))
+                if effect.form == "archive" and given and value is not None:
+                    host, colon, path = value.partition(":")
+                    if colon and host and "/" not in host and path:
+                        self.fact(index, _REMOTE_ARCHIVE, name, host)
+        for extra in option.also:
+            self.fact(index, extra, name, extra.value)
+        if option.ends_options:
+            self.arguments_from = index + 1
+
+    def _ssh_option(self, option: Option, index: int, value: str | None, *, given: bool) -> None:
+        if not given or value is None:
+            self.cannot(f"the value of `{option.name}` is an expansion, so its setting is unknown")
+            return
+        key = value.strip().split("=", 1)[0].split(None, 1)[0] if value.strip() else value
+        result = ssh_option_effect(value)
+        if result is None:
+            self.refuse(f"{option.name} {key}")
+            return
+        effect, target = result
+        if effect is not None:
+            self.fact(index, effect, f"{option.name} {key}", target)
+
+    # ── the words ──
+
+    def value_after(self, option: Option, index: int) -> tuple[int, str | None] | None:
+        """The separated value of an arity-1 option at ``index``: (its index, its value)."""
+        if index + 1 >= len(self.argv):
+            self.cannot(f"`{option.name}` is missing the value it takes")
+            return None
+        value = self.argv[index + 1]
+        if value is None and index + 1 not in self.one_word:
+            self.cannot(
+                f"the value of `{option.name}` ({_argument(index + 1)}) is an expansion "
+                "that may be no word or several"
+            )
+            return None
+        return index + 1, value
+
+    def optional_next(self, option: Option, index: int, *, plus: bool = False) -> int:
+        """An ``optional_next`` option at ``index``: take the next word unless it looks like an option."""
+        if index + 1 >= len(self.argv):
+            self.option(option, index, None, given=False, plus=plus)
+            return index + 1
+        value = self.argv[index + 1]
+        if value is None:
+            self.cannot(
+                f"`{option.name}` takes the next word as its value unless it is an option, "
+                f"and {_argument(index + 1)} is an expansion"
+            )
+            return index + 1
+        if value.startswith(("-", "+")):
+            self.option(option, index, None, given=False, plus=plus)
+            return index + 1
+        self.option(option, index + 1, value, given=True, plus=plus)
+        return index + 2
+
+    def cluster(
+        self,
+        word: str,
+        index: int,
+        options: Mapping[str, Option],
+        *,
+        start: int,
+        values_follow: bool,
+        prefix: str = "-",
+        plus: bool = False,
+    ) -> int:
+        """
+        Read a cluster of short options in ``word[start:]``; return the next word's index.
+
+        With ``values_follow`` the cluster is old-style (``tar xzf ARCHIVE``):
+        every letter that takes a value takes the next unread word, in order,
+        and no letter takes the rest of the cluster. Otherwise the first letter
+        that takes a value takes the rest of the word, or the next word.
+        """
+        taken = index + 1
+        k = start
+        longest = 3 if self.row.multichar_short else 1
+        while k < len(word):
+            width = next(
+                (n for n in range(longest, 1, -1) if prefix + word[k : k + n] in options), 1
+            )
+            spelling = prefix + word[k : k + width]
+            option = options.get(spelling)
+            if option is None:
+                self.refuse(word[k] if start == 0 else spelling if k > start else word)
+                return taken
+            rest = word[k + width :]
+            if option.arity == "fused" and (values_follow or not rest):
+                self.refuse(spelling)
+                return taken
+            if option.arity == 0 or (
+                option.arity in ("optional", "optional_next") and values_follow
+            ):
+                self.option(option, index, None, given=False, plus=plus)
+                k += width
+                continue
+            if not values_follow:
+                if option.arity == "optional_next" and not rest:
+                    return self.optional_next(option, index, plus=plus)
+                if option.arity in ("optional", "fused", "optional_next") or rest:
+                    self.option(option, index, rest or None, given=bool(rest), plus=plus)
+                    return taken
+            found = self.value_after(option, taken - 1)
+            if found is None:
+                return taken
+            value_index, value = found
+            self.option(option, value_index, value, given=True, plus=plus)
+            taken = value_index + 1
+            if not values_follow:
+                return taken
+            k += width
+        return taken
+
+    def long(self, word: str, index: int, lookup: _Lookup) -> int:
+        name, equals, fused = word.partition("=")
+        option = long_option(lookup, name)
+        if (
+            option is None
+            or (equals and option.arity == 0)
+            or (not equals and option.arity == "fused")
+        ):
+            self.refuse(name)
+            return index + 1
+        if equals:
+            self.option(option, index, fused, given=True)
+            return index + 1
+        if option.arity == "optional_next":
+            return self.optional_next(option, index)
+        if option.arity == 1:
+            found = self.value_after(option, index)
+            if found is not None:
+                self.option(option, found[0], found[1], given=True)
+                return found[0] + 1
+            return index + 1
+        self.option(option, index, None, given=False)
+        return index + 1
+
+    def whole_word(self, word: str, index: int, lookup: _Lookup) -> int:
+        """An option that is one whole word (``-name``), its value in the next word or after ``=``."""
+        option = lookup.options.get(word)
+        if option is not None and option.arity != "fused":
+            if option.arity == 1:
+                found = self.value_after(option, index)
+                if found is not None:
+                    self.option(option, found[0], found[1], given=True)
+                    return found[0] + 1
+                return index + 1
+            if option.arity == "optional_next":
+                return self.optional_next(option, index)
+            self.option(option, index, None, given=False)
+            return index + 1
+        name, equals, fused = word.partition("=")
+        option = lookup.options.get(name) if equals and self.row.fused_equals else None
+        if option is None and self.row.fused_prefix:
+            for width in range(len(word) - 1, 1, -1):
+                candidate = lookup.options.get(word[:width])
+                if candidate is not None and candidate.arity in ("fused", "optional"):
+                    self.option(candidate, index, word[width:], given=True)
+                    return index + 1
+        if option is None or option.arity == 0:
+            self.refuse(name)
+            return index + 1
+        self.option(option, index, fused, given=True)
+        return index + 1
+
+    def operand(self, index: int, value: str | None) -> None:
+        """An operand at ``index``: a subcommand, the start of arguments, or an operand."""
+        several = value is None and index not in self.one_word
+        row = self.row
+        if row.subcommands is not None:
+            if value is None:
+                self.cannot(f"the subcommand ({_argument(index)}) is an expansion")
+                return
+            sub = row.subcommands.get(value)
+            if sub is None:
+                self.refuse(value)
+                return
+            self.subcommand.append(row.subcommand_names.get(value, value))
+            self.rows.append(sub)
+            self.ended = False
+            return
+        position = len(self.operands)
+        self.operands.append(_Operand(index, value, several))
+        if not any(operand.several for operand in self.operands[:-1]):
+            layout, _ = self.layout()
+            if position < len(layout.head) and layout.head[position].arguments:
+                self.arguments_from = index + 1
+                return
+        end_after = row.options_end_after
+        if end_after is not None and len(self.operands) >= end_after and not self.ended:
+            self.ended = True
+            self.soft_end = any(operand.several for operand in self.operands)
+
+
+def _plus_word(scan: _Scan, word: str, index: int, lookup: _Lookup) -> int | None:
+    """Read a ``+WORD`` the row gives a meaning; ``None`` when it is an operand."""
+    row = scan.row
+    if row.plus_clusters:
+        return scan.cluster(word, index, lookup.options, start=1, values_follow=False, plus=True)
+    if word[:2] in lookup.options:
+        return scan.cluster(word, index, lookup.options, start=1, values_follow=False, prefix="+")
+    if row.plus is not None:
+        scan.option(row.plus, index, word[1:], given=True)
+        return index + 1
+    if row.plus_undeclared:
+        scan.refuse(word)
+        return index + 1
+    return None
+
+
+def _scan_words(scan: _Scan) -> None:
+    argv = scan.argv
+    i = 0
+    while i < len(argv) and not scan.stopped:
+        word = argv[i]
+        row = scan.row
+        if word is None:
+            if scan.ended or i in scan.no_dash:
+                scan.operand(i, None)
+            else:
+                scan.cannot(f"{_argument(i)} is an expansion where an option could stand")
+            i += 1
+            continue
+        if scan.ended:
+            if scan.soft_end and word.startswith(("-", "+")) and word != "-":
+                scan.cannot(
+                    f"an expansion before `{word}` may be no word, so `{word}` may be an option"
+                )
+                return
+            scan.operand(i, word)
+            i += 1
+            continue
+        if word == "--" and row.double_dash:
+            scan.ended = True
+            i += 1
+            continue
+        lookup = scan.lookup()
+        if row.operand_words is not None and re.fullmatch(row.operand_words, word):
+            scan.operand(i, word)
+            i += 1
+            continue
+        if row.response_files and word.startswith("@") and len(word) > 1:
+            scan.refuse(word)
+            return
+        if word and not word.startswith(("-", "+")):
+            if row.dashless == "first" and i == 0 and not scan.subcommand:
+                letters = row.dashless_options or lookup.options
+                i = scan.cluster(word, i, letters, start=0, values_follow=True)
+                continue
+            if row.dashless == "every":
+                letters = row.dashless_options or lookup.options
+                i = scan.cluster(word, i, letters, start=0, values_follow=False)
+                continue
+        if word.startswith("+") and len(word) > 1:
+            taken = _plus_word(scan, word, i, lookup)
+            if taken is not None:
+                i = taken
+                continue
+        if len(word) < 2 or not word.startswith("-"):
+            scan.operand(i, word)
+            i += 1
+            continue
+        if row.numeric is not None and _NUMERIC.fullmatch(word):
+            scan.option(row.numeric, i, word[1:], given=True)
+            i += 1
+            continue
+        if row.unknown_is_operand and not _declared(row, lookup, word):
+            scan.operand(i, word)
+            i += 1
+            continue
+        if row.style == "words":
+            i = scan.whole_word(word, i, lookup)
+        elif word.startswith("--"):
+            i = scan.long(word, i, lookup)
+        else:
+            i = scan.cluster(word, i, lookup.options, start=1, values_follow=False)
+
+
+def _declared(row: ProgramRow, lookup: _Lookup, word: str) -> bool:
+    """The word is an option the row reads (for rows where anything else is an operand)."""
+    if row.style == "words":
+        return word in lookup.options
+    if word.startswith("--"):
+        return long_option(lookup, word.partition("=")[0]) is not None
+    return all("-" + letter in lookup.options for letter in word[1:])
+
+
+# ───────────────────────── operand roles ─────────────────────────
+
+
+def _roles(layout: Operands, operands: Sequence[_Operand]) -> list[list[Role]]:
+    """Every role each operand could have, given the expansions that may shift positions."""
+    count = len(operands)
+    several = [operand.several for operand in operands]
+    total_several = sum(several)
+    exactly_one = total_several == 0 and count == 1
+    maybe_one = exactly_one or (total_several > 0 and count - total_several <= 1)
+    head, tail = layout.head, layout.tail
+    roles: list[list[Role]] = []
+    before = 0
+    for j, operand in enumerate(operands):
+        after = total_several - before - several[j]
+        found: list[Role] = []
+        prefixed = [
+            role
+            for prefix, role in layout.prefixed
+            if operand.value is None or operand.value.startswith(prefix)
+        ]
+        if operand.value is not None and prefixed:
+            roles.append(prefixed)
+            before += several[j]
+            continue
+        found.extend(prefixed)
+        if exactly_one and layout.single is not None:
+            roles.append([*found, layout.single])
+            before += several[j]
+            continue
+        start_low = j - before
+        start_open = before > 0 or operand.several
+        end_low = (count - 1 - j) - after
+        end_open = after > 0 or operand.several
+        start_high = len(head) if start_open else min(start_low + 1, len(head))
+        found.extend(head[s] for s in range(max(start_low, 0), start_high))
+        if start_open or start_low >= len(head):
+            end_high = len(tail) if end_open else min(end_low + 1, len(tail))
+            found.extend(tail[e] for e in range(max(end_low, 0), end_high))
+            if end_open or end_low >= len(tail):
+                found.append(layout.rest)
+        if maybe_one and layout.single is not None:
+            found.append(layout.single)
+        unique: list[Role] = []
+        for candidate in found:
+            if candidate not in unique:
+                unique.append(candidate)
+        roles.append(unique)
+        before += several[j]
+    return roles
+
+
+def _basename(value: str) -> str:
+    stripped = value.rstrip("/")
+    return stripped.rsplit("/", 1)[-1] if stripped else value
+
+
+def _derived(
+    row: ProgramRow, effect: Effect, value: str | None, present: frozenset[str]
+) -> str | None:
+    if value is None or effect.derive is None:
+        return value
+    if effect.derive == "basename":
+        return _basename(value)
+    if effect.derive == "template":
+        return value.rstrip("X")
+    if present & row.suffix_options or not row.suffixes:
+        return None
+    if effect.derive == "add_suffix":
+        return value + row.suffixes[0].split(">", 1)[0]
+    for suffix in row.suffixes:
+        strip, _, replace = suffix.partition(">")
+        if value.endswith(strip) and len(value) > len(strip):
+            return value[: -len(strip)] + replace
+    return None
+
+
+def _into(directory: str | None, source: str | None, *, uncertain: bool) -> str | None:
+    """The path ``source`` gets inside ``directory`` (``cp a b dir/`` writes ``dir/a``)."""
+    if uncertain or directory is None or source is None:
+        return None
+    return f"{directory.rstrip('/')}/{_basename(source)}"
+
+
+def _with_recursion(effect: Effect, *, recursive: bool) -> Effect:
+    if recursive and effect.kind in ("write", "read") and not effect.recursive:
+        return msgspec.structs.replace(effect, recursive=True)
+    return effect
+
+
+def _operand_facts(scan: _Scan) -> None:
+    row = scan.row
+    layout, _ = scan.layout()
+    present = scan.present()
+    recursive_options: set[str] = set()
+    for each in scan.rows:
+        recursive_options |= each.recursive
+    recursive = bool(present & recursive_options)
+    operands = scan.operands
+    if layout.keys is not None:
+        _key_facts(scan, layout.keys, recursive=recursive)
+        return
+    if not operands:
+        for effect in layout.empty:
+            scan.fact(
+                None, _with_recursion(effect, recursive=recursive), "no operand", effect.value
+            )
+        return
+    for operand, candidates in zip(operands, _roles(layout, operands), strict=True):
+        for candidate in candidates:
+            for effect in candidate.effects:
+                value = (
+                    effect.value if effect.fixed else _derived(row, effect, operand.value, present)
+                )
+                scan.fact(
+                    operand.at, _with_recursion(effect, recursive=recursive), "operand", value
+                )
+    uncertain = any(operand.several for operand in operands)
+    if layout.into and len(operands) > 1 and layout.tail:
+        last = operands[-1]
+        for operand in operands[:-1]:
+            value = _into(last.value, operand.value, uncertain=uncertain)
+            for effect in layout.tail[0].effects:
+                scan.fact(
+                    operand.at, _with_recursion(effect, recursive=recursive), "operand", value
+                )
+    if layout.into_option is not None:
+        _into_option_facts(scan, layout.into_option, recursive=recursive, uncertain=uncertain)
+
+
+def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bool) -> None:
+    """``cp -t DIR a b``: every operand is also written as ``DIR/basename(operand)``."""
+    effect = next(
+        (
+            option.effect
+            for option in scan.lookup().options.values()
+            if option.name == name and option.effect is not None
+        ),
+        None,
+    )
+    if effect is None:
+        return
+    directories = [fact.value for _, fact in scan.facts if fact.via == name]
+    for directory in directories:
+        for operand in scan.operands:
+            value = _into(directory, operand.value, uncertain=uncertain or operand.several)
+            scan.fact(operand.at, _with_recursion(effect, recursive=recursive), name, value)
+
+
+def _key_facts(scan: _Scan, keys: Mapping[str, Role], *, recursive: bool) -> None:
+    for operand in scan.operands:
+        if operand.value is None:
+            scan.cannot(
+                f"{_argument(operand.at)} is an expansion where a NAME=VALUE operand stands"
+            )
+            return
+        key, equals, value = operand.value.partition("=")
+        role = keys.get(key) if equals else None
+        if role is None:
+            scan.refuse(f"{key}=" if equals else operand.value)
+            return
+        for effect in role.effects:
+            scan.fact(operand.at, _with_recursion(effect, recursive=recursive), f"{key}=", value)
+
+
+def _mode_option_effects(scan: _Scan) -> None:
+    """Give the options the effects the mode gives them (``tar -c -f`` writes the archive)."""
+    mode = scan.mode()
+    if mode is None or not mode.option_effects:
+        return
+    changed: list[tuple[int, ArgumentFact]] = []
+    for position, fact in scan.facts:
+        effect = mode.option_effects.get(fact.via)
+        if effect is not None and fact.kind != "network":
+            fact = msgspec.structs.replace(
+                fact, kind=effect.kind, action=effect.action, recursive=effect.recursive
+            )
+        changed.append((position, fact))
+    scan.facts = changed
+
+
+def _implicit_facts(scan: _Scan) -> None:
+    present = scan.present()
+    _, mode_facts = scan.layout()
+    implicit: list[Implicit] = [fact for row in scan.rows for fact in row.facts]
+    implicit.extend(mode_facts)
+    for fact in implicit:
+        if fact.unless & present or (fact.only_bare and scan.argv):
+            continue
+        scan.fact(None, fact.effect, fact.via, fact.effect.value)
+
+
+def read_row(
+    program: str,
+    row: ProgramRow,
+    argv: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
+    """
+    Read a program's arguments with its row.
+
+    Args:
+        program: The program's basename.
+        row: Its row.
+        argv: The argument values after the program word (``None``: expands).
+        one_word: Indexes of expanding words known to be exactly one word.
+        no_dash: Indexes of expanding words none of whose words can begin
+            with ``-`` (their first character is a literal other than ``-``).
+
+    Returns:
+        The reading; `ArgumentReading.undeclared` / ``unreadable`` say where it stopped.
+    """
+    scan = _Scan(program, row, argv, one_word, no_dash)
+    _scan_words(scan)
+    complete = scan.undeclared is None and scan.unreadable is None
+    if complete:
+        _mode_option_effects(scan)
+        _operand_facts(scan)
+    if complete and scan.undeclared is None and scan.unreadable is None:
+        _implicit_facts(scan)
+    cwd_first = any(each.cwd_first for each in scan.rows)
+    ordered = sorted(
+        scan.facts, key=lambda item: (not (cwd_first and item[1].kind == "cwd"), item[0])
+    )
+    environment: set[str] = set()
+    for each in scan.rows:
+        environment |= each.environment
+    return ArgumentReading(
+        program=program,
+        table=True,
+        subcommand=tuple(scan.subcommand),
+        options=tuple(scan.options),
+        operands=tuple(operand.at for operand in scan.operands),
+        facts=tuple(fact for _, fact in ordered),
+        undeclared=scan.undeclared,
+        unreadable=scan.unreadable,
+        environment=tuple(sorted(environment)),
+    )

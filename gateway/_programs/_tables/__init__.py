@@ -1,0 +1,34 @@
+"""
+Every option table, by program basename: the one registry `read_arguments` consults.
+
+The rows live in modules by noun (text programs, file programs, archives,
+the network, interpreters, package managers, shell builtins…); this module
+joins them and refuses a basename declared twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from gateway._programs._rows import ProgramRow
+from gateway._programs._tables._archives import ARCHIVE_TABLES
+from gateway._programs._tables._files import FILE_TABLES
+from gateway._programs._tables._text import TEXT_TABLES
+
+__all__ = ["PROGRAM_TABLES"]
+
+
+def _join(*tables: Mapping[str, ProgramRow]) -> Mapping[str, ProgramRow]:
+    joined: dict[str, ProgramRow] = {}
+    for table in tables:
+        for name, row in table.items():
+            if name in joined:
+                raise ValueError(f"Program {name!r} has two option tables.")
+            joined[name] = row
+    return MappingProxyType(joined)
+
+
+PROGRAM_TABLES: Final[Mapping[str, ProgramRow]] = _join(TEXT_TABLES, FILE_TABLES, ARCHIVE_TABLES)
+"""Basename → its option table."""
