@@ -39,7 +39,13 @@ from anyio import AsyncContextManagerMixin
 from anyio.abc import ObjectReceiveStream
 from opentelemetry.trace import TracerProvider
 
-from gateway._approvers import Approver, ApproverContext, ReviewRequest, load_approver
+from gateway._approvers import (
+    Approver,
+    ApproverContext,
+    EarlierAnswer,
+    ReviewRequest,
+    load_approver,
+)
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig, ShellTool
@@ -727,6 +733,7 @@ class Gateway(AsyncContextManagerMixin):
         call_id = request.call.call_id
         what = "the call" if request.kind == "call" else f"this {request.kind}"
         asked: _Outcome | None = None
+        earlier: list[EarlierAnswer] = []
         for approver in self._approvers:
             name = str(getattr(approver, "name", type(approver).__name__))
             timeout = self.approver_timeout(approver)
@@ -736,7 +743,9 @@ class Gateway(AsyncContextManagerMixin):
                 late = f"Approver {name!r} did not answer within {timeout:g} s, and the gateway fails closed."
                 try:
                     with anyio.fail_after(timeout) as deadline:
-                        answer = await approver.review(request)
+                        answer = await approver.review(
+                            msgspec.structs.replace(request, earlier=tuple(earlier))
+                        )
                 except TimeoutError:
                     failure = late
                 except (Exception, SystemExit) as error:  # noqa: BLE001 -- the one boundary where plugin failures become declines
@@ -790,6 +799,15 @@ class Gateway(AsyncContextManagerMixin):
                     question=request.question,
                     note=note,
                     **ids,
+                )
+                earlier.append(
+                    EarlierAnswer(
+                        approver=name,
+                        decision=answer.decision,
+                        reason=answer.reason,
+                        rule=answer.rule,
+                        note=note,
+                    )
                 )
                 if isinstance(answer, Abstain) and answer.reason and asked is None:
                     # The first approver to say why it would not decide explains
