@@ -118,7 +118,9 @@ class ShellTool(
 
 
 # MCP shell servers in common use, by the tool names they offer; Claude Code
-# and Codex call them ``mcp__<server>__<tool>``, the MCP proxy by the bare name.
+# and Codex call them ``mcp__<server>__<tool>``, Gemini CLI ``mcp_<server>_<tool>``
+# (the one pattern ``mcp_*_<tool>`` covers both), the MCP proxy and Cursor by
+# the bare name.
 _MCP_SHELL_TOOLS: Final = (
     ("run_command", ("command",)),
     ("execute_command", ("command",)),
@@ -138,14 +140,15 @@ DEFAULT_SHELL_TOOLS: Final = (
     ShellTool(tool="run_shell_command", fields=("command",)),
     ShellTool(tool="local_shell", fields=("command", "action.command")),
     ShellTool(tool="exec_command", fields=("cmd",)),
-    *(ShellTool(tool=f"mcp__*__{name}", fields=fields) for name, fields in _MCP_SHELL_TOOLS),
+    ShellTool(tool="Shell", fields=("command",)),
+    *(ShellTool(tool=f"mcp_*_{name}", fields=fields) for name, fields in _MCP_SHELL_TOOLS),
     *(ShellTool(tool=name, fields=fields) for name, fields in _MCP_SHELL_TOOLS[:5]),
 )
 """
 The shell tools known without configuration: Claude Code (``Bash``,
 ``Monitor``, ``PowerShell``), Codex and the OpenAI Agents SDK (``shell``,
-``local_shell``, ``exec_command``), Gemini CLI (``run_shell_command``), and
-the common MCP shell servers, by Claude Code's and Codex's ``mcp__*__`` names
+``local_shell``, ``exec_command``), Gemini CLI (``run_shell_command``), Cursor
+(``Shell``), and the common MCP shell servers, by the hosts' ``mcp_*_`` names
 and by their own.
 """
 

@@ -319,6 +319,11 @@ async def answer_hook(
         return HookReply.block(str(error))
     call = event.call
     if event.kind == "outcome":
+        if not call.call_id and links is not None:
+            # Hosts whose events carry no call id: the outcome belongs to the
+            # call reviewed with the same session, tool and input.
+            link = links.find(host.name, call)
+            call = msgspec.structs.replace(call, call_id=link.call_id if link else None)
         await guarded_outcome(reviewer, call.call_id, event.outcome or "unknown", event.detail)
         return host.reply(event, HookAnswer(decision="host", reason="", call_id=call.call_id))
     if event.kind == "permission" and links is not None:
