@@ -21,6 +21,7 @@ from typing import Final, Literal
 
 import msgspec
 
+from gateway._shell import _lrtables
 from gateway._shell._consensus import compare
 from gateway._shell._limits import (
     INPROCESS_MAX_BYTES,
@@ -36,6 +37,10 @@ from gateway._shell._words import Unreadable
 from gateway._shell._worker import WorkerPool
 
 __all__ = ["ShellReading", "read_shell"]
+
+# bashlex builds its parse tables when first imported (by `_bashlex`, in this
+# process or in a worker); make it take the shipped ones instead.
+_lrtables.install()
 
 _READERS: Final = ("tree-sitter", "bashlex")
 # The worker processes are a cache of an operating-system resource shared by

@@ -53,6 +53,7 @@ from gateway import (
     plan_program,
     validation_path,
 )
+from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._engine import Judgement, RuleSet, display_hazards
 from gateway_rules._match import CommandView, matches
 from gateway_rules._schema import Rule, RulesOptions, validate_rule
@@ -281,7 +282,16 @@ class RulesApprover:
         except msgspec.ValidationError as error:
             raise RuleError(f"Invalid [approver.rules] options: {_problem(error)}.") from None
         self.sources, self.rules = load_rules(self.options)
-        failed = [result for result in check_examples(self.sources) if not result.passed]
+        # Checked once per policy and code (gateway_rules._checked): a hook
+        # process builds this approver for every tool call.
+        key = examples_key(self.sources)
+        failed = (
+            []
+            if known_good(key)
+            else [result for result in check_examples(self.sources) if not result.passed]
+        )
+        if not failed:
+            remember_good(key)
         if failed:
             first = failed[0]
             verb = "does not match" if first.expect == "match" else "matches"
