@@ -19,24 +19,39 @@ the process exits 2 with one sentence on standard error, which every host
 reads as "block the call"; it never exits any other way, and never writes
 anything to standard output but the host's answer.
 
+Even the standard library is chosen for start-up: the C modules ``_socket``
+and ``_signal`` stand in for ``socket`` and ``signal`` (which import
+``enum``), and the socket protocol is framed text, not JSON (``json``
+imports ``re``). The protocol, one connection per event:
+
+* request: ``GATEWAY-HOOK 1 HOST LENGTH\n`` and the event's ``LENGTH`` bytes;
+* reply: ``STATUS STDOUT-LENGTH STDERR-LENGTH\n`` and those bytes (UTF-8).
+
 Usage: ``gateway-hook HOST [--config FILE] [--socket PATH] [--timeout SECONDS]
 [--require-service | --in-process]``.
 """
 
 from __future__ import annotations
 
-import json
+import _socket
 import os
 import select
-import signal
-import socket
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any, Final, NamedTuple
+
+# Types are for the checker only: importing `typing` costs this process more
+# than forwarding an event does (mypy treats a name TYPE_CHECKING as typing's).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any, Final
+
+# `signal` wraps the C module in enums (`import enum`): the C module is enough.
+_signal: Any = __import__("_signal")
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "MAGIC",
     "MAX_REPLY_BYTES",
     "PROTOCOL",
     "STDIN_TIMEOUT",
@@ -48,12 +63,21 @@ __all__ = [
     "forward",
     "main",
     "parse_options",
+    "read_request_line",
     "read_stdin",
+    "reply_frame",
+    "request_line",
     "state_directory",
 ]
 
 PROTOCOL: Final = 1
-"""The version of the socket protocol: one header line, the event, one reply line."""
+"""The version of the socket protocol (the second word of the request line)."""
+
+MAGIC: Final = b"GATEWAY-HOOK"
+"""The first word of every request."""
+
+MAX_HOST: Final = 64
+"""The longest host name sent (lowercase letters, digits and ``-``)."""
 
 STDIN_TIMEOUT: Final = 10.0
 """Seconds to wait for the host to finish writing the event."""
@@ -77,23 +101,50 @@ class Blocked(Exception):
     """The hook cannot answer; it exits 2 with this one sentence, and the host blocks the call."""
 
 
-class Reply(NamedTuple):
+class Reply:
     """What the process does: print ``stdout``, write ``stderr``, exit ``status`` (0 or 2)."""
 
-    status: int
-    stdout: str
-    stderr: str
+    __slots__ = ("status", "stderr", "stdout")
+
+    def __init__(self, status: int, stdout: str, stderr: str) -> None:
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reply) and (self.status, self.stdout, self.stderr) == (
+            other.status,
+            other.stdout,
+            other.stderr,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: compared, never hashed
+
+    def __repr__(self) -> str:
+        return f"Reply({self.status!r}, {self.stdout!r}, {self.stderr!r})"
 
 
-class Options(NamedTuple):
+class Options:
     """The command line, with the ``[hook]`` table of ``--config`` filled in."""
 
-    host: str
-    config: str | None
-    socket: str | None
-    timeout: float
-    require_service: bool
-    in_process: bool
+    __slots__ = ("config", "host", "in_process", "require_service", "socket", "timeout")
+
+    def __init__(
+        self,
+        *,
+        host: str,
+        config: str | None,
+        socket: str | None,
+        timeout: float,
+        require_service: bool,
+        in_process: bool,
+    ) -> None:
+        self.host = host
+        self.config = config
+        self.socket = socket
+        self.timeout = timeout
+        self.require_service = require_service
+        self.in_process = in_process
 
 
 def state_directory(environ: Mapping[str, str] | None = None) -> str:
@@ -193,39 +244,87 @@ def read_stdin(timeout: float = STDIN_TIMEOUT, limit: int = MAX_EVENT_BYTES) -> 
         chunks.append(chunk)
 
 
+def request_line(host: str, length: int) -> bytes:
+    """The request's first line for an event of ``length`` bytes for ``host``."""
+    if not 0 < len(host) <= MAX_HOST or not all(
+        c.isascii() and (c.islower() or c.isdigit() or c == "-") for c in host
+    ):
+        raise Blocked(
+            f"The host name {host[:MAX_HOST]!r} is not one the gateway knows (lowercase letters, digits, -)."
+        )
+    return b"%s %d %s %d\n" % (MAGIC, PROTOCOL, host.encode(), length)
+
+
+def read_request_line(line: bytes) -> tuple[str, int]:
+    """
+    The host and the event's length from a request's first line (the service's side).
+
+    Raises:
+        ValueError: It is not a request of this protocol (one sentence).
+    """
+    words = line.rstrip(b"\n").split(b" ")
+    if len(words) != 4 or words[0] != MAGIC or not words[3].isdigit():
+        raise ValueError("The hook's request is not one this service reads.")
+    if words[1] != str(PROTOCOL).encode():
+        raise ValueError(
+            f"The hook speaks protocol {words[1][:8].decode('ascii', 'replace')}, this service {PROTOCOL}; install the same version."
+        )
+    host = words[2].decode("ascii", "replace")
+    request_line(host, int(words[3]) or 1)  # the same rule for the name as the hook's
+    return host, int(words[3])
+
+
+def reply_frame(status: int, stdout: str, stderr: str) -> bytes:
+    """The service's answer to one event, framed for `check_reply`."""
+    out, err = stdout.encode(), stderr.encode()
+    return b"%d %d %d\n" % (status, len(out), len(err)) + out + err
+
+
 def check_reply(data: bytes) -> Reply:
     """
     The service's answer, if it is one the host reads as meant; else `Blocked`.
 
     Relaying an answer unchecked could fail open: hosts ignore output they do
-    not understand and let the call through.
+    not understand and let the call through. So the frame must be whole and
+    exact, the status 0 or 2, a block must say why, and the host's output must
+    be a JSON object (checked by its shape: the service wrote it from a typed
+    answer; this process does not import a JSON parser).
     """
-    try:
-        value = json.loads(data.decode("utf-8", "strict"))
-    except (UnicodeDecodeError, ValueError):
-        raise Blocked("The gateway's answer is not JSON.") from None
-    if not isinstance(value, dict):
-        raise Blocked("The gateway's answer is not a JSON object.")
-    status, stdout, stderr = value.get("status"), value.get("stdout"), value.get("stderr")
-    if status not in (0, 2) or not isinstance(stdout, str) or not isinstance(stderr, str):
+    head, newline, rest = data.partition(b"\n")
+    words = head.split(b" ")
+    if not newline or len(words) != 3 or not all(word.isdigit() for word in words):
+        raise Blocked("The gateway's answer is not one this hook reads.")
+    status, out_length, err_length = (int(word) for word in words)
+    if status not in (0, 2) or len(rest) != out_length + err_length:
         raise Blocked("The gateway's answer has no status 0 or 2 with its output.")
+    try:
+        stdout = rest[:out_length].decode("utf-8", "strict")
+        stderr = rest[out_length:].decode("utf-8", "strict")
+    except UnicodeDecodeError:
+        raise Blocked("The gateway's answer is not UTF-8.") from None
     if status == 2:
         if not stderr.strip() or stdout:
             raise Blocked("The gateway blocked the call without saying why.")
         return Reply(2, "", " ".join(stderr.split()))
-    if stdout:
-        try:
-            answer = json.loads(stdout)
-        except ValueError:
-            raise Blocked("The gateway's answer for the host is not JSON.") from None
-        if not isinstance(answer, dict):
-            raise Blocked("The gateway's answer for the host is not a JSON object.")
-    return Reply(0, stdout, "")
+    text = stdout.strip()
+    if text and not (text.startswith("{") and text.endswith("}")):
+        raise Blocked("The gateway's answer for the host is not a JSON object.")
+    return Reply(0, text, "")
 
 
-def _connect(path: str, timeout: float) -> socket.socket | None:
+def _frame_complete(data: bytes) -> bool:
+    head, newline, rest = data.partition(b"\n")
+    if not newline:
+        return False
+    words = head.split(b" ")
+    if len(words) != 3 or not all(word.isdigit() for word in words):
+        return True  # garbage: stop reading, check_reply says why
+    return len(rest) >= int(words[1]) + int(words[2])
+
+
+def _connect(path: str, timeout: float) -> _socket.socket | None:
     """A connection to the service, or ``None`` when none listens at ``path``."""
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     connection.settimeout(timeout)
     try:
         connection.connect(path)
@@ -248,37 +347,43 @@ def forward(path: str, host: str, data: bytes, timeout: float) -> Reply | None:
     connected, every failure is `Blocked`: the event may have been reviewed.
     """
     deadline = time.monotonic() + timeout
+    line = request_line(host, len(data))
     connection = _connect(path, timeout)
     if connection is None:
         return None
-    with connection:
-        header = json.dumps({"protocol": PROTOCOL, "host": host, "length": len(data)})
-        try:
-            connection.sendall(header.encode() + b"\n" + data)
-            received = bytearray()
-            while not received.endswith(b"\n"):
-                # A closed deadline is a zero timeout: recv then raises TimeoutError at once.
-                connection.settimeout(max(deadline - time.monotonic(), 1e-6))
-                chunk = connection.recv(65_536)
-                if not chunk:
-                    raise Blocked("The gateway closed the connection without an answer.")
-                received += chunk
-                if len(received) > MAX_REPLY_BYTES:
-                    raise Blocked(f"The gateway's answer is larger than {MAX_REPLY_BYTES} bytes.")
-        except TimeoutError:
-            raise Blocked(f"The gateway did not answer within {timeout:g} s.") from None
-        except OSError as error:
-            raise Blocked(
-                f"The connection to the gateway failed ({error.strerror or error})."
-            ) from None
+    received = bytearray()
+    try:
+        connection.sendall(line + data)
+        while not _frame_complete(bytes(received)):
+            # A closed deadline is a zero timeout: recv then raises TimeoutError at once.
+            connection.settimeout(max(deadline - time.monotonic(), 1e-6))
+            chunk = connection.recv(65_536)
+            if not chunk:
+                raise Blocked("The gateway closed the connection without an answer.")
+            received += chunk
+            if len(received) > MAX_REPLY_BYTES:
+                raise Blocked(f"The gateway's answer is larger than {MAX_REPLY_BYTES} bytes.")
+    except TimeoutError:
+        raise Blocked(f"The gateway did not answer within {timeout:g} s.") from None
+    except OSError as error:
+        raise Blocked(
+            f"The connection to the gateway failed ({error.strerror or error})."
+        ) from None
+    finally:
+        connection.close()
     return check_reply(bytes(received))
 
 
+_SIGNAL_NAMES: Final = {
+    _signal.SIGTERM: "SIGTERM",
+    _signal.SIGINT: "SIGINT",
+    _signal.SIGHUP: "SIGHUP",
+    _signal.SIGQUIT: "SIGQUIT",
+}
+
+
 def _blocked_by_signal(signum: int, frame: object) -> None:
-    try:
-        name = signal.Signals(signum).name
-    except ValueError:
-        name = str(signum)
+    name = _SIGNAL_NAMES.get(signum, str(signum))
     os.write(2, f"The hook was stopped ({name}), so the call is blocked.\n".encode())
     os._exit(2)
 
@@ -305,8 +410,8 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Answer one hook event; the exit status (0, or 2 to block)."""
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(signum, _blocked_by_signal)
+    for signum in _SIGNAL_NAMES:
+        _signal.signal(signum, _blocked_by_signal)
     try:
         options = parse_options(sys.argv[1:] if argv is None else argv)
         # The host writes the event and closes standard input at once; a hook

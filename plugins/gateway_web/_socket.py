@@ -5,10 +5,13 @@ A Unix socket, mode 0600, in a user-only directory (the state directory,
 beside the token): only the user's own processes can connect, so no token is
 sent, and nothing crosses a TCP port. Each connection carries one event:
 
-* the hook sends one header line, ``{"protocol": 1, "host": "claude-code",
-  "length": N}``, then the event's ``N`` bytes as the host wrote them;
-* the service answers one line, ``{"status": 0|2, "stdout": "…", "stderr":
-  "…"}`` (a `gateway_hooks.HookReply`), and closes.
+* the hook sends ``GATEWAY-HOOK 1 HOST N\n``, then the event's ``N`` bytes
+  as the host wrote them;
+* the service answers ``STATUS STDOUT-LENGTH STDERR-LENGTH\n`` and those
+  bytes (a `gateway_hooks.HookReply`), and closes.
+
+The framing is ``gateway_relay``'s (`gateway_relay.read_request_line`,
+`gateway_relay.reply_frame`): one definition for both ends.
 
 The review runs while the hook waits; a hook that goes away (the host gave up
 on it) cancels the review, which the gateway records as a decline. A header
@@ -26,32 +29,20 @@ from pathlib import Path
 from typing import Final
 
 import anyio
-import msgspec
 from anyio.abc import SocketListener, SocketStream, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 from gateway_hooks import HookHost, HookReply, LinkStore, answer_hook, load_host
+from gateway_relay import read_request_line, reply_frame
 
 from gateway import Gateway, PluginLoadError
 
-__all__ = ["PROTOCOL", "bind_hook_socket", "serve_hook_socket"]
-
-PROTOCOL: Final = 1
-"""The protocol version, as ``gateway_relay.PROTOCOL``."""
+__all__ = ["bind_hook_socket", "serve_hook_socket"]
 
 HEADER_LIMIT: Final = 4096
 """The longest header line accepted."""
 
 READ_TIMEOUT: Final = 10.0
 """Seconds a client may take to send its request."""
-
-
-class _Header(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    protocol: int
-    host: str
-    length: int
-
-
-_ENCODER: Final = msgspec.json.Encoder()
 
 
 def bind_hook_socket(path: Path) -> socket.socket:
@@ -92,18 +83,10 @@ def bind_hook_socket(path: Path) -> socket.socket:
 
 
 async def _request(stream: BufferedByteReceiveStream, max_body: int) -> tuple[str, bytes]:
-    line = await stream.receive_until(b"\n", HEADER_LIMIT)
-    try:
-        header = msgspec.json.decode(line, type=_Header)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        raise ValueError("The hook's request header is not one this service reads.") from None
-    if header.protocol != PROTOCOL:
-        raise ValueError(
-            f"The hook speaks protocol {header.protocol}, this service {PROTOCOL}; install the same version."
-        )
-    if not 0 <= header.length <= max_body:
+    host, length = read_request_line(await stream.receive_until(b"\n", HEADER_LIMIT))
+    if length > max_body:
         raise ValueError(f"The hook event is larger than {max_body} bytes.")
-    return header.host, await stream.receive_exactly(header.length)
+    return host, await stream.receive_exactly(length)
 
 
 async def _read(client: SocketStream, max_body: int) -> tuple[HookHost, bytes] | HookReply | None:
@@ -157,7 +140,7 @@ async def _handle(
                 return
             reply = replies[0]
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await client.send(_ENCODER.encode(reply) + b"\n")
+            await client.send(reply_frame(reply.status, reply.stdout, reply.stderr))
 
 
 async def serve_hook_socket(

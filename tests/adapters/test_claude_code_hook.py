@@ -434,7 +434,7 @@ class StandIn:
                 header = b""
                 while not header.endswith(b"\n"):
                     header += connection.recv(1)
-                length = json.loads(header)["length"]
+                length = int(header.split()[3])
                 body = b""
                 while len(body) < length:
                     body += connection.recv(length - len(body))
@@ -466,11 +466,13 @@ def stand_in(socket_path: Path) -> Iterator[Callable[[bytes | None], StandIn]]:
 @pytest.mark.parametrize(
     ("reply", "reason"),
     [
-        (b"not json\n", "not JSON"),
-        (b'{"status": 1, "stdout": "", "stderr": ""}\n', "no status 0 or 2"),
-        (b'{"status": 0, "stdout": "allow", "stderr": ""}\n', "not JSON"),
-        (b'{"status": 0, "stdout": "[1]", "stderr": ""}\n', "not a JSON object"),
-        (b'{"status": 2, "stdout": "", "stderr": " "}\n', "without saying why"),
+        (b"not a frame\n", "not one this hook reads"),
+        (b"1 0 0\n", "no status 0 or 2"),
+        (b"0 5 0\nallow", "not a JSON object"),
+        (b"0 3 0\n[1]", "not a JSON object"),
+        (b"2 0 1\n ", "without saying why"),
+        (b"0 2 0\n\xff\xfe", "not UTF-8"),
+        (b"0 9 0\n{}", "closed the connection without an answer"),
         (b"", "closed the connection without an answer"),
     ],
     ids=[
@@ -479,6 +481,8 @@ def stand_in(socket_path: Path) -> Iterator[Callable[[bytes | None], StandIn]]:
         "output-not-json",
         "output-not-object",
         "block-without-reason",
+        "not-utf8",
+        "cut-short",
         "hang-up",
     ],
 )
@@ -489,7 +493,7 @@ def test_forwarding_blocks_on_an_answer_it_cannot_relay(
     assert reason in blocked(hook(bash_event(ALLOWED), "--socket", str(socket_path)))
     (request,) = service.requests
     header, _, body = request.partition(b"\n")
-    assert json.loads(header) == {"protocol": 1, "host": "claude-code", "length": len(body)}
+    assert header == b"GATEWAY-HOOK 1 claude-code %d" % len(body)
     assert json.loads(body)["tool_input"]["command"] == ALLOWED
 
 
