@@ -22,14 +22,17 @@ from gateway._config import (
     MAX_SECONDS as MAX_SECONDS,
     AllowMode as AllowMode,
     AuditSection as AuditSection,
+    BrokerSection as BrokerSection,
     GatewayConfig as GatewayConfig,
     GatewaySection as GatewaySection,
     HookSection as HookSection,
     HostsSection as HostsSection,
+    NotifierConfig as NotifierConfig,
     ServeSection as ServeSection,
     ShellDialect as ShellDialect,
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
+    TiersSection as TiersSection,
     WitnessConfig as WitnessConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
@@ -46,6 +49,7 @@ from gateway._errors import (
     SinkFailure as SinkFailure,
 )
 from gateway._events import (
+    GENESIS as GENESIS,
     ApproverDecided as ApproverDecided,
     ApproverFailed as ApproverFailed,
     CallOutcome as CallOutcome,
@@ -64,9 +68,16 @@ from gateway._events import (
 )
 from gateway._fragments import expand_fragment as expand_fragment
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
+from gateway._git_trust import (
+    ConfiguredCode as ConfiguredCode,
+    RepositoryInspection as RepositoryInspection,
+    inspect_repository as inspect_repository,
+    repository_refusal as repository_refusal,
+)
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
-from gateway._planner import (
+from gateway._plan import (
     iter_commands as iter_commands,
+    iter_effects as iter_effects,
     plan_program as plan_program,
     read_program_position as read_program_position,
 )
@@ -99,6 +110,10 @@ from gateway._plans import (
     StatementPlan as StatementPlan,
 )
 from gateway._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
+from gateway._programs._gitconfig import (
+    GIT_CODE_KEYS as GIT_CODE_KEYS,
+    git_code_key as git_code_key,
+)
 from gateway._sequence import command_sequence_plan as command_sequence_plan
 from gateway._shell import ShellReading as ShellReading, read_shell as read_shell
 from gateway._sinks import (
@@ -124,6 +139,8 @@ from gateway._verdicts import (
 __all__ = [
     "DECISION_ORDER",
     "DECISION_VERBS",
+    "GENESIS",
+    "GIT_CODE_KEYS",
     "LAUNCHERS",
     "MAX_SECONDS",
     "NOT_AUTO_ALLOWED",
@@ -140,12 +157,14 @@ __all__ = [
     "AuditSection",
     "Blocked",
     "BlockedBody",
+    "BrokerSection",
     "CallOutcome",
     "CallProposed",
     "ChainBreak",
     "ChainTip",
     "Complete",
     "ConfigError",
+    "ConfiguredCode",
     "Decision",
     "Decline",
     "EarlierAnswer",
@@ -170,6 +189,7 @@ __all__ = [
     "LauncherRow",
     "LauncherStep",
     "NestedShell",
+    "NotifierConfig",
     "Plain",
     "Plan",
     "PlanReady",
@@ -186,6 +206,7 @@ __all__ = [
     "ProgramPosition",
     "Redacted",
     "Redaction",
+    "RepositoryInspection",
     "ReviewRequest",
     "SequencePlan",
     "SequenceStep",
@@ -197,6 +218,7 @@ __all__ = [
     "SinkConfig",
     "SinkFailure",
     "StatementPlan",
+    "TiersSection",
     "ToolCall",
     "Verdict",
     "VerdictReached",
@@ -207,12 +229,16 @@ __all__ = [
     "default_token_file",
     "encode_event",
     "expand_fragment",
+    "git_code_key",
+    "inspect_repository",
     "iter_commands",
+    "iter_effects",
     "load_config",
     "plan_program",
     "read_audit_log",
     "read_program_position",
     "read_shell",
+    "repository_refusal",
     "strictest",
     "strictness",
     "validation_path",

@@ -9,9 +9,14 @@ names are loaded, and an unknown name is a start-up error naming the installed
 ones. A factory is called as ``factory(options, context)``.
 
 The chain is consulted in order: the first Decline or Allow decides, Abstain
-passes on, nobody deciding gives ``ask``. An approver may set
+passes on, nobody deciding gives ``ask``. Each approver is told what the ones
+before it answered (`ReviewRequest.earlier`). An approver may set
 ``reviews_raw_text = True``; only such an approver's Allow counts for a plan
-that could not be measured.
+that could not be measured. An approver's ``role`` (`ApproverRole`) says what
+its answers rest on: a **delegate**'s allow (a program, a web service, a
+model) never outranks a **policy**'s decline, wherever the delegate stands —
+after it, the chain still asks the policy approvers, and any decline among
+them decides; persons and other delegates after it are not asked.
 """
 
 from __future__ import annotations
@@ -23,22 +28,39 @@ import msgspec
 
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig
+from gateway._effects import Effect
 from gateway._errors import PluginLoadError
 from gateway._events import HoleRef
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
-from gateway._sinks import installed
+from gateway._plugins import installed
 from gateway._verdicts import Answer
 
 __all__ = [
     "APPROVER_GROUP",
+    "APPROVER_ROLES",
     "Approver",
     "ApproverContext",
+    "ApproverRole",
     "EarlierAnswer",
     "ReviewRequest",
+    "approver_role",
     "load_approver",
 ]
 
 APPROVER_GROUP: Final = "gateway.approvers"
+
+ApproverRole = Literal["policy", "delegate", "person"]
+"""
+What an approver's answers rest on (its optional ``role`` attribute).
+
+``policy`` (the default): a policy of its own, such as the rules; its
+decline stands over any delegate's allow. ``delegate``: something outside
+the gateway it hands the question to (a program, a web service, a model); its
+allow stands only if no policy approver after it in the chain declines.
+``person``: a person decides; not asked once a delegate has allowed.
+"""
+
+APPROVER_ROLES: Final[tuple[ApproverRole, ...]] = ("policy", "delegate", "person")
 
 
 class EarlierAnswer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -79,6 +101,13 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
         body: For ``body``: the completed text, secrets masked.
         body_plan: For ``body``, when the command reading it is a shell: its plan.
         sequence: The call's strict sequence plan, when it is a shell call.
+        effects: Everything the call does, in order: for a tool that is not a
+            shell, what its ``[[tool-effects]]`` row reads from its input (an
+            ``opaque`` effect when no row maps it); for a shell call, what its
+            tool's row adds (``local_shell``'s ``env`` and ``user``), then
+            every effect of its plan (`gateway.iter_effects` of each
+            statement). An allow may rest on effects only when none is
+            ``opaque``.
         earlier: What the approvers before this one in the chain answered to
             this same question, in chain order (the rules' ``abstain`` and its
             reason, for an approver after them).
@@ -95,6 +124,7 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
     body: str | None = None
     body_plan: ProgramPlan | None = None
     sequence: SequencePlan | None = None
+    effects: tuple[Effect, ...] = ()
     earlier: tuple[EarlierAnswer, ...] = ()
 
     @property
@@ -117,8 +147,9 @@ class Approver(Protocol):
     ``approver.failed`` event. Optional attributes: ``reviews_raw_text: bool``
     opts in to allowing plans that could not be measured; ``timeout: float``
     (seconds, at most a day) replaces the configured approver timeout for this
-    approver (a person needs minutes); ``async def aclose()`` is awaited when
-    the gateway closes.
+    approver (a person needs minutes); ``role`` (`ApproverRole`, default
+    ``policy``) says what its answers rest on; ``async def aclose()`` is
+    awaited when the gateway closes.
     """
 
     name: str
@@ -139,6 +170,23 @@ class ApproverContext(msgspec.Struct, frozen=True, kw_only=True):
 
     config: GatewayConfig
     services: dict[str, Any]
+
+
+def approver_role(approver: Approver) -> ApproverRole:
+    """
+    The approver's role (read once, when the gateway opens): its ``role`` attribute, or ``policy``.
+
+    Raises:
+        PluginLoadError: ``role`` is not one of `APPROVER_ROLES`.
+    """
+    role = getattr(approver, "role", "policy")
+    if role not in APPROVER_ROLES:
+        name = getattr(approver, "name", type(approver).__name__)
+        raise PluginLoadError(
+            f"The approver {name!r} says role = {role!r}; it must be 'policy', 'delegate' or 'person'.",
+            plugin=str(name),
+        )
+    return role
 
 
 def load_approver(name: str, options: Mapping[str, Any], context: ApproverContext) -> Approver:

@@ -11,8 +11,8 @@ An allow is founded when a person decided (they read the call, as the host's
 own prompt would have had them do), or when all of these hold:
 
 * the call is a shell call with a measured plan and no heredoc holes;
-* every command states its effects (the planner attaches them), none of them
-  `Opaque`;
+* no effect of the plan (the statements' own and every command's, nested
+  shell text included: `gateway._plan.iter_effects`) is `Opaque`;
 * every path a command reads, writes or moves into lies inside the workspace
   or a temporary directory (and is not a secret or persistence file there);
 * no command runs further code (`Execute`), talks to the network, reads the
@@ -27,7 +27,7 @@ it reads the plan, never the text.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Final
 
 from gateway._effects import (
     Bind,
@@ -38,7 +38,7 @@ from gateway._effects import (
     Read,
     Write,
 )
-from gateway._planner import iter_commands
+from gateway._plan import iter_effects
 from gateway._plans import ProgramPlan
 
 __all__ = ["FOUNDED_PATH_CLASSES", "effects_founded", "plan_founded"]
@@ -80,14 +80,9 @@ def plan_founded(plan: ProgramPlan | None, *, holes: int = 0) -> bool:
         holes: How many heredoc holes the call has (each runs code before
             its body is known, so a call with any is left to the host).
     """
-    if plan is None or plan.status != "measured" or holes:
+    if plan is None or plan.status != "measured" or holes or not plan.statements:
         return False
-    for statement in plan.statements:
-        for command in iter_commands(statement.plan):
-            # The planner states effects on each command; a command without
-            # them (a plan from before effects, or one the planner could not
-            # describe) is not known well enough to skip a host's checks.
-            effects: Any = getattr(command, "effects", None)
-            if effects is None or not effects_founded(effects):
-                return False
-    return True
+    return all(
+        effects_founded(effect for _, effect in iter_effects(statement.plan))
+        for statement in plan.statements
+    )

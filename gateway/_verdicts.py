@@ -56,19 +56,17 @@ class Allow(
     """
     The approver allows the call (or question).
 
-    Attributes:
-        reason: One sentence.
-        rule: The rule that decided, if any.
-        person: A person decided, having read the call: their allow stands
-            on their own reading, as an answer to the host's own prompt would
-            (`Verdict.founded`).
+    ``rule`` names the rule that decided, if any; ``decided_by`` names the
+    person who decided, when one did (the name of their token). A person's
+    allow stands on their own reading of the call, as an answer to the host's
+    own prompt would (`Verdict.founded`).
     """
 
     decision: ClassVar[Literal["allow"]] = "allow"
 
     reason: str
     rule: str | None = None
-    person: bool = False
+    decided_by: str | None = None
 
 
 class Decline(
@@ -79,12 +77,18 @@ class Decline(
     tag_field="decision",
     tag="decline",
 ):
-    """The approver declines the call. ``reason`` is one sentence, with what to do instead when there is one."""
+    """
+    The approver declines the call.
+
+    ``reason`` is one sentence, with what to do instead when there is one;
+    ``decided_by`` names the person who declined, when one did.
+    """
 
     decision: ClassVar[Literal["decline"]] = "decline"
 
     reason: str
     rule: str | None = None
+    decided_by: str | None = None
 
 
 class Abstain(
@@ -111,7 +115,10 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     The gateway's answer for one call.
 
     ``ask`` means no approver decided and a human must; a host that cannot ask
-    treats it as ``decline``.
+    treats it as ``decline``. ``defer`` means the gateway leaves the call to
+    the host's own rules (shadow mode): the host decides as it would without
+    the gateway, and the decision is then always ``ask``, so a host that does
+    not know ``defer`` never allows more than it would have.
 
     Attributes:
         decision: ``allow``, ``ask`` or ``decline``.
@@ -129,6 +136,10 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
             allow to the host's checks (see ``docs/hosts/index.md``). Always
             false for ``ask`` and ``decline``, and false unless the gateway
             set it, so a verdict built elsewhere never skips a host's checks.
+        decided_by: The person who decided, when one did (their token's name).
+        policy: The version of the policy that decided, when the deciding
+            approver has versions (``rules@3:sha256:…``).
+        defer: Leave the decision to the host (shadow mode).
     """
 
     decision: Decision
@@ -138,6 +149,9 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     rule: str | None = None
     call_id: str | None = None
     founded: bool = False
+    decided_by: str | None = None
+    policy: str | None = None
+    defer: bool = False
 
     @property
     def allowed(self) -> bool:

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import anyio
 
-from gateway._approvers import ReviewRequest
+from gateway._approvers import ApproverRole, ReviewRequest
 from gateway._calls import ToolCall
 from gateway._events import Event
 from gateway._sinks import ChainTip
@@ -32,6 +32,7 @@ class StaticApprover:
         raises: An exception to raise instead of answering.
         returns: A value to return instead of a proper answer (to test garbage).
         reviews_raw_text: Whether its allow counts for unmeasured plans.
+        role: What its answers rest on (``policy``, ``delegate`` or ``person``).
     """
 
     def __init__(
@@ -43,6 +44,7 @@ class StaticApprover:
         raises: BaseException | None = None,
         returns: Any = None,
         reviews_raw_text: bool = False,
+        role: ApproverRole = "policy",
     ) -> None:
         self.name = name or f"static-{decision}"
         self.decision = decision
@@ -50,6 +52,7 @@ class StaticApprover:
         self.raises = raises
         self.returns = returns
         self.reviews_raw_text = reviews_raw_text
+        self.role = role
         self.requests: list[ReviewRequest] = []
 
     async def review(self, request: ReviewRequest) -> Answer:

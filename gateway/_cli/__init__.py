@@ -1,8 +1,8 @@
 """
 The ``gateway`` command.
 
-The core subcommands (``plan``, ``check``, ``parse``, ``verify``) live beside
-this module; every other one comes from a plugin through the
+The core subcommands (``plan``, ``check``, ``parse``, ``verify``, ``audit``,
+``policy``, ``settings``, ``token``) live beside this module; every other one comes from a plugin through the
 ``gateway.commands`` entry-point group (``serve`` from the approval service,
 ``rules`` from the rules approver, ``hook``, ``install``, ``uninstall`` and
 ``doctor`` from the hook hosts), loaded exactly as a third-party plugin's
@@ -20,12 +20,21 @@ from collections.abc import Iterable, Sequence
 from importlib.metadata import EntryPoint, entry_points
 from typing import Final
 
-from gateway._cli import _check, _parse, _plan, _verify
+from gateway._cli import _audit, _check, _parse, _plan, _policy, _settings, _token, _verify
 from gateway._cli._common import COMMAND_GROUP, CommandError, Subcommand
 
 __all__ = ["build_parser", "main"]
 
-CORE: Final = (_plan.COMMAND, _check.COMMAND, _parse.COMMAND, _verify.COMMAND)
+CORE: Final = (
+    _plan.COMMAND,
+    _check.COMMAND,
+    _parse.COMMAND,
+    _verify.COMMAND,
+    _audit.COMMAND,
+    _policy.COMMAND,
+    _settings.COMMAND,
+    _token.COMMAND,
+)
 """The subcommands that are part of the core, in the order ``--help`` lists them."""
 
 

@@ -26,12 +26,14 @@ from gateway import Abstain, Allow, Answer, Decline, ReviewRequest, validation_p
 
 __all__ = [
     "CONTRACT_VERSION",
+    "GRACE",
     "DelegateAnswer",
     "DelegateOptions",
     "Failure",
     "FailureKind",
     "OnFailure",
     "answer_for",
+    "answer_from",
     "answer_of",
     "decode_options",
     "document_of",
@@ -39,6 +41,7 @@ __all__ = [
     "failed",
     "read_answer",
     "reason_text",
+    "too_large",
 ]
 
 CONTRACT_VERSION: Final = 1
@@ -46,6 +49,9 @@ CONTRACT_VERSION: Final = 1
 
 REASON_LIMIT: Final = 300
 """Characters of a delegate's reason that are kept (the rest is cut, with "…")."""
+
+GRACE: Final = 5.0
+"""Seconds the gateway allows a delegate past its own deadline, to stop its work and say why itself."""
 
 Seconds = Annotated[float, msgspec.Meta(gt=0, le=3600)]
 Size = Annotated[int, msgspec.Meta(ge=1, le=64 * 1024 * 1024)]
@@ -153,6 +159,20 @@ def answer_for(failure: Failure, on_failure: OnFailure) -> Answer:
     if on_failure == "abstain":
         return Abstain(reason=failure.sentence)
     return Decline(reason=failure.sentence)
+
+
+def answer_from(outcome: DelegateAnswer | Failure, on_failure: OnFailure) -> Answer:
+    """The gateway's answer for what a delegate said, or for why it said nothing usable."""
+    if isinstance(outcome, Failure):
+        return answer_for(outcome, on_failure)
+    return answer_of(outcome)
+
+
+def too_large(document: bytes, limit: int, who: str, on_failure: OnFailure) -> Failure | None:
+    """The failure of a document past ``limit`` bytes, if it is."""
+    if len(document) <= limit:
+        return None
+    return failed("too_large", on_failure, who=who, size=len(document), limit=limit)
 
 
 def document_of(request: ReviewRequest) -> dict[str, Any]:

@@ -25,7 +25,8 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from gateway_delegates._contract import Failure, OnFailure, failed
+from gateway import MAX_SECONDS
+from gateway_delegates._contract import GRACE, Failure, OnFailure, failed
 
 try:
     import httpx
@@ -34,11 +35,22 @@ except ImportError as error:  # pragma: no cover -- the extra is installed where
         "The `webhook` and `model` approvers need httpx: pip install 'agent-gateway[delegates]'."
     ) from error
 
-__all__ = ["Reply", "check_url", "make_client", "post"]
+__all__ = ["Reply", "check_url", "make_client", "post", "time_needed"]
 
 _RETRY_STATUSES: Final = frozenset({408, 425, 429, 500, 502, 503, 504})
 _BACKOFF: Final = 0.25
 """Seconds before the first retry; each later one waits twice as long."""
+
+
+def time_needed(seconds: float, retries: int) -> float:
+    """What a delegate that POSTs needs in all: every attempt, the pauses between them, and a grace."""
+    attempts = retries + 1
+    return min(attempts * seconds + sum(_pause(n) for n in range(1, attempts)) + GRACE, MAX_SECONDS)
+
+
+def _pause(attempt: int) -> float:
+    """Seconds before attempt ``attempt`` (the first retry is attempt 1)."""
+    return min(_BACKOFF * 2.0 ** (attempt - 1), 2.0)
 
 
 class Reply(NamedTuple):
@@ -128,7 +140,7 @@ async def post(
     outcome: Reply | Failure = failed("timeout", on_failure, who=who, seconds=seconds)
     for attempt in range(retries + 1):
         if attempt:
-            await anyio.sleep(min(_BACKOFF * 2 ** (attempt - 1), 2.0))
+            await anyio.sleep(_pause(attempt))
         outcome = await _attempt(
             client, url, body, headers(), seconds, limit, who=who, on_failure=on_failure
         )

@@ -153,7 +153,7 @@ def _init(channel: int, program: list[str], environment: dict[str, str], *, prob
         _check(_libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
         _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
         _drop_privileges()
-    except (_IsolationError, OSError) as error:
+    except (_IsolationError, OSError, AttributeError) as error:
         _report(channel, f"error {_CANNOT_ISOLATE} cannot isolate the program: {error}")
         os._exit(_CANNOT_ISOLATE)
     if probe:
@@ -218,6 +218,9 @@ def main(argv: list[str]) -> None:
         _hide(hidden)
     except (_IsolationError, OSError) as error:
         sys.stderr.write(f"cannot isolate the program: {error}\n")
+        os._exit(_CANNOT_ISOLATE)
+    except AttributeError:  # a C library without unshare or mount: not Linux
+        sys.stderr.write("cannot isolate the program: this system has no Linux namespaces\n")
         os._exit(_CANNOT_ISOLATE)
     read_end, write_end = os.pipe()
     init = os.fork()

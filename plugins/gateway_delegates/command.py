@@ -10,12 +10,13 @@ reads one answer on its standard output:
 
 The program gets nothing else of the gateway's: an empty environment (only
 the variables ``env`` names are passed), ``/`` as its working directory, no
-open file but its standard input, output (a pipe) and error (discarded), and — unless
-``isolate = false`` — its own mount, PID and user namespaces in which the
-bearer token files (and every ``hide`` path) are covered and the gateway's
-processes cannot be seen (``_isolate.py``). It runs in its own process group,
-which is killed when it answers, fails or runs out of time: nothing it
-started outlives the question.
+open file but its standard input, output (a pipe) and error (discarded),
+and — unless ``isolate = false`` — mount and PID namespaces of its own (and
+a user one, when the gateway is not root) in which the bearer token files
+(and every ``hide`` path) are covered and the gateway's processes cannot be
+seen (``_isolate.py``). It runs in its own process group, which is killed
+when it answers, fails or runs out of time: nothing it started outlives the
+question.
 
 A non-zero exit, a timeout, output past ``max-output``, anything but one
 answer object, an unknown field, or exiting before reading the whole call:
@@ -56,25 +57,24 @@ from anyio.abc import ByteReceiveStream, Process
 
 from gateway import Answer, ApproverContext, ReviewRequest, default_token_file
 from gateway_delegates._contract import (
+    GRACE,
     DelegateAnswer,
     DelegateOptions,
     Failure,
     Seconds,
     Size,
-    answer_for,
-    answer_of,
+    answer_from,
     decode_options,
     document_of,
     encode_document,
     failed,
     read_answer,
+    too_large,
 )
 
 __all__ = ["CommandApprover", "CommandOptions"]
 
 WHO: Final = "the `command` approver's program"
-GRACE: Final = 5.0
-"""Seconds the gateway allows past the program's timeout, to kill it and say why in our own words."""
 
 _ISOLATE: Final = str(Path(__file__).with_name("_isolate.py"))
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -168,21 +168,14 @@ class CommandApprover:
     async def review(self, request: ReviewRequest) -> Answer:
         """Run the program on this question and answer what it said (or why it said nothing usable)."""
         outcome = await self.ask(encode_document(document_of(request)))
-        if isinstance(outcome, Failure):
-            return answer_for(outcome, self.options.on_failure)
-        return answer_of(outcome)
+        return answer_from(outcome, self.options.on_failure)
 
     async def ask(self, document: bytes) -> DelegateAnswer | Failure:
         """The program's answer to a document, or the failure that says why there is none."""
         on_failure = self.options.on_failure
-        if len(document) > self.options.max_document:
-            return failed(
-                "too_large",
-                on_failure,
-                who=WHO,
-                size=len(document),
-                limit=self.options.max_document,
-            )
+        oversized = too_large(document, self.options.max_document, WHO, on_failure)
+        if oversized is not None:
+            return oversized
         result: bytes | Failure | None = None
         with anyio.move_on_after(self.options.timeout):
             async with self._limiter:

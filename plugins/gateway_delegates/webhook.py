@@ -52,22 +52,21 @@ from gateway_delegates._contract import (
     OnFailure,
     Seconds,
     Size,
-    answer_for,
-    answer_of,
+    answer_from,
     decode_options,
     document_of,
     encode_document,
     failed,
     read_answer,
+    too_large,
 )
-from gateway_delegates._http import Reply, check_url, make_client, post
+from gateway_delegates._http import Reply, check_url, make_client, post, time_needed
 from gateway_delegates._signature import sign_document
 
 __all__ = ["WebhookApprover", "WebhookOptions"]
 
 KEY_BYTES: Final = 32
 """The shortest signing key accepted, in bytes."""
-GRACE: Final = 5.0
 _TABLE: Final = "approver.webhook"
 
 
@@ -130,27 +129,19 @@ class WebhookApprover:
             )
         self._key = key.encode()
         self._client = make_client(self.options.ca_file, self.options.concurrency, _TABLE)
-        attempts = self.options.retries + 1
-        self.timeout = min(attempts * self.options.timeout + 2.0 * attempts + GRACE, 86_400.0)
+        self.timeout = time_needed(self.options.timeout, self.options.retries)
 
     async def review(self, request: ReviewRequest) -> Answer:
         """POST this question and answer what the service said (or why it said nothing usable)."""
         outcome = await self.ask(encode_document(document_of(request)))
-        if isinstance(outcome, Failure):
-            return answer_for(outcome, self.options.on_failure)
-        return answer_of(outcome)
+        return answer_from(outcome, self.options.on_failure)
 
     async def ask(self, document: bytes) -> DelegateAnswer | Failure:
         """The service's answer to a document, or the failure that says why there is none."""
         on_failure = self.options.on_failure
-        if len(document) > self.options.max_document:
-            return failed(
-                "too_large",
-                on_failure,
-                who=self._who,
-                size=len(document),
-                limit=self.options.max_document,
-            )
+        oversized = too_large(document, self.options.max_document, self._who, on_failure)
+        if oversized is not None:
+            return oversized
         delivery = uuid.uuid4().hex
 
         def headers() -> dict[str, str]:

@@ -104,7 +104,7 @@ def host_decision(
         allow: ``[hosts] allow``: ``founded`` or ``host`` (every allow is the host's).
         shadow: Compute and record only; the host decides every call.
     """
-    if shadow:
+    if shadow or verdict.defer:
         return "host"
     if verdict.decision == "allow":
         return "allow" if allow == "founded" and verdict.founded else "host"

@@ -64,6 +64,12 @@ def _configure_hook(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="seconds to wait for a verdict before blocking (default: [hook] timeout, 330)",
     )
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="forward to the approval service at URL over HTTP instead (another machine: use https)",
+    )
+    parser.add_argument("--token-file", metavar="FILE", help="the bearer token for --server")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
         "--require-service",
@@ -81,10 +87,10 @@ def _run_hook(arguments: argparse.Namespace) -> int:
     import gateway_relay
 
     argv = [arguments.host]
-    for option in ("config", "socket", "timeout"):
+    for option in ("config", "socket", "timeout", "server", "token_file"):
         value = getattr(arguments, option)
         if value is not None:
-            argv += [f"--{option}", str(value)]
+            argv += [f"--{option.replace('_', '-')}", str(value)]
     if arguments.require_service:
         argv.append("--require-service")
     if arguments.in_process:

@@ -13,7 +13,9 @@ and size) and then:
    answer from a gateway started in this process with ``--config`` (or the
    embedded default), at the cost of importing it.
 
-``--require-service`` blocks instead of reviewing in-process. Whatever goes
+``--require-service`` blocks instead of reviewing in-process. ``--server
+URL --token-file FILE`` forwards to a service on another machine over HTTP
+instead (``gateway_relay._remote``; only when asked for). Whatever goes
 wrong — bad input, a service that fails, a slow answer, a signal, a bug —
 the process exits 2 with one sentence on standard error, which every host
 reads as "block the call"; it never exits any other way, and never writes
@@ -92,8 +94,8 @@ DEFAULT_TIMEOUT: Final = 330.0
 """Seconds to wait for a verdict: longer than a person's 300 s on the approval page."""
 
 _USAGE: Final = (
-    "usage: gateway-hook HOST [--config FILE] [--socket PATH] [--timeout SECONDS] "
-    "[--require-service | --in-process]"
+    "usage: gateway-hook HOST [--config FILE] [--socket PATH | --server URL [--token-file FILE]] "
+    "[--timeout SECONDS] [--require-service | --in-process]"
 )
 
 
@@ -127,7 +129,16 @@ class Reply:
 class Options:
     """The command line, with the ``[hook]`` table of ``--config`` filled in."""
 
-    __slots__ = ("config", "host", "in_process", "require_service", "socket", "timeout")
+    __slots__ = (
+        "config",
+        "host",
+        "in_process",
+        "require_service",
+        "server",
+        "socket",
+        "timeout",
+        "token_file",
+    )
 
     def __init__(
         self,
@@ -138,6 +149,8 @@ class Options:
         timeout: float,
         require_service: bool,
         in_process: bool,
+        server: str | None = None,
+        token_file: str | None = None,
     ) -> None:
         self.host = host
         self.config = config
@@ -145,6 +158,8 @@ class Options:
         self.timeout = timeout
         self.require_service = require_service
         self.in_process = in_process
+        self.server = server
+        self.token_file = token_file
 
 
 def state_directory(environ: Mapping[str, str] | None = None) -> str:
@@ -188,7 +203,7 @@ def parse_options(argv: Sequence[str]) -> Options:
     while words:
         word = words.pop(0)
         name, equals, value = word.partition("=")
-        if name in ("--config", "--socket", "--timeout"):
+        if name in ("--config", "--socket", "--timeout", "--server", "--token-file"):
             if not equals:
                 if not words:
                     raise Blocked(f"The option {name} needs a value ({_USAGE}).")
@@ -200,6 +215,8 @@ def parse_options(argv: Sequence[str]) -> Options:
             raise Blocked(f"Unknown argument {word!r} ({_USAGE}).")
     if flags == {"--require-service", "--in-process"}:
         raise Blocked("Choose --require-service or --in-process, not both.")
+    if "--server" in values and ("--socket" in values or "--in-process" in flags):
+        raise Blocked("Choose --server or a local --socket / --in-process, not both.")
     table = _hook_table(values["--config"]) if "--config" in values else {}
     raw_timeout: Any = values.get("--timeout", table.get("timeout", DEFAULT_TIMEOUT))
     try:
@@ -219,6 +236,8 @@ def parse_options(argv: Sequence[str]) -> Options:
         timeout=timeout,
         require_service=require and "--in-process" not in flags,
         in_process="--in-process" in flags,
+        server=values.get("--server"),
+        token_file=values.get("--token-file"),
     )
 
 
@@ -389,6 +408,12 @@ def _blocked_by_signal(signum: int, frame: object) -> None:
 
 
 def _answer(options: Options, data: bytes) -> Reply:
+    if options.server:
+        from gateway_relay._remote import (
+            forward_http,  # only in this mode: urllib is slow to import
+        )
+
+        return forward_http(options.server, options.token_file, options.host, data, options.timeout)
     if not options.in_process:
         path = options.socket or default_socket()
         reply = forward(path, options.host, data, options.timeout)

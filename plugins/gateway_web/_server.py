@@ -23,9 +23,10 @@ from typing import Any, Final
 import anyio
 import msgspec
 import uvicorn
-from gateway_human import SERVICE_KEY, HumanBoard
+from gateway_human import SERVICE_KEY, Board
 
 from gateway import Approver, Gateway, GatewayConfig, Sink
+from gateway.fleet import OWNER, Identity, TokenBook
 from gateway_web._app import create_app, review_limit
 from gateway_web._service import ApprovalService
 from gateway_web._socket import bind_hook_socket, serve_hook_socket
@@ -47,7 +48,8 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
         url: Where the page is (``http://127.0.0.1:8787/``).
         host: The address bound.
         port: The port bound.
-        token: The bearer token.
+        token: The bearer token it made at start (named ``owner``, role ``approver``).
+        tokens: Every token it accepts (people's too), by identity.
         service: Its state (the gateway, the board, the event history).
         hook_socket: The Unix socket hooks forward to (``gateway-hook HOST``), if any.
     """
@@ -56,6 +58,7 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
     host: str
     port: int
     token: str
+    tokens: TokenBook
     service: Any
     hook_socket: str | None = None
 
@@ -66,9 +69,9 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
         return gateway
 
     @property
-    def board(self) -> HumanBoard | None:
+    def board(self) -> Board | None:
         """The human approver's board, when a ``human`` approver is in the chain."""
-        board: HumanBoard | None = self.service.board
+        board: Board | None = self.service.board
         return board
 
 
@@ -132,6 +135,7 @@ async def open_service(
     sinks: Mapping[str, Sink] | None = None,
     services: Mapping[str, Any] | None = None,
     audit_path: str | None = None,
+    tokens: TokenBook | None = None,
     hook_socket: str | Path | None = None,
 ) -> AsyncIterator[RunningService]:
     """
@@ -141,12 +145,15 @@ async def open_service(
         config: The gateway configuration (its ``[serve]`` table too).
         host: The address to bind (default: ``[serve] host``).
         port: The port (default: ``[serve] port``; 0 picks a free one).
-        token: The bearer token (default: a new random one).
+        token: The service's own bearer token (default: a new random one),
+            accepted as ``owner`` with the approver role.
         approvers: Approvers to use instead of the configured ones.
         sinks: Sinks to use instead of the configured ones.
         services: Entries to put in the gateway's shared services first (a
             board made beforehand, for approvers built outside the gateway).
         audit_path: The audit log to serve (default: the config's first file sink).
+        tokens: People's tokens to accept as well (kept current by their
+            store: the state directory's file, or the broker's bucket).
         hook_socket: Also answer hook events on this Unix socket (mode 0600), where
             ``gateway-hook HOST`` forwards them (see ``gateway_web._socket``).
 
@@ -158,6 +165,8 @@ async def open_service(
     host = settings.host if host is None else host
     port = settings.port if port is None else port
     token = token or secrets.token_urlsafe(32)
+    book = tokens if tokens is not None else TokenBook()
+    book.pin(token, Identity(name=OWNER, role="approver"))
     sock = _bind(host, port)
     hooks = None
     try:
@@ -174,14 +183,14 @@ async def open_service(
         gateway.services.update(services or {})
         async with gateway:
             found = gateway.services.get(SERVICE_KEY)
-            board = found if isinstance(found, HumanBoard) else None
+            board = found if isinstance(found, Board) else None
             service = ApprovalService(
                 gateway,
                 board,
                 settings,
                 audit_path=audit_path if audit_path is not None else audit_path_of(config),
             )
-            app = create_app(service, token=token, allowed_hosts=allowed_hosts)
+            app = create_app(service, tokens=book, allowed_hosts=allowed_hosts)
             server = _Server(
                 uvicorn.Config(
                     app,
@@ -225,6 +234,7 @@ async def open_service(
                         host=host,
                         port=bound_port,
                         token=token,
+                        tokens=book,
                         service=service,
                         hook_socket=str(hook_socket) if hooks is not None else None,
                     )

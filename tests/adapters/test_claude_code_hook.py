@@ -512,3 +512,45 @@ def test_forwarding_never_reviews_in_process_once_connected(
     stand_in(b"")
     blocked(hook(bash_event(DECLINED), "--socket", str(socket_path), "--config", str(config)))
     assert not (config.parent / "audit.jsonl").exists()
+
+
+# ── forwarding to a service on another machine (HTTP, explicit) ──
+
+
+def test_forwarding_over_http_needs_the_token_and_relays_the_answer(
+    socket_path: Path, tmp_path: Path
+) -> None:
+    with running_service(socket_path) as (running, sink):
+        token = tmp_path / "agent.token"
+        token.write_text(running.token + "\n")
+        event = bash_event(DECLINED)
+        output = answer(hook(event, "--server", running.url, "--token-file", str(token)))
+        assert output["hookSpecificOutput"]["permissionDecisionReason"] == DECLINE_REASON
+        assert any(isinstance(e, VerdictReached) for e in sink.events)
+        token.write_text("not-the-token\n")
+        assert "HTTP 401" in blocked(
+            hook(event, "--server", running.url, "--token-file", str(token))
+        )
+        # A call the service would block is denied in Claude Code's own format (200), and relayed.
+        garbled = {**event, "tool_input": "not an object"}
+        token.write_text(running.token + "\n")
+        denied = answer(hook(garbled, "--server", running.url, "--token-file", str(token)))
+        assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize(
+    ("server", "reason"),
+    [("http://127.0.0.1:9/", "unreachable"), ("ftp://example/", "not an http:// or https:// URL")],
+    ids=["unreachable", "not-http"],
+)
+def test_forwarding_over_http_blocks_when_it_cannot_reach_the_service(
+    server: str, reason: str
+) -> None:
+    assert reason in blocked(hook(bash_event(ALLOWED), "--server", server, "--timeout", "5"))
+
+
+def test_forwarding_over_http_and_a_socket_at_once_is_refused(socket_path: Path) -> None:
+    reason = blocked(
+        hook(bash_event(ALLOWED), "--server", "http://127.0.0.1:9", "--socket", str(socket_path))
+    )
+    assert "not both" in reason

@@ -128,7 +128,9 @@ class Server:
             scheme = "https"
         host, port = self._httpd.server_address[:2]
         self.url = f"{scheme}://{host!s}:{port}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
 
     def close(self) -> None:

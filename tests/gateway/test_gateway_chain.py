@@ -75,9 +75,8 @@ async def test_the_first_allow_or_decline_decides(
     if not chain:
         assert verdict.reason == "No approver decided on the call; a person must decide."
     elif decider is None:
-        # The first approver to say why it would not decide explains the ask
-        # (the policy's reason, before a later approver's note).
-        assert verdict.reason == "a0 never decides."
+        # The last approver to say why it would not decide explains the ask.
+        assert verdict.reason == f"a{len(chain) - 1} never decides."
     else:
         assert verdict.reason == f"{decider} {decision}s everything."
         assert verdict.rule == "static"

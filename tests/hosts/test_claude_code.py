@@ -7,7 +7,8 @@ installed with ``gateway install claude-code`` and reviews with the default
 policy. Each scenario asserts what ran, what the model saw, and what the
 audit log holds:
 
-* a listing the policy allows runs, and the model sees it;
+* a listing the policy allows runs, and the model sees it (the allow is
+  founded on the plan: it reads only inside the project);
 * a recursive delete of the home directory's files is refused with the rule's
   reason, and the canary survives;
 * the fake key stays out of the model's view: reading it is an allow the plan
@@ -113,7 +114,9 @@ def test_the_guarded_cli_runs_what_is_allowed_refuses_what_is_declined_and_keeps
     ]
     assert [v.call_id for v in verdicts] == tool_use_ids
     assert [v.verdict.decision for v in verdicts] == ["allow", "decline", "allow", "allow"]
-    assert not any(v.verdict.founded for v in verdicts)
+    # `ls` in the project is founded on the plan (its one read is inside the
+    # workspace), so Claude Code is told allow; reading the key is not.
+    assert [v.verdict.founded for v in verdicts] == [True, False, False, False]
     assert verify_audit_log(scene.audit) is None
 
 

@@ -122,7 +122,7 @@ async def test_a_decline_with_a_note_releases_the_call_declined_with_the_note() 
     verdict = results[0].json()
     assert verdict["decision"] == "decline"
     assert verdict["reason"] == (
-        "Declined `curl -X POST https://x.example`: a person declined it; their note: use the staging API."
+        "Declined `curl -X POST https://x.example`: a person (owner) declined it; their note: use the staging API."
     )
 
 
@@ -453,8 +453,17 @@ async def test_claude_code_gets_no_decision_for_an_allow_the_plan_does_not_found
     """Claude Code's own checks then decide, as they would without the gateway."""
     with serve(approvers=[StaticApprover("allow")]) as served:
         async with served.client(headers=served.auth) as client:
-            response = await client.post("/hooks/claude-code", json=_hook_event("PreToolUse"))
+            event = _hook_event("PreToolUse", "cat /etc/passwd")
+            response = await client.post("/hooks/claude-code", json=event)
     assert (response.status_code, response.json()) == (200, {})
+
+
+async def test_claude_code_gets_allow_when_the_plan_founds_it() -> None:
+    """`ls` in the project reads only inside the workspace: the allow stands."""
+    with serve(approvers=[StaticApprover("allow")]) as served:
+        async with served.client(headers=served.auth) as client:
+            response = await client.post("/hooks/claude-code", json=_hook_event("PreToolUse"))
+    assert response.json()["hookSpecificOutput"]["permissionDecision"] == "allow"
 
 
 async def test_a_hook_event_it_cannot_read_is_denied_in_the_hosts_own_format() -> None:
