@@ -44,6 +44,7 @@ from gateway._config import MAX_SECONDS, GatewayConfig
 from gateway._effects import Effect
 from gateway._errors import PluginLoadError
 from gateway._events import ApproverDecided, ApproverFailed, Event, HoleRef
+from gateway._grounds import plan_founded
 from gateway._isolation import LoopThread, call_isolated
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
 from gateway._plugins import installed
@@ -686,8 +687,15 @@ class _Walk:
                 note=note,
             )
         )
-        if isinstance(answer, Abstain) and answer.reason:
-            # The last approver to say why it would not decide explains the ask.
+        if (
+            isinstance(answer, Abstain)
+            and answer.reason
+            and (self.asked is None or slot.role != "person")
+        ):
+            # The last approver to say why it would not decide explains the
+            # ask, except a person's: their abstain only says that nobody
+            # could be asked, and the person the host asks next must be told
+            # the policy's reason.
             self.asked = Outcome("ask", answer.reason, None, answer.rule)
         if note is not None or isinstance(answer, Abstain):
             return note, None
@@ -717,12 +725,15 @@ def combine(
     digest: str,
     call_id: str | None,
     plan: ProgramPlan | None,
+    holes: int = 0,
 ) -> Verdict:
     """
     The verdict for a call from the outcomes of its questions: the strictest wins.
 
     The first question (``None``) is the call itself, then each hole. The
-    reason is the deciding question's; a hole's reason says which hole.
+    reason is the deciding question's; a hole's reason says which hole. An
+    allow is `Verdict.founded` when a person allowed the call and each of
+    its ``holes``, or the plan's facts alone carry it (`plan_founded`).
     """
     decision = strictest(outcome.decision for _, outcome in outcomes)
     ref, decisive = next((ref, o) for ref, o in outcomes if o.decision == decision)
@@ -738,6 +749,12 @@ def combine(
         reason = (
             f"The command could not be read with confidence ({plan.reason}); a person must decide."
         )
+    # An allow a host may take instead of its own checks: a person allowed
+    # the call and each of its holes, or the plan's facts alone carry it.
+    founded = decision == "allow" and (
+        all(outcome.decided_by is not None for _, outcome in outcomes)
+        or plan_founded(plan, holes=holes)
+    )
     return Verdict(
         decision=decision,
         reason=reason,
@@ -745,6 +762,7 @@ def combine(
         approver=decisive.approver,
         rule=decisive.rule,
         call_id=call_id,
+        founded=founded,
         decided_by=decisive.decided_by,
         policy=decisive.policy,
     )

@@ -31,7 +31,6 @@ allow, and no exception from a plugin escapes `review`.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import uuid
 from collections import OrderedDict
@@ -63,7 +62,7 @@ from gateway._approvers import (
 from gateway._bounded import BoundedFailure, BoundedPool
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
-from gateway._config import GatewayConfig, Mode
+from gateway._config import GatewayConfig, Mode, ShellTool
 from gateway._digest import digest_of
 from gateway._door import Admitted, admit, refused_call_id
 from gateway._effects import PLAN_FORMAT, Effect
@@ -80,6 +79,7 @@ from gateway._events import (
     HoleAnswered,
     HoleQuestion,
     HoleRef,
+    HostDecided,
     LogRecovered,
     PlanReady,
     VerdictReached,
@@ -131,6 +131,12 @@ _OUTCOMES: Final[dict[str, Literal["succeeded", "failed", "denied", "unknown"]]]
     "succeeded": "succeeded",
     "failed": "failed",
     "denied": "denied",
+}
+_DECIDERS: Final[dict[str, Literal["person", "timeout", "failed", "nobody"]]] = {
+    "person": "person",
+    "timeout": "timeout",
+    "failed": "failed",
+    "nobody": "nobody",
 }
 
 
@@ -204,7 +210,7 @@ class _Prepared:
         self.is_shell = is_shell
         self.source = source
         self.analysis = analysis
-        self.plan = None if analysis is None else analysis.plan
+        self.plan = reading.plan if analysis is None else analysis.plan
         self.sequence = None if analysis is None else analysis.sequence
         self.holes: tuple[tuple[HoleRef, Hole], ...] = (
             tuple((entry.ref, entry.hole) for entry in analysis.holes)
@@ -297,13 +303,6 @@ def _now() -> str:
 def _short(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _names(pattern: str, tool: str) -> bool:
-    """Whether a ``[[shell-tools]]`` name (exact, or a glob) names ``tool``."""
-    return pattern == tool or (
-        any(c in pattern for c in "*?[") and fnmatch.fnmatchcase(tool, pattern)
-    )
 
 
 def _home_directory() -> str | None:
@@ -622,9 +621,8 @@ class Gateway(AsyncContextManagerMixin):
         """
         import shlex
 
-        for tool in self.config.shell_tools:
-            if not _names(tool.tool, call.tool):
-                continue
+        tool = self.shell_tool(call)
+        if tool is not None:
             for field in tool.fields:
                 value = _lookup(call.input, field)
                 if isinstance(value, str):
@@ -642,6 +640,10 @@ class Gateway(AsyncContextManagerMixin):
 
     def _remaining(self, deadline: float) -> float:
         return max(0.0, deadline - anyio.current_time())
+
+    def shell_tool(self, call: ToolCall) -> ShellTool | None:
+        """The first ``[[shell-tools]]`` entry whose name or pattern covers the call's tool."""
+        return next((tool for tool in self.config.shell_tools if tool.matches(call.tool)), None)
 
     async def _prepare(self, admitted: Admitted, deadline: float) -> _Prepared | BoundedFailure:
         """The call's reading: from the cache of identical calls, or from a worker under its deadline."""
@@ -662,6 +664,7 @@ class Gateway(AsyncContextManagerMixin):
             await pending.wait()
         self._counts.misses += 1
         is_shell, source = self.shell_source(call)
+        shell = self.shell_tool(call)
         done = self._reading[key] = anyio.Event()
         try:
             timeout = min(self.config.gateway.plan_timeout, self._remaining(deadline))
@@ -676,6 +679,7 @@ class Gateway(AsyncContextManagerMixin):
                     paths=self.config.paths,
                     home=self._home,
                     rows=self.config.tool_effects,
+                    dialect=shell.dialect if shell is not None else "bash",
                 ),
                 timeout=max(timeout, 0.001),
             )
@@ -970,7 +974,7 @@ class Gateway(AsyncContextManagerMixin):
                 state,
                 f"The audit log failed ({halted}), so until the gateway restarts every call is declined: there is no action without audit.",
             )
-        if any(_names(tool.tool, call.tool) for tool in self.config.shell_tools):
+        if self.shell_tool(call) is not None:
             with self._telemetry.span(SPAN_PLAN) as plan_span:
                 prepared = await self._prepare(admitted, deadline)
                 if isinstance(prepared, BoundedFailure):
@@ -1067,7 +1071,9 @@ class Gateway(AsyncContextManagerMixin):
                         question, bus=bus, ids=ids, deadline=deadline, memo=memo, record=record
                     )
                     outcomes.append((ref, outcome))
-        verdict = combine(outcomes, digest=prepared.digest, call_id=None, plan=plan)
+        verdict = combine(
+            outcomes, digest=prepared.digest, call_id=None, plan=plan, holes=len(holes)
+        )
         if record.replayable and generations == self._chain.generations():
             prepared.replays[situation] = _Replay(
                 prepared,
@@ -1316,5 +1322,34 @@ class Gateway(AsyncContextManagerMixin):
         await self.bus.publish(
             CallOutcome(
                 call_id=call_id if isinstance(call_id, str) else None, outcome=value, detail=shown
+            )
+        )
+
+    async def record_decision(
+        self,
+        call_id: str | None,
+        decision: str,
+        *,
+        by: str = "person",
+        host: str | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """
+        Record a person's answer given inside the host (``host.decided``).
+
+        ``decision`` other than ``allow`` is recorded as ``decline``, and ``by``
+        other than ``person``, ``timeout``, ``failed`` or ``nobody`` as
+        ``failed``: the record never says more than what happened.
+        """
+        shown = None
+        if isinstance(detail, str):
+            shown = _short(str(mask_value(detail[:2000])), 500)
+        await self.bus.publish(
+            HostDecided(
+                call_id=call_id if isinstance(call_id, str) else None,
+                decision="allow" if decision == "allow" else "decline",
+                by=_DECIDERS.get(by, "failed") if type(by) is str else "failed",
+                host=_short(host, 200) if isinstance(host, str) else None,
+                detail=shown,
             )
         )

@@ -35,6 +35,7 @@ from gateway._bounded import bounded_task
 from gateway._effects import Effect
 from gateway._fragments import Fragments, expand_planned
 from gateway._places import PathsSection
+from gateway._plan import unreadable_plan
 from gateway._plan._paths import path_context
 from gateway._plans import FragmentAddr, FragmentError, ProgramPlan
 from gateway._redact import Redactor, Secret, find_secrets
@@ -132,6 +133,8 @@ class CallText(msgspec.Struct, frozen=True, kw_only=True):
         paths: The ``[paths]`` table.
         home: The home directory paths are classified against.
         rows: The configured ``[[tool-effects]]`` rows.
+        dialect: The shell language of a shell tool's text (`ShellTool.dialect`);
+            only ``bash`` is read.
     """
 
     tool: str
@@ -142,6 +145,7 @@ class CallText(msgspec.Struct, frozen=True, kw_only=True):
     paths: PathsSection = msgspec.field(default_factory=PathsSection)
     home: str | None = None
     rows: tuple[ToolEffects, ...] = ()
+    dialect: str = "bash"
 
 
 class CallReading(msgspec.Struct, frozen=True, kw_only=True):
@@ -157,10 +161,13 @@ class CallReading(msgspec.Struct, frozen=True, kw_only=True):
         secrets: The secrets of the shell text as ``(value, kind)`` pairs, to
             mask wherever they reappear (the user's request); kept in memory,
             never published.
+        plan: The unmeasured plan of a shell text in a language the gateway
+            does not read (then there is no analysis).
     """
 
     input: dict[str, Any]
     analysis: CallAnalysis | None = None
+    plan: ProgramPlan | None = None
     effects: tuple[Effect, ...] = ()
     secrets: tuple[tuple[str, str], ...] = ()
 
@@ -179,9 +186,18 @@ def read_call(text: CallText) -> CallReading:
         return CallReading(input=mask_value(text.input), effects=own)
     found = find_secrets(source)
     known = _pairs(source, found)
+    masked = mask_value(text.input, known, source=source, source_found=found)
+    if text.dialect != "bash":
+        # A shell in a language the planner does not read: the text is kept,
+        # and the call is unmeasured (never auto-allowed), like unreadable bash.
+        plan = unreadable_plan(
+            source,
+            f"`{text.tool}` runs {text.dialect} text, which the gateway does not read; a person must decide.",
+        )
+        return CallReading(input=masked, effects=own, secrets=known, plan=plan)
     analysis = analyse_call(source, analysis_context(text.paths, directory, home=text.home))
     return CallReading(
-        input=mask_value(text.input, known, source=source, source_found=found),
+        input=masked,
         analysis=analysis,
         effects=own,
         secrets=known,

@@ -17,7 +17,7 @@ from typing import Any
 
 from gateway._auditlog import check_audit_log
 from gateway._cli._audit import verify_on_broker
-from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import add_broker_argument, add_config_argument, load_tiers
 from gateway._errors import AuditLogError, ConfigError
 from gateway._signing import generate_key, load_verifier
@@ -96,13 +96,11 @@ def _run(arguments: argparse.Namespace) -> int:
     return 1
 
 
-register(
-    Subcommand(
-        name="verify",
-        help="Check an audit log (with --key, its signatures too); exit 0 when intact, 1 saying what broke.",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="verify",
+    help="Check an audit log (with --key, its signatures too); exit 0 when intact, 1 saying what broke.",
+    configure=_configure,
+    run=_run,
 )
 
 
@@ -129,11 +127,9 @@ def _run_keygen(arguments: argparse.Namespace) -> int:
     return 0
 
 
-register(
-    Subcommand(
-        name="keygen",
-        help="Make an Ed25519 key pair to sign the audit log: FILE (private, 0600) and FILE.pub.",
-        configure=_configure_keygen,
-        run=_run_keygen,
-    )
+KEYGEN = Subcommand(
+    name="keygen",
+    help="Make an Ed25519 key pair to sign the audit log: FILE (private, 0600) and FILE.pub.",
+    configure=_configure_keygen,
+    run=_run_keygen,
 )
