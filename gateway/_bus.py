@@ -74,7 +74,7 @@ def _is_cancellation(error: BaseException) -> bool:
 
 
 class _SinkRunner:
-    def __init__(self, slot: SinkSlot, *, buffer: int) -> None:
+    def __init__(self, slot: SinkSlot, *, buffer: int, thread: LoopThread | None) -> None:
         self.slot = slot
         self.name = slot.name
         self.required = slot.required
@@ -92,7 +92,9 @@ class _SinkRunner:
         # the gateway's task group (and so `async with Gateway`) never exits.
         self.scope = anyio.CancelScope()
         self.done = anyio.Event()
-        self.thread = None if slot.shares_loop else LoopThread(slot.name)
+        # The loop of its own a sink that may block runs on: the one it was
+        # opened on (its connections belong to that loop), closed by its owner.
+        self.thread = thread
         self.batches = 0
 
     def waiter(self, seq: int) -> anyio.Event:
@@ -201,6 +203,7 @@ class EventBus:
         self._interval = checkpoint_interval
         self._since = 0
         self._runners: list[_SinkRunner] = []
+        self._threads: list[LoopThread] = []
         self._required: tuple[str, ...] = ()
         self._watchers: dict[int, MemoryObjectSendStream[Event]] = {}
         self._next_watcher = 0
@@ -211,9 +214,18 @@ class EventBus:
 
     # ── set-up ──
 
-    def add_sink(self, slot: SinkSlot) -> None:
-        """Register a sink (before `start`)."""
-        runner = _SinkRunner(slot, buffer=self._buffer)
+    def add_sink(self, slot: SinkSlot, thread: LoopThread | None = None) -> None:
+        """
+        Register a sink (before `start`).
+
+        A sink that does not share the gateway's loop is written on ``thread``
+        (the `LoopThread` it was opened on; the caller closes it after the
+        sink's ``aclose``), or on a thread of its own the bus closes.
+        """
+        if thread is None and not slot.shares_loop:
+            thread = LoopThread(slot.name)
+            self._threads.append(thread)
+        runner = _SinkRunner(slot, buffer=self._buffer, thread=thread)
         runner.on_failure = lambda reason: self._fail(runner, reason)
         self._runners.append(runner)
         self._required = tuple(r.name for r in self._runners if r.required)
@@ -365,6 +377,9 @@ class EventBus:
         A required sink that fails, or does not write it within ``timeout``,
         is fenced (it takes back everything after the last released verdict)
         and the gateway is halted: no verdict is released without its record.
+        A sink that catches up (`SinkSlot.catches_up`) and is only late is
+        left writing: this verdict is not released, later ones are once it
+        has written theirs.
 
         Raises:
             SinkFailure: A required sink failed, or did not write it within ``timeout``.
@@ -380,6 +395,8 @@ class EventBus:
             return
         slow = [r for r in self._runners if r.required and r.written < seq]
         for runner in slow:
+            if runner.slot.catches_up and runner.failure is None:
+                continue  # late, not lost: it writes every event, in order, when it can
             self._fail(
                 runner, f"sink {runner.name!r} did not write the events within {timeout:g} s"
             )
@@ -423,8 +440,8 @@ class EventBus:
                     runner, f"sink {runner.name!r} did not finish writing when the gateway closed"
                 )
             runner.scope.cancel()
-            if runner.thread is not None:
-                runner.thread.close()
+        for thread in self._threads:
+            thread.close()
 
     # ── watching ──
 

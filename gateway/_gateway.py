@@ -34,10 +34,11 @@ from __future__ import annotations
 import os
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
-from typing import Any, Final, Literal, NamedTuple
+from functools import partial
+from typing import Any, Final, Literal, NamedTuple, TypeVar, cast
 
 import anyio
 import msgspec
@@ -86,6 +87,7 @@ from gateway._events import (
     VerdictWithdrawn,
     WitnessFailed,
 )
+from gateway._isolation import LoopThread, call_isolated
 from gateway._plans import Hole, ProgramPlan, SequencePlan
 from gateway._reading import (
     BodyText,
@@ -122,6 +124,8 @@ from gateway._verdicts import Verdict
 from gateway._witness import Witness, load_witness
 
 __all__ = ["Gateway", "GatewayStatistics"]
+
+T = TypeVar("T")
 
 VERSION: Final = "0.1.0"
 _SHELL_FIELD_ERROR: Final = "The command of a shell tool must be a string or a list of strings."
@@ -305,6 +309,16 @@ def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+async def _on_loop_of(thread: LoopThread | None, function: Callable[[], Awaitable[T]]) -> T:
+    """Await ``function()`` on ``thread``'s loop (or here, without one); what it raises is raised."""
+    if thread is None:
+        return await function()
+    outcome = await call_isolated(thread, function)
+    if outcome.error is not None:
+        raise outcome.error
+    return cast("T", outcome.value)
+
+
 def _home_directory() -> str | None:
     """This process's home directory, when it has a usable one (``$HOME``, absolute, not ``/``)."""
     home = os.path.expanduser("~")
@@ -423,12 +437,20 @@ class Gateway(AsyncContextManagerMixin):
         slots = self._build_sinks()
         self._sinks = {slot.name: slot.sink for slot in slots}
         witnesses = self._build_witnesses()
-        opened: list[Sink] = []
+        opened: list[SinkSlot] = []
+        # A sink that may block runs on a loop of its own: opened, written and
+        # closed there, so what it opens (a connection) belongs to the loop that uses it.
+        threads = {slot.name: LoopThread(slot.name) for slot in slots if not slot.shares_loop}
+        witness_threads = {
+            name: LoopThread(name)
+            for name, witness in witnesses
+            if getattr(witness, "shares_loop", False) is not True
+        }
         try:
             tips: list[tuple[SinkSlot, ChainTip]] = []
             for slot in slots:
-                tip = await slot.sink.open()
-                opened.append(slot.sink)
+                tip = await _on_loop_of(threads.get(slot.name), slot.sink.open)
+                opened.append(slot)
                 if tip is not None:
                     tips.append((slot, tip))
             required = [tip for slot, tip in tips if slot.required] or [tip for _, tip in tips]
@@ -448,7 +470,7 @@ class Gateway(AsyncContextManagerMixin):
                 checkpoint_interval=audit.checkpoint_interval,
             )
             for slot in slots:
-                bus.add_sink(slot)
+                bus.add_sink(slot, threads.get(slot.name))
             send, receive = anyio.create_memory_object_stream[ChainGenesis | ChainCheckpoint](1024)
             self._witnessed = anyio.Event()
             if witnesses:
@@ -468,7 +490,7 @@ class Gateway(AsyncContextManagerMixin):
             async with anyio.create_task_group() as task_group:
                 bus.start(task_group)
                 if witnesses:
-                    task_group.start_soon(self._witness, witnesses, receive)
+                    task_group.start_soon(self._witness, witnesses, witness_threads, receive)
                 if not required:
                     await bus.publish(
                         ChainGenesis(
@@ -515,18 +537,20 @@ class Gateway(AsyncContextManagerMixin):
         finally:
             with anyio.CancelScope(shield=True):
                 # Closing a plugin must not hide the error that ended the gateway.
-                for sink in opened:
+                for slot in opened:
                     with (
                         anyio.move_on_after(self.config.gateway.audit_timeout),
                         suppress(Exception),
                     ):
-                        await sink.aclose()
-                for _, witness in witnesses:
+                        await _on_loop_of(threads.get(slot.name), slot.sink.aclose)
+                for thread in (*threads.values(), *witness_threads.values()):
+                    thread.close()
+                for name, witness in witnesses:
                     with (
                         anyio.move_on_after(self.config.gateway.audit_timeout),
                         suppress(Exception),
                     ):
-                        await witness.aclose()
+                        await _on_loop_of(threads.get(name), witness.aclose)
                 await self._chain.aclose(self.config.gateway.approver_timeout)
                 await self._pool.aclose()
 
@@ -535,6 +559,7 @@ class Gateway(AsyncContextManagerMixin):
     async def _witness(
         self,
         witnesses: list[tuple[str, Witness]],
+        threads: Mapping[str, LoopThread],
         records: ObjectReceiveStream[ChainGenesis | ChainCheckpoint],
     ) -> None:
         """Hand every genesis and checkpoint to every witness, in order, each bounded; record failures."""
@@ -546,7 +571,9 @@ class Gateway(AsyncContextManagerMixin):
                         reason: str | None = None
                         with anyio.move_on_after(timeout) as scope:
                             try:
-                                await witness.attest(record)
+                                await _on_loop_of(
+                                    threads.get(name), partial(witness.attest, record)
+                                )
                             except Exception as error:  # noqa: BLE001 -- a witness's failure is recorded, never raised
                                 reason = (
                                     f"it failed ({type(error).__name__}: {_short(str(error), 200)})"

@@ -90,6 +90,13 @@ class Sink(Protocol):
       loop (it awaits all its I/O); otherwise it runs on an event loop of its
       own, in a thread of its own, so that a sink that blocks cannot stop the
       gateway's timers.
+    * ``catches_up: bool``: ``True`` when the sink never gives up an event:
+      a write it cannot make now (a broker away) it retries until it can,
+      in order, and never leaves a gap. Such a required sink that falls
+      behind past the audit timeout is not failed: each verdict waiting for
+      it is declined (and withdrawn in the record, which follows once it is
+      written), and verdicts are released again once it has caught up. A
+      sink that raises from ``write`` has failed all the same.
     """
 
     async def open(self) -> ChainTip | None:
@@ -120,6 +127,7 @@ class SinkSlot(NamedTuple):
     write_batch: Callable[[Sequence[Event]], Awaitable[None]] | None
     fence: Callable[[int], None] | None
     shares_loop: bool
+    catches_up: bool = False
 
 
 def resolve_sink(name: str, sink: Sink, *, required: bool) -> SinkSlot:
@@ -132,18 +140,20 @@ def resolve_sink(name: str, sink: Sink, *, required: bool) -> SinkSlot:
     write_batch = getattr(sink, "write_batch", None)
     fence = getattr(sink, "fence", None)
     shares_loop = getattr(sink, "shares_loop", False)
+    catches_up = getattr(sink, "catches_up", False)
     if (write_batch is not None and not callable(write_batch)) or (
         fence is not None and not callable(fence)
     ):
         raise PluginLoadError(
             f"The sink {name!r} has a write_batch or fence that is not a method.", plugin=name
         )
-    if not isinstance(shares_loop, bool):
-        raise PluginLoadError(
-            f"The sink {name!r} says shares_loop = {shares_loop!r}, which is not True or False.",
-            plugin=name,
-        )
-    return SinkSlot(name, sink, required, write_batch, fence, shares_loop)
+    for flag, value in (("shares_loop", shares_loop), ("catches_up", catches_up)):
+        if not isinstance(value, bool):
+            raise PluginLoadError(
+                f"The sink {name!r} says {flag} = {value!r}, which is not True or False.",
+                plugin=name,
+            )
+    return SinkSlot(name, sink, required, write_batch, fence, shares_loop, catches_up)
 
 
 def load_sink(name: str, config: SinkConfig) -> Sink:

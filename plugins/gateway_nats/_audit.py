@@ -37,13 +37,14 @@ from nats.js import JetStreamContext, api
 from gateway import (
     GENESIS,
     BrokerSection,
+    ChainGenesis,
     ChainTip,
     Event,
     GatewayStarted,
-    GatewayStopped,
     SinkConfig,
     verify_chain,
 )
+from gateway.audit import ended_cleanly
 from gateway_nats._broker import BROKER_ERRORS, BrokerError, connect, ensure_stream, where_of
 from gateway_nats._connect import Names, connect_options, replica_name
 
@@ -75,6 +76,11 @@ class JetStreamSink:
     Raises:
         ValueError: The options are not a ``[broker]`` table with a URL.
     """
+
+    # `write` retries an event until JetStream takes it and never skips one:
+    # while the broker is away, verdicts waiting for their records decline,
+    # and once it is back they are released again (`gateway.Sink`).
+    catches_up = True
 
     def __init__(self, config: SinkConfig) -> None:
         try:
@@ -230,10 +236,12 @@ class ChainReport(msgspec.Struct, frozen=True, kw_only=True):
         first_seq: Its first event's sequence number.
         last_seq: Its last event's sequence number.
         intact: Digests, links and sequence numbers all hold.
-        complete: It begins with ``gateway.started`` (from the genesis digest)
-            and ends with ``gateway.stopped``; an incomplete but intact chain
-            is one whose replica still runs, or stopped without closing.
-        stopped: It ends with ``gateway.stopped``.
+        complete: It begins from the genesis digest (with ``chain.genesis``,
+            or ``gateway.started``) and ends as its gateway closed it
+            (``gateway.stopped``, or the final checkpoint after it); an
+            incomplete but intact chain is one whose replica still runs, or
+            stopped without closing.
+        stopped: It ends as its gateway closed it.
         reason: Why it does not verify (``None`` when intact).
         index: Which of its events breaks it.
     """
@@ -258,8 +266,11 @@ def verify_stream(events: list[StreamEvent]) -> list[ChainReport]:
     for subject, chain in chains.items():
         broken = verify_chain(chain)
         first, last = chain[0], chain[-1]
-        begun = isinstance(first, GatewayStarted) and first.previous == GENESIS
-        stopped = isinstance(last, GatewayStopped)
+        # A chain begins with its genesis record (or, unsigned and older, the
+        # first start) and ends, when its gateway closed it, with the stop
+        # (or the final checkpoint after it).
+        begun = isinstance(first, ChainGenesis | GatewayStarted) and first.previous == GENESIS
+        stopped = ended_cleanly(last)
         reports.append(
             ChainReport(
                 replica=subject.rsplit(".", 1)[-1],

@@ -137,6 +137,18 @@ class _GuardedProtocol(H11Protocol):
             self.limits.open.move_to_end(self)
 
     def _headers_late(self) -> None:
+        # The client's time is up, but a loop busy with many reviews may not
+        # have read what already arrived: let it poll the socket once more
+        # (a callback scheduled now runs before the reads the next poll
+        # finds, so the check goes two turns later) and judge only then.
+        self.loop.call_soon(self.loop.call_soon, self._judge_headers, self._header_timer)
+
+    def _judge_headers(self, late: asyncio.TimerHandle | None) -> None:
+        # The expired timer stays set until now, so bytes trickling in
+        # meanwhile do not start a fresh one; a request whose headers came in
+        # meanwhile disarmed it.
+        if self._header_timer is not late:
+            return
         self._header_timer = None
         if self.busy or self.transport.is_closing():
             return

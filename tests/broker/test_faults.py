@@ -79,10 +79,13 @@ def _stream(tmp_path: Path, config: Path, broker: str) -> list[dict[str, Any]]:
 
 
 def _verdicts(stream: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each call's verdicts as recorded: reached, and what was released instead of one withdrawn."""
     found: dict[str, list[str]] = {}
     for event in stream:
         if event["event"] == "verdict.reached":
             found.setdefault(event["call_id"], []).append(event["verdict"]["decision"])
+        elif event["event"] == "verdict.withdrawn":
+            found.setdefault(event["call_id"], []).append(event["released"]["decision"])
     return found
 
 
