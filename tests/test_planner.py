@@ -252,11 +252,9 @@ def test_statement_kind_follows_the_documented_shape_rules(source: str, kind: st
     assert only_plan(source).statement_kind == kind
 
 
-def test_case_statements_are_unmeasured_because_bashlex_cannot_read_them() -> None:
-    """A known limit of the consensus reader: bashlex 0.18 raises on `case`, so no plan has kind `case`."""
-    plan = plan_program("case $x in a) echo a;; esac")
-    assert plan.status == "unmeasured"
-    assert plan.statements == ()
+def test_case_statements_are_read_through_the_consensus_mask() -> None:
+    """bashlex 0.18 raises on `case`; the reader masks it, so the arm's command is planned."""
+    assert names("case $x in a) echo a;; esac") == ["echo"]
 
 
 # ───────────────────────── variables ─────────────────────────
@@ -464,13 +462,17 @@ def test_heredoc_keeps_the_rest_of_its_introducer_line_as_command_text() -> None
     ],
     ids=["one-command", "two-statements", "pipeline", "and", "two-fds"],
 )
-def test_several_heredocs_on_one_line_are_unmeasured(source: str) -> None:
-    """Measured: tree-sitter-bash cannot read a second heredoc introduced on the same line, so the
-    consensus reader leaves every such call unmeasured (never a partial plan)."""
+def test_several_heredocs_on_one_line_are_read_in_order(source: str) -> None:
+    """The bodies follow the line in the order of their operators, as bash reads them."""
     plan = plan_program(source)
-    assert plan.status == "unmeasured"
-    assert plan.statements == ()
-    assert plan.reason
+    assert plan.status == "measured", plan.reason
+    bodies = [
+        (heredoc.delimiter, heredoc.body.plain)
+        for statement in plan.statements
+        for command in statement.plan.commands
+        for heredoc in command.heredocs
+    ]
+    assert bodies == [("A", "a\n"), ("B", "b\n")]
 
 
 def test_several_heredocs_on_separate_lines_are_collected_in_order() -> None:
