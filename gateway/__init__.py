@@ -71,6 +71,7 @@ from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewaySta
 from gateway._git_trust import (
     ConfiguredCode as ConfiguredCode,
     RepositoryInspection as RepositoryInspection,
+    configured_refusal as configured_refusal,
     inspect_repository as inspect_repository,
     repository_refusal as repository_refusal,
 )
@@ -224,6 +225,7 @@ __all__ = [
     "VerdictReached",
     "WitnessConfig",
     "command_sequence_plan",
+    "configured_refusal",
     "default_config",
     "default_config_bytes",
     "default_token_file",

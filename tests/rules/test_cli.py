@@ -60,15 +60,14 @@ def test_check_writes_one_verdict_per_line_in_order(
         "decline",
         "decline",
         "decline",
-        "allow",
+        "ask",  # git, where the repository cannot be checked
     ]
     assert [v["id"] for v in verdicts[:4]] == ["1", "2", "3", "4"]
-    assert verdicts[1]["rule"] == "rm.recursive-outside"
+    assert verdicts[1]["rule"] == "delete.outside"
     assert verdicts[1]["approver"] == "rules"
     assert verdicts[1]["digest"].startswith("sha256:")
     assert (
-        verdicts[0]["reason"]
-        == "Allowed `ls -la`: rule read.listing only lists or describes files."
+        verdicts[0]["reason"] == "Allowed `ls -la`: rule read.look only lists or describes files."
     )
     for verdict in verdicts:
         assert set(verdict) == {"id", "decision", "reason", "digest", "approver", "rule"}
@@ -114,7 +113,7 @@ def test_check_uses_the_rules_of_a_given_config(
     config.write_text(
         '[gateway]\napprovers = ["rules"]\n\n[approver.rules]\ninclude-default = false\n\n'
         '[[approver.rules.rule]]\nid = "team.make"\ndecision = "allow"\nprograms = ["make"]\n'
-        'subcommands = ["test"]\nreason = "runs the tests"\nmatch = ["make test"]\n'
+        'prefix = ["test"]\nexecutes = ["code"]\nreason = "runs the tests"\nmatch = ["make test"]\n'
     )
     calls = tmp_path / "calls.jsonl"
     calls.write_text('{"cmd": "make test"}\n{"cmd": "ls"}\n')
@@ -129,7 +128,7 @@ def test_check_stops_with_one_sentence_on_an_invalid_rule(
     config = tmp_path / "gateway.toml"
     config.write_text(
         '[gateway]\napprovers = ["rules"]\n\n[approver.rules]\ninclude-default = false\n\n'
-        '[[approver.rules.rule]]\nid = "team.make"\ndecision = "allow"\nprograms = ["make"]\n'
+        '[[approver.rules.rule]]\nid = "team.make"\ndecision = "decline"\nprograms = ["make"]\n'
         'reason = "runs the tests"\nnot-match = ["make test"]\n'
     )
     calls = tmp_path / "calls.jsonl"
@@ -138,7 +137,7 @@ def test_check_stops_with_one_sentence_on_an_invalid_rule(
     assert status == 2
     assert verdicts == []
     assert "team.make" in err
-    assert "matches its example `make test`" in err
+    assert "decides its example `make test`" in err
     assert err.count("\n") == 1
 
 
@@ -172,16 +171,12 @@ def test_rules_test_reports_a_failing_example_and_exits_1(
     )
     status, results, _ = run(capsys, "rules", "test", "--no-default", str(path))
     assert status == 1
-    assert results[-1] == {"rules": 1, "examples": 3, "passed": 2, "failed": 1}
+    # Each example runs under both profiles.
+    assert results[-1] == {"rules": 1, "examples": 6, "passed": 4, "failed": 2}
     failed = [r for r in results[:-1] if not r["passed"]]
-    assert failed == [
-        {
-            "rule": "team.x",
-            "source": str(path),
-            "expect": "match",
-            "example": "y run",
-            "passed": False,
-        }
+    assert [(r["rule"], r["source"], r["expect"], r["example"]) for r in failed] == [
+        ("team.x", str(path), "match", "y run"),
+        ("team.x", str(path), "match", "y run"),
     ]
 
 
@@ -195,5 +190,5 @@ def test_rules_test_stops_with_one_sentence_on_an_invalid_file(
     assert results == []
     assert (
         err
-        == f"gateway rules: Invalid rule 'team.x' in {path}: it selects nothing (give programs, paths, tools, launchers, assigns, redirect or write targets, fed-by, runs-shell or writes).\n"
+        == f"gateway rules: Invalid rule 'team.x' in {path}: it selects nothing (give programs, paths, launchers, tools, fed-by or an effect condition).\n"
     )
