@@ -29,6 +29,7 @@ from gateway._config import (
     ServeSection as ServeSection,
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
+    TelemetrySection as TelemetrySection,
     TiersSection as TiersSection,
     WitnessConfig as WitnessConfig,
     default_config as default_config,
@@ -125,6 +126,7 @@ from gateway._sinks import (
     read_audit_log as read_audit_log,
     verify_audit_log as verify_audit_log,
 )
+from gateway._telemetry import trace_context as trace_context
 from gateway._verdicts import (
     DECISION_ORDER as DECISION_ORDER,
     DECISION_VERBS as DECISION_VERBS,
@@ -215,6 +217,7 @@ __all__ = [
     "SinkConfig",
     "SinkFailure",
     "StatementPlan",
+    "TelemetrySection",
     "TiersSection",
     "ToolCall",
     "Verdict",
@@ -241,6 +244,7 @@ __all__ = [
     "repository_refusal",
     "strictest",
     "strictness",
+    "trace_context",
     "validation_path",
     "verify_audit_log",
     "verify_chain",

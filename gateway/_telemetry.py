@@ -93,7 +93,8 @@ __all__ = [
     "answer_attributes",
     "attribute_table",
     "plan_attributes",
-    "propagated",
+    "trace_context",
+    "trace_headers",
     "unmeasured_kind",
     "verdict_attributes",
 ]
@@ -483,7 +484,7 @@ _W3C: Final = TraceContextTextMapPropagator()
 
 
 @contextmanager
-def propagated(headers: Mapping[str, str]) -> Iterator[None]:
+def trace_context(headers: Mapping[str, str]) -> Iterator[None]:
     """
     Run a block inside the trace context a caller sent (W3C ``traceparent`` and ``tracestate``).
 
@@ -492,15 +493,11 @@ def propagated(headers: Mapping[str, str]) -> Iterator[None]:
     Keys are matched without regard to case (``TRACEPARENT`` from an
     environment works too).
     """
-    carrier = {key.lower(): value for key, value in headers.items()}
     token: object = None
+    carrier = trace_headers(headers)
     try:
-        if "traceparent" in carrier:
-            context = _W3C.extract(
-                {k: carrier[k] for k in ("traceparent", "tracestate") if k in carrier}
-            )
-            if trace.get_current_span(context).get_span_context().is_valid:
-                token = otel_context.attach(context)
+        if carrier:
+            token = otel_context.attach(_W3C.extract(carrier))
     except Exception:  # noqa: BLE001 -- a header that cannot be read is no context
         token = None
     try:
@@ -509,6 +506,29 @@ def propagated(headers: Mapping[str, str]) -> Iterator[None]:
         if token is not None:
             with suppress(Exception):
                 otel_context.detach(token)  # type: ignore[arg-type]  # the token attach gave
+
+
+def trace_headers(carrier: Mapping[str, str]) -> dict[str, str]:
+    """
+    The W3C trace-context headers to forward from a carrier, when it holds a valid context.
+
+    The carrier may be headers or an environment: ``TRACEPARENT`` and
+    ``TRACESTATE``, as OpenTelemetry's environment carriers name them, are
+    read as ``traceparent`` and ``tracestate``. Anything invalid gives ``{}``.
+    """
+    fields = _W3C.fields
+    found = {key.lower(): value for key, value in carrier.items() if key.lower() in fields}
+    if "traceparent" not in found:
+        return {}
+    try:
+        context = _W3C.extract(found)
+        if not trace.get_current_span(context).get_span_context().is_valid:
+            return {}
+        headers: dict[str, str] = {}
+        _W3C.inject(headers, context)
+    except Exception:  # noqa: BLE001 -- a context that cannot be read is none
+        return {}
+    return headers
 
 
 class Telemetry:

@@ -62,6 +62,7 @@ from gateway._hosts import (
     claude_code_permission_response,
     claude_code_pre_tool_use_response,
 )
+from gateway._telemetry import trace_headers
 
 __all__ = ["check_service_answer", "run_hook"]
 
@@ -251,6 +252,8 @@ def _post(url: str, body: bytes, token: str | None, timeout: float) -> bytes:
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
+    # The host's trace context, when it gives one (TRACEPARENT): the review joins its trace.
+    headers.update(trace_headers(os.environ))
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")  # noqa: S310 -- the scheme is checked in service_url
     # No proxies from the environment (the token must go only where configured), no redirects.
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())

@@ -33,6 +33,7 @@ from gateway import (
     claude_code_permission_response,
     claude_code_pre_tool_use_response,
     read_audit_log,
+    trace_context,
 )
 from gateway.fleet import Identity, TokenBook
 from gateway_web._guard import Guard
@@ -163,7 +164,8 @@ class _Api:
                         return
 
             group.start_soon(watch)
-            with anyio.move_on_after(self.review_limit):
+            # A caller's W3C traceparent makes the review a child of its span.
+            with anyio.move_on_after(self.review_limit), trace_context(request.headers):
                 try:
                     verdicts.append(await self.service.gateway.review(call))
                 except RuntimeError:
@@ -191,7 +193,8 @@ class _Api:
         if name in ("PostToolUse", "PostToolUseFailure"):
             outcome = "succeeded" if name == "PostToolUse" else "failed"
             try:
-                await self.service.gateway.record_outcome(event.tool_use_id, outcome)
+                with trace_context(request.headers):
+                    await self.service.gateway.record_outcome(event.tool_use_id, outcome)
             except RuntimeError:
                 return error_response(503, "The gateway is stopping; retry later.")
             return json_response({})

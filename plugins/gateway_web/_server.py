@@ -131,6 +131,8 @@ async def open_service(
     services: Mapping[str, Any] | None = None,
     audit_path: str | None = None,
     tokens: TokenBook | None = None,
+    tracer_provider: Any = None,
+    meter_provider: Any = None,
 ) -> AsyncIterator[RunningService]:
     """
     Start the approval service; stop it on leaving.
@@ -148,6 +150,8 @@ async def open_service(
         audit_path: The audit log to serve (default: the config's first file sink).
         tokens: People's tokens to accept as well (kept current by their
             store: the state directory's file, or the broker's bucket).
+        tracer_provider: Where the gateway's spans go (default: the global provider).
+        meter_provider: Where the gateway's metrics go (default: the global provider).
 
     Raises:
         OSError: The address cannot be bound.
@@ -168,7 +172,13 @@ async def open_service(
             allowed_hosts = {
                 f"{name}:{bound_port}" for name in ("127.0.0.1", "localhost", "[::1]", url_host)
             }
-        gateway = Gateway(config, approvers=approvers, sinks=sinks)
+        gateway = Gateway(
+            config,
+            approvers=approvers,
+            sinks=sinks,
+            tracer_provider=tracer_provider,
+            meter_provider=meter_provider,
+        )
         gateway.services.update(services or {})
         async with gateway:
             found = gateway.services.get(SERVICE_KEY)
