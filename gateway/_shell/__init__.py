@@ -24,6 +24,7 @@ from typing import Final, Literal
 
 import msgspec
 
+from gateway._shell import _lrtables
 from gateway._shell._consensus import compare
 from gateway._shell._limits import (
     INPROCESS_MAX_BYTES,
@@ -38,6 +39,10 @@ from gateway._shell._words import Unreadable
 from gateway._shell._worker import WorkerPool
 
 __all__ = ["INTERNAL_FAILURE", "ShellReading", "read_shell"]
+
+# bashlex builds its parse tables when first imported (by `_bashlex`, in this
+# process or in a worker); make it take the shipped ones instead.
+_lrtables.install()
 
 _READERS: Final = ("tree-sitter", "bashlex")
 INTERNAL_FAILURE: Final = "The shell reader failed on this text"

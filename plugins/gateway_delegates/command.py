@@ -316,11 +316,10 @@ def _resolve(program: str) -> str:
 
 
 def _secret_files(context: ApproverContext) -> list[str]:
-    """The bearer token files the approval service and the hooks use: never the program's to see."""
+    """The bearer token files the approval service uses: never the program's to see."""
     config = context.config
     files = {
         _absolute(config.serve.token_file) if config.serve.token_file else None,
-        _absolute(config.hook.token_file) if config.hook.token_file else None,
         str(default_token_file()),
     }
     return sorted(path for path in files if path is not None)

@@ -4,7 +4,7 @@ and Phoenix's own client reads the spans back.
 
 The service runs as a subprocess with ``[telemetry]`` pointing at Phoenix
 (traces) and at an OTLP/HTTP metrics receiver. Calls come the ways hosts send
-them: ``gateway hook claude-code --server`` with the host's ``TRACEPARENT`` in
+them: ``gateway-hook claude-code --server`` with the host's ``TRACEPARENT`` in
 its environment (then its ``PostToolUse``), and ``POST /v1/review`` with a
 ``traceparent`` header; one waits for a person, who decides through the API.
 Then the service stops (flushing what it buffered) and Phoenix is asked, with
@@ -94,6 +94,8 @@ def gateway_serve(tmp_path: Path, phoenix: Phoenix, receiver: MetricsReceiver) -
             str(token_file),
             "--audit",
             str(audit),
+            # Hooks come over HTTP here (the way that carries the host's trace context).
+            "--no-socket",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -125,13 +127,12 @@ def gateway_serve(tmp_path: Path, phoenix: Phoenix, receiver: MetricsReceiver) -
 
 
 def _hook(served: Served, event: Mapping[str, Any], environment: Mapping[str, str]) -> str:
-    """Run ``gateway hook claude-code --server`` on one event; its output."""
+    """Run ``gateway-hook claude-code --server`` on one event; its output."""
     result = subprocess.run(
         [
             sys.executable,
             "-m",
-            "gateway._cli",
-            "hook",
+            "gateway_relay",
             "claude-code",
             "--server",
             served.url,
@@ -206,7 +207,7 @@ def test_reviews_exported_by_gateway_serve_read_back_from_phoenix(
         "cwd": str(tmp_path),
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
-        "tool_input": {"command": "git status"},
+        "tool_input": {"command": "ls"},
         "tool_use_id": "toolu_trace_1",
     }
     host = {"TRACEPARENT": f"00-{HOST_TRACE}-{HOST_SPAN}-01"}
@@ -293,8 +294,8 @@ def test_reviews_exported_by_gateway_serve_read_back_from_phoenix(
     assert found["gen_ai.guardrail.source"] == "tool_input"
     assert found["gen_ai.guardrail.result.type"] == "decision"
     assert found["gen_ai.guardrail.result.value"] == "allow"
-    assert found["gen_ai.guardrail.policy.id"] == "read.git"
-    assert found["gen_ai.guardrail.result.reason"].startswith("Allowed `git status`")
+    assert found["gen_ai.guardrail.policy.id"] == "read.listing"
+    assert found["gen_ai.guardrail.result.reason"].startswith("Allowed `ls`")
     assert found["gen_ai.tool.name"] == "Bash"
     assert found["gen_ai.conversation.id"] == "sess-1"
     assert found["agent_gateway.plan.digest"].startswith("sha256:")
