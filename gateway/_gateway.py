@@ -1064,11 +1064,18 @@ class Gateway(AsyncContextManagerMixin):
         other than ``person``, ``timeout``, ``failed`` or ``nobody`` as
         ``failed``: the record never says more than what happened.
         """
-        await self.bus.publish(
-            HostDecided,
-            call_id,
-            decision="allow" if decision == "allow" else "decline",
-            by=by if by in ("person", "timeout", "failed", "nobody") else "failed",
-            host=host,
-            detail=None if detail is None else _short(mask_value(detail), 500),
-        )
+        value = "allow" if decision == "allow" else "decline"
+        who = by if by in ("person", "timeout", "failed", "nobody") else "failed"
+        bus = self.bus
+        with self._telemetry.host_decision(call_id, value, who, host) as span:
+            trace_id, span_id = self._telemetry.ids(span)
+            await bus.publish(
+                HostDecided,
+                call_id,
+                decision=value,
+                by=who,
+                host=host,
+                detail=None if detail is None else _short(mask_value(detail), 500),
+                trace_id=trace_id,
+                span_id=span_id,
+            )

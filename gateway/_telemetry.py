@@ -57,7 +57,11 @@ __all__ = [
     "ATTR_DECIDED_BY",
     "ATTR_DECISION",
     "ATTR_ERROR_TYPE",
+    "ATTR_FOUNDED",
     "ATTR_HOLES",
+    "ATTR_HOST_DECIDED_BY",
+    "ATTR_HOST_DECISION",
+    "ATTR_HOST_NAME",
     "ATTR_HUMAN_SCOPE",
     "ATTR_HUMAN_WAIT",
     "ATTR_MODE",
@@ -84,6 +88,7 @@ __all__ = [
     "SPANS",
     "SPAN_APPROVE",
     "SPAN_HOLE",
+    "SPAN_HOST_DECISION",
     "SPAN_OUTCOME",
     "SPAN_PLAN",
     "SPAN_REVIEW",
@@ -113,6 +118,7 @@ SPAN_PLAN: Final = "gateway.plan"
 SPAN_APPROVE: Final = "gateway.approve"
 SPAN_HOLE: Final = "gateway.hole"
 SPAN_OUTCOME: Final = "gateway.outcome"
+SPAN_HOST_DECISION: Final = "gateway.host_decision"
 
 SPANS: Final[Mapping[str, str]] = {
     SPAN_REVIEW: "One review of a proposed call (a guardrail applied to the tool's input); the root of its trace unless the host's context gives a parent.",
@@ -120,6 +126,7 @@ SPANS: Final[Mapping[str, str]] = {
     SPAN_APPROVE: "One approver's answer to one question (the call, a hole, a heredoc body).",
     SPAN_HOLE: "One hole question of a heredoc, or the host handing back the output of holes.",
     SPAN_OUTCOME: "What happened when the host ran the call (or did not): a child of the call's review span, so the outcome joins the review's trace.",
+    SPAN_HOST_DECISION: "A person's answer given inside the host (its own prompt, an interrupt resumed): a child of the call's review span, like the outcome.",
 }
 """Every span the gateway makes, with what it stands for."""
 
@@ -149,7 +156,14 @@ def _attribute(
     return name
 
 
-_R, _P, _A, _H, _O = SPAN_REVIEW, SPAN_PLAN, SPAN_APPROVE, SPAN_HOLE, SPAN_OUTCOME
+_R, _P, _A, _H, _O, _D = (
+    SPAN_REVIEW,
+    SPAN_PLAN,
+    SPAN_APPROVE,
+    SPAN_HOLE,
+    SPAN_OUTCOME,
+    SPAN_HOST_DECISION,
+)
 
 # ── the GenAI semantic conventions ──
 
@@ -215,14 +229,14 @@ ATTR_POLICY_VERSION: Final = _attribute(
 ATTR_TOOL_NAME: Final = _attribute(
     "gen_ai.tool.name",
     "string",
-    (_R, _O),
+    (_R, _O, _D),
     "GenAI",
     "The guardrail's target: the tool as the host names it (`Bash`, `Edit`…).",
 )
 ATTR_TOOL_CALL_ID: Final = _attribute(
     "gen_ai.tool.call.id",
     "string",
-    (_R, _H, _O),
+    (_R, _H, _O, _D),
     "GenAI",
     "The guardrail's target: the host's id of the call.",
 )
@@ -356,6 +370,34 @@ ATTR_OUTCOME: Final = _attribute(
     "project",
     "What the host reported: `succeeded`, `failed`, `denied` or `unknown`.",
 )
+ATTR_FOUNDED: Final = _attribute(
+    "agent_gateway.verdict.founded",
+    "boolean",
+    (_R,),
+    "project",
+    "Whether an allow stands on facts the plan states (every effect known and inside the workspace or a temporary directory, or a person decided); hosts with checks of their own get only founded allows.",
+)
+ATTR_HOST_DECISION: Final = _attribute(
+    "agent_gateway.host.decision",
+    "string",
+    (_D,),
+    "project",
+    "What the person answered inside the host: `allow` or `decline`.",
+)
+ATTR_HOST_DECIDED_BY: Final = _attribute(
+    "agent_gateway.host.decided_by",
+    "string",
+    (_D,),
+    "project",
+    "Who answered inside the host: `person`, or why nobody did: `timeout`, `failed`, `nobody`.",
+)
+ATTR_HOST_NAME: Final = _attribute(
+    "agent_gateway.host.name",
+    "string",
+    (_D,),
+    "project",
+    "The host the answer came from, as its adapter names it.",
+)
 
 ATTRIBUTES: Final[tuple[Attribute, ...]] = tuple(_DECLARED.values())
 """Every span attribute the gateway sets, in declaration order."""
@@ -400,7 +442,16 @@ _UNMEASURED_KINDS: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ("nested", ("nested", "nests", "launch")),
     (
         "parse_error",
-        ("could not parse", "syntax error", "expected", "unexpected", "unterminated", "node"),
+        (
+            "could not parse",
+            "syntax error",
+            "expected",
+            "unexpected",
+            "unterminated",
+            "node",
+            "has no line reading",
+            "has no body",
+        ),
     ),
 )
 
@@ -617,12 +668,29 @@ class Telemetry:
         When the outcome is reported inside another trace (the host's span, or
         a ``traceparent`` it sent), that span is linked.
         """
+        return self._after_review(SPAN_OUTCOME, call_id, {ATTR_OUTCOME: outcome})
+
+    def host_decision(
+        self, call_id: str | None, decision: str, by: str, host: str | None
+    ) -> _SpanScope:
+        """The span of a person's answer inside the host: joined to the review as `outcome` is."""
+        attributes: dict[str, str | int | bool] = {
+            ATTR_HOST_DECISION: decision,
+            ATTR_HOST_DECIDED_BY: by,
+        }
+        if host:
+            attributes[ATTR_HOST_NAME] = host
+        return self._after_review(SPAN_HOST_DECISION, call_id, attributes)
+
+    def _after_review(
+        self, name: str, call_id: str | None, attributes: dict[str, str | int | bool]
+    ) -> _SpanScope:
+        """A span of what follows a review: its child when remembered, linked to the current span."""
         review = self._reviews.get(call_id) if call_id else None
-        attributes: dict[str, str | int | bool] = {ATTR_OUTCOME: outcome}
         if call_id:
             attributes[ATTR_TOOL_CALL_ID] = call_id
         if review is None:
-            return _SpanScope(self._tracer, SPAN_OUTCOME, attributes)
+            return _SpanScope(self._tracer, name, attributes)
         context, tool = review
         attributes[ATTR_TOOL_NAME] = tool
         links: tuple[Link, ...] = ()
@@ -631,13 +699,14 @@ class Telemetry:
             if current.is_valid and current.trace_id != context.trace_id:
                 links = (Link(current),)
         parent = trace.set_span_in_context(NonRecordingSpan(context))
-        return _SpanScope(self._tracer, SPAN_OUTCOME, attributes, parent=parent, links=links)
+        return _SpanScope(self._tracer, name, attributes, parent=parent, links=links)
 
 
-def verdict_attributes(verdict: Verdict, mode: str) -> dict[str, str | None]:
+def verdict_attributes(verdict: Verdict, mode: str) -> dict[str, str | bool | None]:
     """What a review span says of its verdict."""
     return {
         ATTR_DECISION: verdict.decision,
+        ATTR_FOUNDED: verdict.founded,
         ATTR_REASON: Telemetry.reason(verdict.reason),
         ATTR_RULE: verdict.rule,
         ATTR_POLICY_VERSION: verdict.policy,

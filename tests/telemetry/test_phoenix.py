@@ -301,6 +301,8 @@ def test_reviews_exported_by_gateway_serve_read_back_from_phoenix(
     assert found["agent_gateway.plan.digest"].startswith("sha256:")
     assert found["agent_gateway.plan.status"] == "measured"
     assert found["agent_gateway.verdict.approver"] == "rules"
+    # Founded: the allow stands on what the plan states, so the hook answered it.
+    assert found["agent_gateway.verdict.founded"] is True
     assert sorted(s["name"] for s in children(review)) == [
         "gateway.approve",
         "gateway.outcome",

@@ -12,9 +12,18 @@ from typing import Any
 
 import anyio
 import pytest
+from gateway_relay._remote import trace_headers as relay_trace_headers
 from opentelemetry.trace import SpanKind
 
-from gateway import Allow, CallOutcome, Gateway, ReviewRequest, ToolCall, trace_context
+from gateway import (
+    Allow,
+    CallOutcome,
+    Gateway,
+    HostDecided,
+    ReviewRequest,
+    ToolCall,
+    trace_context,
+)
 from gateway._telemetry import (
     ATTRIBUTES,
     SEMCONV,
@@ -68,6 +77,47 @@ async def test_the_outcome_of_a_call_is_a_child_of_its_review_span() -> None:
     assert outcome_event is not None
     assert outcome_event.trace_id == format(review.context.trace_id, "032x")
     assert outcome_event.span_id == format(outcome.context.span_id, "016x")
+
+
+async def test_a_persons_answer_inside_the_host_joins_the_review_trace() -> None:
+    provider, exporter = tracing()
+    with anyio.fail_after(BOUND):
+        async with (
+            Gateway(approvers=[StaticApprover("abstain")], tracer_provider=provider) as gateway,
+            gateway.subscribe() as events,
+        ):
+            await gateway.review(make_call("rm -rf build", call_id="d1"))
+            await gateway.record_decision("d1", "allow", host="claude-agent-sdk")
+            # Words outside the vocabulary are recorded as the strict ones.
+            await gateway.record_decision("d1", "maybe", by="the dog")
+            decided = []
+            async for event in events:
+                if isinstance(event, HostDecided):
+                    decided.append(event)
+                    if len(decided) == 2:
+                        break
+    spans = exporter.get_finished_spans()
+    (review,) = named(spans, "gateway.review")
+    assert review.context is not None
+    first, second = named(spans, "gateway.host_decision")
+    for span in (first, second):
+        assert span.context is not None
+        assert span.context.trace_id == review.context.trace_id
+        assert span.parent is not None
+        assert span.parent.span_id == review.context.span_id
+    assert attributes(first) == {
+        "agent_gateway.host.decision": "allow",
+        "agent_gateway.host.decided_by": "person",
+        "agent_gateway.host.name": "claude-agent-sdk",
+        "gen_ai.tool.call.id": "d1",
+        "gen_ai.tool.name": "Bash",
+    }
+    assert attributes(second)["agent_gateway.host.decision"] == "decline"
+    assert attributes(second)["agent_gateway.host.decided_by"] == "failed"
+    assert "agent_gateway.host.name" not in attributes(second)
+    assert first.context is not None
+    assert decided[0].trace_id == format(review.context.trace_id, "032x")
+    assert decided[0].span_id == format(first.context.span_id, "016x")
 
 
 async def test_an_outcome_reported_inside_the_hosts_trace_links_it() -> None:
@@ -165,6 +215,36 @@ async def test_an_invalid_traceparent_changes_nothing(headers: dict[str, str]) -
     assert trace_headers(headers) == {}
 
 
+@pytest.mark.parametrize(
+    ("environ", "sent"),
+    [
+        ({"TRACEPARENT": TRACEPARENT}, {"traceparent": TRACEPARENT}),
+        (
+            {"TRACEPARENT": TRACEPARENT, "TRACESTATE": "vendor=1"},
+            {"traceparent": TRACEPARENT, "tracestate": "vendor=1"},
+        ),
+        ({"TRACESTATE": "vendor=1"}, {}),
+        ({}, {}),
+        # Nothing that could split a header, nothing unbounded.
+        ({"TRACEPARENT": TRACEPARENT + "\r\nx-evil: 1"}, {}),
+        ({"TRACEPARENT": "0" * 513}, {}),
+        ({"TRACEPARENT": "\u00e9t\u00e9"}, {}),
+        ({"TRACEPARENT": TRACEPARENT, "TRACESTATE": "a=\nb"}, {"traceparent": TRACEPARENT}),
+    ],
+)
+def test_the_hook_process_sends_the_hosts_trace_context_as_headers(
+    environ: dict[str, str], sent: dict[str, str]
+) -> None:
+    """``gateway-hook --server`` (standard library only) sends it; the service validates it."""
+    assert relay_trace_headers(environ) == sent
+
+
+def test_docs_audit_lists_every_span() -> None:
+    text = (ROOT / "docs" / "audit.md").read_text(encoding="utf-8")
+    for name, meaning in SPANS.items():
+        assert f"| `{name}` | {meaning} |" in text, name
+
+
 def test_trace_headers_read_an_environment_carrier() -> None:
     assert trace_headers({"TRACEPARENT": TRACEPARENT, "TRACESTATE": "vendor=1", "HOME": "/x"}) == {
         "traceparent": TRACEPARENT,
@@ -234,6 +314,7 @@ async def test_every_attribute_set_is_declared_for_the_span_that_carries_it() ->
             await gateway.review(make_call("echo $(date", call_id="u"))
             await gateway.review(ToolCall("read_file", {"path": "x"}, call_id="r"))
             await gateway.record_outcome("h", "succeeded")
+            await gateway.record_decision("u", "decline", by="timeout", host="langchain")
     spans = exporter.get_finished_spans()
     assert {span.name for span in spans} == set(SPANS)
     for span in spans:
