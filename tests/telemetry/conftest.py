@@ -34,8 +34,8 @@ from typing import Any, Final
 
 import pytest
 
-START_BOUND: Final = 240.0
-"""Seconds Phoenix may take to start on a busy machine (about a minute is usual)."""
+START_BOUND: Final = 360.0
+"""Seconds Phoenix may take to start on a busy machine (about a minute is usual; two under load)."""
 
 
 def free_port() -> int:
