@@ -143,10 +143,8 @@ class CommandApprover:
             name: os.environ[name] for name in self.options.env if name in os.environ
         }
         argv = [program, *self.options.argv[1:]]
-        if not self.options.isolate:
-            self._command = argv
-            self._command_environment = self._environment
-        else:
+        self._command = argv
+        if self.options.isolate:
             hidden = [*_secret_files(context), *(_absolute(path) for path in self.options.hide)]
             prefix = [sys.executable, "-I", "-S", "-B", _ISOLATE]
             for path in hidden:
@@ -159,10 +157,9 @@ class CommandApprover:
                     f"The `command` approver cannot isolate its program here ({problem}); "
                     "set isolate = false in [approver.command] to run it with a clean environment only."
                 )
-            self._command = [*prefix, "--", *argv]
             # Python adds variables of its own (LC_CTYPE) to the environment
             # of the isolating interpreter: it passes on only the named ones.
-            self._command_environment = self._environment
+            self._command = [*prefix, "--", *argv]
         self._limiter = anyio.CapacityLimiter(self.options.concurrency)
 
     async def review(self, request: ReviewRequest) -> Answer:
@@ -200,7 +197,7 @@ class CommandApprover:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,
                     cwd="/",
-                    env=self._command_environment,
+                    env=self._environment,
                     start_new_session=True,
                 )
             except OSError as error:
