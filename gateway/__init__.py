@@ -21,12 +21,15 @@ from gateway._calls import ToolCall as ToolCall
 from gateway._config import (
     MAX_SECONDS as MAX_SECONDS,
     AuditSection as AuditSection,
+    BrokerSection as BrokerSection,
     GatewayConfig as GatewayConfig,
     GatewaySection as GatewaySection,
     HookSection as HookSection,
+    NotifierConfig as NotifierConfig,
     ServeSection as ServeSection,
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
+    TiersSection as TiersSection,
     WitnessConfig as WitnessConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
@@ -43,6 +46,7 @@ from gateway._errors import (
     SinkFailure as SinkFailure,
 )
 from gateway._events import (
+    GENESIS as GENESIS,
     ApproverDecided as ApproverDecided,
     ApproverFailed as ApproverFailed,
     CallOutcome as CallOutcome,
@@ -60,6 +64,12 @@ from gateway._events import (
 )
 from gateway._fragments import expand_fragment as expand_fragment
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
+from gateway._git_trust import (
+    ConfiguredCode as ConfiguredCode,
+    RepositoryInspection as RepositoryInspection,
+    inspect_repository as inspect_repository,
+    repository_refusal as repository_refusal,
+)
 from gateway._hosts import (
     ClaudeCodeEvent as ClaudeCodeEvent,
     claude_code_call as claude_code_call,
@@ -67,8 +77,9 @@ from gateway._hosts import (
     claude_code_pre_tool_use_response as claude_code_pre_tool_use_response,
 )
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
-from gateway._planner import (
+from gateway._plan import (
     iter_commands as iter_commands,
+    iter_effects as iter_effects,
     plan_program as plan_program,
     read_program_position as read_program_position,
 )
@@ -101,6 +112,10 @@ from gateway._plans import (
     StatementPlan as StatementPlan,
 )
 from gateway._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
+from gateway._programs._gitconfig import (
+    GIT_CODE_KEYS as GIT_CODE_KEYS,
+    git_code_key as git_code_key,
+)
 from gateway._sequence import command_sequence_plan as command_sequence_plan
 from gateway._shell import ShellReading as ShellReading, read_shell as read_shell
 from gateway._sinks import (
@@ -125,6 +140,8 @@ from gateway._verdicts import (
 __all__ = [
     "DECISION_ORDER",
     "DECISION_VERBS",
+    "GENESIS",
+    "GIT_CODE_KEYS",
     "LAUNCHERS",
     "MAX_SECONDS",
     "NOT_AUTO_ALLOWED",
@@ -140,6 +157,7 @@ __all__ = [
     "AuditSection",
     "Blocked",
     "BlockedBody",
+    "BrokerSection",
     "CallOutcome",
     "CallProposed",
     "ChainBreak",
@@ -147,6 +165,7 @@ __all__ = [
     "ClaudeCodeEvent",
     "Complete",
     "ConfigError",
+    "ConfiguredCode",
     "Decline",
     "EarlierAnswer",
     "Event",
@@ -168,6 +187,7 @@ __all__ = [
     "LauncherRow",
     "LauncherStep",
     "NestedShell",
+    "NotifierConfig",
     "Plain",
     "Plan",
     "PlanReady",
@@ -184,6 +204,7 @@ __all__ = [
     "ProgramPosition",
     "Redacted",
     "Redaction",
+    "RepositoryInspection",
     "ReviewRequest",
     "SequencePlan",
     "SequenceStep",
@@ -194,6 +215,7 @@ __all__ = [
     "SinkConfig",
     "SinkFailure",
     "StatementPlan",
+    "TiersSection",
     "ToolCall",
     "Verdict",
     "VerdictReached",
@@ -207,12 +229,16 @@ __all__ = [
     "default_token_file",
     "encode_event",
     "expand_fragment",
+    "git_code_key",
+    "inspect_repository",
     "iter_commands",
+    "iter_effects",
     "load_config",
     "plan_program",
     "read_audit_log",
     "read_program_position",
     "read_shell",
+    "repository_refusal",
     "strictest",
     "strictness",
     "validation_path",

@@ -28,10 +28,11 @@ import msgspec
 
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig
+from gateway._effects import Effect
 from gateway._errors import PluginLoadError
 from gateway._events import HoleRef
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
-from gateway._sinks import installed
+from gateway._plugins import installed
 from gateway._verdicts import Answer
 
 __all__ = [
@@ -100,6 +101,13 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
         body: For ``body``: the completed text, secrets masked.
         body_plan: For ``body``, when the command reading it is a shell: its plan.
         sequence: The call's strict sequence plan, when it is a shell call.
+        effects: Everything the call does, in order: for a tool that is not a
+            shell, what its ``[[tool-effects]]`` row reads from its input (an
+            ``opaque`` effect when no row maps it); for a shell call, what its
+            tool's row adds (``local_shell``'s ``env`` and ``user``), then
+            every effect of its plan (`gateway.iter_effects` of each
+            statement). An allow may rest on effects only when none is
+            ``opaque``.
         earlier: What the approvers before this one in the chain answered to
             this same question, in chain order (the rules' ``abstain`` and its
             reason, for an approver after them).
@@ -116,6 +124,7 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
     body: str | None = None
     body_plan: ProgramPlan | None = None
     sequence: SequencePlan | None = None
+    effects: tuple[Effect, ...] = ()
     earlier: tuple[EarlierAnswer, ...] = ()
 
     @property

@@ -15,25 +15,33 @@ from __future__ import annotations
 
 import importlib.resources
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
 from gateway._errors import ConfigError
+from gateway._places import PathsSection
+from gateway._tools import ToolEffects
 
 __all__ = [
     "DEFAULT_SHELL_TOOLS",
     "MAX_SECONDS",
     "AuditSection",
+    "BrokerSection",
     "GatewayConfig",
     "GatewaySection",
     "HookSection",
+    "Mode",
+    "NotifierConfig",
     "ServeSection",
     "ShellTool",
     "SinkConfig",
+    "TiersSection",
     "WitnessConfig",
+    "config_from_table",
     "default_config",
     "default_config_bytes",
     "default_token_file",
@@ -79,6 +87,10 @@ def validation_path(error: msgspec.ValidationError) -> tuple[str, str | None]:
     return head, tail[:-1]
 
 
+_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+_DIGEST: Final = re.compile(r"sha256:[0-9a-f]{64}")
+
+
 class ShellTool(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
@@ -86,7 +98,7 @@ class ShellTool(
     A tool whose input holds a shell command.
 
     Attributes:
-        tool: The tool's name.
+        tool: The tool's name, or a glob of names (``mcp__shell__*``).
         fields: Dotted paths into the input, tried in order (``command``,
             ``action.command``); the value is a string, or an argv list that is
             quoted into one.
@@ -125,6 +137,10 @@ class SinkConfig(
     options: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+Mode = Literal["enforce", "shadow"]
+"""``enforce``: verdicts are returned; ``shadow``: verdicts are recorded and the host decides."""
+
+
 class GatewaySection(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
@@ -151,6 +167,10 @@ class GatewaySection(
         worker_memory: MiB of memory each worker may add to what it needs at
             start; past it, the reading fails and the call is declined.
         recent_calls: Calls remembered for `Gateway.answer` and outcomes.
+        mode: ``enforce`` (the default) returns every verdict; ``shadow``
+            computes and records every verdict (with ``mode = "shadow"``)
+            but returns `Verdict.defer` for each: the host decides as it
+            would without the gateway, and nobody is asked to wait.
     """
 
     approvers: tuple[str, ...] = ("rules",)
@@ -164,6 +184,7 @@ class GatewaySection(
     workers: Annotated[int, msgspec.Meta(ge=1, le=64)] = 2
     worker_memory: Annotated[int, msgspec.Meta(ge=64, le=65_536)] = 512
     recent_calls: Count = 4096
+    mode: Mode = "enforce"
 
 
 class WitnessConfig(
@@ -241,6 +262,9 @@ class ServeSection(
         header_timeout: Seconds a client has to send a request's headers
             from its first byte (or, on a new connection, from connecting).
         body_timeout: Seconds a client has to send a request's body.
+        public_url: The page's address as people reach it (behind a proxy,
+            on another host); links in notifications point there. Unset: the
+            address the service prints at start.
     """
 
     host: str = "127.0.0.1"
@@ -257,8 +281,13 @@ class ServeSection(
     max_connections: Annotated[int, msgspec.Meta(ge=2, le=100_000)] = 1024
     header_timeout: Seconds = 10.0
     body_timeout: Seconds = 30.0
+    public_url: str = ""
 
     def __post_init__(self) -> None:
+        if self.public_url and not self.public_url.startswith(("http://", "https://")):
+            raise ValueError(
+                f"public-url must start with http:// or https://, not {self.public_url!r}"
+            )
         for origin in self.allowed_origins:
             if not origin.startswith(("http://", "https://")) or origin.endswith("/"):
                 raise ValueError(
@@ -287,6 +316,151 @@ class HookSection(
     timeout: Seconds = 330.0
 
 
+class BrokerSection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[broker]`` table: a NATS JetStream a fleet of approval services shares.
+
+    With a ``url``, ``gateway serve`` keeps the calls that wait for a person,
+    the decisions, the tokens, remembered approvals and the managed policy in
+    JetStream key-value buckets, and publishes every event to a JetStream
+    stream; without one, everything stays in the process (the default). The
+    ``gateway_nats`` plugin (the ``nats`` extra) reads this table; the core
+    never connects to anything.
+
+    Credentials and TLS are given as NATS clients take them: user and
+    password (in the URL, or ``user`` and ``password-file``), a token
+    (``token-file``), a credentials file (``credentials``: a JWT and NKey
+    seed, as ``nsc`` writes it), an NKey seed file (``nkey-seed``); TLS with
+    a ``tls://`` URL or ``tls-ca``, a client certificate (``tls-cert``,
+    ``tls-key``), ``tls-hostname`` and ``tls-handshake-first``.
+
+    Attributes:
+        url: The server, or several separated by commas (``nats://a:4222,nats://b:4222``).
+        prefix: Names the buckets (``<prefix>_calls`` …), the audit stream
+            (``<PREFIX>_AUDIT``) and its subjects (``<prefix>.audit.…``), so
+            several fleets can share one account.
+        replica: This replica's name, unique in the fleet (default: the host
+            name and a random suffix, new at every start).
+        user: The user name (the password comes from ``password-file``).
+        password_file: A file holding the password.
+        token_file: A file holding a NATS authentication token.
+        credentials: A NATS credentials file (``.creds``).
+        nkey_seed: A file holding an NKey seed.
+        tls_ca: CA certificates to verify the server with (PEM).
+        tls_cert: The client certificate (PEM), for mutual TLS.
+        tls_key: The client certificate's key (PEM).
+        tls_hostname: The name the server's certificate must have.
+        tls_handshake_first: Start TLS before the NATS greeting.
+        connect_timeout: Seconds connecting may take at start.
+        request_timeout: Seconds one JetStream request may take; past it the
+            request fails, and whatever it was for fails closed.
+        stream_replicas: Copies JetStream keeps of each bucket and of the
+            audit stream (1 on a single server; 3 on a cluster of three).
+        lease: Seconds a replica's heartbeat lasts: a replica not seen for
+            this long is gone, and a client may pick its waiting calls up again.
+        history_ttl: Seconds decided calls stay in the calls bucket.
+        audit_max_age: Seconds the audit stream keeps events (0: forever).
+        policy_pin: The ``sha256:`` digest the managed policy must have;
+            another one is refused (unset: any published version is taken).
+    """
+
+    url: str = ""
+    prefix: str = "gateway"
+    replica: str = ""
+    user: str | None = None
+    password_file: str | None = None
+    token_file: str | None = None
+    credentials: str | None = None
+    nkey_seed: str | None = None
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_hostname: str | None = None
+    tls_handshake_first: bool = False
+    connect_timeout: float = 5.0
+    request_timeout: float = 5.0
+    stream_replicas: int = 1
+    lease: float = 15.0
+    history_ttl: float = 7 * 86_400.0
+    audit_max_age: float = 0.0
+    policy_pin: str = ""
+
+    def __post_init__(self) -> None:
+        for server in filter(None, (part.strip() for part in self.url.split(","))):
+            if not server.startswith(("nats://", "tls://", "ws://", "wss://")):
+                raise ValueError(
+                    f"url entries look like 'nats://host:4222' or 'tls://host:4222', not {server!r}"
+                )
+        if not _NAME.fullmatch(self.prefix):
+            raise ValueError(
+                f"prefix must be letters, digits and '-' or '_' (at most 32), not {self.prefix!r}"
+            )
+        if self.replica and not _NAME.fullmatch(self.replica):
+            raise ValueError(
+                f"replica must be letters, digits and '-' or '_' (at most 32), not {self.replica!r}"
+            )
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls-cert and tls-key go together: give both or neither")
+        for name, value, low, top in (
+            ("connect-timeout", self.connect_timeout, 0.0, 600.0),
+            ("request-timeout", self.request_timeout, 0.0, 600.0),
+            ("lease", self.lease, 0.0, 3600.0),
+            ("history-ttl", self.history_ttl, 0.0, 366 * 86_400.0),
+        ):
+            if not low < value <= top:
+                raise ValueError(f"{name} must be between {low:g} and {top:g} seconds, not {value}")
+        if not 0 <= self.audit_max_age <= 100 * 366 * 86_400:
+            raise ValueError(
+                f"audit-max-age must be 0 (forever) or seconds, not {self.audit_max_age}"
+            )
+        if not 1 <= self.stream_replicas <= 5:
+            raise ValueError(f"stream-replicas must be between 1 and 5, not {self.stream_replicas}")
+        if self.policy_pin and not _DIGEST.fullmatch(self.policy_pin):
+            raise ValueError(
+                f"policy-pin must be 'sha256:' and 64 hex digits, not {self.policy_pin!r}"
+            )
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """The server URLs, in order."""
+        return tuple(filter(None, (part.strip() for part in self.url.split(","))))
+
+
+class NotifierConfig(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    One notifier (``[notifiers.NAME]``): who is told when a call starts waiting for a person.
+
+    Attributes:
+        plugin: The notifier's entry-point name in ``gateway.notifiers``
+            (``webhook``, ``ntfy``, or a third-party one).
+        options: Plugin-specific options (validated by the plugin at start).
+    """
+
+    plugin: str
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class TiersSection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[tiers]`` table: how the managed, user and project configs combine.
+
+    Attributes:
+        trust_project: Let a project's config (``.agent-gateway.toml``,
+            which the agent itself may be able to write) loosen as well as
+            tighten: add ``allow`` rules and set keys other than the strict
+            ones. Off by default: a project may only make things stricter.
+            Read from the managed and user tiers only.
+    """
+
+    trust_project: bool = False
+
+
 class GatewayConfig(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
@@ -300,8 +474,14 @@ class GatewayConfig(
         approver: Options for each approver by name (``[approver.NAME]``).
         serve: The approval service (``[serve]``).
         hook: Hook adapters (``[hook]``).
+        paths: How the paths of effects are classified (``[paths]``).
+        tool_effects: What tools that are not shells do, read from their
+            input (``[[tool-effects]]``); the built-in rows come after these.
         audit: How the event chain is signed (``[audit]``).
         witnesses: Where signed checkpoints are also sent (``[witnesses.NAME]``).
+        broker: The NATS JetStream a fleet shares (``[broker]``).
+        notifiers: Who is told when a call starts waiting (``[notifiers.NAME]``).
+        tiers: How configuration tiers combine (``[tiers]``).
     """
 
     gateway: GatewaySection = GatewaySection()
@@ -310,8 +490,13 @@ class GatewayConfig(
     approver: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     serve: ServeSection = ServeSection()
     hook: HookSection = HookSection()
+    paths: PathsSection = PathsSection()
+    tool_effects: tuple[ToolEffects, ...] = ()
     audit: AuditSection = AuditSection()
     witnesses: dict[str, WitnessConfig] = msgspec.field(default_factory=dict)
+    broker: BrokerSection = BrokerSection()
+    notifiers: dict[str, NotifierConfig] = msgspec.field(default_factory=dict)
+    tiers: TiersSection = TiersSection()
 
 
 def default_token_file(environ: Mapping[str, str] | None = None) -> Path:
@@ -355,20 +540,35 @@ def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -
     try:
         return msgspec.toml.decode(data, type=GatewayConfig)
     except msgspec.ValidationError as error:
-        text, path = validation_path(error)
-        if path is not None and path.startswith(("$.sinks[...]", "$.witnesses[...]")):
-            path = _name_entry(data, path)
-        where = f" at {path}" if path else ""
-        raise ConfigError(
-            f"Invalid config {source!r}{where}: {text}.", path=path, source=source
-        ) from None
+        raise _invalid(error, source, lambda: msgspec.toml.decode(data)) from None
     except msgspec.DecodeError as error:
         raise ConfigError(
             f"The config {source!r} is not valid TOML: {error}.", source=source
         ) from None
 
 
-def _name_entry(data: bytes, path: str) -> str:
+def config_from_table(table: dict[str, Any], *, name: str) -> GatewayConfig:
+    """
+    Validate a config given as the table TOML decodes to (kebab-case keys).
+
+    Raises:
+        ConfigError: An unknown key or a wrong value (the message names the key's path).
+    """
+    try:
+        return msgspec.convert(table, GatewayConfig)
+    except msgspec.ValidationError as error:
+        raise _invalid(error, name, lambda: table) from None
+
+
+def _invalid(error: msgspec.ValidationError, source: str, raw: Callable[[], Any]) -> ConfigError:
+    text, path = validation_path(error)
+    if path is not None and path.startswith(("$.sinks[...]", "$.witnesses[...]")):
+        path = _name_entry(raw(), path)
+    where = f" at {path}" if path else ""
+    return ConfigError(f"Invalid config {source!r}{where}: {text}.", path=path, source=source)
+
+
+def _name_entry(raw: Any, path: str) -> str:
     """
     Put the entry's name into a path msgspec reports as ``$.sinks[...]`` (or ``$.witnesses[...]``).
 
@@ -379,7 +579,6 @@ def _name_entry(data: bytes, path: str) -> str:
     table, kind = (
         ("sinks", SinkConfig) if path.startswith("$.sinks") else ("witnesses", WitnessConfig)
     )
-    raw = msgspec.toml.decode(data)
     entries = raw.get(table) if isinstance(raw, dict) else None
     if not isinstance(entries, dict):
         return path

@@ -38,6 +38,7 @@ __all__ = [
     "Opaque",
     "Origin",
     "PathClass",
+    "Privilege",
     "Read",
     "ReadEnvironment",
     "Write",
@@ -48,7 +49,7 @@ PLAN_FORMAT: Final = 2
 """The version of the plan's wire form; `GatewayStarted` carries it, and remembered digests of another format never count."""
 
 PathClass = Literal[
-    "workspace", "temp", "home", "secret", "persistence", "system", "other", "unknown"
+    "workspace", "temp", "home", "secret", "persistence", "system", "stream", "other", "unknown"
 ]
 """
 Where a resolved path lies, or what it holds. A path has one or more classes.
@@ -59,8 +60,18 @@ directory (and not the workspace). ``secret``: a file that holds credentials
 (``~/.ssh``, ``~/.aws``, ``.env*``, ``*.pem``…, configurable). ``persistence``:
 a file that makes code run later (shell start-up files, ``.git/config``,
 ``.git/hooks/``, CI configs, agent settings, crontabs, systemd user units…).
-``system``: ``/etc``, ``/usr``, ``/boot``, devices… ``other``: a resolved path
-in none of those. ``unknown``: the value is only known when the command runs.
+``system``: ``/etc``, ``/usr``, ``/boot``, devices… ``stream``: a standard
+stream or the null device (``/dev/null``, ``/dev/stdout``, ``/dev/stderr``,
+``/dev/tty``, ``/dev/fd/0`` to ``/dev/fd/2``): writing one changes no file. ``other``: a
+resolved path in none of those. ``unknown``: the value is only known when the
+command runs.
+
+Location classes (``workspace``, ``temp``, ``home``, ``system``, ``stream``,
+``other``) say where a path lies: ``home`` never joins ``workspace``, and
+``other`` stands only when no other location applies. Content classes
+(``secret``, ``persistence``) say what it holds and join any location.
+``unknown`` stands alone, or with the content classes of a path known only by
+its role (a repository's ``.git/config``, wherever its git directory is).
 """
 
 PATH_CLASSES: Final[tuple[PathClass, ...]] = (
@@ -70,6 +81,7 @@ PATH_CLASSES: Final[tuple[PathClass, ...]] = (
     "secret",
     "persistence",
     "system",
+    "stream",
     "other",
     "unknown",
 )
@@ -84,16 +96,24 @@ class EffectPath(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
     Attributes:
         written: The word as written (secrets masked), for display only.
-        value: The resolved path: absolute and normalised (``.``, ``..`` and
-            ``//`` folded), or ``~/…`` under the home directory when its
-            location is not known; ``None`` when the path is only known at run
-            time (then `classes` is ``("unknown",)``).
-        classes: Its classes, sorted in `PATH_CLASSES` order, never empty.
+        value: The resolved path, normalised (``.``, ``..`` and ``//``
+            folded): ``~`` or ``~/…`` under the home directory; absolute
+            (``/…``) elsewhere; ``./…`` relative to the call's working
+            directory when that is not known (``./..`` climbs above it);
+            ``None`` when the path is only known at run time (then `classes`
+            is ``("unknown",)``).
+        classes: Its classes, sorted in `PATH_CLASSES` order, never empty. For
+            an effect that reaches everything below the path (``rm -r``), the
+            classes of what the path holds are included (``rm -rf ~`` is
+            ``secret`` and ``persistence`` too).
+        pattern: The value is a glob bash matches against existing files
+            (``*.o``, ``~/.ssh/*``): the classes are those of the files it may match.
     """
 
     written: str
     value: str | None
     classes: tuple[PathClass, ...]
+    pattern: bool = False
 
 
 class _Effect(
@@ -101,12 +121,27 @@ class _Effect(
 ):
     """The base of every effect: frozen, and tagged on ``effect`` in the wire form."""
 
+    @property
+    def effect(self) -> str:
+        """The effect's tag (``read``, ``write``, ``cwd``…), as on the wire."""
+        return str(self.__struct_config__.tag)
+
 
 class Read(_Effect, frozen=True, kw_only=True, tag="read"):
-    """The command reads a file or directory (an operand, ``<F``, ``grep -f F``, ``--rawfile``)."""
+    """
+    The command reads a file or directory (an operand, ``<F``, ``grep -f F``, ``--rawfile``).
+
+    Attributes:
+        path: What it reads.
+        via: How (``<``, ``cat``, ``--rawfile``…).
+        recursive: It reads everything below the path (``grep -r``, ``tar c``, ``cp -r``).
+        metadata: It reads only names, sizes, modes or types (``ls``, ``stat``), not contents.
+    """
 
     path: EffectPath
     via: str
+    recursive: bool = False
+    metadata: bool = False
 
 
 class ReadEnvironment(_Effect, frozen=True, kw_only=True, tag="read.environment"):
@@ -137,7 +172,7 @@ class Write(_Effect, frozen=True, kw_only=True, tag="write"):
     recursive: bool = False
 
 
-ExecuteKind = Literal["program", "shell_text", "code", "number"]
+ExecuteKind = Literal["program", "shell_text", "code", "number", "expansion", "configured"]
 
 
 class Execute(_Effect, frozen=True, kw_only=True, tag="execute"):
@@ -149,8 +184,13 @@ class Execute(_Effect, frozen=True, kw_only=True, tag="execute"):
             ``shell_text`` (nested shell text: ``bash -lc 'TEXT'``, ``sh <<EOF``),
             ``code`` (a code-loading option or a language of its own:
             ``nm --plugin``, ``awk 'BEGIN{system(…)}'``, ``sed e``, ``git -c
-            core.pager=…``), or ``number`` (bash evaluates a value as
-            arithmetic, where a subscript can run a command).
+            core.pager=…``), ``configured`` (the program may run code its
+            configuration names rather than the call: git's
+            ``core.fsmonitor``, a hook), ``number`` (bash evaluates a value
+            as arithmetic) or ``expansion`` (bash expands text a second time,
+            so an expansion written inside it runs: a subscript with ``$(…)``
+            in a value evaluated as a number, the target of ``>&WORD``,
+            ``${x@P}``).
         via: What runs it (``bash -c``, ``--checkpoint-action``, ``$(( ))``).
         text: The code, when it is written in the call (secrets masked).
         origin: Where the code or the value comes from.
@@ -186,6 +226,7 @@ class Network(_Effect, frozen=True, kw_only=True, tag="network"):
 
 BindVia = Literal[
     "assignment",
+    "select",
     "prefix",
     "export",
     "declare",
@@ -204,6 +245,13 @@ BindVia = Literal[
     "trap",
     "alias",
     "function",
+    "hash",
+    "enable",
+    "umask",
+    "ulimit",
+    "coproc",
+    "redirect",
+    "setting",
 ]
 
 
@@ -213,8 +261,9 @@ class Bind(_Effect, frozen=True, kw_only=True, tag="bind"):
 
     Attributes:
         name: What is bound (a variable, an option such as ``allexport``, a
-            signal, an alias or function name); ``None`` when it is only known
-            at run time.
+            signal, an alias or function name, a program's own setting for
+            this run such as git's ``core.pager``); ``None`` when it is only
+            known at run time.
         via: How (``export``, ``printf -v``, ``${V:=…}``, ``set -a``…).
         origin: Where the bound value comes from.
         text: The value or the code bound, when written in the call (a trap's
@@ -235,6 +284,21 @@ class Lifetime(_Effect, frozen=True, kw_only=True, tag="lifetime"):
 
     kind: LifetimeKind
     via: str
+
+
+class Privilege(_Effect, frozen=True, kw_only=True, tag="privilege"):
+    """
+    The command runs as another user, or with privilege (``sudo``, ``doas``, ``su``, ``chroot``).
+
+    Attributes:
+        via: The launcher.
+        user: The user it runs as: as named (``-u deploy``), the launcher's
+            default (``root``) when none is named, or ``None`` when the name
+            is only known at run time.
+    """
+
+    via: str
+    user: str | None
 
 
 class ChangeDirectory(_Effect, frozen=True, kw_only=True, tag="cwd"):
@@ -259,6 +323,15 @@ class Opaque(_Effect, frozen=True, kw_only=True, tag="opaque"):
 
 
 Effect = (
-    Read | ReadEnvironment | Write | Execute | Network | Bind | Lifetime | ChangeDirectory | Opaque
+    Read
+    | ReadEnvironment
+    | Write
+    | Execute
+    | Network
+    | Bind
+    | Lifetime
+    | Privilege
+    | ChangeDirectory
+    | Opaque
 )
 """One effect of a command: a tagged union on ``effect`` (``{"effect": "write", …}``)."""

@@ -19,6 +19,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from gateway._digest import digest_of
+from gateway._effects import Effect
 from gateway._plans import Hole, ProgramPlan, SequencePlan
 from gateway._verdicts import Verdict
 
@@ -67,9 +68,15 @@ class _Event(
 
 
 class GatewayStarted(_Event, frozen=True, kw_only=True, tag="gateway.started"):
-    """A gateway opened: its version, the digest of its config, its approvers and sinks."""
+    """
+    A gateway opened: its version, the digest of its config, its approvers and sinks.
+
+    ``plan_format`` is the version of the plan's wire form (`gateway._effects.PLAN_FORMAT`)
+    every plan digest after it is computed in; a record without it is of format 1.
+    """
 
     version: str
+    plan_format: int = 1
     config_digest: str
     approvers: tuple[str, ...]
     sinks: tuple[str, ...]
@@ -97,7 +104,11 @@ class PlanReady(_Event, frozen=True, kw_only=True, tag="plan.ready"):
     The call's plan, and the digest every later decision is bound to.
 
     ``plan`` is ``None`` for a tool that is not a shell; for a shell whose text
-    could not be read, it is an unmeasured plan with its reason.
+    could not be read, it is an unmeasured plan with its reason. ``effects``
+    are what the call does outside its plan: everything a tool that is not a
+    shell does, read from its input (or one ``opaque`` effect), and what a
+    shell tool's input adds (``local_shell``'s ``env`` and ``user``); the
+    plan's own effects are in the plan.
     """
 
     shell: bool
@@ -106,6 +117,7 @@ class PlanReady(_Event, frozen=True, kw_only=True, tag="plan.ready"):
     sequence: SequencePlan | None = None
     commands: int = 0
     holes: int = 0
+    effects: tuple[Effect, ...] = ()
 
 
 class HoleQuestion(_Event, frozen=True, kw_only=True, tag="hole.question"):
@@ -121,6 +133,8 @@ class ApproverDecided(_Event, frozen=True, kw_only=True, tag="approver.decided")
 
     ``note`` says when the gateway did not take the answer as given (an allow
     of an unmeasured plan by an approver that does not review raw text).
+    ``decided_by`` names the person, when a person decided; ``policy`` the
+    version of the approver's policy that answered, when it has versions.
     """
 
     approver: str
@@ -129,6 +143,8 @@ class ApproverDecided(_Event, frozen=True, kw_only=True, tag="approver.decided")
     rule: str | None
     question: HoleRef | None = None
     note: str | None = None
+    decided_by: str | None = None
+    policy: str | None = None
 
 
 class ApproverFailed(_Event, frozen=True, kw_only=True, tag="approver.failed"):
@@ -148,10 +164,16 @@ class HoleAnswered(_Event, frozen=True, kw_only=True, tag="hole.answered"):
 
 
 class VerdictReached(_Event, frozen=True, kw_only=True, tag="verdict.reached"):
-    """The gateway's verdict for the call (or for a completed heredoc body)."""
+    """
+    The gateway's verdict for the call (or for a completed heredoc body).
+
+    In ``shadow`` mode ``verdict`` is what the gateway would have returned;
+    the host was told to decide on its own (`Verdict.defer`).
+    """
 
     verdict: Verdict
     question: HoleRef | None = None
+    mode: Literal["enforce", "shadow"] = "enforce"
 
 
 class CallOutcome(_Event, frozen=True, kw_only=True, tag="call.outcome"):

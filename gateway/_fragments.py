@@ -12,6 +12,10 @@ does not supply is named in ``unbound``. There is no half-expanded text.
 Answers are the host's output of running an approved hole, keyed by the
 hole's flat index; an answer goes in verbatim (trailing newlines removed, as
 bash does) and is never scanned for ``$( )`` again.
+
+Expansion works on what the planner kept of a call (`Fragments`: each
+statement's heredoc nodes and holes), so expanding a fragment of a call the
+gateway has planned reads nothing again (`expand_planned`).
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ import fnmatch
 import re
 from collections.abc import Mapping, Sequence
 
-from gateway._arith import ArithmeticError_, evaluate
-from gateway._planner import _Builder, _Context, _substitutions, plan_statements
+import msgspec
+
+from gateway._arith_eval import ArithmeticError_, evaluate
+from gateway._plan import PlannedStatement, plan_source
+from gateway._plan._parts import substitutions
 from gateway._plans import (
     Blocked,
     Complete,
@@ -29,9 +36,7 @@ from gateway._plans import (
     FragmentAddr,
     FragmentError,
     Hole,
-    Plan,
 )
-from gateway._shell._source import Source
 from gateway._shell._tree import (
     AnsiC,
     Arithmetic,
@@ -48,31 +53,32 @@ from gateway._shell._tree import (
     Tilde,
 )
 
-__all__ = ["expand_fragment", "heredoc_holes"]
+__all__ = ["Fragments", "StatementFragments", "expand_fragment", "expand_planned", "fragments_of"]
 
 Scope = Mapping[str, str | int]
 
 
-class _Unbound(Exception):
-    pass
+class StatementFragments(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    What expanding the heredocs of one statement needs, kept from its planning.
+
+    Attributes:
+        heredocs: The heredoc nodes, by flat index (unredacted: internal only).
+        holes: For each heredoc, the holes of its body with their plans
+            (secrets masked), empty when the body is literal.
+    """
+
+    heredocs: tuple[Heredoc, ...]
+    holes: tuple[tuple[Hole, ...], ...]
 
 
-def heredoc_holes(source: Source, heredoc: Heredoc) -> tuple[Hole, ...]:
-    """The holes of an unquoted heredoc body, in source order, each with its plans."""
-    if heredoc.quoted:
-        return ()
-    builder = _Builder(source, _Context(redact=True, cache={}), 0)
-    holes: list[Hole] = []
-    for index, sub in enumerate(_substitutions(heredoc.parts)):
-        plans: list[Plan] = [builder.statement(statement).plan for statement in sub.body]
-        holes.append(
-            Hole(
-                index=index,
-                source=builder.redactor.mask(sub.span.start, sub.span.end),
-                plans=tuple(plans),
-            )
-        )
-    return tuple(holes)
+Fragments = tuple[StatementFragments, ...]
+"""The heredocs and holes of every statement of a call, in order."""
+
+
+def fragments_of(statements: Sequence[PlannedStatement]) -> Fragments:
+    """Keep what fragments need from the planned statements of a call."""
+    return tuple(StatementFragments(heredocs=p.heredocs, holes=p.holes) for p in statements)
 
 
 class _Expander:
@@ -362,15 +368,36 @@ def expand_fragment(
         >>> expand_fragment(source, FragmentAddr(statement=0, heredoc=0)).blocked.unbound
         ('NAME',)
     """
-    plan, planned = plan_statements(source)
-    if plan.status != "measured":
-        raise FragmentError("parse", plan.reason or "The source could not be read.")
-    if not 0 <= addr.statement < len(planned):
+    result = plan_source(source)
+    if result.published.status != "measured":
+        raise FragmentError("parse", result.published.reason or "The source could not be read.")
+    return expand_planned(
+        source, fragments_of(result.statements), addr, scope, answers, strict=strict
+    )
+
+
+def expand_planned(
+    source: str,
+    fragments: Fragments,
+    addr: FragmentAddr,
+    scope: Scope | None = None,
+    answers: Mapping[int, str] | None = None,
+    *,
+    strict: bool = True,
+) -> Expansion:
+    """
+    Expand one heredoc of a call already planned, from what its planning kept (reads nothing).
+
+    Args and the result are those of `expand_fragment`; ``fragments`` are the
+    call's (`fragments_of`, or `gateway._analysis.CallAnalysis.fragments`).
+    """
+    if not 0 <= addr.statement < len(fragments):
         raise FragmentError(
             "no_such_statement",
-            f"No such statement {addr.statement}; the source has {len(planned)} statement{'s' if len(planned) != 1 else ''}.",
+            f"No such statement {addr.statement}; the source has {len(fragments)} statement{'s' if len(fragments) != 1 else ''}.",
         )
-    heredocs = planned[addr.statement].heredocs
+    statement = fragments[addr.statement]
+    heredocs = statement.heredocs
     if not 0 <= addr.heredoc < len(heredocs):
         raise FragmentError(
             "no_such_heredoc",
@@ -383,11 +410,11 @@ def expand_fragment(
         return Complete(re.sub(r"(?m)^\t+", "", body) if strip else body)
     given = dict(answers or {})
     expander = _Expander(source, scope or {}, given, strict=strict)
-    subs = list(_substitutions(heredoc.parts))
+    subs = list(substitutions(heredoc.parts))
     expander.holes = {sub.span.start: index for index, sub in enumerate(subs)}
     unanswered = [index for index in range(len(subs)) if index not in given]
     if unanswered:
-        holes = heredoc_holes(Source(source), heredoc)
+        holes = statement.holes[addr.heredoc]
         return Blocked(holes=tuple(holes[i] for i in unanswered), unbound=())
     text = expander.parts(heredoc.parts, strip_tabs=strip, at_line_start=True)
     if expander.unbound:

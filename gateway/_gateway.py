@@ -24,6 +24,8 @@ becomes an allow, and no exception from a plugin escapes `review`.
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import shlex
 import uuid
 from collections import OrderedDict
@@ -39,6 +41,15 @@ from anyio import AsyncContextManagerMixin
 from anyio.abc import ObjectReceiveStream
 from opentelemetry.trace import TracerProvider
 
+from gateway._analysis import (
+    CallAnalysis,
+    analyse_call,
+    analysis_context,
+    mask_text,
+    row_for,
+    tool_directory,
+    tool_effects,
+)
 from gateway._approvers import (
     Approver,
     ApproverContext,
@@ -50,8 +61,9 @@ from gateway._approvers import (
 )
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
-from gateway._config import GatewayConfig
+from gateway._config import GatewayConfig, Mode
 from gateway._digest import digest_of
+from gateway._effects import PLAN_FORMAT, Effect
 from gateway._errors import SinkFailure
 from gateway._events import (
     GENESIS,
@@ -68,11 +80,11 @@ from gateway._events import (
     PlanReady,
     VerdictReached,
 )
-from gateway._fragments import expand_fragment
-from gateway._planner import iter_commands, plan_program
+from gateway._fragments import expand_planned
+from gateway._plan import iter_commands
+from gateway._plan._paths import path_context
 from gateway._plans import FragmentAddr, FragmentError, Hole, ProgramPlan, SequencePlan
 from gateway._redact import Redactor, find_secrets
-from gateway._sequence import command_sequence_plan
 from gateway._sinks import Sink, load_sink
 from gateway._telemetry import (
     ATTR_APPROVER,
@@ -120,12 +132,14 @@ class _Outcome(NamedTuple):
     reason: str
     approver: str | None
     rule: str | None
+    decided_by: str | None = None
+    policy: str | None = None
 
 
 class _Recent(NamedTuple):
     call: ToolCall
     source: str | None
-    plan: ProgramPlan | None
+    analysis: CallAnalysis | None
     digest: str
 
 
@@ -167,9 +181,7 @@ def mask_value(value: Any, known: Sequence[tuple[str, str]] = ()) -> Any:
     items that, one by one, no pattern recognises.
     """
     if isinstance(value, str):
-        for secret, kind in known:
-            value = value.replace(secret, f"<{kind}>")
-        return Redactor(value).mask(0, len(value))
+        return mask_text(value, known)
     if isinstance(value, list | tuple):
         return [mask_value(item, known) for item in value]
     if isinstance(value, dict):
@@ -191,25 +203,6 @@ def mask_call(call: ToolCall, source: str | None) -> ToolCall:
     return msgspec.structs.replace(call, input=mask_value(call.input, known), user_request=request)
 
 
-def mask_sequence(sequence: SequencePlan, source: str) -> SequencePlan:
-    """A sequence plan with every secret of ``source`` masked in its argv (the values are quote-removed)."""
-    secrets = source_secrets(source)
-    if not secrets:
-        return sequence
-
-    def mask(text: str) -> str:
-        return str(mask_value(text, secrets))
-
-    steps = tuple(
-        msgspec.structs.replace(step, argv=tuple(mask(arg) for arg in step.argv))
-        for step in sequence.steps
-    )
-    # The reason quotes words of the source ("The word `https://…?api_key=…`
-    # holds an expansion or glob character."), so it is masked too.
-    reason = None if sequence.reason is None else mask(sequence.reason)
-    return msgspec.structs.replace(sequence, steps=steps, reason=reason)
-
-
 def _well_formed(answer: Allow | Decline | Abstain) -> bool:
     """
     Whether an answer's fields have their declared types.
@@ -225,6 +218,12 @@ def _well_formed(answer: Allow | Decline | Abstain) -> bool:
     # Equal after the round trip, or some value changed on the way (bytes
     # become base64 text, and the logged record would not match its digest).
     return bool(again == answer)
+
+
+def _home_directory() -> str | None:
+    """This process's home directory, when it has a usable one (``$HOME``, absolute, not ``/``)."""
+    home = os.path.expanduser("~")
+    return home if home.startswith("/") and home.rstrip("/") else None
 
 
 def _lookup(data: Mapping[str, Any], path: str) -> Any:
@@ -278,8 +277,10 @@ class Gateway(AsyncContextManagerMixin):
         self._approvers: list[Approver] = []
         self._roles: list[ApproverRole] = []
         self._bus: EventBus | None = None
-        self._cache: OrderedDict[tuple[str, str], tuple[ProgramPlan, SequencePlan]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], CallAnalysis] = OrderedDict()
         self._planning: dict[tuple[str, str], anyio.Event] = {}
+        # The home directory paths are classified against: configured, or this process's.
+        self._home = self.config.paths.home or _home_directory()
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
         self._limiter = anyio.CapacityLimiter(self.config.gateway.workers)
         self._counts = {"reviews": 0, "allow": 0, "ask": 0, "decline": 0, "hits": 0, "misses": 0}
@@ -336,6 +337,7 @@ class Gateway(AsyncContextManagerMixin):
                     GatewayStarted,
                     None,
                     version=VERSION,
+                    plan_format=PLAN_FORMAT,
                     config_digest=digest_of(self.config),
                     approvers=tuple(a.name for a in self._approvers),
                     sinks=tuple(name for name, _, _ in sinks),
@@ -408,7 +410,9 @@ class Gateway(AsyncContextManagerMixin):
         shell tool whose command field is missing or of the wrong type.
         """
         for tool in self.config.shell_tools:
-            if tool.tool != call.tool:
+            if tool.tool != call.tool and not (
+                any(c in tool.tool for c in "*?[") and fnmatch.fnmatchcase(call.tool, tool.tool)
+            ):
                 continue
             for field in tool.fields:
                 value = _lookup(call.input, field)
@@ -425,8 +429,13 @@ class Gateway(AsyncContextManagerMixin):
             return True, None
         return False, None
 
-    async def plan(self, source: str, cwd: str = "") -> tuple[ProgramPlan, SequencePlan]:
-        """The plan and sequence plan of a shell text, from the bounded cache or a worker thread."""
+    async def analyse(self, source: str, cwd: str = "") -> CallAnalysis:
+        """
+        The `CallAnalysis` of a shell text run in ``cwd``: from the bounded cache, or one reading.
+
+        The text is read once, in a worker thread; hole questions, answers and
+        everything published reuse the analysis.
+        """
         key = (source, cwd)
         while True:
             cached = self._cache.get(key)
@@ -442,14 +451,14 @@ class Gateway(AsyncContextManagerMixin):
                 break
             await pending.wait()
         self._counts["misses"] += 1
-        relative = cwd if cwd and not cwd.startswith("/") else ""
+        context = analysis_context(self.config.paths, cwd or None, home=self._home)
 
-        def both() -> tuple[ProgramPlan, SequencePlan]:
-            return plan_program(source), command_sequence_plan(source, relative)
+        def analyse() -> CallAnalysis:
+            return analyse_call(source, context)
 
         done = self._planning[key] = anyio.Event()
         try:
-            result = await anyio.to_thread.run_sync(both, limiter=self._limiter)
+            result = await anyio.to_thread.run_sync(analyse, limiter=self._limiter)
             self._cache[key] = result
             while len(self._cache) > self.config.gateway.plan_cache_size:
                 self._cache.popitem(last=False)
@@ -458,32 +467,36 @@ class Gateway(AsyncContextManagerMixin):
             done.set()
         return result
 
+    async def plan(self, source: str, cwd: str = "") -> tuple[ProgramPlan, SequencePlan]:
+        """The plan and sequence plan of a shell text (from its cached `analyse`)."""
+        analysis = await self.analyse(source, cwd)
+        return analysis.plan, analysis.sequence
+
     @staticmethod
-    def holes_of(source: str, plan: ProgramPlan) -> list[tuple[HoleRef, Hole]]:
-        """Every hole of every unquoted heredoc of a measured plan, in order."""
-        found: list[tuple[HoleRef, Hole]] = []
-        for statement in plan.statements:
-            for command in statement.plan.commands:
-                for heredoc in command.heredocs:
-                    if heredoc.literal or not heredoc.holes:
-                        continue
-                    address = FragmentAddr(statement=statement.index, heredoc=heredoc.index)
-                    try:
-                        expansion = expand_fragment(source, address, {}, strict=False)
-                    except FragmentError:
-                        continue
-                    if expansion.blocked is None:
-                        continue
-                    found.extend(
-                        (
-                            HoleRef(
-                                statement=statement.index, heredoc=heredoc.index, hole=hole.index
-                            ),
-                            hole,
-                        )
-                        for hole in expansion.blocked.holes
-                    )
-        return found
+    def holes_of(analysis: CallAnalysis) -> list[tuple[HoleRef, Hole]]:
+        """Every hole of every unquoted heredoc of an analysed call, in order (nothing is read)."""
+        return [(entry.ref, entry.hole) for entry in analysis.holes]
+
+    def tool_effects(
+        self, call: ToolCall, *, is_shell: bool
+    ) -> tuple[tuple[Effect, ...], str | None]:
+        """
+        What a call does by its tool's input, and where its shell text runs.
+
+        For a tool that is not a shell, every effect its ``[[tool-effects]]``
+        row states (one ``opaque`` effect when none maps it). For a shell tool,
+        what its row adds besides the command (``local_shell``'s ``env``,
+        ``user`` and ``working_directory``), and the working directory that
+        gives its command.
+        """
+        rows = self.config.tool_effects
+        if is_shell and row_for(call.tool, rows) is None:
+            return (), call.cwd
+        paths = path_context(self.config.paths, call.cwd, self._home)
+        return (
+            tool_effects(call.tool, call.input, rows, paths),
+            tool_directory(call.tool, call.input, rows, call.cwd),
+        )
 
     # ── reviewing ──
 
@@ -528,7 +541,9 @@ class Gateway(AsyncContextManagerMixin):
                         digest=digest,
                         call_id=call_id,
                     )
-                    await bus.publish(VerdictReached, call_id, verdict=cancelled, **ids)
+                    await bus.publish(
+                        VerdictReached, call_id, verdict=cancelled, mode=self._mode, **ids
+                    )
                 raise
             except Exception as error:  # noqa: BLE001 -- a bug must still end in a decline, never an exception
                 verdict = Verdict(
@@ -539,7 +554,9 @@ class Gateway(AsyncContextManagerMixin):
                 )
                 self._telemetry.error(span, type(error).__name__)
                 with anyio.move_on_after(self.config.gateway.audit_timeout):
-                    await bus.publish(VerdictReached, call_id, verdict=verdict, **ids)
+                    await bus.publish(
+                        VerdictReached, call_id, verdict=verdict, mode=self._mode, **ids
+                    )
             self._telemetry.set(
                 span,
                 {
@@ -550,7 +567,27 @@ class Gateway(AsyncContextManagerMixin):
                 },
             )
         self._counts[verdict.decision] += 1
-        return verdict
+        return self._deferred(verdict) if self._mode == "shadow" else verdict
+
+    @property
+    def _mode(self) -> Mode:
+        return self.config.gateway.mode
+
+    @staticmethod
+    def _deferred(verdict: Verdict) -> Verdict:
+        """What shadow mode returns: the host decides; the verdict it would have had is recorded."""
+        would = {"allow": "allowed", "ask": "asked about", "decline": "declined"}[verdict.decision]
+        return Verdict(
+            decision="ask",
+            reason=f"Shadow mode: the gateway would have {would} this call ({verdict.reason.rstrip('.')}); the host decides.",
+            digest=verdict.digest,
+            approver=verdict.approver,
+            rule=verdict.rule,
+            call_id=verdict.call_id,
+            decided_by=verdict.decided_by,
+            policy=verdict.policy,
+            defer=True,
+        )
 
     async def _review(self, call: ToolCall, ids: dict[str, str | None], span: Any) -> Verdict:
         bus = self.bus
@@ -570,10 +607,13 @@ class Gateway(AsyncContextManagerMixin):
         )
         plan: ProgramPlan | None = None
         sequence: SequencePlan | None = None
+        analysis: CallAnalysis | None = None
         digest = digest_of({"tool": call.tool, "input": call.input})
+        own, cwd = self.tool_effects(call, is_shell=is_shell)
         if is_shell and source is not None:
             with self._telemetry.span(SPAN_PLAN) as plan_span:
-                plan, sequence = await self.plan(source, call.cwd or "")
+                analysis = await self.analyse(source, cwd or "")
+                plan, sequence = analysis.plan, analysis.sequence
                 self._telemetry.set(
                     plan_span,
                     {
@@ -583,13 +623,8 @@ class Gateway(AsyncContextManagerMixin):
                     },
                 )
             digest = plan.digest
-            sequence = mask_sequence(sequence, source)
         commands = [c for s in (plan.statements if plan else ()) for c in iter_commands(s.plan)]
-        holes = (
-            self.holes_of(source, plan)
-            if plan is not None and source is not None and plan.status == "measured"
-            else []
-        )
+        holes = self.holes_of(analysis) if analysis is not None and analysis.measured else []
         self._telemetry.set(
             span,
             {
@@ -609,9 +644,10 @@ class Gateway(AsyncContextManagerMixin):
             sequence=sequence,
             commands=len(commands),
             holes=len(holes),
+            effects=own,
             **ids,
         )
-        self._remember(call, source, plan, digest)
+        self._remember(call, source, analysis, digest)
         if is_shell and source is None:
             verdict = Verdict(
                 decision="decline", reason=_SHELL_FIELD_ERROR, digest=digest, call_id=call_id
@@ -627,6 +663,7 @@ class Gateway(AsyncContextManagerMixin):
             positions=tuple(c.position for c in commands),
             holes=tuple(ref for ref, _ in holes),
             sequence=sequence,
+            effects=own + (analysis.effects if analysis is not None else ()),
         )
         outcomes: list[tuple[HoleRef | None, _Outcome]] = [(None, await self._ask(request, ids))]
         if self.config.gateway.ask_holes:
@@ -667,6 +704,8 @@ class Gateway(AsyncContextManagerMixin):
             approver=decisive.approver,
             rule=decisive.rule,
             call_id=call_id,
+            decided_by=decisive.decided_by,
+            policy=decisive.policy,
         )
 
     async def _conclude(
@@ -675,7 +714,12 @@ class Gateway(AsyncContextManagerMixin):
         """Publish the verdict; release it only once required sinks have written it."""
         bus = self.bus
         event = await bus.publish(
-            VerdictReached, verdict.call_id, verdict=verdict, question=question, **ids
+            VerdictReached,
+            verdict.call_id,
+            verdict=verdict,
+            question=question,
+            mode=self._mode,
+            **ids,
         )
         if not bus.required_sinks:
             return verdict
@@ -692,7 +736,12 @@ class Gateway(AsyncContextManagerMixin):
             )
             with anyio.move_on_after(self.config.gateway.audit_timeout):
                 await bus.publish(
-                    VerdictReached, verdict.call_id, verdict=declined, question=question, **ids
+                    VerdictReached,
+                    verdict.call_id,
+                    verdict=declined,
+                    question=question,
+                    mode=self._mode,
+                    **ids,
                 )
             return declined
         return verdict
@@ -768,6 +817,9 @@ class Gateway(AsyncContextManagerMixin):
                     )
                     return _Outcome("decline", failure, name, None)
                 self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
+                policy = getattr(approver, "policy_version", None)
+                policy = policy if isinstance(policy, str) else None
+                decided_by = answer.decided_by if not isinstance(answer, Abstain) else None
                 note = None
                 # A completed heredoc body fed to a shell is judged by its own
                 # plan: when that could not be measured, neither could the call.
@@ -789,6 +841,8 @@ class Gateway(AsyncContextManagerMixin):
                     rule=answer.rule,
                     question=request.question,
                     note=note,
+                    decided_by=decided_by,
+                    policy=policy,
                     **ids,
                 )
                 earlier.append(
@@ -807,9 +861,9 @@ class Gateway(AsyncContextManagerMixin):
                     continue
                 reason = answer.reason.strip() or f"Approver {name!r} decided on {what}."
                 if isinstance(answer, Allow) and role == "delegate":
-                    held = _Outcome("allow", reason, name, answer.rule)
+                    held = _Outcome("allow", reason, name, answer.rule, decided_by, policy)
                     continue
-                return _Outcome(answer.decision, reason, name, answer.rule)
+                return _Outcome(answer.decision, reason, name, answer.rule, decided_by, policy)
         if held is not None:
             return held
         if asked is not None:
@@ -819,11 +873,11 @@ class Gateway(AsyncContextManagerMixin):
     # ── after the verdict ──
 
     def _remember(
-        self, call: ToolCall, source: str | None, plan: ProgramPlan | None, digest: str
+        self, call: ToolCall, source: str | None, analysis: CallAnalysis | None, digest: str
     ) -> None:
         if call.call_id is None:
             return
-        self._recent[call.call_id] = _Recent(call, source, plan, digest)
+        self._recent[call.call_id] = _Recent(call, source, analysis, digest)
         self._recent.move_to_end(call.call_id)
         while len(self._recent) > self.config.gateway.recent_calls:
             self._recent.popitem(last=False)
@@ -843,9 +897,16 @@ class Gateway(AsyncContextManagerMixin):
             KeyError: The gateway does not remember the call.
             RuntimeError: The gateway is not open.
         """
+        verdict = await self._answer(call_id, statement, heredoc, answers)
+        return self._deferred(verdict) if self._mode == "shadow" else verdict
+
+    async def _answer(
+        self, call_id: str, statement: int, heredoc: int, answers: Mapping[int, str]
+    ) -> Verdict:
         bus = self.bus
         recent = self._recent[call_id]
-        if recent.source is None or recent.plan is None:
+        analysis = recent.analysis
+        if recent.source is None or analysis is None:
             raise KeyError(call_id)
         with self._telemetry.span(SPAN_HOLE, {ATTR_TOOL_CALL_ID: call_id}) as span:
             trace_id, span_id = self._telemetry.ids(span)
@@ -861,9 +922,19 @@ class Gateway(AsyncContextManagerMixin):
                     **ids,
                 )
             question = HoleRef(statement=statement, heredoc=heredoc, hole=-1)
+            if not analysis.measured:
+                verdict = Verdict(
+                    decision="decline",
+                    reason=analysis.plan.reason or "The source could not be read.",
+                    digest=recent.digest,
+                    call_id=call_id,
+                )
+                return await self._conclude(verdict, ids, question)
             try:
-                expansion = expand_fragment(
+                # From the analysis kept for the call: nothing is read again.
+                expansion = expand_planned(
                     recent.source,
+                    analysis.fragments,
                     FragmentAddr(statement=statement, heredoc=heredoc),
                     {},
                     answers,
@@ -884,19 +955,16 @@ class Gateway(AsyncContextManagerMixin):
                 return await self._conclude(verdict, ids, question)
             body = expansion.complete
             body_plan = None
-            reader = (
-                recent.plan.statements[statement].plan.commands
-                if statement < len(recent.plan.statements)
-                else ()
-            )
+            statements = analysis.plan.statements
+            reader = statements[statement].plan.commands if statement < len(statements) else ()
             owner = next((c for c in reader for h in c.heredocs if h.index == heredoc), None)
             if owner is not None and owner.position.runs_shell:
-                body_plan, _ = await self.plan(body)
+                body_plan = (await self.analyse(body, recent.call.cwd or "")).plan
             request = ReviewRequest(
                 kind="body",
                 call=mask_call(recent.call, recent.source),
                 digest=recent.digest,
-                plan=recent.plan,
+                plan=analysis.plan,
                 question=question,
                 body=Redactor(body).mask(0, len(body)),
                 body_plan=body_plan,
@@ -909,6 +977,8 @@ class Gateway(AsyncContextManagerMixin):
                 approver=outcome.approver,
                 rule=outcome.rule,
                 call_id=call_id,
+                decided_by=outcome.decided_by,
+                policy=outcome.policy,
             )
             return await self._conclude(verdict, ids, question)
 

@@ -57,7 +57,14 @@ def claude_code_call(event: ClaudeCodeEvent) -> ToolCall:
 
 
 def claude_code_pre_tool_use_response(verdict: Verdict) -> dict[str, Any]:
-    """The ``PreToolUse`` hook output for a verdict (``decline`` becomes ``deny``)."""
+    """
+    The ``PreToolUse`` hook output for a verdict (``decline`` becomes ``deny``).
+
+    A deferred verdict (shadow mode) is no decision at all, an empty output:
+    Claude Code then applies its own permission rules, as without the gateway.
+    """
+    if verdict.defer:
+        return {}
     return {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
@@ -73,8 +80,10 @@ def claude_code_permission_response(verdict: Verdict) -> dict[str, Any]:
 
     Claude Code asks this hook when it would show its own permission dialog:
     ``allow`` and ``decline`` answer it; ``ask`` leaves the dialog to the user
-    (an empty output).
+    (an empty output), and so does a deferred verdict (shadow mode).
     """
+    if verdict.defer:
+        return {}
     decision: Literal["allow", "deny"] | None = (
         "allow"
         if verdict.decision == "allow"

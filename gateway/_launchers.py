@@ -21,9 +21,11 @@ from typing import Final, Literal
 
 import msgspec
 
-__all__ = ["LAUNCHERS", "SHELLS", "LauncherRow", "launcher_row"]
+__all__ = ["LAUNCHERS", "SHELLS", "SHELL_ROW", "LauncherRow", "ShellRow"]
 
 WhenNoProgram = Literal["self", "shell", "default"]
+FileAction = Literal["read", "write", "append", "create"]
+LauncherLifetime = Literal["detached", "bounded", "unbounded"]
 
 
 class LauncherRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -63,6 +65,27 @@ class LauncherRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
             operands (``xargs``): they arrive on a stream the text never shows.
         always_refuse: The launcher builds a command line for a shell itself
             (GNU ``parallel``): its program position is never readable.
+        transparent: The launcher runs the named program unchanged, as the same
+            user and with the same files (``env``, ``timeout``, ``nice``…): a
+            rule about the program decides for the whole chain.
+        privileged: The program runs as another user (``sudo``, ``doas``,
+            ``su``, ``runuser``, ``chroot``): a `Privilege` effect.
+        default_user: The user it runs as when none is named (``root``).
+        user_options: Options whose value names the user (``sudo -u``).
+        user_operand: The first operand names the user (``su deploy``).
+        cwd_options: Options whose value is the program's working directory
+            (``env -C``, ``sudo -D``): later paths of the command resolve there.
+        file_options: Options whose value is a file the launcher reads or
+            writes itself (``time -o``, ``xargs -a``), with what it does.
+        file_operands: What the launcher does to its required operands
+            (``flock FILE``: creates the lock file).
+        unset_options: Options whose value names a variable the program runs
+            without (``env -u NAME``).
+        lifetime: How the launcher changes the program's lifetime: it
+            detaches it (``nohup``, ``setsid``), bounds it (``timeout``), or
+            runs it again and again (``watch``).
+        new_root: The program runs under another root directory (``chroot``):
+            the paths it names are not the paths written.
     """
 
     options: Mapping[str, int] = MappingProxyType({})
@@ -81,6 +104,17 @@ class LauncherRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     default_program: str | None = None
     argv_from_stdin: bool = False
     always_refuse: bool = False
+    transparent: bool = False
+    privileged: bool = False
+    default_user: str | None = None
+    user_options: frozenset[str] = frozenset()
+    user_operand: bool = False
+    cwd_options: frozenset[str] = frozenset()
+    file_options: Mapping[str, FileAction] = MappingProxyType({})
+    file_operands: FileAction | None = None
+    unset_options: frozenset[str] = frozenset()
+    lifetime: LauncherLifetime | None = None
+    new_root: bool = False
 
 
 def _opts(**spellings: int) -> Mapping[str, int]:
@@ -117,6 +151,9 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
             fused_only=frozenset({"--block-signal", "--default-signal", "--ignore-signal"}),
             assignment_operands=True,
             command_string=frozenset({"-S", "--split-string"}),
+            transparent=True,
+            cwd_options=frozenset({"-C", "--chdir"}),
+            unset_options=frozenset({"-u", "--unset"}),
         ),
         "sudo": LauncherRow(
             options=_merge(
@@ -132,20 +169,30 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
             assignment_operands=True,
             shell_options=frozenset({"-s", "--shell", "-i", "--login"}),
             when_no_program="self",
+            privileged=True,
+            default_user="root",
+            user_options=frozenset({"-u", "--user"}),
+            cwd_options=frozenset({"-D", "--chdir"}),
         ),
         "doas": LauncherRow(
             options=_opts(n=0, s=0, u=1),
             shell_options=frozenset({"-s"}),
+            privileged=True,
+            default_user="root",
+            user_options=frozenset({"-u"}),
         ),
         "timeout": LauncherRow(
             options=_opts(
                 s=1, signal=1, k=1, kill_after=1, v=0, verbose=0, preserve_status=0, foreground=0
             ),
             required_operands=1,
+            transparent=True,
+            lifetime="bounded",
         ),
         "nice": LauncherRow(
             options=_opts(n=1, adjustment=1),
             negative_integer_is_own_argument=True,
+            transparent=True,
         ),
         "time": LauncherRow(
             options=_opts(
@@ -162,11 +209,21 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
                 q=0,
                 quiet=0,
             ),
+            transparent=True,
+            file_options=MappingProxyType({"-o": "write", "--output": "write"}),
         ),
-        "nohup": LauncherRow(),
-        "stdbuf": LauncherRow(options=_opts(i=1, input=1, o=1, output=1, e=1, error=1)),
-        "setsid": LauncherRow(options=_opts(c=0, ctty=0, f=0, fork=0, w=0, wait=0)),
-        "ionice": LauncherRow(options=_opts(c=1, class_=1, n=1, classdata=1, t=0, ignore=0)),
+        "nohup": LauncherRow(transparent=True, lifetime="detached"),
+        "stdbuf": LauncherRow(
+            options=_opts(i=1, input=1, o=1, output=1, e=1, error=1), transparent=True
+        ),
+        "setsid": LauncherRow(
+            options=_opts(c=0, ctty=0, f=0, fork=0, w=0, wait=0),
+            transparent=True,
+            lifetime="detached",
+        ),
+        "ionice": LauncherRow(
+            options=_opts(c=1, class_=1, n=1, classdata=1, t=0, ignore=0), transparent=True
+        ),
         "chrt": LauncherRow(
             options=_opts(
                 b=0,
@@ -193,15 +250,20 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
                 sched_deadline=1,
             ),
             required_operands=1,
+            transparent=True,
         ),
         "taskset": LauncherRow(
-            options=_opts(c=0, cpu_list=0, a=0, all_tasks=0), required_operands=1
+            options=_opts(c=0, cpu_list=0, a=0, all_tasks=0),
+            required_operands=1,
+            transparent=True,
         ),
         "command": LauncherRow(
-            options=_opts(p=0, v=0, V=0), no_run_options=frozenset({"-v", "-V"})
+            options=_opts(p=0, v=0, V=0),
+            no_run_options=frozenset({"-v", "-V"}),
+            transparent=True,
         ),
-        "exec": LauncherRow(options=_opts(c=0, l=0, a=1)),
-        "builtin": LauncherRow(),
+        "exec": LauncherRow(options=_opts(c=0, l=0, a=1), transparent=True),
+        "builtin": LauncherRow(transparent=True),
         "xargs": LauncherRow(
             options=_merge(
                 _opts(
@@ -225,6 +287,7 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
             when_no_program="default",
             default_program="echo",
             argv_from_stdin=True,
+            file_options=MappingProxyType({"-a": "read", "--arg-file": "read"}),
         ),
         "watch": LauncherRow(
             options=_merge(
@@ -249,6 +312,7 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
             shell_text=True,
             exec_options=frozenset({"-x", "--exec"}),
             when_no_program="self",
+            lifetime="unbounded",
         ),
         "flock": LauncherRow(
             options=_merge(
@@ -258,6 +322,7 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
             ),
             required_operands=1,
             command_string=frozenset({"-c", "--command"}),
+            file_operands="create",
         ),
         "script": LauncherRow(
             options=_merge(
@@ -268,12 +333,27 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
             command_string=frozenset({"-c", "--command"}),
             when_no_program="shell",
             operands_are_shell_arguments=True,
+            file_options=MappingProxyType(
+                {
+                    "-O": "write",
+                    "--log-out": "write",
+                    "-I": "write",
+                    "--log-in": "write",
+                    "-B": "write",
+                    "--log-io": "write",
+                    "-T": "write",
+                    "--log-timing": "write",
+                }
+            ),
         ),
         "su": LauncherRow(
             options=_SU_OPTIONS,
             command_string=frozenset({"-c", "--command", "--session-command"}),
             when_no_program="shell",
             operands_are_shell_arguments=True,
+            privileged=True,
+            default_user="root",
+            user_operand=True,
         ),
         "runuser": LauncherRow(
             options=_merge(_SU_OPTIONS, _opts(u=1, user=1)),
@@ -281,12 +361,20 @@ LAUNCHERS: Final[Mapping[str, LauncherRow]] = MappingProxyType(
             command_string=frozenset({"-c", "--command", "--session-command"}),
             when_no_program="shell",
             operands_are_shell_arguments=True,
+            privileged=True,
+            default_user="root",
+            user_operand=True,
+            user_options=frozenset({"-u", "--user"}),
         ),
         "parallel": LauncherRow(always_refuse=True, argv_from_stdin=True),
         "chroot": LauncherRow(
             options=_opts(userspec=1, groups=1, skip_chdir=0),
             required_operands=1,
             when_no_program="shell",
+            privileged=True,
+            default_user="root",
+            user_options=frozenset({"--userspec"}),
+            new_root=True,
         ),
     }
 )
@@ -297,6 +385,26 @@ SHELLS: Final = frozenset(
 """Programs that run shell text: ``-c TEXT``, a script file, or standard input."""
 
 
-def launcher_row(basename: str) -> LauncherRow | None:
-    """Return the launcher row for a program basename, or ``None`` when it is not a launcher."""
-    return LAUNCHERS.get(basename)
+class ShellRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    How a shell (`SHELLS`) reads its own arguments, up to the text it runs.
+
+    A shell takes clusters of one-letter switches (``-lc``, ``+x``) and long
+    switches (``--login``); the options listed in ``value_options`` take the
+    next word as their value. After the options, the first operand is the
+    command text when the ``command_letter`` switch was given (``bash -lc
+    TEXT``), else a script file; with no operand it reads standard input.
+
+    Attributes:
+        value_options: Options that take a value (``-o pipefail``, ``--rcfile F``).
+        command_letter: The switch letter that makes the first operand the command text.
+    """
+
+    value_options: frozenset[str]
+    command_letter: str
+
+
+SHELL_ROW: Final = ShellRow(
+    value_options=frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}),
+    command_letter="c",
+)

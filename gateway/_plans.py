@@ -19,6 +19,7 @@ from typing import Final, Literal
 
 import msgspec
 
+from gateway._effects import Effect, EffectPath
 from gateway._errors import GatewayError
 
 __all__ = [
@@ -349,6 +350,14 @@ class PlannedCommand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
         nested: What it launches from its arguments (``sh -c '…'``, ``find -exec``).
         fed_by: The programs of the earlier stages of its pipeline (their
             basenames, in order): what its standard input comes from.
+        directories: Where it runs: the effective working directory (the
+            call's, then every ``cd`` before it, or what a launcher names:
+            ``env -C``), one entry per candidate when bash may be in one of
+            several, ``unknown`` when the text does not show it.
+        effects: What it does, in bash's order (see `gateway._effects`):
+            what its words expand (number sites, ``${V:=…}``), its
+            assignments, its redirects, its launchers and its program. A
+            command whose effects cannot all be stated has an ``opaque`` one.
     """
 
     name: str
@@ -363,6 +372,8 @@ class PlannedCommand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     expansions: tuple[str, ...] = ()
     nested: tuple[NestedShell, ...] = ()
     fed_by: tuple[str, ...] = ()
+    directories: tuple[EffectPath, ...] = ()
+    effects: tuple[Effect, ...] = ()
 
 
 class Plan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -372,6 +383,8 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     Attributes:
         rendered: The statement's source text, unexpanded, exactly as written
             (secrets masked), cut at `PLAN_RENDER_LIMIT` bytes with a marker.
+            For display only: never match on it (the plan's other fields say
+            everything the text does, and are never cut).
         statement_kind: One of `StatementKind`.
         commands: Every simple command it would run, in walk order: pipeline
             stages left to right, conditions and bodies, then the commands in
@@ -384,6 +397,9 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
             expressions, which can hold a subscript that runs a command.
         functions: Names of the shell functions it defines (a later word with
             such a name calls the function, not a program).
+        effects: What the statement's own syntax does, beyond its simple
+            commands: bare assignments, ``(( ))``, ``[[ ]]``, loops,
+            function definitions and the redirects of compound commands.
     """
 
     rendered: str
@@ -393,6 +409,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     bound_variables: tuple[str, ...]
     arithmetic_variables: tuple[str, ...] = ()
     functions: tuple[str, ...] = ()
+    effects: tuple[Effect, ...] = ()
 
 
 class StatementPlan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

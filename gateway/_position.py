@@ -31,6 +31,8 @@ from gateway._plans import (
 __all__ = [
     "CONTROL_WORDS",
     "NOT_AUTO_ALLOWED",
+    "LauncherOption",
+    "LauncherReading",
     "PositionReading",
     "PositionWord",
     "program_basename",
@@ -94,20 +96,58 @@ class PositionWord(NamedTuple):
     bare: bool
 
 
+class LauncherOption(NamedTuple):
+    """
+    One option a launcher was given, as its row declares it.
+
+    Attributes:
+        option: The option's spelling (``-u``, ``--chdir``), without a fused value.
+        value: Its value (fused or the next word) after quote removal; ``None``
+            when it has none or the value expands.
+        word: The word index of the value when it is a word of its own
+            (``-u root``); ``None`` for a switch or a fused value (``-uroot``,
+            ``--user=root``), whose value is always literal.
+    """
+
+    option: str
+    value: str | None
+    word: int | None
+
+
+class LauncherReading(NamedTuple):
+    """
+    What one launcher of the chain was given: its options and the operands it took.
+
+    Attributes:
+        word: The launcher's word index.
+        basename: Its basename (its row in the launcher table).
+        options: Its options, in order.
+        operands: Word indexes of the operands it consumed before the program
+            (``timeout 5``, ``env A=1``, ``flock FILE``, ``su USER``).
+    """
+
+    word: int
+    basename: str
+    options: tuple[LauncherOption, ...]
+    operands: tuple[int, ...]
+
+
 class PositionReading(NamedTuple):
     """
-    The position, plus what the planner needs to find nested shell text.
+    The position, plus what the planner needs to find nested shell text and launcher effects.
 
     Attributes:
         position: The program position.
         command_string: ``(via, text)`` when a launcher option carries a whole
             command line (``env -S``, ``su -c``); ``text`` is ``None`` when dynamic.
         shell_text_from: The first word index of shell-text operands (``watch``).
+        launchers: What each launcher of the chain was given, in order.
     """
 
     position: ProgramPosition
     command_string: tuple[str, str | None] | None = None
     shell_text_from: int | None = None
+    launchers: tuple[LauncherReading, ...] = ()
 
 
 def program_basename(word: str) -> str:
@@ -188,6 +228,8 @@ class _Options(NamedTuple):
     command_string: tuple[str, str | None] | None
     refusal: PositionRefusal | None
     dynamic: bool
+    taken: tuple[LauncherOption, ...] = ()
+    operands: tuple[int, ...] = ()
 
 
 def _read_options(
@@ -195,52 +237,68 @@ def _read_options(
 ) -> _Options:
     """Read a launcher's options from ``start``; stop at the first operand."""
     seen: set[str] = set()
+    taken: list[LauncherOption] = []
+    operands: list[int] = []
+
+    def done(
+        end: int,
+        command_string: tuple[str, str | None] | None = None,
+        refusal: PositionRefusal | None = None,
+        *,
+        dynamic: bool = False,
+    ) -> _Options:
+        return _Options(
+            end, frozenset(seen), command_string, refusal, dynamic, tuple(taken), tuple(operands)
+        )
+
+    def value_of(index: int) -> str | None:
+        return words[index].value if index < len(words) else None
+
     j = start
     while j < len(words):
         word = words[j]
         value = word.value
         if value is None:
-            return _Options(j, frozenset(seen), None, None, dynamic=True)
+            return done(j, dynamic=True)
         if (
             row.assignment_operands
             and _LAUNCHER_ASSIGNMENT.match(value)
             and not value.startswith("-")
         ):
+            operands.append(j)
             j += 1
             continue
         if not value.startswith("-") or (value == "-" and "-" not in row.options):
             if value == "-":
-                return _Options(
-                    j, frozenset(seen), None, refusal_option(owner, value), dynamic=False
-                )
+                return done(j, refusal=refusal_option(owner, value))
             break
         if value in row.options:
             seen.add(value)
-            j += 1 + row.options[value]
-            if row.options[value] == 1 and j > len(words):
-                refusal = refusal_option(owner, value, missing_value=True)
-                return _Options(j, frozenset(seen), None, refusal, dynamic=False)
+            arity = row.options[value]
+            taken.append(
+                LauncherOption(value, value_of(j + 1) if arity else None, j + 1 if arity else None)
+            )
+            j += 1 + arity
+            if arity == 1 and j > len(words):
+                return done(j, refusal=refusal_option(owner, value, missing_value=True))
             continue
         if value in row.command_string:
-            text = words[j + 1].value if j + 1 < len(words) else None
             if j + 1 >= len(words):
-                refusal = refusal_option(owner, value, missing_value=True)
-                return _Options(j, frozenset(seen), None, refusal, dynamic=False)
-            return _Options(j + 2, frozenset(seen), (f"{owner} {value}", text), None, dynamic=False)
+                return done(j, refusal=refusal_option(owner, value, missing_value=True))
+            return done(j + 2, (f"{owner} {value}", words[j + 1].value))
         if row.negative_integer_is_own_argument and _NEGATIVE_INTEGER.fullmatch(value):
             j += 1
             continue
         if value.startswith("--"):
             name, equals, rest = value.partition("=")
             if equals and name in row.command_string:
-                return _Options(
-                    j + 1, frozenset(seen), (f"{owner} {name}", rest), None, dynamic=False
-                )
+                return done(j + 1, (f"{owner} {name}", rest))
             if equals and (row.options.get(name) == 1 or name in row.fused_only):
                 seen.add(name)
+                taken.append(LauncherOption(name, rest, None))
                 j += 1
                 continue
-            return _Options(j, frozenset(seen), None, refusal_option(owner, value), dynamic=False)
+            return done(j, refusal=refusal_option(owner, value))
         # A cluster of short options: arity-0 letters, then possibly one that
         # takes the rest of the word (or the next word) as its value.
         k = 1
@@ -250,42 +308,31 @@ def _read_options(
             rest = value[k + 1 :]
             if option in row.command_string:
                 if rest:
-                    return _Options(
-                        j + 1, frozenset(seen), (f"{owner} {option}", rest), None, dynamic=False
-                    )
+                    return done(j + 1, (f"{owner} {option}", rest))
                 if j + 1 >= len(words):
-                    refusal = refusal_option(owner, option, missing_value=True)
-                    return _Options(j, frozenset(seen), None, refusal, dynamic=False)
-                return _Options(
-                    j + 2,
-                    frozenset(seen),
-                    (f"{owner} {option}", words[j + 1].value),
-                    None,
-                    dynamic=False,
-                )
+                    return done(j, refusal=refusal_option(owner, option, missing_value=True))
+                return done(j + 2, (f"{owner} {option}", words[j + 1].value))
             if option in row.fused_only:
                 seen.add(option)
+                taken.append(LauncherOption(option, rest or None, None))
                 break
-            arity = row.options.get(option)
-            if arity is None:
-                return _Options(
-                    j,
-                    frozenset(seen),
-                    None,
-                    refusal_option(owner, option if k > 1 else value),
-                    dynamic=False,
-                )
+            letter_arity = row.options.get(option)
+            if letter_arity is None:
+                return done(j, refusal=refusal_option(owner, option if k > 1 else value))
             seen.add(option)
-            if arity == 1:
+            if letter_arity == 1:
                 if not rest:
                     if j + 1 >= len(words):
-                        refusal = refusal_option(owner, option, missing_value=True)
-                        return _Options(j, frozenset(seen), None, refusal, dynamic=False)
+                        return done(j, refusal=refusal_option(owner, option, missing_value=True))
                     consumed_next = True
+                    taken.append(LauncherOption(option, value_of(j + 1), j + 1))
+                else:
+                    taken.append(LauncherOption(option, rest, None))
                 break
+            taken.append(LauncherOption(option, None, None))
             k += 1
         j += 2 if consumed_next else 1
-    return _Options(j, frozenset(seen), None, None, dynamic=False)
+    return done(j)
 
 
 def _permuted_command_string(
@@ -347,6 +394,7 @@ def read_position(
         i += 1
 
     launchers: list[LauncherStep] = []
+    readings: list[LauncherReading] = []
 
     def result(
         *,
@@ -382,7 +430,7 @@ def read_position(
             reason=reason,
             dynamic_program=dynamic_program,
         )
-        return PositionReading(position, command_string, shell_text_from)
+        return PositionReading(position, command_string, shell_text_from, tuple(readings))
 
     argv_from_stdin = False
     runs_shell = False
@@ -438,6 +486,7 @@ def read_position(
             return result(refusal=refusal_shell(name, name), runs_shell=True, argv_from_stdin=True)
         argv_from_stdin = argv_from_stdin or row.argv_from_stdin
         options = _read_options(words, i + 1, row, name)
+        readings.append(LauncherReading(i, base, options.taken, options.operands))
         if options.dynamic:
             return result(
                 argv_from_stdin=argv_from_stdin,
@@ -457,6 +506,7 @@ def read_position(
         j = options.end
         if options.seen & row.no_run_options:
             launchers.pop()
+            readings.pop()
             return result(
                 program=ProgramName(index=i, name=name, basename=base),
                 argv_from_stdin=argv_from_stdin,
@@ -475,6 +525,10 @@ def read_position(
                     detail=f"`{name}` is given an operand from an expansion (`{words[j].text}`)",
                 )
             j += 1
+        taken = tuple(range(options.end, j))
+        if row.operands_are_shell_arguments and j < len(words):
+            taken += (j,)  # `su USER`: the user, whatever follows
+        readings[-1] = readings[-1]._replace(operands=options.operands + taken)
         if row.command_string and j < len(words) and words[j].value in row.command_string:
             # ``flock FILE -c CMD``: getopt permutes, so the option may follow the operand.
             option = words[j].value or ""
@@ -533,6 +587,7 @@ def read_position(
                     detail=f"`{name}` runs `{row.default_program}` but",
                 )
             launchers.pop()
+            readings.pop()
             program = ProgramName(index=i, name=name, basename=base)
             return result(
                 program=program,

@@ -17,80 +17,16 @@ from __future__ import annotations
 import posixpath
 from typing import Final
 
+from gateway._plan._builtins import BASH_BUILTINS
 from gateway._plans import SequencePlan, SequenceStep
-from gateway._shell import read_shell
+from gateway._shell import ShellReading, read_shell
 from gateway._shell._limits import MAX_SOURCE_BYTES
 from gateway._shell._tree import Command, SimpleCommand, Statement, Subshell, Word
 
-__all__ = ["MAX_SEQUENCE_STEPS", "command_sequence_plan"]
+__all__ = ["MAX_SEQUENCE_STEPS", "command_sequence_plan", "sequence_plan"]
 
 MAX_SEQUENCE_STEPS: Final = 128
 _DYNAMIC_CHARACTERS: Final = frozenset("$`*?[~{")
-BASH_BUILTINS: Final = frozenset(
-    {
-        ".",
-        ":",
-        "[",
-        "alias",
-        "bg",
-        "bind",
-        "break",
-        "builtin",
-        "caller",
-        "cd",
-        "command",
-        "compgen",
-        "complete",
-        "compopt",
-        "continue",
-        "declare",
-        "dirs",
-        "disown",
-        "echo",
-        "enable",
-        "eval",
-        "exec",
-        "exit",
-        "export",
-        "false",
-        "fc",
-        "fg",
-        "getopts",
-        "hash",
-        "help",
-        "history",
-        "jobs",
-        "kill",
-        "let",
-        "local",
-        "logout",
-        "mapfile",
-        "popd",
-        "printf",
-        "pushd",
-        "pwd",
-        "read",
-        "readarray",
-        "readonly",
-        "return",
-        "set",
-        "shift",
-        "shopt",
-        "source",
-        "suspend",
-        "test",
-        "times",
-        "trap",
-        "true",
-        "type",
-        "typeset",
-        "ulimit",
-        "umask",
-        "unalias",
-        "unset",
-        "wait",
-    }
-)
 
 
 class _Unmeasured(Exception):
@@ -176,20 +112,30 @@ def command_sequence_plan(source: str, cwd: str = "") -> SequencePlan:
         >>> [(s.argv, s.cwd) for s in plan.steps]
         [(('npm', 'test'), 'web'), (('make', 'check'), '')]
     """
+    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        return _unmeasured(f"The source is over {MAX_SOURCE_BYTES} bytes.")
+    return sequence_plan(source, read_shell(source), cwd)
+
+
+def sequence_plan(source: str, reading: ShellReading, cwd: str = "") -> SequencePlan:
+    """The sequence plan of ``source`` from its reading (see `command_sequence_plan`)."""
+    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        return _unmeasured(f"The source is over {MAX_SOURCE_BYTES} bytes.")
     try:
-        steps = _steps(source, cwd)
+        steps = _steps(reading, cwd)
     except _Unmeasured as unmeasured:
-        return SequencePlan(status="unmeasured", steps=(), reason=unmeasured.reason)
+        return _unmeasured(unmeasured.reason)
     return SequencePlan(status="measured", steps=steps, reason=None)
 
 
-def _steps(source: str, cwd: str) -> tuple[SequenceStep, ...]:
-    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
-        raise _Unmeasured(f"The source is over {MAX_SOURCE_BYTES} bytes.")
+def _unmeasured(reason: str) -> SequencePlan:
+    return SequencePlan(status="unmeasured", steps=(), reason=reason)
+
+
+def _steps(reading: ShellReading, cwd: str) -> tuple[SequenceStep, ...]:
     if cwd.startswith("/"):
         raise _Unmeasured("The starting directory must be relative to the repository root.")
     start = _normalise("", cwd) if cwd else ""
-    reading = read_shell(source)
     if reading.program is None:
         raise _Unmeasured(reading.reason or "The source could not be read.")
     if not reading.program.statements:

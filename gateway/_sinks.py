@@ -10,7 +10,6 @@ same way: JSON lines (one event per line) and MessagePack (each event a
 
 from __future__ import annotations
 
-import importlib.metadata
 import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,8 +18,9 @@ from typing import Final, NamedTuple, Protocol, runtime_checkable
 import msgspec
 
 from gateway._config import SinkConfig
-from gateway._errors import AuditLogError, PluginLoadError
+from gateway._errors import AuditLogError
 from gateway._events import ChainBreak, Event, GatewayStopped, verify_chain
+from gateway._plugins import build_plugin, installed as installed
 
 __all__ = [
     "ChainTip",
@@ -73,11 +73,6 @@ class Sink(Protocol):
 SinkFactory = Callable[[SinkConfig], Sink]
 
 
-def installed(group: str) -> dict[str, importlib.metadata.EntryPoint]:
-    """The plugins installed in an entry-point group, by name."""
-    return {entry.name: entry for entry in importlib.metadata.entry_points(group=group)}
-
-
 def load_sink(name: str, config: SinkConfig) -> Sink:
     """
     Build the sink ``config`` names, through its entry point.
@@ -85,27 +80,15 @@ def load_sink(name: str, config: SinkConfig) -> Sink:
     Raises:
         PluginLoadError: No such sink is installed, or its factory failed.
     """
-    available = installed(SINK_GROUP)
-    entry = available.get(config.plugin)
-    if entry is None:
-        names = ", ".join(repr(n) for n in sorted(available)) or "none"
-        raise PluginLoadError(
-            f"No sink plugin named {config.plugin!r} is installed (for sink {name!r}); installed: {names}.",
-            plugin=config.plugin,
-        )
-    try:
-        factory = entry.load()
-        sink = factory(config)
-    except Exception as error:
-        raise PluginLoadError(
-            f"The sink plugin {config.plugin!r} could not be built for sink {name!r}: {error}",
-            plugin=config.plugin,
-        ) from error
-    if not isinstance(sink, Sink):
-        raise PluginLoadError(
-            f"The sink plugin {config.plugin!r} did not build a sink.", plugin=config.plugin
-        )
-    return sink
+    built: Sink = build_plugin(
+        SINK_GROUP,
+        config.plugin,
+        kind="sink",
+        name=name,
+        build=lambda factory: factory(config),
+        check=Sink,
+    )
+    return built
 
 
 def encode_event(event: Event, audit_format: str) -> bytes:

@@ -50,12 +50,18 @@ class Allow(
     tag_field="decision",
     tag="allow",
 ):
-    """The approver allows the call (or question). ``rule`` names the rule that decided, if any."""
+    """
+    The approver allows the call (or question).
+
+    ``rule`` names the rule that decided, if any; ``decided_by`` names the
+    person who decided, when one did (the name of their token).
+    """
 
     decision: ClassVar[Literal["allow"]] = "allow"
 
     reason: str
     rule: str | None = None
+    decided_by: str | None = None
 
 
 class Decline(
@@ -66,12 +72,18 @@ class Decline(
     tag_field="decision",
     tag="decline",
 ):
-    """The approver declines the call. ``reason`` is one sentence, with what to do instead when there is one."""
+    """
+    The approver declines the call.
+
+    ``reason`` is one sentence, with what to do instead when there is one;
+    ``decided_by`` names the person who declined, when one did.
+    """
 
     decision: ClassVar[Literal["decline"]] = "decline"
 
     reason: str
     rule: str | None = None
+    decided_by: str | None = None
 
 
 class Abstain(
@@ -98,7 +110,10 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     The gateway's answer for one call.
 
     ``ask`` means no approver decided and a human must; a host that cannot ask
-    treats it as ``decline``.
+    treats it as ``decline``. ``defer`` means the gateway leaves the call to
+    the host's own rules (shadow mode): the host decides as it would without
+    the gateway, and the decision is then always ``ask``, so a host that does
+    not know ``defer`` never allows more than it would have.
 
     Attributes:
         decision: ``allow``, ``ask`` or ``decline``.
@@ -108,6 +123,10 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         approver: Who decided, when an approver did.
         rule: Which rule decided, when known.
         call_id: The call it answers.
+        decided_by: The person who decided, when one did (their token's name).
+        policy: The version of the policy that decided, when the deciding
+            approver has versions (``rules@3:sha256:…``).
+        defer: Leave the decision to the host (shadow mode).
     """
 
     decision: Decision
@@ -116,6 +135,9 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     approver: str | None = None
     rule: str | None = None
     call_id: str | None = None
+    decided_by: str | None = None
+    policy: str | None = None
+    defer: bool = False
 
     @property
     def allowed(self) -> bool:

@@ -12,13 +12,16 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Sequence, Set
 
 import msgspec
 import pytest
 
-from gateway import plan_program
+from gateway import ProgramPlan, plan_program
 from gateway._digest import canonical_bytes, digest_of
-from gateway._planner import plan_statements
+from gateway._plan import plan_source, plan_statements
+from gateway._plan._digests import ProgramDigestInput
+from gateway._programs import ArgumentReading
 
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
@@ -178,59 +181,101 @@ def test_redaction_does_not_change_the_digest(source: str) -> None:
 # Golden digests. They pin the canonical encoding byte for byte: any change to a
 # plan type's fields, their names or defaults, a tag, or the encoder changes
 # them. Such a change alters every digest approvers and audit logs have seen,
-# so it must be made deliberately — recompute these values and say why in the
-# commit — never by accident.
+# so it must be made deliberately — recompute these values, bump PLAN_FORMAT
+# when the wire form changed, and say why in the commit — never by accident.
+# The plans are made with a reader of program arguments that knows every
+# program and states no facts, so the option tables can grow without moving them.
+def _quiet(
+    basename: str,
+    argv: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
+    return ArgumentReading(program=basename, table=True)
+
+
+def _golden_plan(source: str) -> ProgramPlan:
+    return plan_source(source, arguments=_quiet).published
+
+
 GOLDEN_PLAN_BYTES = (
     b'{"arithmetic_variables":[],"bound_variables":[],"commands":[{"args":[],'
     b'"argv":[{"plain":"ls"}],"assignments":[],"background":false,"context":"command",'
-    b'"expansions":[],"fed_by":[],"heredocs":[],"name":"ls","nested":[],'
+    b'"directories":[{"classes":["workspace"],"pattern":false,"value":".","written":""}],'
+    b'"effects":[],"expansions":[],"fed_by":[],"heredocs":[],"name":"ls","nested":[],'
     b'"position":{"argv_from_stdin":false,"assignments":[],"control_words":[],'
     b'"decline":null,"dynamic_program":false,"launchers":[],'
     b'"program":{"basename":"ls","index":0,"name":"ls"},"reason":null,"refusal":null,'
     b'"runs_default_program":false,"runs_shell":false},"redirects":[]}],'
-    b'"free_variables":[],"functions":[],"rendered":"ls","statement_kind":"command"}'
+    b'"effects":[],"free_variables":[],"functions":[],"rendered":"ls","statement_kind":"command"}'
 )
 
 GOLDEN_DIGESTS = [
     (
         "ls -la",
-        "sha256:48742b299591e55eb805509b8fe6828096f3b201df918b93b2ad8df5c0cef5d6",
-        ["sha256:6ab8478dc669e9060843f1b41212d525bfad3ff5f48e6fc1962945e1b5710ff3"],
+        "sha256:9c4451daca34738b1f435be19ffebffc5ff166bb47692546207d86f9b84f23a9",
+        ["sha256:c50219c908d7e049bb9e73a1da0ae4aea98e4aa9abec18ba636d8e42f9020f26"],
     ),
     (
         "cd src && grep -rn TODO .",
-        "sha256:579e744810707ab6cc0f6585d9eafe18950664eee59584bdbe668a11bf5d9ce6",
-        ["sha256:042ac6d90455def17e18fcd13c87b6412b44878935507c3d07734e5734c1565b"],
+        "sha256:cc840cface4a45f94b67b458c08feaea4c19a46a9b014ef48965efe5fe53e90b",
+        ["sha256:32dc9eb0e0cb7b7ce8d7542b2fd64b5754f5f48f2a3ec392ffa9cd2ebc921ce6"],
     ),
     (
         "cat <<'EOF' > f.py\nprint(1)\nEOF",
-        "sha256:a9035d52d453f6f80be806e16570b89c99eaa2db8136c4300f6106bcb676e5c5",
-        ["sha256:dc5390f18ecfdde1d8354c9cb0d18271b85917a2f8235a2bea608ef9eab4bed2"],
+        "sha256:f93bf9ace35767d791a6605326820f9d85b7c7b9e54d6df04fa4741a3fc4b13f",
+        ["sha256:6bccb05e79469f5620ee1dcccb9e8d73e790119f94f04468699272bb51ff6dc1"],
     ),
     (
         "sudo -u root timeout 5 rm -rf build &",
-        "sha256:437da2d6e440856b4dc023f98c5f8af51b3766e773816963b22467b7fcab17e2",
-        ["sha256:02c759c6e77fa717209a19a64392ddafdf24a119f76e0d71f22ea42bd02565a1"],
+        "sha256:37e5c65d81e5bd80d4c0e2caf303fb11221ce8827f9f3265769d73a3136f671e",
+        ["sha256:0c49cfcbb4022003a6bf484e0560c604154c8c001e4acd6f230c961700999243"],
     ),
     (
         "x=1; echo $x",
-        "sha256:0903013280d1914cc7c562a2b4c5e9de111a2a0708c978a1da94d3733f9ca0be",
+        "sha256:2560254e2fc5889b94835ba078adb0994ac404edf08c2ff86fb80ab56427bd2f",
         [
-            "sha256:5ee0330358a399dde02051df08410d3b1c9c549caff3d8d6f5ee0952b0a7c34f",
-            "sha256:1a69e1997ba4ea4403ddecc02f27160077a4a2b026fbb9d251e60d75afa49e3e",
+            "sha256:7d7a45f33982e0aa2b68a0ee9b5c4336ad134b9eb5a85db614b87fde33bcf66c",
+            "sha256:954097e69fcd767d46ee3dda0ae4b5c3bf3a53ab2c411f8efc7c1f192cca9a29",
         ],
     ),
 ]
 
 
 def test_golden_canonical_bytes_of_a_plan() -> None:
-    assert canonical_bytes(plan_program("ls").statements[0].plan) == GOLDEN_PLAN_BYTES
+    assert canonical_bytes(_golden_plan("ls").statements[0].plan) == GOLDEN_PLAN_BYTES
 
 
 @pytest.mark.parametrize(
     ("source", "digest", "statements"), GOLDEN_DIGESTS, ids=[g[0] for g in GOLDEN_DIGESTS]
 )
 def test_golden_digests(source: str, digest: str, statements: list[str]) -> None:
-    plan = plan_program(source)
+    plan = _golden_plan(source)
     assert plan.digest == digest
     assert [s.digest for s in plan.statements] == statements
+
+
+def test_the_digest_covers_the_effects() -> None:
+    """The same text run elsewhere writes elsewhere: its effects, and so its digest, differ."""
+    here = plan_program("echo hi > notes.txt", cwd="/work/app")
+    there = plan_program("echo hi > notes.txt", cwd="/home/amy")
+    assert here.statements[0].plan.commands[0].args == there.statements[0].plan.commands[0].args
+    assert here.digest != there.digest
+    plan = here.statements[0].plan
+    command = plan.commands[0]
+    changed = msgspec.structs.replace(
+        plan, commands=(msgspec.structs.replace(command, effects=command.effects[:-1]),)
+    )
+    assert digest_of(changed) != digest_of(plan)
+
+
+def test_the_program_digest_preimage_is_a_named_type() -> None:
+    plan = plan_program("ls; pwd")
+    preimage = ProgramDigestInput(
+        source="ls; pwd",
+        status="measured",
+        reason=None,
+        statements=tuple(s.digest for s in plan.statements),
+    )
+    assert plan.digest == digest_of(preimage)

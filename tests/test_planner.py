@@ -25,7 +25,7 @@ from gateway import (
     expand_fragment,
     plan_program,
 )
-from gateway._planner import TRUNCATION_MARKER
+from gateway._plan import TRUNCATION_MARKER
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
 

@@ -26,7 +26,7 @@ from gateway import (
     plan_program,
     read_program_position,
 )
-from gateway._planner import MAX_NESTED_SHELL_DEPTH
+from gateway._plan import MAX_NESTED_SHELL_DEPTH
 
 OPTION = "option_at_program_position"
 CONTROL = "control_syntax_at_program_position"

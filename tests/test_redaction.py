@@ -19,7 +19,7 @@ import pytest
 
 from gateway import FragmentAddr, ProgramPlan, expand_fragment, plan_program
 from gateway._events import PlanReady
-from gateway._planner import plan_statements
+from gateway._plan import plan_statements
 from gateway._redact import fingerprint
 
 FINGERPRINT = re.compile(r"[0-9a-f]{12}")
@@ -475,3 +475,106 @@ def test_a_token_used_as_a_variable_name_is_masked_in_the_names() -> None:
     plan = plan_program(f"echo $(( {token} + 1 ))")
     assert token not in msgspec.json.encode(plan).decode()
     assert plan.statements[0].plan.free_variables == ("<github-token>",)
+
+
+# ───────────────────────── bounded, linear detection ─────────────────────────
+
+from gateway._redact import (  # noqa: E402 -- grouped with the tests that use them
+    MAX_FINGERPRINTS,
+    OVERFLOW_FINGERPRINT,
+    Redactor,
+    find_secrets,
+    key_kind,
+)
+
+# Each of these made a pattern scan to the end of the text once per occurrence.
+HOSTILE_SIZE = 60_000
+QUADRATIC = {
+    "mysql": "echo " + "mysql " * (HOSTILE_SIZE // 6),
+    "docker-login": "echo " + "docker login " * (HOSTILE_SIZE // 13),
+    "redis-cli": "echo " + "redis-cli " * (HOSTILE_SIZE // 10),
+    "ldapsearch": "echo " + "ldapsearch " * (HOSTILE_SIZE // 11),
+    "url-scheme-run": "echo " + "a." * (HOSTILE_SIZE // 2),
+    "jwt-run": "echo " + "eyJ-" * (HOSTILE_SIZE // 4),
+    "password-identifiers": "echo " + "password_" * (HOSTILE_SIZE // 9),
+    "private-key-begins": "-----BEGIN RSA PRIVATE KEY-----\n" * (HOSTILE_SIZE // 32),
+}
+
+
+@pytest.mark.parametrize("text", QUADRATIC.values(), ids=QUADRATIC.keys())
+def test_hostile_repetitions_are_read_in_one_pass(text: str) -> None:
+    """Nothing is asserted on time (benchmarks/plan.py measures it); the old patterns took minutes."""
+    secrets = find_secrets(text)
+    assert all(0 <= s.start < s.end <= len(text) for s in secrets)
+
+
+def test_a_program_option_is_a_secret_only_in_its_own_segment() -> None:
+    assert [s.kind for s in find_secrets("mysql -u root -pS3cretValue db")] == ["password"]
+    assert find_secrets("mysql -u root db; ls -pdir") == ()
+    text = "mysql -pFirst1 db && mysql -pSecond2 db"
+    assert [text[s.start : s.end] for s in find_secrets(text)] == ["First1", "Second2"]
+
+
+def test_a_text_without_any_pattern_literal_runs_no_pattern() -> None:
+    assert find_secrets("ls -la /tmp | sort | uniq -c") == ()
+
+
+KEYS = [
+    "password",
+    "DB_PASSWORD",
+    "db-password",
+    "passwd",
+    "pass_word",
+    "api_key",
+    "apiKey",
+    "x-api-key",
+    "GITHUB_TOKEN",
+    "client_secret",
+    "aws_secret_access_key",
+    "AWS_SECRET_ACCESS_KEY",
+    "secret",
+    "path",
+    "user",
+    "token_count",
+    "keyboard",
+    "password_hint",
+    "",
+]
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_key_kind_says_what_the_value_patterns_say_of_a_key(key: str) -> None:
+    """A key names a secret exactly when ``KEY: value`` makes the value patterns find one there."""
+    probe = "0123456789abcdefghij0123456789ABCDEFGHIJ"
+    found = [s.kind for s in find_secrets(f"{key}: {probe}") if s.start == len(key) + 2]
+    assert key_kind(key) == (found[0] if found else None)
+
+
+def test_a_text_stuffed_with_secrets_fingerprints_a_bounded_number_of_them() -> None:
+    tokens = [f"ghp_{i:04d}" + "a" * 32 for i in range(MAX_FINGERPRINTS + 10)]
+    text = " ".join(tokens)
+    redactor = Redactor(text)
+    assert len(redactor.secrets) == len(tokens)
+    prints = [redactor.value(s.start, s.end).redacted for s in redactor.secrets]
+    assert all(p is not None for p in prints)
+    values = [p.fingerprint for p in prints if p is not None]
+    assert len(set(values[:MAX_FINGERPRINTS])) == MAX_FINGERPRINTS
+    assert set(values[MAX_FINGERPRINTS:]) == {OVERFLOW_FINGERPRINT}
+
+
+def test_cutting_values_finds_exactly_the_overlapping_secrets() -> None:
+    text = " ".join(f"--password=Pw{i:03d}xyz" for i in range(300))
+    redactor = Redactor(text)
+    secrets = redactor.secrets
+    for start in range(0, len(text), 37):
+        end = min(len(text), start + 50)
+        expected = [s for s in secrets if s.start < end and start < s.end]
+        masked = redactor.mask(start, end)
+        assert masked.count("<password>") == len(expected)
+
+
+def test_scrub_masks_every_copy_in_one_pass() -> None:
+    redactor = Redactor("mysql -pS3cretValue1 db && curl -u a:Other2Value9 x")
+    assert redactor.scrub("S3cretValue1 and Other2Value9, S3cretValue1") == (
+        "<password> and <password>, <password>"
+    )

@@ -15,12 +15,16 @@ import sys
 from collections.abc import Sequence
 
 from gateway._cli import (
+    _audit as _audit,
     _check as _check,
     _hook as _hook,
     _parse as _parse,
     _plan as _plan,
+    _policy as _policy,
     _rules as _rules,
     _serve as _serve,
+    _settings as _settings,
+    _token as _token,
     _verify as _verify,
 )
 from gateway._cli._common import SUBCOMMANDS, CommandError

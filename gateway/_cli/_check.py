@@ -12,7 +12,8 @@ import msgspec
 
 from gateway._calls import ToolCall
 from gateway._cli._common import CommandError, Subcommand, register, write_json
-from gateway._config import GatewayConfig, SinkConfig, default_config, load_config
+from gateway._cli._fleet import load_tiers
+from gateway._config import GatewayConfig, SinkConfig
 from gateway._errors import GatewayError
 from gateway._gateway import Gateway
 
@@ -30,7 +31,9 @@ class _Line(msgspec.Struct, forbid_unknown_fields=True):
 
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--config", metavar="FILE", help="the gateway config (default: the embedded one)"
+        "--config",
+        metavar="FILE",
+        help="the user tier's config (default: ~/.config/agent-gateway/config.toml if it exists, else the embedded one); the managed and project tiers apply too",
     )
     parser.add_argument(
         "--audit", metavar="FILE", help="write the audit log here (instead of the config's sinks)"
@@ -116,10 +119,8 @@ async def _check(config: GatewayConfig, lines: list[bytes]) -> None:
 
 
 def _run(arguments: argparse.Namespace) -> int:
-    try:
-        config = load_config(Path(arguments.config)) if arguments.config else default_config()
-    except GatewayError as error:
-        raise CommandError(str(error)) from None
+    # The managed, user (--config) and project tiers, strictest wins.
+    config = load_tiers(arguments).config
     if arguments.audit:
         config = msgspec.structs.replace(
             config,

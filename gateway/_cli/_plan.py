@@ -8,25 +8,28 @@ from typing import Any
 
 import msgspec
 
+from gateway._analysis import analyse_call, analysis_context, mask_text
 from gateway._cli._common import Subcommand, decode_utf8, read_source, register, write_json
-from gateway._fragments import expand_fragment
-from gateway._gateway import mask_sequence, mask_value, source_secrets
-from gateway._planner import plan_program
+from gateway._fragments import expand_planned
+from gateway._places import PathsSection
 from gateway._plans import FragmentAddr, FragmentError
-from gateway._sequence import command_sequence_plan
-from gateway._shell import read_shell
+from gateway._redact import find_secrets
 
 
-def describe(source: str) -> dict[str, Any]:
+def describe(source: str, cwd: str | None = None) -> dict[str, Any]:
     """
     The plan of ``source`` with the expansion of every heredoc (empty scope) and its sequence plan.
 
-    Everything printed is masked like the plan itself: an expansion's text and
-    a sequence plan's argv are values derived from the source, so each secret
-    found in the source is masked wherever it reappears.
+    The text is read once (`analyse_call`); the expansions come from that
+    reading. Everything printed is masked like the plan itself: an
+    expansion's text and a sequence plan's argv are values derived from the
+    source, so each secret found in the source is masked wherever it
+    reappears. ``effects`` lists every effect of the call in walk order (they
+    are in the plan's commands too); paths resolve against ``cwd`` when given.
     """
-    plan = plan_program(source)
-    secrets = source_secrets(source)
+    analysis = analyse_call(source, analysis_context(PathsSection(), cwd))
+    plan = analysis.plan
+    secrets = tuple((source[s.start : s.end], s.kind) for s in find_secrets(source))
     result: dict[str, Any] = msgspec.to_builtins(plan)
     expansions: list[dict[str, Any]] = []
     for statement in plan.statements:
@@ -35,25 +38,32 @@ def describe(source: str) -> dict[str, Any]:
                 address = FragmentAddr(statement=statement.index, heredoc=heredoc.index)
                 entry: dict[str, Any] = {"statement": statement.index, "heredoc": heredoc.index}
                 try:
-                    expansion = msgspec.to_builtins(expand_fragment(source, address, {}))
-                    entry["expansion"] = mask_value(expansion, secrets)
+                    expansion = expand_planned(source, analysis.fragments, address, {})
+                    entry["expansion"] = _masked(msgspec.to_builtins(expansion), secrets)
                 except FragmentError as error:
                     entry["error"] = {
                         "kind": error.kind,
-                        "message": mask_value(error.message, secrets),
+                        "message": mask_text(error.message, secrets),
                     }
                 expansions.append(entry)
     result["expansions"] = expansions
-    result["sequence"] = msgspec.to_builtins(mask_sequence(command_sequence_plan(source), source))
+    result["sequence"] = msgspec.to_builtins(analysis.sequence)
+    result["effects"] = msgspec.to_builtins(analysis.effects)
     if plan.status != "measured":
-        result["errors"] = [{"message": plan.reason, **_where(source)}]
+        offset = analysis.offset if analysis.offset is not None else 0
+        result["errors"] = [{"message": plan.reason, "start": offset, "end": offset}]
     return result
 
 
-def _where(source: str) -> dict[str, int]:
-    reading = read_shell(source)
-    offset = reading.offset if reading.offset is not None else 0
-    return {"start": offset, "end": offset}
+def _masked(value: Any, secrets: tuple[tuple[str, str], ...]) -> Any:
+    """A JSON-like value with every string masked (`mask_text`)."""
+    if isinstance(value, str):
+        return mask_text(value, secrets)
+    if isinstance(value, list):
+        return [_masked(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {key: _masked(item, secrets) for key, item in value.items()}
+    return value
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -68,11 +78,17 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="read JSON lines with a 'cmd' field on standard input and print one result per line, in order",
     )
+    parser.add_argument(
+        "--cwd",
+        metavar="DIR",
+        help="the absolute directory the call would run in: paths in effects resolve there "
+        "(default: shown relative, as ./…)",
+    )
 
 
 def _run(arguments: argparse.Namespace) -> int:
     if not arguments.jsonl:
-        result = describe(read_source(arguments.source))
+        result = describe(read_source(arguments.source), arguments.cwd)
         write_json(result)
         return 0 if result["status"] == "measured" else 2
     for number, raw in enumerate(sys.stdin.buffer, start=1):
@@ -93,7 +109,7 @@ def _run(arguments: argparse.Namespace) -> int:
         if not isinstance(command, str):
             write_json({"line": number, "error": f"Line {number} has no 'cmd' string."})
             continue
-        write_json({"line": number, **describe(command)})
+        write_json({"line": number, **describe(command, arguments.cwd)})
     return 0
 
 
@@ -105,7 +121,7 @@ def _short(error: Exception) -> str:
 register(
     Subcommand(
         name="plan",
-        help="Print the plan of a shell call, the expansion of each heredoc, and its sequence plan, as JSON.",
+        help="Print the plan of a shell call, the expansion of each heredoc, its sequence plan and its effects, as JSON.",
         configure=_configure,
         run=_run,
     )

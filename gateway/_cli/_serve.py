@@ -6,6 +6,15 @@ imported only when this command runs, so every other command starts without
 them. A new bearer token is made at every start, printed once, and stored
 with user-only permissions where ``gateway hook claude-code --server`` reads
 it. Stops cleanly on SIGINT or SIGTERM: what waits for a person is declined.
+
+The config comes from its tiers (managed, user — ``--config`` —, project;
+the strictest wins). People's tokens (``gateway token create``) are
+accepted too, from the state directory, or from the broker with one.
+
+With ``--broker nats://HOST:PORT`` (or ``[broker] url``) the service is a
+replica of a fleet (the ``nats`` extra): calls that wait for a person, the
+decisions, people's tokens, remembered approvals and the managed policy live
+in the broker's JetStream, and every event is published to its audit stream.
 """
 
 from __future__ import annotations
@@ -14,27 +23,37 @@ import argparse
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import msgspec
 
 from gateway._cli._common import CommandError, Subcommand, register
-from gateway._config import (
-    GatewayConfig,
-    SinkConfig,
-    default_config,
-    default_token_file,
-    load_config,
+from gateway._cli._fleet import (
+    add_broker_argument,
+    add_config_argument,
+    broker_of,
+    load_tiers,
+    nats_plugin,
+    sole_exception,
 )
+from gateway._config import GatewayConfig, SinkConfig, default_token_file
 from gateway._errors import GatewayError
+from gateway._tiers import Tier
+from gateway._tokens import (
+    TokenBook,
+    TokenError,
+    TokenFile,
+    default_tokens_file,
+    follow_token_file,
+)
 
 __all__: list[str] = []
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config", metavar="FILE", help="the gateway config (default: the embedded default)"
-    )
+    add_config_argument(parser)
+    add_broker_argument(parser)
     parser.add_argument("--host", help="the address to bind (default: [serve] host, 127.0.0.1)")
     parser.add_argument(
         "--port", type=int, help="the port (default: [serve] port, 8787; 0 picks a free one)"
@@ -49,17 +68,19 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="where to store the bearer token (default: [serve] token-file, else ~/.local/state/agent-gateway/token)",
     )
+    parser.add_argument(
+        "--tokens-file",
+        metavar="FILE",
+        help="people's tokens without a broker (default: ~/.local/state/agent-gateway/tokens.json)",
+    )
 
 
-def _load(arguments: argparse.Namespace) -> GatewayConfig:
-    try:
-        config = load_config(arguments.config) if arguments.config else default_config()
-    except GatewayError as error:
-        raise CommandError(str(error)) from None
-    except OSError as error:
-        raise CommandError(
-            f"Cannot read the embedded default config ({error.strerror}); pass --config FILE."
-        ) from None
+def _load(arguments: argparse.Namespace) -> tuple[GatewayConfig, tuple[Tier, ...]]:
+    effective = load_tiers(arguments)
+    config = effective.config
+    broker = broker_of(config, arguments.broker)
+    if broker is not None:
+        config = msgspec.structs.replace(config, broker=broker)
     if arguments.audit:
         sinks = dict(config.sinks)
         name = "serve-audit" if "audit" in sinks else "audit"
@@ -67,7 +88,7 @@ def _load(arguments: argparse.Namespace) -> GatewayConfig:
         config = msgspec.structs.replace(config, sinks=sinks)
     if arguments.port is not None and not 0 <= arguments.port <= 65_535:
         raise CommandError(f"The port must be between 0 and 65535, not {arguments.port}.")
-    return config
+    return config, effective.tiers
 
 
 def _say(line: str) -> None:
@@ -75,11 +96,35 @@ def _say(line: str) -> None:
     sys.stdout.flush()
 
 
+async def _until_signalled() -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            break
+    sys.stderr.write("gateway serve: stopping; calls still waiting are declined.\n")
+
+
+def _announce(running: Any, token: str, stored: Path) -> None:
+    if running.board is not None and not running.board.link_base:
+        running.board.link_base = running.url  # Where notices link to, without [serve] public-url.
+    if running.board is None:
+        sys.stderr.write(
+            "gateway serve: no 'human' approver is in [gateway] approvers, so calls are never put to a person.\n"
+        )
+    _say(f"gateway serve: the approval page is at {running.url}")
+    _say(f"gateway serve: bearer token (stored in {stored}, mode 0600): {token}")
+
+
 async def _serve(
     arguments: argparse.Namespace, config: GatewayConfig, token: str, stored: Path
 ) -> None:
     import gateway_web
 
+    tokens = TokenFile(arguments.tokens_file or default_tokens_file())
+    book = TokenBook()
+    try:
+        book.replace(tokens.records())
+    except TokenError as error:
+        raise CommandError(str(error)) from None
     try:
         service = gateway_web.open_service(
             config,
@@ -87,18 +132,14 @@ async def _serve(
             port=arguments.port,
             token=token,
             audit_path=arguments.audit,
+            tokens=book,
         )
-        async with service as running:
-            if running.board is None:
-                sys.stderr.write(
-                    "gateway serve: no 'human' approver is in [gateway] approvers, so calls are never put to a person.\n"
-                )
-            _say(f"gateway serve: the approval page is at {running.url}")
-            _say(f"gateway serve: bearer token (stored in {stored}, mode 0600): {token}")
-            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    break
-            sys.stderr.write("gateway serve: stopping; calls still waiting are declined.\n")
+        async with service as running, anyio.create_task_group() as group:
+            # People's tokens made or revoked while the service runs count within a second.
+            group.start_soon(follow_token_file, tokens, book)
+            _announce(running, token, stored)
+            await _until_signalled()
+            group.cancel_scope.cancel()
     except OSError as error:
         host = arguments.host or config.serve.host
         port = arguments.port if arguments.port is not None else config.serve.port
@@ -107,8 +148,59 @@ async def _serve(
         raise CommandError(str(error)) from None
 
 
+async def _serve_fleet(
+    arguments: argparse.Namespace,
+    config: GatewayConfig,
+    tiers: tuple[Tier, ...],
+    token: str,
+    stored: Path,
+) -> None:
+    import gateway_web
+
+    plugin = nats_plugin()
+    try:
+        async with plugin.open_fleet(config, tiers) as fleet:
+            service = gateway_web.open_service(
+                fleet.config,
+                host=arguments.host,
+                port=arguments.port,
+                token=token,
+                audit_path=arguments.audit,
+                services=fleet.services,
+                tokens=fleet.tokens,
+            )
+            async with service as running:
+                fleet.bind(running.gateway, running.url)
+                _announce(running, token, stored)
+                _say(
+                    f"gateway serve: replica {fleet.broker.replica!r} of the fleet at {fleet.broker.where}"
+                    f" (policy {fleet.policy.state.version or 'of this replica alone'})"
+                )
+                await _until_signalled()
+    except BaseExceptionGroup as group:
+        # The fleet's mirrors run in a task group, which hands back what
+        # failed inside it as a group: say the one thing that failed.
+        raise _failure(arguments, config, plugin, sole_exception(group)) from None
+    except Exception as error:  # noqa: BLE001 -- every failure at start becomes one sentence
+        raise _failure(arguments, config, plugin, error) from None
+
+
+def _failure(
+    arguments: argparse.Namespace, config: GatewayConfig, plugin: Any, error: BaseException
+) -> BaseException:
+    if isinstance(error, BaseExceptionGroup | CommandError):
+        return error
+    if isinstance(error, plugin.BrokerError | GatewayError):
+        return CommandError(str(error))
+    if isinstance(error, OSError):
+        host = arguments.host or config.serve.host
+        port = arguments.port if arguments.port is not None else config.serve.port
+        return CommandError(f"Cannot listen on {host}:{port} ({error.strerror}).")
+    return error
+
+
 def _run(arguments: argparse.Namespace) -> int:
-    config = _load(arguments)
+    config, tiers = _load(arguments)
     try:
         import gateway_web
     except ImportError:
@@ -125,7 +217,10 @@ def _run(arguments: argparse.Namespace) -> int:
         raise CommandError(
             f"Cannot store the token in {str(token_file)!r} ({error.strerror}); pass --token-file FILE."
         ) from None
-    anyio.run(_serve, arguments, config, token, stored)
+    if config.broker.servers:
+        anyio.run(_serve_fleet, arguments, config, tiers, token, stored, backend="asyncio")
+    else:
+        anyio.run(_serve, arguments, config, token, stored)
     return 0
 
 

@@ -1,11 +1,13 @@
-"""``gateway verify``: check an audit log's hash chain."""
+"""``gateway verify``: check an audit log's hash chain (or, with ``--broker``, every chain of the fleet's audit stream)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from gateway._cli._audit import verify_on_broker
 from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._fleet import add_broker_argument, add_config_argument, load_tiers
 from gateway._sinks import verify_audit_log
 
 
@@ -13,16 +15,23 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "audit_file",
         metavar="AUDIT_FILE",
+        nargs="?",
         help="a JSON-lines (.jsonl) or MessagePack (.msgpack) audit log",
     )
+    add_broker_argument(parser)
+    add_config_argument(parser)
     parser.add_argument(
         "--open",
         action="store_true",
-        help="accept a log that does not end with gateway.stopped (its gateway is still running)",
+        help="accept a log (or, with --broker, chains) that does not end with gateway.stopped (its gateway is still running)",
     )
 
 
 def _run(arguments: argparse.Namespace) -> int:
+    if arguments.audit_file is None:
+        if arguments.broker is None and not load_tiers(arguments).config.broker.servers:
+            raise CommandError("Verify what? Pass AUDIT_FILE, or --broker nats://HOST:PORT.")
+        return verify_on_broker(arguments)
     try:
         broken = verify_audit_log(arguments.audit_file, allow_open=arguments.open)
     except OSError as error:

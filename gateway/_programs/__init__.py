@@ -70,11 +70,16 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             file, not in the call.
         action: For ``write``: ``write``, ``append``, ``create``, ``delete``,
             ``move``, ``copy``, ``link``, ``mode``, ``owner`` or ``directory``.
-            For ``execute``: ``program``, ``shell_text``, ``code``, or
-            ``configured`` (the program may run code its configuration names
-            rather than the call: git's ``core.fsmonitor``, ``core.pager``, a
-            textconv driver, a hook; ``via`` then names the configuration key
-            pattern from `gateway._programs._gitconfig.CODE_KEYS` or the hook,
+            For ``execute``: ``program`` (`value` names a program),
+            ``shell_text`` (`value` is shell text), ``code`` (`value` is
+            code in the program's own language: ``python -c``, ``perl -e``),
+            ``script`` (`value` is a file whose code runs: ``python x.py``,
+            ``source FILE``), ``module`` (`value` names a module or package
+            that is found and run: ``python -m``, ``npx``), or ``configured``
+            (the program may run code its configuration names rather than the
+            call: git's ``core.fsmonitor``, ``core.pager``, a textconv driver,
+            a hook; ``via`` then names the configuration key pattern from
+            `gateway._programs._gitconfig.GIT_CODE_KEYS` or the hook,
             ``hooks/pre-commit``). For ``network``: ``connect``, ``listen`` or
             ``resolve``. For ``lifetime``: ``unbounded`` or ``detached``. For
             ``read``: ``metadata`` when only names, sizes, modes or types are
@@ -95,8 +100,11 @@ class ArgumentFact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             directory alone. ``work_tree``: the value is relative to the top
             of the repository's work tree (``.`` for all of it).
         words: For ``execute`` with action ``program``: the argv index range
-            ``[start, end)`` of the command it runs (``find -exec CMD ARGS ;``),
-            so the planner can plan that command from the same words.
+            ``[start, end)`` of the command it runs (``find -exec CMD ARGS ;``,
+            ``jobs -x CMD ARGS``), so the planner can plan that command from
+            the same words. For ``script`` and ``module``: the script and its
+            own arguments. For ``shell_text`` from words joined by spaces
+            (``ssh HOST CMD ARGS``): those words.
     """
 
     kind: FactKind

@@ -19,7 +19,8 @@ from typing import Final
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactKind
 from gateway._programs._awk_program import Dialect, Unreadable, program_facts
-from gateway._programs._langargs import Arity, Item, Scanner, table
+from gateway._programs._langargs import Item, Scanner, table
+from gateway._programs._read import _lookup, long_option
 
 __all__ = ["read_awk"]
 
@@ -35,59 +36,51 @@ _DIALECTS: Final[dict[str, Dialect]] = {
 
 # --- the command line ---------------------------------------------------------
 
-_POSIX_ROWS: Final[list[tuple[tuple[str, ...], Arity]]] = [
-    (("--file", "-f"), 1),
-    (("--field-separator", "-F"), 1),
-    (("--assign", "-v"), 1),
-]
-_GAWK_ROWS: Final[list[tuple[tuple[str, ...], Arity]]] = [
-    (("--characters-as-bytes", "-b"), 0),
-    (("--traditional", "-c"), 0),
-    (("--copyright", "-C"), 0),
-    (("--dump-variables", "-d"), "optional"),
-    (("--debug", "-D"), "optional"),
-    (("--source", "-e"), 1),
-    (("--exec", "-E"), 1),
-    (("--gen-pot", "-g"), 0),
-    (("--help", "-h"), 0),
-    (("--include", "-i"), 1),
-    (("--trace", "-I"), 0),
-    (("--csv", "-k"), 0),
-    (("--load", "-l"), 1),
-    (("--lint", "-L"), "optional"),
-    (("--bignum", "-M"), 0),
-    (("--use-lc-numeric", "-N"), 0),
-    (("--non-decimal-data", "-n"), 0),
-    (("--pretty-print", "-o"), "optional"),
-    (("--optimize", "-O"), 0),
-    (("--profile", "-p"), "optional"),
-    (("--posix", "-P"), 0),
-    (("--re-interval", "-r"), 0),
-    (("--no-optimize", "-s"), 0),
-    (("--sandbox", "-S"), 0),
-    (("--lint-old", "-t"), 0),
-    (("--version", "-V"), 0),
-    (("-W",), 1),
-]
-_MAWK_ROWS: Final[list[tuple[tuple[str, ...], Arity]]] = [(("-W",), 1)]
-_BWK_WORDS: Final[list[tuple[tuple[str, ...], Arity]]] = [(("-safe",), 0), (("-version",), 0)]
+_POSIX: Final = ("--file -f =", "--field-separator -F =", "--assign -v =")
+_GAWK: Final = (
+    "--characters-as-bytes -b",
+    "--traditional -c",
+    "--copyright -C",
+    "--dump-variables -d [=]",
+    "--debug -D [=]",
+    "--source -e =",
+    "--exec -E =",
+    "--gen-pot -g",
+    "--help -h",
+    "--include -i =",
+    "--trace -I",
+    "--csv -k",
+    "--load -l =",
+    "--lint -L [=]",
+    "--bignum -M",
+    "--use-lc-numeric -N",
+    "--non-decimal-data -n",
+    "--pretty-print -o [=]",
+    "--optimize -O",
+    "--profile -p [=]",
+    "--posix -P",
+    "--re-interval -r",
+    "--no-optimize -s",
+    "--sandbox -S",
+    "--lint-old -t",
+    "--version -V",
+    "-W =",
+)
+_BWK_WORDS: Final = ("-safe", "-version")
 """The one true awk's whole-word options (``-safe`` forbids ``system`` and redirections)."""
-_BWK_ROWS: Final[list[tuple[tuple[str, ...], Arity]]] = [
-    (("--version", "-V"), 0),
-    (("--csv",), 0),
-    (("-d",), "optional"),
-    *_BWK_WORDS,
-]
+_BWK: Final = ("--version -V", "--csv", "-d [=]", *_BWK_WORDS)
 
 _TABLES: Final = {
-    "gawk": table(_POSIX_ROWS + _GAWK_ROWS),
+    "gawk": table(*_POSIX, *_GAWK),
     # awk and nawk may be gawk, mawk, the one true awk or busybox: the
     # options of gawk (which reads busybox's `-e` as its own) and `-W` read
     # both ways, and the one true awk's whole words.
-    "any": table(_POSIX_ROWS + _GAWK_ROWS + _BWK_WORDS),
-    "mawk": table(_POSIX_ROWS + _MAWK_ROWS, abbreviate=False),
-    "bwk": table(_POSIX_ROWS + _BWK_ROWS, abbreviate=False),
+    "any": table(*_POSIX, *_GAWK, *_BWK_WORDS),
+    "mawk": table(*_POSIX, "-W =", abbreviate=False),
+    "bwk": table(*_POSIX, *_BWK, abbreviate=False),
 }
+_GAWK_LONG: Final = _lookup([_TABLES["gawk"].row])
+"""gawk's long options, for ``-W NAME`` (gawk reads ``-W name`` as ``--name``)."""
 
 _MAWK_W: Final = (
     "version", "dump", "help", "interactive", "exec", "random", "sprintf", "posix_space", "usage",
@@ -202,10 +195,8 @@ class _Line:
             return
         name, equals, rest = value.partition("=")
         gawk = None
-        if self.dialect in ("gawk", "any") and "," not in value:
-            long = _TABLES["gawk"].long
-            matches = {option for key, option in long.items() if name and key.startswith(name)}
-            gawk = long.get(name) or (matches.pop() if len(matches) == 1 else None)
+        if self.dialect in ("gawk", "any") and "," not in value and name:
+            gawk = long_option(_GAWK_LONG, "--" + name)
         mawk = _mawk_names(value) if self.dialect in ("mawk", "any") else None
         if gawk is None and mawk is None:
             self.refuse(f"`-W {value}` is not an option {self.program} is known to have")
@@ -214,9 +205,8 @@ class _Line:
             values: tuple[str | None, ...] = (rest,) if equals else ()
             indexes: tuple[int, ...] = item.indexes if equals else ()
             if gawk.arity == 1 and not equals:
-                taken = self.scanner.take()
+                taken = self.scanner.take(f"-W {name}")
                 if taken is None:
-                    self.refuse(f"`-W {name}` is missing its value")
                     return
                 values, indexes = (taken[0],), (taken[1],)
             self.option(Item("option", item.start, gawk.name, f"-W {name}", values, indexes))
@@ -224,9 +214,8 @@ class _Line:
             self.exits = self.exits or mawk_name in _MAWK_EXITS
             if mawk_name == "exec" and (gawk is None or gawk.name != "--exec"):
                 # mawk reads the next word as its program file, and stops reading options.
-                taken = self.scanner.take()
+                taken = self.scanner.take("-W exec")
                 if taken is None:
-                    self.refuse("`-W exec` is missing its file")
                     return
                 self.program_file(
                     Item("option", item.start, "-W", "-W exec", (taken[0],), (taken[1],))

@@ -48,6 +48,10 @@ _OPERATORS: Final = (
     "=", ",", ";", "{", "}", "(", ")", "[", "]", "$",
 )
 """awk's operators and punctuation, longest first."""
+_OPERATORS_AT: Final = {
+    first: tuple(operator for operator in _OPERATORS if operator[0] == first) for first in {o[0] for o in _OPERATORS}
+}
+"""The operators by their first character, longest first (one dictionary lookup per operator)."""
 
 _NEWLINE_AFTER: Final = frozenset({",", "{", "&&", "||", "do", "else"})
 """Tokens after which awk ignores a newline (the statement goes on)."""
@@ -152,7 +156,9 @@ def _tokens(source: str) -> list[_Token]:
                 at = _regex(source, at + 1)
                 tokens.append(_Token("regex", "/"))
         else:
-            operator = next((o for o in _OPERATORS if source.startswith(o, at)), None)
+            operator = next(
+                (o for o in _OPERATORS_AT.get(char, ()) if source.startswith(o, at)), None
+            )
             if operator is None:
                 raise Unreadable(f"it has the character {char!r}, which awk does not read")
             if (

@@ -31,51 +31,52 @@ from gateway._programs._langargs import Scanner, table
 __all__ = ["read_jq"]
 
 _OPTIONS: Final = table(
-    [
-        (("--null-input", "-n"), 0),
-        (("--raw-input", "-R"), 0),
-        (("--slurp", "-s"), 0),
-        (("--compact-output", "-c"), 0),
-        (("--raw-output", "-r"), 0),
-        (("--raw-output0",), 0),
-        (("--join-output", "-j"), 0),
-        (("--nul-output", "-0"), 0),
-        (("--ascii-output", "-a"), 0),
-        (("--sort-keys", "-S"), 0),
-        (("--color-output", "-C"), 0),
-        (("--monochrome-output", "-M"), 0),
-        (("--tab",), 0),
-        (("--indent",), 1),
-        (("--unbuffered",), 0),
-        (("--stream",), 0),
-        (("--stream-errors",), 0),
-        (("--seq",), 0),
-        (("--from-file", "-f"), 0),
-        (("--library-path", "-L"), 1),
-        (("--arg",), 2),
-        (("--argjson",), 2),
-        (("--slurpfile",), 2),
-        (("--rawfile",), 2),
-        (("--argfile",), 2),
-        (("--args",), 0),
-        (("--jsonargs",), 0),
-        (("--exit-status", "-e"), 0),
-        (("--binary", "-b"), 0),
-        (("--version", "-V"), 0),
-        (("--build-configuration",), 0),
-        (("--help", "-h"), 0),
-        (("--debug-dump-disasm",), 0),
-        (("--debug-trace",), 0),
-        (("--run-tests",), 0),
-        # gojq's own
-        (("--yaml-input",), 0),
-        (("--yaml-output",), 0),
-    ],
+    "--null-input -n",
+    "--raw-input -R",
+    "--slurp -s",
+    "--compact-output -c",
+    "--raw-output -r",
+    "--raw-output0",
+    "--join-output -j",
+    "--nul-output -0",
+    "--ascii-output -a",
+    "--sort-keys -S",
+    "--color-output -C",
+    "--monochrome-output -M",
+    "--tab",
+    "--indent =",
+    "--unbuffered",
+    "--stream",
+    "--stream-errors",
+    "--seq",
+    "--from-file -f",
+    "--library-path -L =",
+    # Each takes two words, NAME and a value: the reader takes the second.
+    "--arg =",
+    "--argjson =",
+    "--slurpfile =",
+    "--rawfile =",
+    "--argfile =",
+    "--args",
+    "--jsonargs",
+    "--exit-status -e",
+    "--binary -b",
+    "--version -V",
+    "--build-configuration",
+    "--help -h",
+    "--debug-dump-disasm",
+    "--debug-trace",
+    "--run-tests",
+    # gojq's own
+    "--yaml-input",
+    "--yaml-output",
     abbreviate=False,
 )
 """jq 1.6 to 1.8's options (and gojq's); jq accepts no abbreviations, and stacks short letters."""
 
 _FILE_OPTIONS: Final = frozenset({"--slurpfile", "--rawfile", "--argfile"})
+_TWO_WORDS: Final = frozenset({"--arg", "--argjson", *_FILE_OPTIONS})
+"""Options that take two words, NAME and a value (a file for the file options)."""
 _EXITS: Final = frozenset({"--version", "--help", "--build-configuration"})
 _HOME_CODE: Final = frozenset({"jq", "gojq"})
 """The readers that source ``~/.jq`` when it is a file."""
@@ -118,6 +119,11 @@ _OPERATORS: Final = (
     "..",
     *".?=;,:|+-*/%$<>[]{}()",
 )
+_OPERATORS_AT: Final = {
+    first: tuple(operator for operator in _OPERATORS if operator[0] == first)
+    for first in {o[0] for o in _OPERATORS}
+}
+"""jq's operators by their first character, longest first."""
 
 
 def _ident_end(source: str, at: int) -> int:
@@ -189,7 +195,9 @@ def _tokens(source: str) -> list[_Token]:
                     at += 1
             tokens.append(_Token("number", source[start:at]))
         else:
-            operator = next((o for o in _OPERATORS if source.startswith(o, at)), None)
+            operator = next(
+                (o for o in _OPERATORS_AT.get(char, ()) if source.startswith(o, at)), None
+            )
             if operator is None:
                 raise _Unreadable(f"it has the character {char!r}, which jq does not read")
             if interpolations and operator == "(":
@@ -383,11 +391,12 @@ def read_jq(program: str, args: Sequence[str | None]) -> ArgumentReading:
     for item in scanner:
         if item.kind == "option":
             options.append(item.name)
-            if item.name in _FILE_OPTIONS:
+            second = scanner.take(item.written) if item.name in _TWO_WORDS else None
+            if item.name in _TWO_WORDS and second is None:
+                break
+            if item.name in _FILE_OPTIONS and second is not None:
                 facts.append(
-                    ArgumentFact(
-                        kind="read", via=item.written, index=item.indexes[1], value=item.values[1]
-                    )
+                    ArgumentFact(kind="read", via=item.written, index=second[1], value=second[0])
                 )
             elif item.name == "--from-file":
                 from_file = True

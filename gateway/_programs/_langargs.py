@@ -1,100 +1,57 @@
 """
-Reading the command line of a program with a language of its own: options, their values, operands.
+Reading the command line of a program with a language of its own, one word at a time.
 
-awk, sed, jq and git read their options the way ``getopt_long`` does (with
-each program's own twists: jq stacks letters but has no abbreviations; awk
-stops at its program text; git's subcommands accept ``--no-`` forms). This
-module is the one place that splits such a command line into options and
-operands for the language readers, from a small table per program: each
-option's spellings, its arity, and a canonical name the reader decides on.
+The options of sed, awk and jq are declared in the option-table notation
+(`gateway._programs._rows.option_table`: spellings, arity) and long options
+are resolved with the table reader's own lookup (`gateway._programs._read`:
+an exact spelling, else a unique prefix when the program accepts
+abbreviations), so an option means the same to every reader. What this
+module adds is the one thing `read_row` does not offer: reading *step by
+step*, so that a language reader can act between words. awk stops reading
+options at its program text; mawk's ``-W exec FILE`` takes the next word; jq's
+``--args`` changes what later operands are; ``--arg NAME VALUE`` takes two.
 
-It is pure and reads each word once. It never guesses: an option the table
-does not have stops the reading (`Problem.undeclared`), and so does a word
-that expands where an option could stand (`Problem.unreadable`), since its
-value could spell any option.
+It never guesses: an option the table does not declare stops the reading
+(`Problem.undeclared`), and so does a word that expands where an option
+could stand, or as a separate value (`Problem.unreadable`): an expansion may
+be no word or several, and then the words after it could spell options.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Literal, NamedTuple
 
-__all__ = ["Arity", "Item", "Option", "OptionTable", "Problem", "Scanner", "table"]
+from gateway._programs._read import _lookup, long_option
+from gateway._programs._rows import Option, OptionSpec, ProgramRow, option_table
 
-Arity = Literal[0, 1, 2, "optional"]
-"""How many values an option takes: none, one (fused or the next word), two (the next two words), or an optional fused one (``-i.bak``, ``--in-place=.bak``)."""
+__all__ = ["Item", "OptionTable", "Problem", "Scanner", "table"]
 
 EXPANDS: Final = (
     "an argument expands where an option could stand, so the command line cannot be read"
 )
 
 
-class Option(NamedTuple):
-    """One option of a program: its canonical name (shown in readings) and its arity."""
-
-    name: str
-    arity: Arity
-
-
 class OptionTable(NamedTuple):
     """
-    A program's options, by spelling.
+    A program's options for step-by-step reading.
 
     Attributes:
-        short: Letter → option (``"n"`` → ``-n``).
-        long: Long name without dashes → option (``"quiet"`` → ``--quiet``).
-        abbreviate: A unique prefix of a long name stands for it (``getopt_long``).
-        clusters: Short letters combine in one word (``-nE``); the first that
-            takes a value takes the rest of the word, or the next word.
-        words: Options spelled as one whole word with one dash (the one
-            true awk's ``-safe``), looked up before the word is read as letters.
+        options: Every spelling → its option, in the option-table notation
+            (``-x``, ``--long``, and whole words of one dash such as ``-safe``).
+        row: The same options as a row, for the table reader's long-option lookup.
+        clusters: Short letters combine in one word (``-nE``).
     """
 
-    short: Mapping[str, Option]
-    long: Mapping[str, Option]
-    abbreviate: bool
+    options: Mapping[str, Option]
+    row: ProgramRow
     clusters: bool
-    words: Mapping[str, Option]
 
 
-def table(
-    rows: Iterable[tuple[tuple[str, ...], Arity]],
-    *,
-    abbreviate: bool = True,
-    clusters: bool = True,
-) -> OptionTable:
-    """
-    Build an option table from rows of ``(spellings, arity)``.
-
-    The first spelling of a row is its canonical name: ``(("--quiet", "-n",
-    "--silent"), 0)`` makes ``-n``, ``--quiet`` and ``--silent`` one option
-    named ``--quiet``.
-
-    A spelling of one dash and several letters (``-safe``) is a whole-word option.
-
-    Raises:
-        ValueError: A spelling does not start with a dash, or is given twice.
-    """
-    short: dict[str, Option] = {}
-    long: dict[str, Option] = {}
-    words: dict[str, Option] = {}
-    for spellings, arity in rows:
-        option = Option(spellings[0], arity)
-        for spelling in spellings:
-            if spelling.startswith("--") and len(spelling) > 2:
-                key, into = spelling[2:], long
-            elif spelling.startswith("-") and len(spelling) == 2:
-                key, into = spelling[1], short
-            elif spelling.startswith("-") and len(spelling) > 2:
-                key, into = spelling, words
-            else:
-                raise ValueError(f"The option spelling {spelling!r} does not start with a dash.")
-            if key in into:
-                raise ValueError(f"The option spelling {spelling!r} is given twice.")
-            into[key] = option
-    return OptionTable(
-        short=short, long=long, abbreviate=abbreviate, clusters=clusters, words=words
-    )
+def table(*specs: OptionSpec, abbreviate: bool = True, clusters: bool = True) -> OptionTable:
+    """An option table from option-table specs (``"-e --expression ="``, ``"--in-place -i [=]"``)."""
+    options = option_table(*specs)
+    return OptionTable(options, ProgramRow(options=options, abbreviations=abbreviate), clusters)
 
 
 class Item(NamedTuple):
@@ -106,9 +63,10 @@ class Item(NamedTuple):
         start: The index of the word it starts at.
         name: The option's canonical name (``""`` for operands and ``end``).
         written: The option as written, without a fused value (``-e``, ``--expr``).
-        values: The option's values (``None`` for one that expands), or the
-            operand's value as a one-tuple.
+        values: The option's values, or the operand's value as a one-tuple
+            (``None`` for an operand that expands).
         indexes: The index of each value's word (the option's own index when fused).
+        option: The option itself (its arity and effect), for options.
     """
 
     kind: Literal["option", "operand", "end"]
@@ -117,10 +75,11 @@ class Item(NamedTuple):
     written: str = ""
     values: tuple[str | None, ...] = ()
     indexes: tuple[int, ...] = ()
+    option: Option | None = None
 
     @property
     def value(self) -> str | None:
-        """The first value (``None`` when there is none or it expands)."""
+        """The first value (``None`` when there is none, or for an operand that expands)."""
         return self.values[0] if self.values else None
 
 
@@ -137,9 +96,9 @@ class Scanner:
 
     ``permute``: options may follow operands (GNU ``getopt``); else the first
     operand ends the options (awk, whose first operand is its program). The
-    reader may consume words itself with `take` (mawk's ``-W exec FILE``) and
-    end the options with `end_options`. ``optionish`` says which words are
-    options (by default: a dash and more; jq reads ``-1`` as an operand).
+    reader may consume words itself with `take` and end the options with
+    `end_options`. ``optionish`` says which words are options (by default:
+    a dash and more; jq reads ``-1`` as an operand).
     """
 
     def __init__(
@@ -152,6 +111,7 @@ class Scanner:
     ) -> None:
         self.args = args
         self.options = options
+        self.lookup = _lookup([options.row])
         self.permute = permute
         self.optionish = optionish
         self.at = 0
@@ -163,11 +123,17 @@ class Scanner:
         """Read every remaining word as an operand."""
         self.options_done = True
 
-    def take(self) -> tuple[str | None, int] | None:
-        """The next raw word and its index, consumed; ``None`` at the end."""
+    def take(self, option: str) -> tuple[str, int] | None:
+        """The next word, consumed as a further value of ``option``; ``None`` (and `problem` set) when there is none or it expands."""
         if self.at >= len(self.args):
+            self.problem = Problem(unreadable=f"`{option}` is missing its value")
             return None
         word = self.args[self.at]
+        if word is None:
+            self.problem = Problem(
+                unreadable=f"the value of `{option}` expands, and may be no word or several"
+            )
+            return None
         self.at += 1
         return word, self.at - 1
 
@@ -188,22 +154,18 @@ class Scanner:
         if word == "--":
             self.options_done = True
             return Item("end", index)
-        if not (
+        optionish = (
             word.startswith("-") and word != "-" if self.optionish is None else self.optionish(word)
-        ):
+        )
+        if not optionish:
             if not self.permute:
                 self.options_done = True
             return Item("operand", index, values=(word,), indexes=(index,))
         if word.startswith("--"):
             return self._long(word, index)
-        whole = self.options.words.get(word)
+        whole = self.options.options.get(word) if len(word) > 2 else None
         if whole is not None:
-            if whole.arity == 0:
-                return Item("option", index, whole.name, word)
-            taken = self._values(2 if whole.arity == 2 else 1, word)
-            if taken is None:
-                return None
-            return Item("option", index, whole.name, word, taken[0], taken[1])
+            return self._valued(whole, word, index, fused=None)
         return self._short(word, index)
 
     def __iter__(self) -> Scanner:
@@ -215,106 +177,55 @@ class Scanner:
             raise StopIteration
         return item
 
-    def _values(
-        self, count: int, option: str
-    ) -> tuple[tuple[str | None, ...], tuple[int, ...]] | None:
-        if self.at + count > len(self.args):
-            self.problem = Problem(unreadable=f"`{option}` is missing its value")
-            return None
-        values = tuple(self.args[self.at : self.at + count])
-        indexes = tuple(range(self.at, self.at + count))
-        self.at += count
-        return values, indexes
-
-    def _long(self, word: str, index: int) -> Item | None:
-        name, has_value, fused = word[2:].partition("=")
-        option = self.options.long.get(name)
-        if option is None and self.options.abbreviate and name:
-            matches = {o for key, o in self.options.long.items() if key.startswith(name)}
-            if len(matches) == 1:
-                option = matches.pop()
-        if option is None:
-            self.problem = Problem(undeclared=word.partition("=")[0] if has_value else word)
-            return None
-        written = f"--{name}"
+    def _valued(
+        self, option: Option, written: str, index: int, *, fused: str | None
+    ) -> Item | None:
+        """An option met at ``index``, with its fused value if any; a separate value is the next word."""
         if option.arity == 0:
-            if has_value:
+            if fused is not None:
                 self.problem = Problem(unreadable=f"`{written}` takes no value")
                 return None
-            return Item("option", index, option.name, written)
-        if option.arity == "optional":
-            values: tuple[str | None, ...] = (fused,) if has_value else ()
-            return Item(
-                "option", index, option.name, written, values, (index,) if has_value else ()
-            )
-        if has_value:
-            if option.arity == 2:
-                more = self._values(1, written)
-                if more is None:
-                    return None
-                return Item(
-                    "option", index, option.name, written, (fused, *more[0]), (index, *more[1])
-                )
-            return Item("option", index, option.name, written, (fused,), (index,))
-        taken = self._values(option.arity, written)
+            return Item("option", index, option.name, written, option=option)
+        if fused is not None:
+            return Item("option", index, option.name, written, (fused,), (index,), option)
+        if option.arity in ("optional", "optional_next"):
+            return Item("option", index, option.name, written, option=option)
+        if option.arity == "fused":
+            self.problem = Problem(undeclared=written)
+            return None
+        taken = self.take(written)
         if taken is None:
             return None
-        return Item("option", index, option.name, written, taken[0], taken[1])
+        return Item("option", index, option.name, written, (taken[0],), (taken[1],), option)
+
+    def _long(self, word: str, index: int) -> Item | None:
+        name, has_value, fused = word.partition("=")
+        option = long_option(self.lookup, name)
+        if option is None:
+            self.problem = Problem(undeclared=name)
+            return None
+        return self._valued(option, name, index, fused=fused if has_value else None)
 
     def _short(self, word: str, index: int) -> Item | None:
         items: list[Item] = []
         position = 1
         while position < len(word):
-            letter = word[position]
-            position += 1
-            option = self.options.short.get(letter)
-            written = f"-{letter}"
+            written = "-" + word[position]
+            option = self.options.options.get(written)
             if option is None:
                 self.problem = Problem(undeclared=written)
                 return None
+            position += 1
             rest = word[position:]
-            if option.arity == 0:
-                items.append(Item("option", index, option.name, written))
-            elif option.arity == "optional":
-                items.append(
-                    Item(
-                        "option",
-                        index,
-                        option.name,
-                        written,
-                        (rest,) if rest else (),
-                        (index,) if rest else (),
-                    )
-                )
-                break
-            elif rest:
-                if option.arity == 2:
-                    more = self._values(1, written)
-                    if more is None:
-                        return None
-                    items.append(
-                        Item(
-                            "option",
-                            index,
-                            option.name,
-                            written,
-                            (rest, *more[0]),
-                            (index, *more[1]),
-                        )
-                    )
-                else:
-                    items.append(Item("option", index, option.name, written, (rest,), (index,)))
-                break
-            else:
-                taken = self._values(option.arity, written)
-                if taken is None:
+            if option.arity != 0:
+                item = self._valued(option, written, index, fused=rest or None)
+                if item is None:
                     return None
-                items.append(Item("option", index, option.name, written, taken[0], taken[1]))
+                items.append(item)
                 break
-            if not self.options.clusters:
-                if position < len(word):
-                    self.problem = Problem(undeclared=word)
-                    return None
-                break
+            items.append(Item("option", index, option.name, written, option=option))
+            if not self.options.clusters and position < len(word):
+                self.problem = Problem(undeclared=word)
+                return None
         self._pending.extend(items[1:])
         return items[0]

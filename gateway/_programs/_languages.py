@@ -16,6 +16,8 @@ from typing import Final
 
 from gateway._programs import ArgumentReading
 from gateway._programs._awk import read_awk
+from gateway._programs._find import read_find
+from gateway._programs._git import read_git
 from gateway._programs._jq import read_jq
 from gateway._programs._sed import read_sed
 
@@ -31,6 +33,9 @@ LANGUAGE_READERS: Final[Mapping[str, LanguageReader]] = MappingProxyType(
         "mawk": read_awk,
         "nawk": read_awk,
         "original-awk": read_awk,
+        "find": read_find,
+        "gfind": read_find,
+        "git": read_git,
         "jq": read_jq,
         "gojq": read_jq,
         "jaq": read_jq,

@@ -25,11 +25,15 @@ import msgspec
 
 from gateway._programs import ArgumentFact, ArgumentReading
 from gateway._programs._rows import Effect, Implicit, Mode, Operands, Option, ProgramRow, Role
+from gateway._programs._socat import socat_address_effects
 from gateway._programs._ssh import ssh_option_effect
 
 __all__ = ["read_row"]
 
 _NUMERIC: Final = re.compile(r"-[0-9]+")
+_DIGITS: Final = re.compile(r"x[0-9A-Fa-f]+|[0-9]+")
+_PAGER_MOVE: Final = re.compile(r"[0-9]*[gGp%]?|[/?][^\x00-\x1f]*")
+_FOLLOWS: Final = Effect(kind="lifetime", action="unbounded")
 
 
 class _Lookup(NamedTuple):
@@ -84,6 +88,13 @@ class _Operand(NamedTuple):
 
 _NO_FACT: Final = object()
 _REMOTE_ARCHIVE: Final = Effect(kind="network", action="connect")
+_ONE_VARIABLE: Final = Effect(kind="read_environment")
+_READ: Final = Effect(kind="read")
+_WRITES_UNNAMED: Final = Effect(kind="write", action="write")
+_OUTPUT_FILE: Final = re.compile(r"%output\{([^}]*)\}")
+_REMOTE_HOST: Final = re.compile(
+    r"(?:rsync|scp|sftp)://(?:[^@/]*@)?([^:/]+)|([^/:][^/:]*)::?.*", re.DOTALL
+)
 
 
 def _option_target(effect: Effect, value: str | None, *, given: bool) -> str | object | None:
@@ -102,6 +113,29 @@ def _option_target(effect: Effect, value: str | None, *, given: bool) -> str | o
             if equals and rest[:1] in ("@", "<"):
                 return rest[1:].split(";", 1)[0]
             return _NO_FACT
+        case "urlencode_file":
+            at_sign, equals_sign = value.find("@"), value.find("=")
+            if at_sign < 0 or (0 <= equals_sign < at_sign):
+                return _NO_FACT
+            return value[at_sign + 1 :]
+        case "write_out":
+            return _NO_FACT
+        case "bind_mount":
+            source = value.split(":", 1)[0]
+            return source if source.startswith(("/", ".", "~")) else _NO_FACT
+        case "mount_spec":
+            fields: dict[str, str] = {}
+            for part in value.split(","):
+                key, _, setting = part.partition("=")
+                fields[key.strip()] = setting
+            bound = fields.get("source") or fields.get("src")
+            if fields.get("type") == "bind" and bound:
+                return bound
+            return _NO_FACT
+        case "pager_command":
+            return _NO_FACT if _PAGER_MOVE.fullmatch(value) or value == "F" else value
+        case "pass_source":
+            return value[5:] if value.startswith("file:") else _NO_FACT
         case "cookie_file":
             return _NO_FACT if "=" in value else value
         case _:  # "key_value"
@@ -136,6 +170,7 @@ class _Scan:
         self.ended = False
         self.soft_end = False
         self.arguments_from: int | None = None
+        self.ended_by_option = False
         self.undeclared: str | None = None
         self.unreadable: str | None = None
 
@@ -185,7 +220,14 @@ class _Scan:
     def cannot(self, clause: str) -> None:
         self.unreadable = clause
 
-    def fact(self, index: int | None, effect: Effect, via: str, value: str | None) -> None:
+    def fact(
+        self,
+        index: int | None,
+        effect: Effect,
+        via: str,
+        value: str | None,
+        words: tuple[int, int] | None = None,
+    ) -> None:
         self.facts.append(
             (
                 len(self.argv) if index is None else index,
@@ -197,6 +239,7 @@ class _Scan:
                     action=effect.action,
                     recursive=effect.recursive,
                     prefix=effect.prefix,
+                    words=words,
                 ),
             )
         )
@@ -215,14 +258,30 @@ class _Scan:
                 target = _option_target(effect, value, given=given)
                 if target is not _NO_FACT:
                     self.fact(index, effect, name, target if target is None else str(target))
-                if effect.form == "archive" and given and value is not None:
-                    host, colon, path = value.partition(":")
-                    if colon and host and "/" not in host and path:
-                        self.fact(index, _REMOTE_ARCHIVE, name, host)
+                if given and value is not None:
+                    self._value_facts(effect, index, name, value)
         for extra in option.also:
             self.fact(index, extra, name, extra.value)
         if option.ends_options:
             self.arguments_from = index + 1
+            self.ended_by_option = True
+
+    def _value_facts(self, effect: Effect, index: int, name: str, value: str) -> None:
+        """Facts a value gives beyond its target: ``env:VAR`` reads VAR; ``HOST:FILE`` connects."""
+        if effect.form == "write_out":
+            if value.startswith("@"):
+                self.fact(index, _READ, name, value[1:])
+                self.fact(index, _WRITES_UNNAMED, name, None)
+            for target in _OUTPUT_FILE.findall(value):
+                self.fact(index, _WRITES_UNNAMED, name, target.removeprefix(">>"))
+        elif effect.form == "pager_command" and value == "F":
+            self.fact(index, _FOLLOWS, name, None)
+        elif effect.form == "pass_source" and value.startswith("env:"):
+            self.fact(index, _ONE_VARIABLE, name, value[4:])
+        elif effect.form == "archive":
+            host, colon, path = value.partition(":")
+            if colon and host and "/" not in host and path:
+                self.fact(index, _REMOTE_ARCHIVE, name, host)
 
     def _ssh_option(self, option: Option, index: int, value: str | None, *, given: bool) -> None:
         if not given or value is None:
@@ -303,6 +362,12 @@ class _Scan:
                 self.refuse(word[k] if start == 0 else spelling if k > start else word)
                 return taken
             rest = word[k + width :]
+            if option.arity == "digits":
+                digits = _DIGITS.match(rest)
+                length = digits.end() if digits else 0
+                self.option(option, index, rest[:length] or None, given=bool(length), plus=plus)
+                k += width + length
+                continue
             if option.arity == "fused" and (values_follow or not rest):
                 self.refuse(spelling)
                 return taken
@@ -433,7 +498,7 @@ def _scan_words(scan: _Scan) -> None:
         word = argv[i]
         row = scan.row
         if word is None:
-            if scan.ended or i in scan.no_dash:
+            if scan.ended or i in scan.no_dash or _inert(row):
                 scan.operand(i, None)
             else:
                 scan.cannot(f"{_argument(i)} is an expansion where an option could stand")
@@ -492,6 +557,29 @@ def _scan_words(scan: _Scan) -> None:
             i = scan.long(word, i, lookup)
         else:
             i = scan.cluster(word, i, lookup.options, start=1, values_follow=False)
+
+
+def _inert(row: ProgramRow) -> bool:
+    """
+    Whatever an expansion spells, it changes nothing the reading states.
+
+    True for a row whose unknown words are operands and whose options are all
+    switches without effects (``echo``, ``test``): an expansion is then an
+    operand or an option that does nothing the policy judges.
+    """
+    return (
+        row.unknown_is_operand
+        and not row.modes
+        and not row.subcommands
+        and row.operands.uniform
+        and all(
+            option.arity == 0
+            and option.effect is None
+            and not option.also
+            and not option.ends_options
+            for option in row.options.values()
+        )
+    )
 
 
 def _declared(row: ProgramRow, lookup: _Lookup, word: str) -> bool:
@@ -569,6 +657,8 @@ def _derived(
         return _basename(value)
     if effect.derive == "template":
         return value.rstrip("X")
+    if effect.derive == "after_at":
+        return value.removeprefix("@")
     if present & row.suffix_options or not row.suffixes:
         return None
     if effect.derive == "add_suffix":
@@ -605,6 +695,8 @@ def _operand_facts(scan: _Scan) -> None:
     if layout.keys is not None:
         _key_facts(scan, layout.keys, recursive=recursive)
         return
+    if scan.ended_by_option:
+        return  # the rest are the arguments of the code an option runs
     if not operands:
         for effect in layout.empty:
             scan.fact(
@@ -613,12 +705,21 @@ def _operand_facts(scan: _Scan) -> None:
         return
     for operand, candidates in zip(operands, _roles(layout, operands), strict=True):
         for candidate in candidates:
+            words = (operand.at, len(scan.argv)) if candidate.arguments else None
             for effect in candidate.effects:
+                if effect.form in ("remote_path", "socat_address"):
+                    if not _address_facts(scan, operand, effect, recursive=recursive):
+                        return
+                    continue
                 value = (
                     effect.value if effect.fixed else _derived(row, effect, operand.value, present)
                 )
                 scan.fact(
-                    operand.at, _with_recursion(effect, recursive=recursive), "operand", value
+                    operand.at,
+                    _with_recursion(effect, recursive=recursive),
+                    "operand",
+                    value,
+                    words,
                 )
     uncertain = any(operand.several for operand in operands)
     if layout.into and len(operands) > 1 and layout.tail:
@@ -631,6 +732,38 @@ def _operand_facts(scan: _Scan) -> None:
                 )
     if layout.into_option is not None:
         _into_option_facts(scan, layout.into_option, recursive=recursive, uncertain=uncertain)
+
+
+def remote_host(value: str) -> str | None:
+    """The host of a remote operand (``HOST:PATH``, ``USER@HOST:PATH``, ``rsync://HOST/``), else ``None``."""
+    match = _REMOTE_HOST.fullmatch(value)
+    if match is None:
+        return None
+    host = match.group(1) or match.group(2)
+    return host.rsplit("@", 1)[-1] if host else None
+
+
+def _address_facts(scan: _Scan, operand: _Operand, effect: Effect, *, recursive: bool) -> bool:
+    """The facts of an operand that names a place (scp's HOST:PATH, socat's TYPE:…); ``False`` refuses."""
+    value = operand.value
+    if effect.form == "socat_address":
+        if value is None:
+            scan.cannot(f"{_argument(operand.at)} is an expansion where a socat address stands")
+            return False
+        found = socat_address_effects(value)
+        if found is None:
+            scan.refuse(value.partition(",")[0].partition(":")[0])
+            return False
+        for each, target in found:
+            scan.fact(operand.at, each, "operand", target)
+        return True
+    local = msgspec.structs.replace(effect, form="value")
+    host = None if value is None else remote_host(value)
+    if value is None or host is None:
+        scan.fact(operand.at, _with_recursion(local, recursive=recursive), "operand", value)
+    if value is None or host is not None:
+        scan.fact(operand.at, _REMOTE_ARCHIVE, "operand", host)
+    return True
 
 
 def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bool) -> None:
@@ -675,8 +808,10 @@ def _mode_option_effects(scan: _Scan) -> None:
         return
     changed: list[tuple[int, ArgumentFact]] = []
     for position, fact in scan.facts:
-        effect = mode.option_effects.get(fact.via)
-        if effect is not None and fact.kind != "network":
+        if fact.via in mode.option_effects and fact.kind != "network":
+            effect = mode.option_effects[fact.via]
+            if effect is None:
+                continue
             fact = msgspec.structs.replace(
                 fact, kind=effect.kind, action=effect.action, recursive=effect.recursive
             )

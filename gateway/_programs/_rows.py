@@ -68,7 +68,7 @@ __all__ = [
     "role",
 ]
 
-Arity = Literal[0, 1, "optional", "fused", "optional_next"]
+Arity = Literal[0, 1, "optional", "fused", "optional_next", "digits"]
 """
 How many values an option takes.
 
@@ -80,7 +80,9 @@ option is undeclared: the implementations disagree on whether it takes the next
 word (GNU ``grep -C 3`` does, BSD ``grep -C`` does not), so only the fused
 spelling reads the same everywhere. ``optional_next``: the next word is its
 value unless there is none or it begins with ``-`` or ``+`` (``set -o
-pipefail`` / ``set -o``, ``lsof -i :8000`` / ``lsof -i``).
+pipefail`` / ``set -o``, ``lsof -i :8000`` / ``lsof -i``). ``digits``: the
+digits that follow it in its cluster are its value, and the cluster goes on
+(``perl -0777ne``, ``perl -lne``).
 """
 
 ValueForm = Literal[
@@ -90,6 +92,14 @@ ValueForm = Literal[
     "form_file",
     "cookie_file",
     "header_file",
+    "pass_source",
+    "pager_command",
+    "urlencode_file",
+    "write_out",
+    "remote_path",
+    "socat_address",
+    "bind_mount",
+    "mount_spec",
     "ssh_option",
     "key_value",
 ]
@@ -105,6 +115,20 @@ a value without ``=`` is a file (``curl -b jar.txt``). ``header_file``: like
 ``at_file`` (``curl -H @headers.txt``). ``ssh_option``: an ssh ``-o
 Key=Value``, whose effect depends on the key (`gateway._programs._ssh`).
 ``key_value``: a ``NAME=VALUE`` whose value is the effect's target.
+``urlencode_file``: ``curl --data-urlencode``: ``NAME@FILE`` or ``@FILE``
+reads FILE, ``NAME=TEXT`` and ``TEXT`` name nothing. ``write_out``: ``curl
+-w``: ``%output{FILE}`` in the format writes FILE, and ``@FILE`` reads the
+format from FILE (so what it writes is unknown). ``remote_path`` (operands of
+scp and rsync): a ``HOST:PATH`` operand is a connection to HOST; any other is
+the local path the effect names. ``socat_address``: a socat address, whose
+type says what it opens (`gateway._programs._socat`).
+``bind_mount``: ``docker run -v SRC:DST``: a SRC that is a path (``/``,
+``.``, ``~``) is the host path; a volume name names nothing. ``mount_spec``:
+``--mount type=bind,source=SRC,…`` names SRC.
+``pager_command``: a pager's initial command (``less +CMD``): a line number
+or a search (``+42``, ``+/pattern``, ``+G``) names nothing, ``F`` follows
+forever, any other command may run shell text (``+!id``). ``pass_source``: an openssl pass phrase source: ``file:PATH`` reads PATH,
+``env:VAR`` reads the variable VAR, ``pass:``, ``fd:`` and ``stdin`` name nothing.
 """
 
 OptionStyle = Literal["getopt", "words"]
@@ -119,7 +143,7 @@ them. ``words``: each option is one whole word (``openssl x509 -in F``,
 after ``=`` when the row allows it.
 """
 
-Derive = Literal["basename", "add_suffix", "strip_suffix", "template"]
+Derive = Literal["basename", "add_suffix", "strip_suffix", "template", "after_at"]
 """
 How a role's path is derived from the operand's value.
 
@@ -128,7 +152,8 @@ How a role's path is derived from the operand's value.
 the operand with the row's compression suffix added or removed (``gzip f``
 creates ``f.gz``; ``gunzip f.gz`` creates ``f``). ``template``: what precedes
 the trailing ``X``s that become random characters (``mktemp /tmp/fooXXXXXX``
-creates a name beginning ``/tmp/foo``).
+creates a name beginning ``/tmp/foo``). ``after_at``: what follows a leading
+``@`` (``dig @1.1.1.1`` asks the server ``1.1.1.1``).
 """
 
 
@@ -287,13 +312,14 @@ class Mode(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
             under the working directory).
         option_effects: Canonical option → the effect it has in this mode
             instead of its own (``tar -c -f ARCHIVE`` writes the archive that
-            ``tar -x -f ARCHIVE`` reads).
+            ``tar -x -f ARCHIVE`` reads); ``None``: no effect in this mode
+            (``free -s N`` repeats forever, ``free -s N -c M`` does not).
     """
 
     when: frozenset[str]
     operands: Operands
     facts: tuple[Implicit, ...] = ()
-    option_effects: Mapping[str, Effect] = MappingProxyType({})
+    option_effects: Mapping[str, Effect | None] = MappingProxyType({})
 
 
 class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -430,6 +456,8 @@ def role(*effects: Effect) -> Role:
 def _arity_of(word: str, default: Arity) -> tuple[str, Arity]:
     if word.endswith("[_]"):
         return word[:-3], "optional_next"
+    if word.endswith("[0]"):
+        return word[:-3], "digits"
     if word.endswith("(=)"):
         return word[:-3], "fused"
     if word.endswith("[=]"):
@@ -444,7 +472,13 @@ def _option(
 ) -> list[tuple[str, Option]]:
     words = spec.split()
     default: Arity = 0
-    marks: dict[str, Arity] = {"=": 1, "[=]": "optional", "(=)": "fused", "[_]": "optional_next"}
+    marks: dict[str, Arity] = {
+        "=": 1,
+        "[=]": "optional",
+        "(=)": "fused",
+        "[_]": "optional_next",
+        "[0]": "digits",
+    }
     if words and words[-1] in marks:
         default = marks[words.pop()]
     spellings = [_arity_of(word, default) for word in words]
@@ -475,7 +509,8 @@ def option_table(*specs: OptionSpec, ends: Iterable[str] = ()) -> Mapping[str, O
     ``=`` when it takes a value, ``[=]`` when it takes one only fused, or
     ``(=)`` when only its fused spelling is declared (arity ``fused``), or
     ``[_]`` when the next word is its value unless it looks like an option
-    (arity ``optional_next``). A
+    (arity ``optional_next``), or ``[0]`` when the digits after it are its
+    value (arity ``digits``). A
     spelling may carry its own mark when the spellings differ (``"-f
     --follow[=]"``: ``-f`` is a switch, ``--follow`` takes an optional value).
     ``"-k --key ="`` is arity 1; ``"--color [=]"`` optional; ``"-r -R

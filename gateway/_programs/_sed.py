@@ -30,24 +30,22 @@ from gateway._programs._langargs import Scanner, table
 __all__ = ["read_sed"]
 
 _OPTIONS: Final = table(
-    [
-        (("--quiet", "-n", "--silent"), 0),
-        (("--debug",), 0),
-        (("--expression", "-e"), 1),
-        (("--file", "-f"), 1),
-        (("--follow-symlinks",), 0),
-        (("--in-place", "-i"), "optional"),
-        (("--line-length", "-l"), 1),
-        (("--posix",), 0),
-        (("--regexp-extended", "-E", "-r"), 0),
-        (("--separate", "-s"), 0),
-        (("--sandbox",), 0),
-        (("--unbuffered", "-u"), 0),
-        (("--null-data", "-z", "--zero-terminated"), 0),
-        (("--binary", "-b"), 0),
-        (("--help",), 0),
-        (("--version",), 0),
-    ]
+    "--quiet -n --silent",
+    "--debug",
+    "--expression -e =",
+    "--file -f =",
+    "--follow-symlinks",
+    "--in-place -i [=]",
+    "--line-length -l =",
+    "--posix",
+    "--regexp-extended -E -r",
+    "--separate -s",
+    "--sandbox",
+    "--unbuffered -u",
+    "--null-data -z --zero-terminated",
+    "--binary -b",
+    "--help",
+    "--version",
 )
 """GNU sed 4.9's options (busybox sed's are a subset)."""
 
@@ -474,6 +472,13 @@ def read_sed(program: str, args: Sequence[str | None]) -> ArgumentReading:
         facts.append(
             ArgumentFact(kind="write", via="--in-place", index=index, value=value, action="write")
         )
+        if "--follow-symlinks" in options:
+            # The file written is the link's target, which only the file system knows.
+            facts.append(
+                ArgumentFact(
+                    kind="write", via="--follow-symlinks", index=index, value=None, action="write"
+                )
+            )
         if in_place:
             backup = None if value is None else _backup(value, in_place)
             facts.append(

@@ -9,8 +9,11 @@ above this package sees a parser's node types.
 
 Reading is bounded: sources over 65,536 bytes, with NUL bytes, or nesting
 deeper than 64 levels are unmeasured, and no source takes more than the
-two-second budget, whatever it holds (bashlex runs in a worker process that is
-killed at the deadline when the source is large or deeply bracketed).
+two-second budget, whatever it holds. Every part of the work counts against
+it: the word scanner and bashlex charge their steps to budgets proportional
+to the text and check the deadline as they go (bashlex from inside its own
+tokenizer), so a reading in the calling thread is bounded too; bashlex runs
+in a worker process, killed at the deadline, for sources over 16 KiB.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import msgspec
 from gateway._shell._consensus import compare
 from gateway._shell._limits import (
     INPROCESS_MAX_BYTES,
-    INPROCESS_MAX_DEPTH,
     MAX_NESTING,
     MAX_SOURCE_BYTES,
     PARSE_BUDGET_SECONDS,
@@ -35,9 +37,11 @@ from gateway._shell._tree import Program
 from gateway._shell._words import Unreadable
 from gateway._shell._worker import WorkerPool
 
-__all__ = ["ShellReading", "read_shell"]
+__all__ = ["INTERNAL_FAILURE", "ShellReading", "read_shell"]
 
 _READERS: Final = ("tree-sitter", "bashlex")
+INTERNAL_FAILURE: Final = "The shell reader failed on this text"
+"""How the reason of a reading that hit a bug in a reader begins (tests look for it)."""
 # The worker processes are a cache of an operating-system resource shared by
 # every reading in the process; they hold no state that changes a reading.
 _POOL_LOCK: Final = threading.Lock()
@@ -77,20 +81,6 @@ def unmeasured(reason: str, offset: int | None = None) -> ShellReading:
     return ShellReading(status="unmeasured", reason=_sentence(reason), program=None, offset=offset)
 
 
-def raw_depth(text: str) -> int:
-    """The deepest bracket nesting in ``text`` with quotes ignored: a cheap, conservative cost signal."""
-    if text.count("(") + text.count("{") <= INPROCESS_MAX_DEPTH:
-        return text.count("(") + text.count("{")  # a bound on the depth, found without a loop
-    depth = deepest = 0
-    for char in text:
-        if char in "({":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in ")}":
-            depth = max(depth - 1, 0)
-    return deepest
-
-
 def check_limits(text: str) -> tuple[Source | None, str | None]:
     """Apply the limits every reading obeys; return the `Source`, or why there is none."""
     if "\x00" in text:
@@ -116,11 +106,11 @@ def _worker_pool() -> WorkerPool:
 
 
 def _read_bashlex(source: Source, deadline: float, masks: tuple[Mask, ...] = ()) -> Program:
-    if len(source.data) <= INPROCESS_MAX_BYTES and raw_depth(source.text) <= INPROCESS_MAX_DEPTH:
+    if len(source.data) <= INPROCESS_MAX_BYTES:
         # Imported here so that start-up (and the worker's parent) stays light.
         from gateway._shell._bashlex import read_with_bashlex
 
-        return read_with_bashlex(source, masks)
+        return read_with_bashlex(source, masks, deadline)
     result = _worker_pool().read(source.text, masks, deadline)
     if result.program is None:
         raise Unreadable(result.reason or "the bashlex worker gave no answer", result.offset)
@@ -166,6 +156,15 @@ def read_shell(text: str | bytes) -> ShellReading:
         >>> read_shell("case $x in a) echo;; esac").reason
         'Bashlex does not support `case` statements.'
     """
+    try:
+        return _read(text)
+    except Exception as error:  # noqa: BLE001 -- a reader's own bug must not escape: it is unmeasured
+        return unmeasured(
+            f"{INTERNAL_FAILURE} ({type(error).__name__}), so what it runs is not known"
+        )
+
+
+def _read(text: str | bytes) -> ShellReading:
     started = time.monotonic()
     deadline = started + PARSE_BUDGET_SECONDS
     if isinstance(text, bytes):
@@ -179,7 +178,7 @@ def read_shell(text: str | bytes) -> ShellReading:
     from gateway._shell._treesitter import read_with_tree_sitter
 
     try:
-        first = read_with_tree_sitter(source)
+        first = read_with_tree_sitter(source, deadline)
     except Unreadable as unreadable:
         return _explain(source, unreadable, deadline)
     except RecursionError:

@@ -23,6 +23,15 @@ only for the exact release the project depends on (``bashlex==0.18``):
   line as a command. `_gather_after_lookahead` reads them where they start.
 * **The end of a substitution that holds a heredoc**, which bashlex reports
   before the heredoc's body.
+* **No bound on its work**: on some inputs it asks for tokens past the end of
+  the text forever, growing without limit. Every token is charged to the
+  reading (`_metered`), so it stops at a budget proportional to the text or
+  at the deadline, whichever comes first.
+* **``&&`` and ``||`` inside ``$( )``** made it raise: the parser tables it
+  patches so that ``)`` ends a substitution are patched for the states after
+  ``&&`` and ``||`` too (`_close_lists_in_substitutions`).
+* **Every ``elif`` after the first**, which bashlex nests inside a reserved
+  word node whose ``word`` is a list (`_spliced`).
 
 bashlex itself never sees anything but the source text; its ``WordNode.word``
 (whose quote removal is wrong in ~1 % of real commands) is never used.
@@ -30,8 +39,12 @@ bashlex itself never sees anything but the source text; its ``WordNode.word``
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
-from collections.abc import Sequence
+import math
+import threading
+import time
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 import bashlex
@@ -43,7 +56,7 @@ import bashlex.subst
 import bashlex.tokenizer
 
 from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
-from gateway._shell._limits import MAX_NESTING
+from gateway._shell._limits import BASHLEX_TOKEN_FLOOR, BASHLEX_TOKENS_PER_CHAR, MAX_NESTING
 from gateway._shell._masks import Mask, apply_masks
 from gateway._shell._source import Source
 from gateway._shell._tree import (
@@ -188,6 +201,99 @@ def _gather_after_lookahead(original: Any) -> Any:
     return production
 
 
+# ───────────────────────── the work meter ─────────────────────────
+
+
+class _Meter(threading.local):
+    """The budget of the bashlex reading running on this thread (``limit < 0``: none)."""
+
+    def __init__(self) -> None:
+        self.limit = -1
+        self.steps = 0
+        self.deadline = math.inf
+
+
+_METER: Final = _Meter()
+
+
+def _metered(original: Any) -> Any:
+    """
+    Wrap bashlex's ``tokenizer.token`` so every token is charged to the running reading.
+
+    bashlex is pure Python and a thread cannot interrupt it, so the bound sits
+    in its own loop: every token any of its parsers reads (substitutions are
+    parsed by parsers of their own) is one step, and past the reading's
+    limit, or its deadline, the next token raises instead. On some inputs
+    bashlex asks for tokens past the end forever (``>(a#"")${`` and a
+    newline): this is what stops it, in bounded time and memory.
+    """
+
+    def token(self: Any) -> Any:
+        meter = _METER
+        if meter.limit >= 0:
+            meter.steps += 1
+            if meter.steps > meter.limit:
+                raise Unreadable(
+                    f"bashlex reads more than {BASHLEX_TOKENS_PER_CHAR} tokens a character "
+                    "of this text, over its budget",
+                    0,
+                )
+            if not meter.steps & 63 and time.monotonic() > meter.deadline:
+                raise Unreadable("bashlex did not finish within the time budget", 0)
+        return original(self)
+
+    return token
+
+
+def _close_lists_in_substitutions() -> None:
+    """
+    Let ``$( a && b )`` and ``$( a || b )`` end at their ``)``.
+
+    bashlex ends a substitution's parse by patching its parser tables: in the
+    states where a ``simple_list1`` may end, a ``)`` reduces instead of being
+    an error. It patched the states reached through ``;`` and ``|`` only, so
+    a ``)`` right after ``a && b`` or ``a || b`` is an error there. The same
+    patch is made for the states after ``&&``, ``||``, ``&`` and ``;``
+    wherever they stand, found from the tables by the grammar's own names,
+    not by number.
+    """
+    tables = bashlex.parser.yaccparser
+    rules = {str(production): index for index, production in enumerate(tables.productions)}
+    pipeline = rules["simple_list1 -> pipeline_command"]
+    lists = {
+        "AND_AND": "simple_list1 -> simple_list1 AND_AND newline_list simple_list1",
+        "OR_OR": "simple_list1 -> simple_list1 OR_OR newline_list simple_list1",
+        "AMPERSAND": "simple_list1 -> simple_list1 AMPERSAND simple_list1",
+        "SEMICOLON": "simple_list1 -> simple_list1 SEMICOLON simple_list1",
+    }
+    for actions in list(tables.action.values()):
+        for operator, production in lists.items():
+            shifted = actions.get(operator)
+            if shifted is None or shifted <= 0:
+                continue
+            after = shifted
+            if "newline_list" in production:
+                after = tables.goto.get(shifted, {}).get("newline_list", -1)
+            right = tables.goto.get(after, {})
+            if "simple_list1" not in right or "pipeline_command" not in right:
+                continue
+            tables.action[right["simple_list1"]].setdefault("RIGHT_PAREN", -rules[production])
+            tables.action[right["pipeline_command"]].setdefault("RIGHT_PAREN", -pipeline)
+
+
+@contextlib.contextmanager
+def _metering(length: int, deadline: float) -> Iterator[None]:
+    meter = _METER
+    saved = meter.limit, meter.steps, meter.deadline
+    meter.limit = BASHLEX_TOKENS_PER_CHAR * length + BASHLEX_TOKEN_FLOOR
+    meter.steps = 0
+    meter.deadline = deadline
+    try:
+        yield
+    finally:
+        meter.limit, meter.steps, meter.deadline = saved
+
+
 def _install_repair() -> None:
     global _REPAIRED
     if _INSTALLED == BASHLEX_VERSION and not _REPAIRED:
@@ -195,6 +301,8 @@ def _install_repair() -> None:
         for production in bashlex.parser.yaccparser.productions:
             if production.func == "p_redirection_heredoc":
                 production.callable = _gather_after_lookahead(production.callable)
+        bashlex.tokenizer.tokenizer.token = _metered(bashlex.tokenizer.tokenizer.token)
+        _close_lists_in_substitutions()
         _REPAIRED = True
 
 
@@ -209,19 +317,29 @@ def parse_only(text: str) -> Any:
     return bashlex.parse(text)
 
 
-def read_with_bashlex(source: Source, masks: Sequence[Mask] = ()) -> Program:
+def read_with_bashlex(
+    source: Source, masks: Sequence[Mask] = (), deadline: float = math.inf
+) -> Program:
     """
-    Read ``source`` with bashlex into the neutral tree.
+    Read ``source`` with bashlex into the neutral tree, within a work budget.
 
     Args:
         source: The text.
         masks: Constructs bashlex cannot parse, found by the other reader,
             to mask in the copy bashlex parses (see ``_masks``).
+        deadline: A `time.monotonic` instant past which the reading stops.
 
     Raises:
         Unreadable: bashlex raised (any exception type), produced a node kind
-            outside the lists, or read a word differently from the scanner.
+            outside the lists, read a word differently from the scanner, or
+            read more tokens than `BASHLEX_TOKENS_PER_CHAR` a character (or
+            ran past ``deadline``).
     """
+    with _metering(len(source.text), deadline):
+        return _read(source, masks, deadline)
+
+
+def _read(source: Source, masks: Sequence[Mask], deadline: float) -> Program:
     if not _REPAIRED:
         raise Unreadable(
             f"bashlex {_INSTALLED} is installed but the gateway's repairs are proven only for {BASHLEX_VERSION}",
@@ -245,7 +363,7 @@ def read_with_bashlex(source: Source, masks: Sequence[Mask] = ()) -> Program:
         raise Unreadable("bashlex ran out of recursion depth", 0) from None
     except Exception as error:  # noqa: BLE001 -- bashlex raises AttributeError, IndexError, … on odd input
         raise Unreadable(f"bashlex failed with {type(error).__name__}", 0) from None
-    reader = _Reader(source, masks)
+    reader = _Reader(source, masks, deadline)
     tokens: list[Token] = []
     for tree in trees:
         reader.flatten(tree, tokens)
@@ -302,12 +420,14 @@ def _short(text: str) -> str:
 
 
 class _Reader:
-    def __init__(self, source: Source, masks: Sequence[Mask] = ()) -> None:
+    def __init__(self, source: Source, masks: Sequence[Mask], deadline: float) -> None:
         self.source = source
         self.text = source.text
         self.masks = {(mask.kind, mask.start): mask for mask in masks}
         self.subs: dict[int, SubEntry] = {}
-        self.scanner = WordScanner(source, self.subs, READER, resolve=self.parse_missing)
+        self.scanner = WordScanner(
+            source, self.subs, READER, resolve=self.parse_missing, deadline=deadline
+        )
         self.depth = 0
 
     def unexpected(self, node: Any, where: str) -> Unreadable:
@@ -473,7 +593,7 @@ class _Reader:
     ) -> list[tuple[str, list[Any]]]:
         """Split a compound's parts at the given reserved words: ``[(keyword, nodes after it)]``."""
         sections: list[tuple[str, list[Any]]] = []
-        for part in parts:
+        for part in _spliced(parts):
             if part.kind == "reservedword" and part.word in keywords:
                 sections.append((part.word, []))
             elif not sections:
@@ -761,6 +881,25 @@ class _Reader:
             ),
             body_start + heredoc_node.terminator_length,
         )
+
+
+def _spliced(parts: list[Any]) -> list[Any]:
+    """
+    A compound's parts with bashlex's nested ``elif`` groups spliced back in.
+
+    From the second ``elif`` on, bashlex 0.18 wraps each ``elif … then …``
+    (and what follows it) in a reserved-word node whose ``word`` is the list
+    of those parts, one level deeper per ``elif``.
+    """
+    out: list[Any] = []
+    stack = list(reversed(parts))
+    while stack:
+        part = stack.pop()
+        if part.kind == "reservedword" and isinstance(part.word, list):
+            stack.extend(reversed(part.word))
+        else:
+            out.append(part)
+    return out
 
 
 class _Neg:

@@ -16,6 +16,7 @@ not the parser's nesting.
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 from typing import Final
 
@@ -140,7 +141,7 @@ def parse_only(data: bytes) -> tree_sitter.Tree:
     return _parser().parse(data)
 
 
-def read_with_tree_sitter(source: Source) -> Program:
+def read_with_tree_sitter(source: Source, deadline: float = math.inf) -> Program:
     """
     Read ``source`` with tree-sitter-bash into the neutral tree.
 
@@ -150,7 +151,7 @@ def read_with_tree_sitter(source: Source) -> Program:
     """
     tree = _parser().parse(source.data)
     root = tree.root_node
-    reader = _Reader(source)
+    reader = _Reader(source, deadline)
     if root.has_error:
         raise reader.syntax_error(root)
     statements = reader.sequence(root.children)
@@ -159,10 +160,10 @@ def read_with_tree_sitter(source: Source) -> Program:
 
 
 class _Reader:
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, deadline: float) -> None:
         self.source = source
         self.subs: dict[int, SubEntry] = {}
-        self.scanner = WordScanner(source, self.subs, READER)
+        self.scanner = WordScanner(source, self.subs, READER, deadline=deadline)
         self.depth = 0
 
     # ── helpers ──

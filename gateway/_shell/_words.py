@@ -18,7 +18,9 @@ recorded as parts, not resolved.
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from collections.abc import Callable
 from typing import Final, Literal as L, NamedTuple
 
@@ -295,7 +297,12 @@ def word_value(parts: tuple[Part, ...]) -> str | None:
     return "".join(out)
 
 
-_Context = L["word", "dquote", "heredoc", "operand"]
+_Context = L["word", "dquote", "heredoc", "operand", "dbrace"]
+# ``dbrace``: the operand of ``${x:-…}`` (and ``-`` ``:=`` ``=`` ``:+`` ``+``)
+# inside double quotes or an unquoted heredoc body, where bash keeps single
+# quotes as plain characters and expands what stands between them.
+_LITERAL_QUOTE_OPERATORS: Final = frozenset({":-", "-", ":=", "=", ":+", "+"})
+_DOUBLE_QUOTED: Final = frozenset({"dquote", "heredoc", "dbrace"})
 
 
 class WordScanner:
@@ -309,8 +316,8 @@ class WordScanner:
     It is bounded like the readers: ``${…}``, brace expansions and arithmetic
     nest at most `MAX_NESTING` deep inside a word, and every step of every
     loop (look-ahead included) is charged against a budget proportional to the
-    source, so no word can make it quadratic or worse; past either bound the
-    reading is `Unreadable`.
+    source, so no word can make it quadratic or worse; each charge also
+    checks the reading's deadline. Past any bound the reading is `Unreadable`.
     """
 
     def __init__(
@@ -319,6 +326,7 @@ class WordScanner:
         subs: dict[int, SubEntry],
         reader: str,
         resolve: Callable[[int, SubKind], SubEntry] | None = None,
+        deadline: float = math.inf,
     ) -> None:
         self._source = source
         self._text = source.text
@@ -329,6 +337,7 @@ class WordScanner:
         self._depth = 0
         self._steps = 0
         self._step_limit = SCAN_STEPS_PER_CHAR * len(source.text) + SCAN_STEP_FLOOR
+        self._deadline = deadline
 
     # ── entry points ──
 
@@ -378,6 +387,8 @@ class WordScanner:
                 f"(the budget ran out at offset {at})",
                 at,
             )
+        if self._deadline != math.inf and time.monotonic() > self._deadline:
+            raise Unreadable(f"scanning the words ran past the time budget at offset {at}", at)
 
     def _descend(self, at: int) -> None:
         """Enter one more level of ``${…}``, brace expansion or arithmetic."""
@@ -446,7 +457,7 @@ class WordScanner:
                 flush(i)
                 self._charge(steps, start)
                 return tuple(parts), i + 1
-            if context == "operand" and char == "}":
+            if context in ("operand", "dbrace") and char == "}":
                 flush(i)
                 self._charge(steps, start)
                 return tuple(parts), i + 1
@@ -466,7 +477,7 @@ class WordScanner:
                         literal.append("\\")
                         i += 1
                     continue
-                escapable = '$`"\\' if context == "dquote" else "$`\\"
+                escapable = {"dquote": '$`"\\', "dbrace": '$`"\\}'}.get(context, "$`\\")
                 if nxt and nxt in escapable:
                     literal.append(nxt)
                     i += 2
@@ -482,7 +493,24 @@ class WordScanner:
                 parts.append(SingleQuoted(span=source.span(i, close + 1), text=text[i + 1 : close]))
                 i = close + 1
                 continue
-            if char == '"' and context in ("word", "operand"):
+            if char == "'" and context == "dbrace":
+                # Bash matches the braces past a quoted ``}`` but keeps the
+                # quotes and expands what is between them, with the escapes
+                # of double quotes. Only plain text is read here.
+                close = text.find("'", i + 1, end)
+                if close < 0:
+                    raise Unreadable(f"the single quote at offset {i} is not closed", i)
+                between = text[i + 1 : close]
+                if any(c in between for c in '$`"\\'):
+                    raise Unreadable(
+                        f"bash expands the text between the single quotes at offset {i} "
+                        "(inside a double-quoted parameter expansion), which is not read",
+                        i,
+                    )
+                literal.append(text[i : close + 1])
+                i = close + 1
+                continue
+            if char == '"' and context in ("word", "operand", "dbrace"):
                 flush(i)
                 inner, after = self._scan(i + 1, end, "dquote")
                 if after > end or text[after - 1] != '"' or after == i + 1:
@@ -503,6 +531,7 @@ class WordScanner:
             if char == "`":
                 flush(i)
                 entry, after = self._take_sub(i, "backtick", end)
+                self._check_backtick(i, after, dquoted=context in ("dquote", "dbrace"))
                 parts.append(
                     CommandSubstitution(span=source.span(i, after), backtick=True, body=entry.body)
                 )
@@ -569,7 +598,7 @@ class WordScanner:
             i += 1
         if context == "dquote":
             raise Unreadable(f"the double quote before offset {start} is not closed", start)
-        if context == "operand":
+        if context in ("operand", "dbrace"):
             raise Unreadable(f"the parameter expansion before offset {start} is not closed", start)
         flush(end)
         self._charge(steps, start)
@@ -580,6 +609,14 @@ class WordScanner:
         text = self._text
         source = self._source
         nxt = text[i + 1]
+        if nxt in "'\"" and context == "dbrace":
+            # ``extquote``: bash decodes the string, then expands the result again
+            # (``"${x:-$'\x24(id)'}"`` runs ``id``).
+            raise Unreadable(
+                f"bash expands the ${nxt}…{nxt} string at offset {i} again after decoding it "
+                "(inside a double-quoted parameter expansion), which is not read",
+                i,
+            )
         if nxt == "'" and context in ("word", "operand"):
             j = i + 2
             while j < end:
@@ -626,7 +663,7 @@ class WordScanner:
             return msgspec.structs.replace(arith, span=source.span(i, square + 1)), square + 1
         if nxt == "{":
             self._descend(i)
-            parameter = self._braced_parameter(i, end)
+            parameter = self._braced_parameter(i, end, context)
             self._depth -= 1
             return parameter
         if nxt in _NAME_START:
@@ -638,7 +675,7 @@ class WordScanner:
             return Parameter(span=source.span(i, i + 2), name=nxt, special=True), i + 2
         return None, i + 1
 
-    def _braced_parameter(self, i: int, end: int) -> tuple[Part, int]:
+    def _braced_parameter(self, i: int, end: int, context: _Context) -> tuple[Part, int]:
         text = self._text
         source = self._source
         j = i + 2
@@ -707,6 +744,8 @@ class WordScanner:
             close = self._operand_end(j, end)
             operand = (self._arithmetic(j, close),)
             after = close + 1
+        elif operator in _LITERAL_QUOTE_OPERATORS and context in _DOUBLE_QUOTED:
+            operand, after = self._scan(j, end, "dbrace")
         else:
             operand, after = self._scan(j, end, "operand")
         return (
@@ -756,6 +795,7 @@ class WordScanner:
                 continue
             if char == "`":
                 entry, after = self._take_sub(i, "backtick", end)
+                self._check_backtick(i, after, dquoted=True)
                 parts.append(
                     CommandSubstitution(
                         span=self._source.span(i, after), backtick=True, body=entry.body
@@ -788,6 +828,27 @@ class WordScanner:
             variables=tuple(variables),
             parts=tuple(parts),
         )
+
+    def _check_backtick(self, start: int, end: int, *, dquoted: bool) -> None:
+        """
+        Refuse a backtick substitution whose body bash reads after removing backslashes.
+
+        Before parsing a backtick body bash turns ``\\$``, ``\\``` and ``\\\\``
+        (and, in double quotes, ``\\"``) into the character alone, so the
+        command it runs is not the text the readers parsed:
+        ``echo "`echo \\"'\\" ; rm x ; echo \\"'\\"`"`` runs ``rm``.
+        """
+        text = self._text
+        escapes = '$`\\"' if dquoted else "$`\\"
+        at = text.find("\\", start + 1, end - 1)
+        while at >= 0:
+            if text[at + 1] in escapes:
+                raise Unreadable(
+                    f"the backtick substitution at offset {start} holds a backslash escape "
+                    "bash removes before it reads the command, which is not read",
+                    start,
+                )
+            at = text.find("\\", at + 2, end - 1)
 
     # ── matching helpers ──
 

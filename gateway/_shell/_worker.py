@@ -27,7 +27,7 @@ from typing import IO, Final
 
 import msgspec
 
-from gateway._shell._limits import WORKER_MEMORY_BYTES
+from gateway._shell._limits import WORKER_MEMORY_BYTES, WORKER_START_SECONDS
 from gateway._shell._masks import Mask
 from gateway._shell._tree import Program
 
@@ -42,10 +42,11 @@ _BOOT: Final = (
 
 
 class WorkerRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """What the worker is asked: a text and the masks to read it with."""
+    """What the worker is asked: a text, the masks to read it with, and its deadline (monotonic clock)."""
 
     text: str
     masks: tuple[Mask, ...]
+    deadline: float
 
 
 class WorkerResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -98,6 +99,8 @@ def serve() -> None:  # pragma: no cover - runs in the worker process
     sys.setrecursionlimit(4000)
     stdin = sys.stdin.buffer
     stdout = sys.stdout.buffer
+    stdout.write(_HEADER.pack(0))  # ready: the imports are done
+    stdout.flush()
     while True:
         header = _read_exact(stdin, _HEADER.size)
         if header is None:
@@ -108,7 +111,8 @@ def serve() -> None:  # pragma: no cover - runs in the worker process
         request = _REQUESTS.decode(payload)
         try:
             result = WorkerResult(
-                program=read_with_bashlex(Source(request.text), request.masks), reason=None
+                program=read_with_bashlex(Source(request.text), request.masks, request.deadline),
+                reason=None,
             )
         except Unreadable as unreadable:
             result = WorkerResult(program=None, reason=unreadable.reason, offset=unreadable.offset)
@@ -130,6 +134,32 @@ class _Worker:
             stderr=subprocess.DEVNULL,
             close_fds=True,
         )
+        self.started = time.monotonic()
+        self.ready = False
+
+    def wait_ready(self) -> bool:
+        """Wait (at most `WORKER_START_SECONDS` from the start) for the worker's ready frame."""
+        if self.ready:
+            return True
+        stdout = self.process.stdout
+        if stdout is None:  # pragma: no cover - always piped
+            return False
+        fd = stdout.fileno()
+        header = b""
+        deadline = self.started + WORKER_START_SECONDS
+        while len(header) < _HEADER.size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                return False
+            chunk = os.read(fd, _HEADER.size - len(header))
+            if not chunk:
+                return False
+            header += chunk
+        self.ready = _HEADER.unpack(header)[0] == 0
+        return self.ready
 
     def kill(self) -> None:
         """Kill the process and close both pipes (an unclosed pipe is a leaked descriptor)."""
@@ -202,7 +232,16 @@ class WorkerPool:
             return WorkerResult(
                 program=None, reason="no bashlex worker became free within the budget"
             )
-        result = worker.ask(WorkerRequest(text=text, masks=masks), deadline)
+        if not worker.ready:
+            # Starting a worker is not the text's cost: the time it takes
+            # (bounded by WORKER_START_SECONDS) is added to the reading's budget.
+            waited_from = time.monotonic()
+            if not worker.wait_ready():
+                worker.kill()
+                self._release(None)
+                return WorkerResult(program=None, reason="the bashlex worker did not start")
+            deadline += time.monotonic() - waited_from
+        result = worker.ask(WorkerRequest(text=text, masks=masks, deadline=deadline), deadline)
         if result is None:
             worker.kill()
             self._release(None)

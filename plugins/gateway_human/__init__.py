@@ -4,7 +4,8 @@ The ``human`` approver: a call waits on a board until a person decides, or its t
 Registered in the ``gateway.approvers`` entry-point group as ``human`` and
 loaded like any third-party approver, usually last in the chain (after the
 ``rules`` approver has abstained). Each question it is asked is parked on a
-`HumanBoard` shared through ``context.services["human"]``; the approval
+`Board` shared through ``context.services["human"]`` (in memory by default;
+in a broker with ``gateway serve --broker``); the approval
 service (``gateway serve``) shows the board to people and hands their
 decisions to it. Nobody deciding within the timeout (``[serve] human-timeout``)
 is a decline with that reason: the gateway fails closed.
@@ -27,33 +28,69 @@ from typing import Annotated, Any, Final
 
 import msgspec
 
-from gateway import MAX_SECONDS, Abstain, Allow, Answer, ApproverContext, Decline, ReviewRequest
+from gateway import (
+    MAX_SECONDS,
+    Abstain,
+    Allow,
+    Answer,
+    ApproverContext,
+    Decline,
+    GatewayConfig,
+    ReviewRequest,
+)
+from gateway.fleet import load_notifier
 from gateway_human._board import (
     SERVICE_KEY,
+    Board,
+    BoardBase,
+    BoardStatistics,
+    Watcher,
+    board_id,
+    subject,
+)
+from gateway_human._memory import MemoryBoard
+from gateway_human._records import (
+    DecidedBy,
     DecisionRecord,
     DecisionRefused,
-    HumanBoard,
     Offer,
     Scope,
     WaitingCall,
+    shown,
 )
 
 __all__ = [
     "NO_SERVICE",
     "SERVICE_KEY",
+    "SHADOW",
+    "Board",
+    "BoardBase",
+    "BoardStatistics",
+    "DecidedBy",
     "DecisionRecord",
     "DecisionRefused",
     "HumanApprover",
     "HumanBoard",
     "HumanOptions",
+    "MemoryBoard",
     "Offer",
     "Scope",
     "WaitingCall",
+    "Watcher",
+    "board_id",
+    "shared_board",
+    "shown",
+    "subject",
 ]
+
+HumanBoard = MemoryBoard
+"""The in-memory board, by the name it had before boards had an interface."""
 
 NO_SERVICE: Final = (
     "No approval service (`gateway serve`) is running, so no person can be asked here."
 )
+
+SHADOW: Final = "Shadow mode: the host decides, so no person is asked here; the gateway records what it would have done."
 
 REMEMBER_GRACE: Final = 30.0
 """Seconds past the human timeout the gateway allows this approver (to save a remembered approval)."""
@@ -70,6 +107,37 @@ class HumanOptions(
     """
 
     timeout: Annotated[float, msgspec.Meta(gt=0, le=MAX_SECONDS - REMEMBER_GRACE)] | None = None
+
+
+def shared_board(services: dict[str, Any], config: GatewayConfig) -> Board:
+    """
+    The board in ``services``, made (an in-memory one, from the ``[serve]`` table) if there is none yet.
+
+    A board put there beforehand (the broker-backed board of ``gateway serve
+    --broker``) is adopted: it is told the gateway's services, so it finds the
+    rules approver to offer and save remembered approvals. The notifiers the
+    config names (``[notifiers.NAME]``) are loaded for it, and the link in
+    their notices points at ``[serve] public-url`` (or, when the service
+    knows its own address, there).
+
+    Raises:
+        PluginLoadError: A notifier is not installed or cannot be built.
+    """
+    board = services.get(SERVICE_KEY)
+    if isinstance(board, Board):
+        board.services = services
+    else:
+        board = MemoryBoard(
+            services, history=config.serve.history, max_pending=config.serve.max_pending
+        )
+        services[SERVICE_KEY] = board
+    if not board.notifiers:
+        board.notifiers = tuple(
+            load_notifier(name, notifier) for name, notifier in config.notifiers.items()
+        )
+    if not board.link_base:
+        board.link_base = config.serve.public_url
+    return board
 
 
 class HumanApprover:
@@ -95,6 +163,8 @@ class HumanApprover:
             could not be measured (they see its raw text, escaped).
         timeout: What the gateway allows this approver: the wait plus a grace.
         board: Where questions wait.
+        shadow: Whether the gateway runs in shadow mode (then it abstains at
+            once: the host decides).
     """
 
     name = "human"
@@ -116,10 +186,15 @@ class HumanApprover:
         # duration at MAX_SECONDS, so a person's wait is clipped to leave it.
         self.wait = min(self.wait, MAX_SECONDS - REMEMBER_GRACE)
         self.timeout = self.wait + REMEMBER_GRACE
-        self.board = HumanBoard.shared(context.services, context.config)
+        self.board = shared_board(context.services, context.config)
+        self.shadow = context.config.gateway.mode == "shadow"
 
     async def review(self, request: ReviewRequest) -> Answer:
         """Wait for a person's decision on this question (bounded by the timeout)."""
+        if self.shadow:
+            # The host decides every call in shadow mode: a person waiting on
+            # the board would only delay an answer nobody uses.
+            return Abstain(reason=SHADOW)
         if request.kind == "hole":
             earlier = self.board.decision_for(request.call.call_id or "", request.digest)
             if earlier is not None:
@@ -143,5 +218,9 @@ def _answer(record: DecisionRecord, *, hole: bool) -> Answer:
         reason = f"A person {verb} the call with this hole shown ({record.reason.rstrip('.')})."
     rule = "human" if record.scope in (None, "once") else f"human.{record.scope}"
     if record.decision == "allow":
-        return Allow(reason=reason, rule=rule)
-    return Decline(reason=reason, rule=None if record.by != "person" else rule)
+        return Allow(reason=reason, rule=rule, decided_by=record.decided_by)
+    return Decline(
+        reason=reason,
+        rule=None if record.by != "person" else rule,
+        decided_by=record.decided_by,
+    )

@@ -31,6 +31,7 @@ Options (``[approver.rules]`` in the gateway config)::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -53,6 +54,7 @@ from gateway import (
     plan_program,
     validation_path,
 )
+from gateway.effects import PLAN_FORMAT
 from gateway_rules._engine import Judgement, RuleSet, display_hazards
 from gateway_rules._match import CommandView, matches
 from gateway_rules._schema import Rule, RulesOptions, validate_rule
@@ -69,6 +71,7 @@ __all__ = [
     "convert_rules",
     "display_hazards",
     "load_rules",
+    "rules_digest",
 ]
 
 Scope = Literal["digest", "session", "prefix"]
@@ -105,6 +108,10 @@ class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
         prefix: The leading arguments, for ``prefix``.
         created: When (UTC).
         note: The person's note.
+        plan_format: The plan format (`gateway.effects.PLAN_FORMAT`) the
+            digest was computed in. A digest of another format describes a
+            plan of another shape and is never reused (a record without it
+            is of format 1).
     """
 
     scope: Scope
@@ -115,6 +122,7 @@ class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
     prefix: tuple[str, ...] = ()
     created: str = ""
     note: str | None = None
+    plan_format: int = 1
 
 
 def _problem(error: Exception) -> str:
@@ -252,6 +260,28 @@ def check_examples(rules: Iterable[tuple[str, Rule]]) -> list[ExampleResult]:
     return results
 
 
+def rules_digest(sources: Iterable[tuple[str, Rule]]) -> str:
+    """The digest of a rule set: ``sha256:`` over its rules, canonically encoded, in order."""
+    encoded = msgspec.json.encode(
+        [msgspec.to_builtins(rule) for _, rule in sources], order="sorted"
+    )
+    return "sha256:" + hashlib.sha256(encoded).hexdigest()
+
+
+def _checked_rules(options: RulesOptions) -> tuple[list[tuple[str, Rule]], RuleSet]:
+    sources, rules = load_rules(options)
+    failed = [result for result in check_examples(sources) if not result.passed]
+    if failed:
+        first = failed[0]
+        verb = "does not match" if first.expect == "match" else "matches"
+        detail = f" ({first.detail})" if first.detail else ""
+        raise RuleError(
+            f"Rule {first.rule!r} in {first.source} {verb} its example `{first.example}`{detail}"
+            + (f", and {len(failed) - 1} more examples fail." if len(failed) > 1 else ".")
+        )
+    return sources, rules
+
+
 class RulesApprover:
     """
     The ``rules`` approver.
@@ -261,6 +291,11 @@ class RulesApprover:
         context: The gateway's context; the approver registers itself in
             ``context.services["rules"]`` so the approval service can offer
             and save remembered approvals.
+
+    Attributes:
+        policy_version: Which rule set decides now: ``local:`` and the
+            digest of the rules, or what `replace_policy` was given (the
+            managed version a fleet shares). Every verdict names it.
 
     Raises:
         RuleError: The rules are invalid or their examples fail.
@@ -280,20 +315,32 @@ class RulesApprover:
             )
         except msgspec.ValidationError as error:
             raise RuleError(f"Invalid [approver.rules] options: {_problem(error)}.") from None
-        self.sources, self.rules = load_rules(self.options)
-        failed = [result for result in check_examples(self.sources) if not result.passed]
-        if failed:
-            first = failed[0]
-            verb = "does not match" if first.expect == "match" else "matches"
-            detail = f" ({first.detail})" if first.detail else ""
-            raise RuleError(
-                f"Rule {first.rule!r} in {first.source} {verb} its example `{first.example}`{detail}"
-                + (f", and {len(failed) - 1} more examples fail." if len(failed) > 1 else ".")
-            )
+        self.sources, self.rules = _checked_rules(self.options)
+        self.policy_version = f"local:{rules_digest(self.sources)}"
         self._memory_path = Path(self.options.memory).expanduser() if self.options.memory else None
         self.remembered: list[RememberedApproval] = self._load_memory()
         if context is not None:
             context.services["rules"] = self
+
+    def replace_policy(self, options: Mapping[str, Any], *, version: str) -> None:
+        """
+        Decide every later review by the rules ``options`` (an ``[approver.rules]`` table) give.
+
+        The new rules are validated and their examples run first; if any
+        fails, nothing changes. Remembered approvals stay as they are.
+
+        Raises:
+            RuleError: The rules are invalid or their examples fail.
+        """
+        given = dict(options)
+        inline = convert_rules(given.pop("rule", []), version)
+        try:
+            parsed = msgspec.structs.replace(msgspec.convert(given, RulesOptions), rule=inline)
+        except msgspec.ValidationError as error:
+            raise RuleError(f"Invalid rules options in {version}: {_problem(error)}.") from None
+        sources, rules = _checked_rules(parsed)
+        self.options, self.sources, self.rules = parsed, sources, rules
+        self.policy_version = version
 
     # ── reviewing ──
 
@@ -306,6 +353,7 @@ class RulesApprover:
         ]
         digest_allowed = any(
             item.digest == request.digest
+            and item.plan_format == PLAN_FORMAT
             and (
                 item.scope == "digest"
                 or (
@@ -389,6 +437,7 @@ class RulesApprover:
                 scope="digest",
                 description=f"Allow exactly this command (plan digest {request.digest[:19]}…) again without asking.",
                 digest=request.digest,
+                plan_format=PLAN_FORMAT,
             )
         if scope == "session":
             if not request.call.session_id:
@@ -398,6 +447,7 @@ class RulesApprover:
                 description=f"Allow exactly this command again in session {request.call.session_id!r} without asking.",
                 digest=request.digest,
                 session_id=request.call.session_id,
+                plan_format=PLAN_FORMAT,
             )
         if scope == "prefix":
             offer = self._prefix_offer(request, prefix)

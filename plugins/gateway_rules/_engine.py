@@ -10,7 +10,7 @@ the decision is, in order of precedence:
 2. a matching ``ask`` rule, or a built-in ask (an option no launcher row
    declares, operands fed from a stream, a variable it sets that the rules do
    not know or cannot name, a value it evaluates as a number that the plan
-   cannot see, ``time -o``, a launcher that is not transparent, a file write
+   cannot see or that runs code, ``time -o``, a launcher that is not transparent, a file write
    no allow rule permits, nested text that could not be read);
 3. a matching ``allow`` rule, or a remembered approval;
 4. otherwise ``ask``: no rule covers it.
@@ -20,9 +20,10 @@ anything else asks (the approver abstains to the next one). Whole-call checks
 come too: an unmeasured plan is never allowed; display-spoofing characters
 are at least an ask; variables that change which program runs (``PATH``) are
 declined, and rules about variables alone judge plain assignments; unknown
-upper-case variables, arithmetic on values the call did not set to literals,
-subscript-like text with an expansion in it and ``[[ ]]`` comparisons of such
-values are asked about (see `gateway_rules._arith`).
+upper-case variables are asked about, and so is every place the plan says bash
+evaluates text as a number when the text runs code (a subscript with an
+expansion, written or bound) or its origin is unknown (the planner's number
+sites, ``Execute`` effects of kind ``number`` and ``expansion``).
 """
 
 from __future__ import annotations
@@ -45,12 +46,7 @@ from gateway import (
     iter_commands,
     strictness,
 )
-from gateway_rules._arith import (
-    SUBSCRIPT_TEXT,
-    arithmetic_operand,
-    literal_bindings,
-    test_statement_operand,
-)
+from gateway.effects import Effect, Execute
 from gateway_rules._match import (
     TRANSPARENT_LAUNCHERS,
     CommandView,
@@ -245,7 +241,6 @@ class RuleSet:
         cwd: str | None,
         functions: frozenset[str],
         remembered: Iterable[Rule] = (),
-        trusted: frozenset[str] | set[str] = frozenset(),
     ) -> Judgement:
         """Decide one command by the precedence in the module docstring."""
         view = CommandView(command)
@@ -301,13 +296,9 @@ class RuleSet:
                 text,
                 f"it sets `{unknown[0]}`, which programs may read from their environment and no rule knows to be harmless",
             )
-        operand = arithmetic_operand(view.program, view.args, view.written, set(trusted))
-        if operand is not None:
-            return _judged(
-                "ask",
-                text,
-                f"it evaluates `{_shown(operand)}` as a number, and bash evaluates a value it cannot see as an expression that can run commands",
-            )
+        evaluated = _evaluation(command.effects)
+        if evaluated is not None:
+            return _judged("ask", text, evaluated)
         for launcher, own in view.launcher_args:
             if launcher == "time" and option_present(own, _TIME_WRITES) is not None:
                 return _judged("ask", text, "`time -o` writes its report to a file")
@@ -355,11 +346,8 @@ class RuleSet:
         remembered = tuple(remembered)
         every = list(_with_nested(plans))
         functions = frozenset(name for plan in every for name in plan.functions)
-        trusted = literal_bindings(plans)
         judgements = [
-            self.judge_command(
-                command, cwd=cwd, functions=functions, remembered=remembered, trusted=trusted
-            )
+            self.judge_command(command, cwd=cwd, functions=functions, remembered=remembered)
             for plan in plans
             for command in iter_commands(plan)
         ]
@@ -400,52 +388,12 @@ class RuleSet:
                     None,
                 )
             )
-        arithmetic = sorted(
-            {name for plan in every for name in plan.arithmetic_variables} - trusted
-        )
-        if arithmetic:
-            judgements.append(
-                Judgement(
-                    "ask",
-                    f"Asked about the call: arithmetic reads `{arithmetic[0]}`, which the call does not set to a literal, and bash evaluates its value as an expression that can run commands.",
-                    None,
-                )
-            )
         for plan in every:
-            # The plan lists only the free variables arithmetic reads; within one
-            # statement (a loop, a group) a variable set from a value the plan
-            # cannot see may be read by arithmetic too.
-            unseen = sorted(set(plan.bound_variables) - trusted)
-            if unseen and _uses_arithmetic(plan):
-                judgements.append(
-                    Judgement(
-                        "ask",
-                        f"Asked about the call: a statement sets `{unseen[0]}` from a value the plan cannot see and evaluates arithmetic, which can run commands hidden in that value.",
-                        None,
-                    )
-                )
-                break
-        for plan in every:
-            found = SUBSCRIPT_TEXT.search(plan.rendered)
-            if found is not None:
-                judgements.append(
-                    Judgement(
-                        "ask",
-                        f"Asked about the call: `{_shown(found.group())}` reads like an array subscript, and wherever bash evaluates it as a number it runs the expansion inside.",
-                        None,
-                    )
-                )
-                break
-        for plan in every:
-            operand = test_statement_operand(plan, trusted)
-            if operand is not None:
-                judgements.append(
-                    Judgement(
-                        "ask",
-                        f"Asked about the call: `[[ ]]` compares `{_shown(operand)}` as a number, and bash evaluates a value it cannot see as an expression that can run commands.",
-                        None,
-                    )
-                )
+            # What the statement's own syntax evaluates: `(( ))`, `[[ ]]`, a
+            # subscript in a bare assignment, a `for (( ))` loop.
+            evaluated = _evaluation(plan.effects)
+            if evaluated is not None:
+                judgements.append(Judgement("ask", f"Asked about the call: {evaluated}.", None))
                 break
         return judgements
 
@@ -534,16 +482,23 @@ def _with_nested(plans: Iterable[Plan]) -> Iterator[Plan]:
                 yield from _with_nested(nested.plans)
 
 
-def _uses_arithmetic(plan: Plan) -> bool:
-    """True when a statement may evaluate arithmetic (``$(( ))``, ``(( ))``, ``$[ ]``, ``let``)."""
-    if plan.statement_kind == "arith" or plan.arithmetic_variables:
-        return True
-    if "((" in plan.rendered or "$[" in plan.rendered:
-        return True
-    return any(
-        "arithmetic" in command.expansions or command.name == "let"
-        for command in iter_commands(plan)
-    )
+def _evaluation(effects: Iterable[Effect]) -> str | None:
+    """
+    Why a command (or a statement) may run code hidden in a value bash evaluates, as a clause.
+
+    From the planner's number sites: text that runs code when bash evaluates
+    it (a subscript with an expansion, written or bound), or a value bash
+    evaluates as a number whose origin the plan cannot see.
+    """
+    for effect in effects:
+        if isinstance(effect, Execute) and effect.kind == "expansion":
+            shown = _shown(effect.text) if effect.text is not None else "a value"
+            return f"bash runs the expansion in `{shown}` when it evaluates it ({effect.via})"
+    for effect in effects:
+        if isinstance(effect, Execute) and effect.kind == "number" and effect.origin == "unknown":
+            shown = _shown(effect.text) if effect.text is not None else "a value"
+            return f"it evaluates `{shown}` as a number ({effect.via}), and bash evaluates a value it cannot see as an expression that can run commands"
+    return None
 
 
 def _shown(text: str, limit: int = 60) -> str:

@@ -34,6 +34,7 @@ from gateway import (
     claude_code_pre_tool_use_response,
     read_audit_log,
 )
+from gateway.fleet import Identity, TokenBook
 from gateway_web._guard import Guard
 from gateway_web._http import BadRequest, error_response, json_response, read_json
 from gateway_web._service import ApprovalService, CallEntry, Message
@@ -66,6 +67,12 @@ class DecisionBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     scope: RememberScope | None = None
     prefix: tuple[str, ...] | None = None
     note: str | None = None
+
+
+def _identity(request: Request) -> Identity | None:
+    """Who the request's token belongs to (the guard looked it up), if anyone."""
+    identity = getattr(request.state, "identity", None)
+    return identity if isinstance(identity, Identity) else None
 
 
 class _CallIdOnly(msgspec.Struct):
@@ -124,6 +131,11 @@ class _Api:
             {
                 "version": _VERSION,
                 "authorized": bool(getattr(request.state, "authorized", False)),
+                "identity": _identity(request),
+                "replica": getattr(board, "replica", None),
+                "policy": getattr(
+                    self.service.gateway.services.get("rules"), "policy_version", None
+                ),
                 "human": board is not None,
                 "remembers": board is not None and board.remembers,
                 "protect_reads": self.service.settings.protect_reads,
@@ -234,14 +246,16 @@ class _Api:
             raise BadRequest(
                 404, "No human approver is in the approver chain, so no call waits for a person."
             )
+        identity = _identity(request)
         try:
-            record = board.decide(
+            record = await board.decide(
                 board_id,
                 decision=body.decision,
                 digest=body.digest,
                 scope=body.scope,
                 prefix=body.prefix,
                 note=body.note,
+                decided_by=None if identity is None else identity.name,
             )
         except DecisionRefused as refusal:
             return error_response(refusal.status, refusal.message)
@@ -413,13 +427,16 @@ def _frames(messages: list[Message]) -> Iterator[bytes]:
             yield b"event: %s\ndata: %s\n\n" % (message.kind.encode(), message.data)
 
 
-def create_app(service: ApprovalService, *, token: str, allowed_hosts: set[str] | None) -> ASGIApp:
+def create_app(
+    service: ApprovalService, *, tokens: TokenBook, allowed_hosts: set[str] | None
+) -> ASGIApp:
     """
     The approval service's ASGI application: the page, the API and the guard in front.
 
     Args:
         service: The state it serves.
-        token: The bearer token decisions (and, when configured, reads) need.
+        tokens: The tokens accepted (decisions, reviews and, when configured,
+            reads need one whose role allows it).
         allowed_hosts: ``Host`` values served (``host:port``), or ``None`` for any.
     """
     api = _Api(service)
@@ -451,7 +468,7 @@ def create_app(service: ApprovalService, *, token: str, allowed_hosts: set[str] 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     return Guard(
         app,
-        token=token,
+        tokens=tokens,
         protect_reads=service.settings.protect_reads,
         allowed_origins=service.settings.allowed_origins,
         allowed_hosts=allowed_hosts,

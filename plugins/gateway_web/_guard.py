@@ -11,8 +11,12 @@ A pure ASGI middleware, in front of every route:
   headers are sent). ``Sec-Fetch-Site`` backs this up for requests a
   browser sends without an ``Origin``; a link followed to the page itself is
   still fine.
-* **Token**: every ``POST`` needs ``Authorization: Bearer <token>``; reads
-  under ``/v1/`` need it too when ``[serve] protect-reads`` is on.
+* **Token and role**: every ``POST`` needs ``Authorization: Bearer <token>``
+  of a role that may do it (a decision needs an ``approver`` token; a review
+  or a hook event an ``approver`` or ``agent`` token); reads under ``/v1/``
+  need a token that may read (``approver`` or ``viewer``) when ``[serve]
+  protect-reads`` is on. The identity a token names is handed to the app as
+  ``request.state.identity``, so a decision records who took it.
 * **Headers**: a strict Content-Security-Policy (no inline script, nothing
   from elsewhere), ``nosniff``, no framing, no referrer, and ``no-store`` for
   the API.
@@ -23,7 +27,6 @@ streams pass through as they are written).
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Iterable
 from typing import Final
 
@@ -31,6 +34,7 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway.fleet import Identity, Permission, TokenBook
 from gateway_web._http import error_response
 
 __all__ = ["Guard"]
@@ -49,6 +53,20 @@ _SECURITY_HEADERS: Final = (
     (b"cross-origin-resource-policy", b"same-origin"),
 )
 _CORS_ALLOW_HEADERS: Final = "authorization, content-type, last-event-id"
+_NEEDS: Final[dict[Permission, str]] = {
+    "decide": "decisions need an approver token",
+    "review": "reviews need an agent or approver token",
+    "read": "reading needs a viewer or approver token",
+}
+
+
+def _permission(method: str, path: str) -> Permission:
+    """What a request that carries a token must be allowed to do."""
+    if method in ("GET", "HEAD"):
+        return "read"
+    if path == "/v1/review" or path.startswith("/hooks/"):
+        return "review"
+    return "decide"
 
 
 class Guard:
@@ -57,7 +75,7 @@ class Guard:
 
     Args:
         app: The application behind it.
-        token: The bearer token.
+        tokens: The tokens accepted, each with its identity and role.
         protect_reads: Whether ``GET /v1/…`` needs the token too.
         allowed_origins: Browser origins allowed to call the API (CORS).
         allowed_hosts: ``Host`` header values served (``host:port``,
@@ -68,29 +86,33 @@ class Guard:
         self,
         app: ASGIApp,
         *,
-        token: str,
+        tokens: TokenBook,
         protect_reads: bool,
         allowed_origins: Iterable[str],
         allowed_hosts: Iterable[str] | None,
     ) -> None:
         self.app = app
-        self._token = token.encode()
+        self.tokens = tokens
         self.protect_reads = protect_reads
         self.allowed_origins = frozenset(allowed_origins)
         self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
 
-    def _authorized(self, headers: Headers) -> bool:
+    def _identity(self, headers: Headers) -> Identity | None:
         scheme, _, value = headers.get("authorization", "").partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(
-            value.strip().encode(), self._token
-        )
+        if scheme.lower() != "bearer":
+            return None
+        # The book is keyed by the token's SHA-256 digest: looking a token up
+        # compares digests, so its timing says nothing about the token.
+        return self.tokens.identify(value.strip())
 
     def _own_origins(self, host: str) -> frozenset[str]:
         if self.allowed_hosts is None:
             return frozenset({f"http://{host}", f"https://{host}"})
         return frozenset(f"http://{allowed}" for allowed in self.allowed_hosts)
 
-    def _refusal(self, scope: Scope, headers: Headers) -> tuple[int, str, dict[str, str]] | None:
+    def _refusal(
+        self, scope: Scope, headers: Headers, identity: Identity | None
+    ) -> tuple[int, str, dict[str, str]] | None:
         method = scope["method"]
         path = scope["path"]
         host = headers.get("host", "").lower()
@@ -132,11 +154,18 @@ class Guard:
                     "This request needs the bearer token that `gateway serve` printed at start (Authorization: Bearer <token>).",
                     {"www-authenticate": "Bearer"},
                 )
-            if not self._authorized(headers):
+            if identity is None:
                 return (
                     401,
-                    "The bearer token is wrong; use the one `gateway serve` printed at start.",
+                    "The bearer token is wrong; use the one `gateway serve` printed at start, or one made with `gateway token create`.",
                     {"www-authenticate": 'Bearer error="invalid_token"'},
+                )
+            permission = _permission(method, path)
+            if not identity.may(permission):
+                return (
+                    403,
+                    f"The token {identity.name!r} has the role {identity.role}, and {_NEEDS[permission]}.",
+                    {},
                 )
         return None
 
@@ -164,8 +193,11 @@ class Guard:
                 ]
             await send(message)
 
-        scope.setdefault("state", {})["authorized"] = self._authorized(headers)
-        refusal = self._refusal(scope, headers)
+        identity = self._identity(headers)
+        state = scope.setdefault("state", {})
+        state["authorized"] = identity is not None
+        state["identity"] = identity
+        refusal = self._refusal(scope, headers, identity)
         if refusal is not None:
             status, sentence, more = refusal
             response = error_response(status, sentence, more)

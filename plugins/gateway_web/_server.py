@@ -21,9 +21,10 @@ from typing import Any, Final
 import anyio
 import msgspec
 import uvicorn
-from gateway_human import SERVICE_KEY, HumanBoard
+from gateway_human import SERVICE_KEY, Board
 
 from gateway import Approver, Gateway, GatewayConfig, Sink
+from gateway.fleet import OWNER, Identity, TokenBook
 from gateway_web._app import create_app
 from gateway_web._service import ApprovalService
 
@@ -44,7 +45,8 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
         url: Where the page is (``http://127.0.0.1:8787/``).
         host: The address bound.
         port: The port bound.
-        token: The bearer token.
+        token: The bearer token it made at start (named ``owner``, role ``approver``).
+        tokens: Every token it accepts (people's too), by identity.
         service: Its state (the gateway, the board, the event history).
     """
 
@@ -52,6 +54,7 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
     host: str
     port: int
     token: str
+    tokens: TokenBook
     service: Any
 
     @property
@@ -61,9 +64,9 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
         return gateway
 
     @property
-    def board(self) -> HumanBoard | None:
+    def board(self) -> Board | None:
         """The human approver's board, when a ``human`` approver is in the chain."""
-        board: HumanBoard | None = self.service.board
+        board: Board | None = self.service.board
         return board
 
 
@@ -127,6 +130,7 @@ async def open_service(
     sinks: Mapping[str, Sink] | None = None,
     services: Mapping[str, Any] | None = None,
     audit_path: str | None = None,
+    tokens: TokenBook | None = None,
 ) -> AsyncIterator[RunningService]:
     """
     Start the approval service; stop it on leaving.
@@ -135,12 +139,15 @@ async def open_service(
         config: The gateway configuration (its ``[serve]`` table too).
         host: The address to bind (default: ``[serve] host``).
         port: The port (default: ``[serve] port``; 0 picks a free one).
-        token: The bearer token (default: a new random one).
+        token: The service's own bearer token (default: a new random one),
+            accepted as ``owner`` with the approver role.
         approvers: Approvers to use instead of the configured ones.
         sinks: Sinks to use instead of the configured ones.
         services: Entries to put in the gateway's shared services first (a
             board made beforehand, for approvers built outside the gateway).
         audit_path: The audit log to serve (default: the config's first file sink).
+        tokens: People's tokens to accept as well (kept current by their
+            store: the state directory's file, or the broker's bucket).
 
     Raises:
         OSError: The address cannot be bound.
@@ -150,6 +157,8 @@ async def open_service(
     host = settings.host if host is None else host
     port = settings.port if port is None else port
     token = token or secrets.token_urlsafe(32)
+    book = tokens if tokens is not None else TokenBook()
+    book.pin(token, Identity(name=OWNER, role="approver"))
     sock = _bind(host, port)
     try:
         bound_port = int(sock.getsockname()[1])
@@ -163,14 +172,14 @@ async def open_service(
         gateway.services.update(services or {})
         async with gateway:
             found = gateway.services.get(SERVICE_KEY)
-            board = found if isinstance(found, HumanBoard) else None
+            board = found if isinstance(found, Board) else None
             service = ApprovalService(
                 gateway,
                 board,
                 settings,
                 audit_path=audit_path if audit_path is not None else audit_path_of(config),
             )
-            app = create_app(service, token=token, allowed_hosts=allowed_hosts)
+            app = create_app(service, tokens=book, allowed_hosts=allowed_hosts)
             server = _Server(
                 uvicorn.Config(
                     app,
@@ -204,6 +213,7 @@ async def open_service(
                         host=host,
                         port=bound_port,
                         token=token,
+                        tokens=book,
                         service=service,
                     )
                 finally:

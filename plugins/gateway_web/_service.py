@@ -22,7 +22,7 @@ import anyio
 import msgspec
 from anyio.abc import TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from gateway_human import DecisionRecord, HumanBoard, Offer, WaitingCall
+from gateway_human import Board, DecisionRecord, Offer, WaitingCall
 
 from gateway import Event, Gateway, ServeSection
 
@@ -70,7 +70,11 @@ class CallEntry(msgspec.Struct, frozen=True, kw_only=True):
             redacted plan, program positions, holes, sequence plan).
         offers: Approvals the rules approver offers to remember.
         decision: How it was decided, once it was.
-        events: The gateway's events for the call so far (as published).
+        events: The gateway's events for the call so far (as published by
+            this replica; a call waiting on another replica of a fleet has
+            its events in the fleet's audit stream).
+        replica: The replica of a fleet whose review waits for it (``None``
+            without a broker).
     """
 
     id: str
@@ -85,6 +89,7 @@ class CallEntry(msgspec.Struct, frozen=True, kw_only=True):
     offers: tuple[Offer, ...]
     decision: DecisionRecord | None
     events: tuple[msgspec.Raw, ...]
+    replica: str | None = None
 
 
 class _Kept(NamedTuple):
@@ -116,7 +121,7 @@ class ApprovalService:
     def __init__(
         self,
         gateway: Gateway,
-        board: HumanBoard | None,
+        board: Board | None,
         settings: ServeSection,
         *,
         audit_path: str | None = None,
@@ -299,6 +304,7 @@ class ApprovalService:
             offers=item.offers,
             decision=record,
             events=self.events_of(item.call_id),
+            replica=item.replica,
         )
 
     def close(self) -> None:

@@ -4,9 +4,10 @@ The bearer token: made at start, printed once, stored where only its owner can r
 
 from __future__ import annotations
 
-import os
 import secrets
 from pathlib import Path
+
+from gateway.fleet import write_private
 
 __all__ = ["new_token", "store_token"]
 
@@ -18,30 +19,9 @@ def new_token() -> str:
 
 def store_token(path: str | Path, token: str) -> Path:
     """
-    Write ``token`` to ``path`` with user-only permissions (0600), replacing it atomically.
-
-    The directory is made (0700) when missing. The file is written under a
-    temporary name opened with ``O_EXCL | O_NOFOLLOW`` and renamed over the
-    old one, so it is never readable by others, not even for a moment, and a
-    symbolic link planted at the temporary name is not followed.
-
-    Returns:
-        The path written.
+    Write ``token`` to ``path``, readable by its owner alone (see `gateway.fleet.write_private`).
 
     Raises:
         OSError: It cannot be written.
     """
-    target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    handle = os.open(temporary, flags, 0o600)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            os.fchmod(stream.fileno(), 0o600)
-            stream.write(token + "\n")
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return target
+    return write_private(path, (token + "\n").encode())

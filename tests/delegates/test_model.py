@@ -599,8 +599,8 @@ async def test_every_answer_is_recorded_with_the_models_reason(key: str) -> None
     assert shown["command"] == "git push origin main"
 
 
-async def test_without_stated_effects_a_models_allow_is_an_abstain(key: str) -> None:
-    """Until the gateway states a call's effects, nothing can hold a model's allow to them."""
+async def test_a_models_allow_of_effects_not_all_known_is_an_abstain(key: str) -> None:
+    """A call with an ``opaque`` effect (a program no table knows) cannot be held to a model's allow."""
     with serve(
         anthropic_standin(key, [anthropic_text('{"decision": "allow", "reason": "Harmless."}')])
     ) as server:
@@ -608,10 +608,12 @@ async def test_without_stated_effects_a_models_allow_is_an_abstain(key: str) -> 
         recorder = StaticApprover("abstain")
         with anyio.fail_after(BOUND):
             async with Gateway(approvers=[recorder, approver]) as gateway:
-                verdict = await gateway.review(ToolCall("Bash", {"command": "ls"}))
+                verdict = await gateway.review(ToolCall("Bash", {"command": "mytool --fast"}))
     assert verdict.decision == "ask"
     if recorder.requests[0].measured:  # a loaded machine can run the parser out of its budget
-        assert "(“Harmless.”), but the gateway states no effects for it" in verdict.reason
+        assert "(“Harmless.”), but its effects are not all known (`mytool` has no option table" in (
+            verdict.reason
+        )
 
 
 # ── loading ──

@@ -29,13 +29,12 @@ from gateway import (
     SinkConfig,
     ToolCall,
     Verdict,
-    _gateway,
     default_config,
     load_config,
-    plan_program,
     verify_audit_log,
     verify_chain,
 )
+from gateway._analysis import analyse_call as real_analyse_call
 from gateway._events import GENESIS
 from gateway.testing import MemorySink, StaticApprover, make_call
 
@@ -364,13 +363,13 @@ async def test_repeated_calls_are_served_from_a_bounded_plan_cache(
 ) -> None:
     """Identical calls reuse the plan; the cache never holds more than its size."""
     planned: list[str] = []
-    real = plan_program
+    real = real_analyse_call
 
-    def counting(source: str) -> Any:
+    def counting(source: str, context: Any) -> Any:
         planned.append(source)
-        return real(source)
+        return real(source, context)
 
-    monkeypatch.setattr(_gateway, "plan_program", counting)
+    monkeypatch.setattr("gateway._gateway.analyse_call", counting)
     approver = StaticApprover("allow")
     with anyio.fail_after(BOUND):
         async with Gateway(config(plan_cache_size=2), approvers=[approver]) as gateway:
@@ -398,11 +397,13 @@ async def test_identical_calls_arriving_together_are_planned_once(
     """
     planned: list[str] = []
 
-    def counting(source: str) -> Any:
-        planned.append(source)
-        return plan_program(source)
+    real = real_analyse_call
 
-    monkeypatch.setattr(_gateway, "plan_program", counting)
+    def counting(source: str, context: Any) -> Any:
+        planned.append(source)
+        return real(source, context)
+
+    monkeypatch.setattr("gateway._gateway.analyse_call", counting)
     verdicts: list[Verdict] = []
     with anyio.fail_after(BOUND):
         async with (

@@ -407,14 +407,14 @@ async def test_a_crash_inside_the_gateway_is_a_decline_not_an_exception(
 ) -> None:
     """Even a bug in planning ends in a recorded decline."""
 
-    def crash(source: str) -> Any:
+    def crash(source: str, context: Any) -> Any:
         raise RuntimeError("planner bug")
 
     sink = MemorySink()
     with anyio.fail_after(BOUND):
         async with Gateway(approvers=[StaticApprover("allow")], sinks={"memory": sink}) as gateway:
             with monkeypatch.context() as patch:
-                patch.setattr("gateway._gateway.plan_program", crash)
+                patch.setattr("gateway._gateway.analyse_call", crash)
                 verdict = await gateway.review(make_call("ls -l", call_id="p"))
             assert (await gateway.review(make_call("ls -l"))).allowed
     assert verdict.decision == "decline"

@@ -32,7 +32,9 @@ skipping a simple command, the trap *probes* it: in a subshell it evaluates
 command's words, redirect targets and heredoc bodies — every ``$( )``,
 backtick and ``<( )`` in them — and records the argv it arrived at; the
 commands those substitutions contain reach the trap in turn (``set -T``) and
-are recorded and skipped the same way. The probe subshell may run nothing but
+are recorded and skipped the same way (a command bash reaches a fourth time in one process — a loop —
+is skipped without a record, and ``break``/``continue`` alone are let run, so
+loops end). The probe subshell may run nothing but
 that ``set`` (anything else reaching the trap there is recorded as an escape
 and skipped). Before the trace, the same process asks bash to re-print the
 text canonically: ``NAME() { TEXT\\n}`` is evaluated under the same trap
@@ -336,6 +338,7 @@ exec 9>>{trace} 1>{print} 2>{errors} </dev/null
 IFS= read -r -d '' __gw_text < {input}
 __gw_definition="{name}() {{ $__gw_text"$'\\n''}}'
 __gw_level=-1 __gw_seq=0 __gw_count=0 __gw_phase= __gw_parent=
+declare -A __gw_seen=()
 command_not_found_handle() {{ builtin printf '%s\\0' "$#" "$@" >> {programs}; }}
 __gw_trap() {{
     local __gw_c=$BASH_COMMAND
@@ -365,6 +368,15 @@ __gw_trap() {{
         builtin printf '%s\\0' L "" "" "" >&9
         builtin exit 97
     fi
+    case $__gw_c in
+    break | continue | 'break '[1-9] | 'continue '[1-9])
+        return 0 ;;  # a loop's own control: lets `while k; do …; break; done` end
+    esac
+    # A command seen three times in this process (a loop) is skipped unrecorded.
+    local __gw_key=${{__gw_c//[^a-zA-Z0-9_]/_}}
+    local __gw_seen_count=${{__gw_seen[$__gw_key]:-0}}
+    (( __gw_seen_count >= 3 )) && return 1
+    __gw_seen[$__gw_key]=$(( __gw_seen_count + 1 ))
     local __gw_id=$BASHPID.$(( ++__gw_seq ))
     builtin printf '%s\\0' C "$__gw_id" "$__gw_parent" "$__gw_c" >&9
     case $__gw_c in

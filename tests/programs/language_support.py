@@ -17,6 +17,8 @@ execution really is one, and its harmless twin is not.
 from __future__ import annotations
 
 import os
+import pty
+import select
 import shutil
 import subprocess
 import sys
@@ -58,10 +60,12 @@ def steps(function: Callable[..., Any], *args: Any) -> tuple[Any, int]:
 
 
 def tool(name: str) -> str:
-    """The absolute path of a real program, or skip the test (with the reason) when it is not installed."""
+    """The absolute path of a real program; a test that needs a missing one fails, saying how to get it."""
     found = shutil.which(name)
     if found is None:
-        pytest.skip(f"{name} is not installed (scripts/test.sh installs it)")
+        pytest.fail(
+            f"{name} is not installed; scripts/setup.sh installs it with WITH_PROGRAMS=1 (as root)"
+        )
     return found
 
 
@@ -74,6 +78,7 @@ class Outcome:
     stderr: str
     created: frozenset[str]
     changed: frozenset[str]
+    deleted: frozenset[str]
     markers: tuple[str, ...]
     root: Path
 
@@ -86,13 +91,17 @@ def run_confined(
     environment: Mapping[str, str] = {},
     timeout: float = 30,
     keep: Callable[[Path], None] | None = None,
+    prepare: Callable[[Path, Mapping[str, str]], None] | None = None,
+    terminal: bool = False,
 ) -> Outcome:
     """
     Run ``argv`` (its program resolved with `tool`) in a fresh temporary directory.
 
     ``files`` are written first (relative paths; ``mode:0755:`` before the
-    text makes one executable). ``keep`` may look at the directory before it
-    is removed.
+    text makes one executable), then ``prepare(directory, environment)`` may
+    set more up (a repository) with the same environment. ``keep`` may look
+    at the directory before it is removed. With ``terminal`` the program's
+    output is a pseudo-terminal (git pages only to a terminal).
     """
     program = tool(argv[0])
     with tempfile.TemporaryDirectory(prefix="gateway-lang-") as scratch:
@@ -116,25 +125,22 @@ def run_confined(
             path.write_text(text)
             if mode is not None:
                 path.chmod(mode)
-        before = _snapshot(work)
         env = {
             "PATH": str(stubs),
             "HOME": str(work),
             "MARKERS": str(markers),
             "LC_ALL": "C",
             "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@example.invalid",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.invalid",
             **environment,
         }
-        completed = subprocess.run(
-            [program, *argv[1:]],
-            cwd=work,
-            env=env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        if prepare is not None:
+            prepare(work, env)
+        before = _snapshot(work)
+        completed = _run([program, *argv[1:]], work, env, stdin, timeout, terminal=terminal)
         after = _snapshot(work)
         if keep is not None:
             keep(work)
@@ -146,9 +152,72 @@ def run_confined(
             changed=frozenset(
                 name for name in after.keys() & before.keys() if after[name] != before[name]
             ),
+            deleted=frozenset(before.keys() - after.keys()),
             markers=tuple(markers.read_text().splitlines()),
             root=work,
         )
+
+
+def _run(
+    argv: list[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    stdin: str,
+    timeout: float,
+    *,
+    terminal: bool,
+) -> subprocess.CompletedProcess[str]:
+    if not terminal:
+        return subprocess.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    primary, secondary = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env={**env, "TERM": "dumb"},
+            stdin=subprocess.DEVNULL,
+            stdout=secondary,
+            stderr=subprocess.PIPE,
+        )
+        os.close(secondary)
+        output = bytearray()
+        while True:
+            ready, _, _ = select.select([primary], [], [], timeout)
+            if not ready:
+                process.kill()
+                break
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+        _, errors = process.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(
+            argv,
+            process.returncode,
+            output.decode(errors="replace"),
+            errors.decode(errors="replace"),
+        )
+    finally:
+        os.close(primary)
+
+
+def git(work: Path, env: Mapping[str, str], *args: str) -> None:
+    """Run real git (found on the machine's PATH) in ``work`` to set a repository up."""
+    subprocess.run(
+        [tool("git"), *args], cwd=work, env=dict(env), check=True, capture_output=True, timeout=30
+    )
 
 
 def _snapshot(directory: Path) -> dict[str, tuple[int, bytes]]:

@@ -511,7 +511,7 @@ def test_work_grows_linearly_with_the_program() -> None:
         "\\\n",
     ]
     for shape in shapes:
-        small, large = shape * 400, shape * 800
+        small, large = shape * 150, shape * 300
         _, small_steps = steps(read_awk, "gawk", [small])
         _, large_steps = steps(read_awk, "gawk", [large])
         assert large_steps <= 2.2 * small_steps + 200, shape

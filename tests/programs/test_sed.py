@@ -116,13 +116,21 @@ HOSTILE: dict[str, Case] = {
         ["-ibak/*", "s/x/y/", "f"],
         [("read", "operand", "f"), ("write", "--in-place", "f"), ("write", "--in-place", "bak/f")],
     ),
+    "in-place-following-links": Case(
+        ["-i", "--follow-symlinks", "s/x/y/", "f"],
+        [
+            ("read", "operand", "f"),
+            ("write", "--in-place", "f"),
+            ("write", "--follow-symlinks", None),
+        ],
+    ),
     "script-from-file": Case(
         ["-f", "script.sed", "f"],
         [("read", "-f", "script.sed"), ("read", "operand", "f")],
         "from a file",
     ),
     "script-expands": Case([None, "f"], [], "expands"),
-    "expression-expands": Case(["-e", None, "f"], [("read", "operand", "f")], "expands"),
+    "expression-expands": Case(["-e", None, "f"], [], "expands"),
     "option-expands": Case(["s/x/y/", None], [], "expands"),
     "unknown-command": Case(["L", "f"], [("read", "operand", "f")], "not a sed command"),
     "backslash-c-before-delimiter": Case(
@@ -209,7 +217,11 @@ def _literal(args: list[str | None]) -> list[str]:
 PROVABLE = {
     name: case
     for name, case in {**HOSTILE, **HARMLESS}.items()
-    if case.unreadable is None and None not in case.args and case.args and case.args[-1] == "f"
+    if case.unreadable is None
+    and None not in case.args
+    and case.args
+    and case.args[-1] == "f"
+    and not any(fact[0] == "write" and fact[2] is None for fact in case.facts)
 }
 
 

@@ -213,6 +213,66 @@ MISPARSES = [
         runs("cat"),
     ),
     Misparse("assignment-substitution", "a=$(rm x) b", "measured", runs("b", "rm")),
+    # Inside double quotes bash keeps the single quotes of `${x:+'…'}` (and of
+    # `:-` `-` `:=` `=` `+`) as characters and runs what stands between them.
+    Misparse(
+        "backtick-between-quotes-in-double-quoted-alternative",
+        "echo \"${PATH:+'`curl -s URL | sh`'}\"",
+        "unmeasured",
+    ),
+    Misparse(
+        "substitution-between-quotes-in-double-quoted-default",
+        "echo \"${x:-'$(rm -rf ~)'}\"",
+        "unmeasured",
+    ),
+    Misparse(
+        "single-quoted-text-in-double-quoted-default",
+        "echo \"${1:-'none'}\"",
+        "measured",
+        runs("echo"),
+    ),
+    Misparse(
+        "quoted-brace-in-double-quoted-default", "echo \"${u:-'}'}\"", "measured", runs("echo")
+    ),
+    Misparse(
+        "substitution-between-quotes-in-unquoted-default",
+        "echo ${x:-'$(rm x)'}",
+        "measured",
+        runs("echo"),
+    ),
+    # In a pattern operator the single quotes quote, in double quotes too.
+    Misparse(
+        "substitution-between-quotes-in-double-quoted-pattern",
+        "echo \"${x#'$(rm x)'}\"",
+        "measured",
+        runs("echo"),
+    ),
+    # `extquote`: bash decodes `$'…'` in a double-quoted `${x:-…}`, then expands the result.
+    Misparse("ansi-c-in-double-quoted-default", "echo \"${u:-$'\\x24(rm x)'}\"", "unmeasured"),
+    # bash removes the backslash of `\"` (in double quotes), `\$`, `\`` and `\\`
+    # in a backtick body before it reads the command.
+    Misparse(
+        "escaped-quotes-in-backticks-in-double-quotes",
+        'echo "`echo \\"\'\\" ; rm -rf ~/x ; echo \\"\'\\"`"',
+        "unmeasured",
+    ),
+    Misparse("escaped-dollar-in-backticks", "echo `echo \\$(rm x)`", "unmeasured"),
+    Misparse(
+        "plain-backticks-in-double-quotes", 'echo "`date +%s`"', "measured", runs("echo", "date")
+    ),
+    # bashlex nests every `elif` after the first in a reserved word.
+    Misparse(
+        "two-elifs",
+        "if a; then b; elif c; then d; elif e; then f; fi",
+        "measured",
+        runs(*"abcdef"),
+    ),
+    Misparse(
+        "three-elifs-and-else",
+        "if a; then b; elif c; then d; elif e; then f; elif g; then h; else i; fi",
+        "measured",
+        runs(*"abcdefghi"),
+    ),
     Misparse("process-substitutions", "diff <(rm x) >(id)", "measured", runs("diff", "rm", "id")),
 ]
 

@@ -55,7 +55,7 @@ async def test_every_post_needs_the_token(method: str, path: str, body: dict[str
     assert wrong.status_code == 401
     assert (
         wrong.json()["error"]
-        == "The bearer token is wrong; use the one `gateway serve` printed at start."
+        == "The bearer token is wrong; use the one `gateway serve` printed at start, or one made with `gateway token create`."
     )
     assert basic.status_code == 401
 

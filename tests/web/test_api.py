@@ -122,7 +122,7 @@ async def test_a_decline_with_a_note_releases_the_call_declined_with_the_note() 
     verdict = results[0].json()
     assert verdict["decision"] == "decline"
     assert verdict["reason"] == (
-        "Declined `curl -X POST https://x.example`: a person declined it; their note: use the staging API."
+        "Declined `curl -X POST https://x.example`: a person (owner) declined it; their note: use the staging API."
     )
 
 

@@ -11,12 +11,12 @@ import pytest
 from gateway_human import (
     NO_SERVICE,
     SERVICE_KEY,
+    Board,
     DecisionRefused,
     HumanApprover,
-    HumanBoard,
     WaitingCall,
+    shown,
 )
-from gateway_human._board import shown
 
 from gateway import (
     Approver,
@@ -51,7 +51,7 @@ def _human(
     return approver, services
 
 
-async def _until_pending(board: HumanBoard, count: int = 1) -> list[WaitingCall]:
+async def _until_pending(board: Board, count: int = 1) -> list[WaitingCall]:
     parked = anyio.Event()
     stop = board.watch(lambda item, record: parked.set() if len(board.pending()) >= count else None)
     try:
@@ -88,9 +88,9 @@ async def test_a_parked_call_is_released_by_the_first_decision() -> None:
 
         group.start_soon(review)
         [item] = await _until_pending(human.board)
-        record = human.board.decide("p-1", decision="allow", digest=item.digest, note="fine")
+        record = await human.board.decide("p-1", decision="allow", digest=item.digest, note="fine")
         with pytest.raises(DecisionRefused) as again:
-            human.board.decide("p-1", decision="decline", digest=item.digest)
+            await human.board.decide("p-1", decision="decline", digest=item.digest)
     detach()
     assert record.by == "person"
     assert again.value.status == 409
@@ -108,9 +108,9 @@ async def test_a_decision_must_name_the_plan_digest() -> None:
         group.start_soon(gateway.review, make_call("ls", call_id="dg"))
         [item] = await _until_pending(human.board)
         with pytest.raises(DecisionRefused) as wrong:
-            human.board.decide("dg", decision="allow", digest="sha256:beef")
+            await human.board.decide("dg", decision="allow", digest="sha256:beef")
         assert human.board.pending() == [item]
-        human.board.decide("dg", decision="decline", digest=item.digest)
+        await human.board.decide("dg", decision="decline", digest=item.digest)
     assert wrong.value.status == 409
 
 
@@ -147,7 +147,7 @@ async def test_too_many_waiting_calls_are_declined_at_once() -> None:
         with anyio.fail_after(10):
             third = await gateway.review(make_call("echo 3", call_id="m-3"))
         for item in human.board.pending():
-            human.board.decide(item.id, decision="allow", digest=item.digest)
+            await human.board.decide(item.id, decision="allow", digest=item.digest)
     assert third.decision == "decline"
     assert (
         third.reason
@@ -163,7 +163,7 @@ async def test_a_second_call_with_a_waiting_id_is_declined() -> None:
         [item] = await _until_pending(human.board)
         with anyio.fail_after(10):
             second = await gateway.review(make_call("echo b", call_id="dup"))
-        human.board.decide("dup", decision="allow", digest=item.digest)
+        await human.board.decide("dup", decision="allow", digest=item.digest)
     assert second.decision == "decline"
     assert "already waits for a person, and ids must be unique" in second.reason
 
@@ -204,7 +204,7 @@ async def test_holes_of_a_decided_call_take_its_decision() -> None:
 
         group.start_soon(review)
         [item] = await _until_pending(human.board)
-        human.board.decide("h", decision="allow", digest=item.digest)
+        await human.board.decide("h", decision="allow", digest=item.digest)
     assert verdicts[0].decision == "allow"
     assert [entry[0].kind for entry in human.board.decided()] == ["call"]
 
@@ -237,8 +237,8 @@ async def test_a_hole_without_a_decided_call_is_its_own_question() -> None:
         assert item.request.hole.source == "$(date)"
         assert item.offers == ()
         with pytest.raises(DecisionRefused) as scoped:
-            human.board.decide(item.id, decision="allow", digest=item.digest, scope="digest")
-        human.board.decide(item.id, decision="decline", digest=item.digest)
+            await human.board.decide(item.id, decision="allow", digest=item.digest, scope="digest")
+        await human.board.decide(item.id, decision="decline", digest=item.digest)
     assert (
         scoped.value.message == "Only a whole call can be remembered, not a hole or a heredoc body."
     )

@@ -101,7 +101,7 @@ async def _round(
         assert verdict["approver"] == "human"
     board = served.running.board
     assert board is not None
-    assert board.statistics()["pending"] == 0
+    assert board.statistics().pending == 0
     return {
         "round": round_number,
         "parked_seconds": round(parked - started, 3),
@@ -142,7 +142,7 @@ async def test_200_concurrent_reviews_waiting_on_people_are_all_decided_once() -
                     memory.append({"traced": tracemalloc.get_traced_memory()[0], "rss": _rss()})
                 board = served.running.board
                 assert board is not None
-                history = board.statistics()["history"]
+                history = board.statistics().history
                 calls = (await client.get("/v1/calls?state=decided")).json()["calls"]
                 events_kept = len(served.running.service._history)
     finally:

@@ -234,7 +234,7 @@ def test_the_hook_forwards_to_the_service_and_a_person_decides(tmp_path: Path) -
     assert answer["hookSpecificOutput"]["permissionDecision"] == "allow"
     assert (
         answer["hookSpecificOutput"]["permissionDecisionReason"]
-        == "Allowed `npm publish`: a person allowed it."
+        == "Allowed `npm publish`: a person (owner) allowed it."
     )
 
 

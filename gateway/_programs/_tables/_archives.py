@@ -281,6 +281,9 @@ def _compressor(
     implied: frozenset[str] = frozenset(),
     keeps: bool = False,
     numeric: bool = False,
+    stdout: str = "-c --stdout",
+    decompress: str = "-d --decompress",
+    compress: str | None = "-z --compress",
 ) -> ProgramRow:
     """
     A gzip-like compressor: it replaces each FILE with FILE.SUFFIX (or the reverse with -d).
@@ -292,9 +295,9 @@ def _compressor(
     source = READ if keeps else MOVE
     return row(
         *extra,
-        "-c --stdout --to-stdout",
-        "-d --decompress --uncompress",
-        "-z --compress",
+        stdout,
+        decompress,
+        *((compress,) if compress else ()),
         "-f --force",
         "-k --keep",
         "-t --test",
@@ -341,13 +344,22 @@ _GZIP_OPTIONS: Final[tuple[OptionSpec, ...]] = (
     "--synchronous",
     "-S --suffix =",
 )
-_GZIP: Final = _compressor(*_GZIP_OPTIONS, suffixes=_GZIP_SUFFIXES)
-_GUNZIP: Final = _compressor(
-    *_GZIP_OPTIONS, suffixes=_GZIP_SUFFIXES, implied=frozenset({"--decompress"})
-)
-_ZCAT: Final = _compressor(
-    *_GZIP_OPTIONS, suffixes=_GZIP_SUFFIXES, implied=frozenset({"--decompress", "--stdout"})
-)
+
+
+def _gzip(implied: frozenset[str] = frozenset()) -> ProgramRow:
+    return _compressor(
+        *_GZIP_OPTIONS,
+        suffixes=_GZIP_SUFFIXES,
+        implied=implied,
+        stdout="-c --stdout --to-stdout",
+        decompress="-d --decompress --uncompress",
+        compress=None,
+    )
+
+
+_GZIP: Final = _gzip()
+_GUNZIP: Final = _gzip(frozenset({"--decompress"}))
+_ZCAT: Final = _gzip(frozenset({"--decompress", "--stdout"}))
 
 _BZIP2_SUFFIXES: Final = (".bz2", ".bz", ".tbz2>.tar", ".tbz>.tar")
 _BZIP2_OPTIONS: Final[tuple[OptionSpec, ...]] = (
@@ -393,11 +405,21 @@ _XZ_OPTIONS: Final[tuple[OptionSpec, ...]] = (
     ("--files [=]", READ, (_READ_UNNAMED,)),
     ("--files0 [=]", READ, (_READ_UNNAMED,)),
 )
-_XZ: Final = _compressor(*_XZ_OPTIONS, suffixes=_XZ_SUFFIXES)
-_UNXZ: Final = _compressor(*_XZ_OPTIONS, suffixes=_XZ_SUFFIXES, implied=frozenset({"--decompress"}))
-_XZCAT: Final = _compressor(
-    *_XZ_OPTIONS, suffixes=_XZ_SUFFIXES, implied=frozenset({"--decompress", "--stdout"})
-)
+
+
+def _xz(implied: frozenset[str] = frozenset()) -> ProgramRow:
+    return _compressor(
+        *_XZ_OPTIONS,
+        suffixes=_XZ_SUFFIXES,
+        implied=implied,
+        stdout="-c --stdout --to-stdout",
+        decompress="-d --decompress --uncompress",
+    )
+
+
+_XZ: Final = _xz()
+_UNXZ: Final = _xz(frozenset({"--decompress"}))
+_XZCAT: Final = _xz(frozenset({"--decompress", "--stdout"}))
 
 # zstd keeps its input unless --rm; -o names the one output file.
 _ZSTD_SUFFIXES: Final = (".zst", ".tzst>.tar", ".zstd")
@@ -437,12 +459,19 @@ _ZSTD_OPTIONS: Final[tuple[OptionSpec, ...]] = (
     "-B (=)",
     "-M (=)",
 )
-_ZSTD: Final = _compressor(*_ZSTD_OPTIONS, suffixes=_ZSTD_SUFFIXES, keeps=True, numeric=True)
+_ZSTD: Final = _compressor(
+    *_ZSTD_OPTIONS,
+    suffixes=_ZSTD_SUFFIXES,
+    keeps=True,
+    numeric=True,
+    decompress="-d --decompress --uncompress",
+)
 _UNZSTD: Final = _compressor(
     *_ZSTD_OPTIONS,
     suffixes=_ZSTD_SUFFIXES,
     keeps=True,
     numeric=True,
+    decompress="-d --decompress --uncompress",
     implied=frozenset({"--decompress"}),
 )
 _ZSTDCAT: Final = _compressor(
@@ -450,6 +479,7 @@ _ZSTDCAT: Final = _compressor(
     suffixes=_ZSTD_SUFFIXES,
     keeps=True,
     numeric=True,
+    decompress="-d --decompress --uncompress",
     implied=frozenset({"--decompress", "--stdout"}),
 )
 
@@ -501,6 +531,7 @@ _ZIP: Final = row(
     "-dg --display-globaldots",
     "-dv --display-volume",
     "-MM --must-match",
+    ("-@ --names-stdin", Effect(kind="read")),
     style="getopt",
     multichar_short=True,
     abbreviations=False,
@@ -596,8 +627,6 @@ def _seven_zip(operands: Operands, *, facts: tuple[Implicit, ...] = ()) -> Progr
         "-p [=]",
         "-t (=)",
         "-m (=)",
-        "-mx (=)",
-        "-mmt [=]",
         "-v (=)",
         "-bb [=]",
         "-bs (=)",

@@ -32,6 +32,7 @@ from gateway._programs._rows import (
     Implicit,
     Mode,
     Operands,
+    OptionSpec,
     ProgramRow,
     role,
 )
@@ -74,7 +75,7 @@ _CP: Final = row(
     "--sparse =",
     "--strip-trailing-slashes",
     "-s --symbolic-link",
-    "--suffix =",
+    "-S --suffix =",
     ("-t --target-directory =", _COPY),
     "-T --no-target-directory",
     "-u --update[=]",
@@ -82,7 +83,6 @@ _CP: Final = row(
     "-x --one-file-system",
     "-Z",
     "--context [=]",
-    "--keep-directory-symlink",
     "--debug",
     "-c",  # macOS: clone
     "-X",  # macOS: no extended attributes
@@ -108,7 +108,7 @@ _MV: Final = row(
     "-i --interactive",
     "-n --no-clobber",
     "--strip-trailing-slashes",
-    "--suffix =",
+    "-S --suffix =",
     ("-t --target-directory =", MOVE),
     "-T --no-target-directory",
     "-u --update[=]",
@@ -195,7 +195,7 @@ _LN: Final = row(
     "-P --physical",
     "-r --relative",
     "-s --symbolic",
-    "--suffix =",
+    "-S --suffix =",
     ("-t --target-directory =", _LINK),
     "-T --no-target-directory",
     "-v --verbose",
@@ -242,16 +242,16 @@ _CHMOD: Final = row(
 )
 
 
-def _owner_row() -> ProgramRow:
+def _owner_row(*extra: OptionSpec) -> ProgramRow:
     """chown OWNER FILE… / chgrp GROUP FILE…."""
     return row(
         *GNU,
+        *extra,
         "-c --changes",
         "-f --silent --quiet",
         "-v --verbose",
         "--dereference",
         "-h --no-dereference",
-        "--from =",
         "--no-preserve-root",
         "--preserve-root",
         ("--reference =", METADATA),
@@ -545,7 +545,7 @@ FILE_TABLES: Final[Mapping[str, ProgramRow]] = {
     "touch": _TOUCH,
     "ln": _LN,
     "chmod": _CHMOD,
-    "chown": _owner_row(),
+    "chown": _owner_row("--from ="),
     "chgrp": _owner_row(),
     "install": _INSTALL,
     "truncate": _TRUNCATE,

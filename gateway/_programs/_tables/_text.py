@@ -630,8 +630,8 @@ _GREP_OPTIONS: Final[tuple[OptionSpec, ...]] = (
     "-Z --null",
     "-B --before-context =",
     "-A --after-context =",
-    # GNU -C takes the next word; older BSD grep's -C takes only a fused value.
-    "-C --context (=)",
+    # -C NUM everywhere; BSD grep's --context takes its value only fused.
+    "-C= --context(=)",
     "--group-separator =",
     "--no-group-separator",
     "--color --colour [=]",

@@ -17,12 +17,11 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
+from gateway._plan._parts import walk_parts
 from gateway._shell._tree import (
     Arithmetic,
-    Brace,
     Command,
     CommandSubstitution,
-    DoubleQuoted,
     For,
     Function,
     Heredoc,
@@ -37,7 +36,13 @@ from gateway._shell._tree import (
 )
 from gateway._shell._words import split_assignment
 
-__all__ = ["DECLARATION_BUILTINS", "Names", "heredoc_reads", "statement_names"]
+__all__ = [
+    "DECLARATION_BUILTINS",
+    "Names",
+    "arithmetic_binds",
+    "heredoc_reads",
+    "statement_names",
+]
 
 DECLARATION_BUILTINS: Final = frozenset({"export", "local", "declare", "typeset", "readonly"})
 _ARITHMETIC_TESTS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
@@ -68,27 +73,28 @@ class Names:
         return tuple(sorted(free)), tuple(sorted(bound))
 
 
+def arithmetic_binds(expression: str) -> list[str]:
+    """The names an arithmetic expression assigns: ``i=0``, ``i+=2``, ``i++``, ``--i``."""
+    found = list(_ARITHMETIC_ASSIGNMENT.findall(expression))
+    found.extend(a or b for a, b in _ARITHMETIC_STEP.findall(expression))
+    return found
+
+
 def _parts(parts: Iterable[Part], names: Names, *, arithmetic: bool = False) -> None:
-    for part in parts:
+    for walked in walk_parts(parts, arithmetic=arithmetic):
+        part = walked.part
         if isinstance(part, Parameter):
             if not part.special:
                 names.reads.append(part.name)
-                if arithmetic:
+                if walked.arithmetic:
                     names.arithmetic.append(part.name)
-            if part.subscript is not None:
-                _parts((part.subscript,), names)
-            _parts(part.operand, names, arithmetic=arithmetic)
         elif isinstance(part, Arithmetic):
             # bash evaluates a variable read in arithmetic as an expression in
             # turn, so its value can hold a subscript that runs a command.
             names.reads.extend(part.variables)
             names.arithmetic.extend(part.variables)
             # `i=0`, `i+=2`, `i++`, `--i` bind `i` (the `for ((i=0; …))` loop variable).
-            names.binds.extend(_ARITHMETIC_ASSIGNMENT.findall(part.expression))
-            names.binds.extend(a or b for a, b in _ARITHMETIC_STEP.findall(part.expression))
-            _parts(part.parts, names, arithmetic=True)
-        elif isinstance(part, DoubleQuoted | Brace):
-            _parts(part.parts, names)
+            names.binds.extend(arithmetic_binds(part.expression))
         elif isinstance(part, CommandSubstitution | ProcessSubstitution):
             _statements(part.body, names)
 

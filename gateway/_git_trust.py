@@ -1,0 +1,468 @@
+"""
+The repository check: what code a git repository's own configuration and hooks would make git run.
+
+A read-only git subcommand still runs code the repository names: an
+``fsmonitor`` hook for ``git status``, textconv and external diff drivers
+for ``git diff`` and ``git log -p``, clean and smudge filters, a pager, the
+hooks in ``.git/hooks``. The planner states which of those each subcommand
+may run (``execute`` facts with action ``configured``, from
+`gateway._programs._git`); this module says, at review time, which of them
+the repository that git would use actually sets. An allow on a git command
+stands only when `repository_refusal` finds nothing.
+
+It is the only place the gateway reads a repository: it finds the
+repository the way git does (a ``.git`` directory or ``gitdir:`` file, a
+linked worktree's ``commondir``, a bare repository), reads its configuration
+files with `gateway._programs._gitconfig.read_config` (following
+``include.path`` and every ``includeIf``), lists its hooks, and does the
+same for submodules. Everything is bounded (file sizes, include depth, the
+number of files and directories) and anything it cannot read or bound is a
+reason to distrust, never a reason to allow. It never runs git, and never
+writes. Configuration outside the repository (``~/.gitconfig``, the system
+file) is the user's own and is reported, not refused.
+
+The decision, the threat model and the measured cost are in docs/git-trust.md.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final, Literal
+
+import msgspec
+
+from gateway._programs import ArgumentReading
+from gateway._programs._gitconfig import ConfigError, git_code_key, read_config
+
+__all__ = [
+    "DISTRUSTED_ENVIRONMENT",
+    "ConfiguredCode",
+    "RepositoryInspection",
+    "inspect_repository",
+    "repository_refusal",
+]
+
+Scope = Literal["repository", "user"]
+"""Who controls a configuration file: the repository (inside its work tree, git directory or a workspace) or the user."""
+
+MAX_CONFIG_BYTES: Final = 1 << 20
+MAX_FILES: Final = 64
+MAX_INCLUDE_DEPTH: Final = 10
+MAX_HOOKS: Final = 256
+MAX_LEVELS: Final = 256
+
+DISTRUSTED_ENVIRONMENT: Final = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_COMMON_DIR",
+        "GIT_CONFIG",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_EXEC_PATH",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_INDEX_FILE",
+        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+        "GIT_NAMESPACE",
+    }
+)
+"""Variables that move the repository git uses or the configuration it reads; set, they void the check."""
+
+HOOK_NAMES: Final = frozenset(
+    {
+        "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+        "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout",
+        "post-merge", "pre-push", "pre-receive", "update", "proc-receive", "post-receive",
+        "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite",
+        "sendemail-validate", "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
+        "p4-post-changelist", "p4-pre-submit", "post-index-change",
+    }
+)  # fmt: skip
+"""The hooks git runs (githooks(5))."""
+
+
+class ConfiguredCode(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    One code key a configuration file sets.
+
+    Attributes:
+        pattern: The `GIT_CODE_KEYS` pattern it matches (``diff.*.textconv``).
+        name: The key as set (``diff.pdf.textconv``).
+        file: The file that sets it.
+        scope: Who controls that file (`Scope`).
+    """
+
+    pattern: str
+    name: str
+    file: str
+    scope: Scope
+
+
+class RepositoryInspection(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    What the repository git would use from a directory can make git run.
+
+    Attributes:
+        work_tree: The top of the work tree, or ``None`` (no repository, or a bare one).
+        git_dir: The git directory, or ``None`` when there is no repository.
+        code: The code keys the configuration files set, with their scope.
+        hooks: Hook names present and executable in a hooks directory the
+            repository controls (its own ``hooks/``, its submodules', or a
+            ``core.hooksPath`` inside the workspace or the repository).
+        files: The configuration files read, in order.
+        distrust: A clause saying why nothing git does here may be trusted
+            (the repository is outside the workspace, a file cannot be read,
+            a bound was reached, the environment moves git), or ``None``.
+    """
+
+    work_tree: str | None
+    git_dir: str | None
+    code: tuple[ConfiguredCode, ...] = ()
+    hooks: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    distrust: str | None = None
+
+
+class _Distrust(Exception):
+    """A reason the repository cannot be trusted; the message is the clause."""
+
+
+def _inside(path: str, roots: Iterable[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def _read_text(path: str) -> str | None:
+    """A small text file's contents, or ``None`` when it does not exist."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError as error:
+        raise _Distrust(f"`{path}` is a directory where git reads a file") from error
+    except OSError as error:
+        raise _Distrust(f"`{path}` cannot be read ({error.strerror})") from error
+    if len(data) > MAX_CONFIG_BYTES:
+        raise _Distrust(f"`{path}` is larger than the gateway reads")
+    return data.decode("utf-8", errors="replace")
+
+
+def _is_git_directory(path: str) -> bool:
+    """git's ``is_git_directory``: a ``HEAD``, and ``objects`` and ``refs`` (in the common directory)."""
+    common = path
+    commondir = (
+        _read_text(os.path.join(path, "commondir"))
+        if os.path.isfile(os.path.join(path, "commondir"))
+        else None
+    )
+    if commondir is not None:
+        common = os.path.normpath(os.path.join(path, commondir.strip()))
+    return (
+        os.path.isfile(os.path.join(path, "HEAD"))
+        and os.path.isdir(os.path.join(common, "objects"))
+        and os.path.isdir(os.path.join(common, "refs"))
+    )
+
+
+def _discover(cwd: str) -> tuple[str | None, str | None]:
+    """The (work tree, git directory) git finds from ``cwd``, as ``setup.c`` looks: up to the filesystem's edge."""
+    directory = os.path.realpath(cwd)
+    try:
+        device = os.stat(directory).st_dev
+    except OSError as error:
+        raise _Distrust(f"the working directory `{cwd}` cannot be read") from error
+    for _ in range(MAX_LEVELS):
+        dot_git = os.path.join(directory, ".git")
+        if os.path.isfile(dot_git):
+            text = _read_text(dot_git) or ""
+            if not text.startswith("gitdir:"):
+                raise _Distrust(f"`{dot_git}` is a file git cannot read as a `gitdir:` pointer")
+            target = os.path.normpath(os.path.join(directory, text[len("gitdir:") :].strip()))
+            if not _is_git_directory(target):
+                raise _Distrust(f"`{dot_git}` points at `{target}`, which is not a git directory")
+            return directory, target
+        if os.path.isdir(dot_git) and _is_git_directory(dot_git):
+            return directory, dot_git
+        if _is_git_directory(directory):
+            return None, directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None, None
+        try:
+            if os.stat(parent).st_dev != device:
+                return None, None
+        except OSError as error:
+            raise _Distrust(f"`{parent}` cannot be read") from error
+        directory = parent
+    raise _Distrust("the working directory is nested deeper than the gateway looks")
+
+
+class _Reader:
+    """The configuration files and hooks of one repository (and its submodules), read within the bounds."""
+
+    def __init__(self, repository_roots: Sequence[str], home: str | None) -> None:
+        self.repository_roots = repository_roots
+        self.home = home
+        self.code: list[ConfiguredCode] = []
+        self.files: list[str] = []
+        self.hooks_path: str | None = None
+        self.hooks_path_base: str | None = None
+        self.worktree_config = False
+        self.real: dict[str, str] = {}
+
+    def scope(self, path: str) -> Scope:
+        """Who controls ``path``: its real directory inside a repository root or workspace, or not."""
+        directory = os.path.dirname(path)
+        real = self.real.get(directory)
+        if real is None:
+            real = self.real[directory] = os.path.realpath(directory)
+        inside = _inside(os.path.join(real, os.path.basename(path)), self.repository_roots)
+        return "repository" if inside else "user"
+
+    def read(self, path: str, depth: int = 0) -> None:
+        """Read one configuration file and what it includes; a missing file is skipped, as git skips it."""
+        if depth > MAX_INCLUDE_DEPTH:
+            raise _Distrust(f"`{path}` includes files deeper than git reads")
+        if len(self.files) >= MAX_FILES:
+            raise _Distrust(
+                "the repository's configuration spans more files than the gateway reads"
+            )
+        text = _read_text(path)
+        if text is None:
+            return
+        self.files.append(path)
+        try:
+            entries = read_config(text)
+        except ConfigError as error:
+            raise _Distrust(f"`{path}` is not configuration git reads ({error})") from error
+        scope = self.scope(path)
+        for entry in entries:
+            pattern = git_code_key(entry.name)
+            if entry.name == "core.hookspath" and entry.value:
+                self.hooks_path, self.hooks_path_base = entry.value, os.path.dirname(path)
+            if entry.name == "extensions.worktreeconfig":
+                self.worktree_config = (entry.value or "true").lower() in ("true", "yes", "on", "1")
+            if pattern is None:
+                continue
+            if pattern in ("include.path", "includeif.*.path"):
+                if entry.value:
+                    self.read(self.include(path, entry.value), depth + 1)
+                continue
+            self.code.append(
+                ConfiguredCode(pattern=pattern, name=entry.name, file=path, scope=scope)
+            )
+
+    def include(self, including: str, value: str) -> str:
+        if value.startswith("~/"):
+            if self.home is None:
+                raise _Distrust(
+                    f"`{including}` includes `{value}`, and the home directory is unknown"
+                )
+            return os.path.join(self.home, value[2:])
+        return os.path.normpath(os.path.join(os.path.dirname(including), value))
+
+    def hooks(self, common_dir: str) -> list[str]:
+        """The executable hooks git would run from a directory the repository controls: ``core.hooksPath`` or ``hooks/``."""
+        if self.hooks_path is not None:
+            base = self.hooks_path_base or common_dir
+            path = self.hooks_path
+            if path.startswith("~/") and self.home is not None:
+                path = os.path.join(self.home, path[2:])
+            directory = os.path.normpath(os.path.join(base, path))
+        else:
+            directory = os.path.join(common_dir, "hooks")
+        if self.scope(directory) != "repository":
+            return []  # the user's own hooks directory, like their own configuration
+        found: list[str] = []
+        try:
+            with os.scandir(directory) as entries:
+                for count, entry in enumerate(entries):
+                    if count >= MAX_HOOKS:
+                        raise _Distrust(f"`{directory}` holds more files than the gateway reads")
+                    if entry.name not in HOOK_NAMES:
+                        continue
+                    try:
+                        mode = os.stat(entry.path).st_mode
+                    except OSError:
+                        continue
+                    if stat.S_ISREG(mode) and mode & 0o111:
+                        found.append(entry.name)
+        except FileNotFoundError:
+            return []
+        except NotADirectoryError:
+            return []
+        except OSError as error:
+            raise _Distrust(f"`{directory}` cannot be listed ({error.strerror})") from error
+        return sorted(found)
+
+
+def _user_files(environ: Mapping[str, str], home: str | None) -> list[str]:
+    files = [] if environ.get("GIT_CONFIG_NOSYSTEM") else ["/etc/gitconfig"]
+    xdg = environ.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else None)
+    if xdg:
+        files.append(os.path.join(xdg, "git", "config"))
+    if home:
+        files.append(os.path.join(home, ".gitconfig"))
+    return files
+
+
+def _submodules(common_dir: str, work_tree: str) -> list[str]:
+    """The git directories of the repository's submodules (``modules/…`` and checked-out ``PATH/.git``), bounded."""
+    found: list[str] = []
+    listed = _read_text(os.path.join(work_tree, ".gitmodules"))
+    if listed is not None:
+        try:
+            settings = read_config(listed)
+        except ConfigError as error:
+            raise _Distrust(f"`.gitmodules` is not configuration git reads ({error})") from error
+        for entry in settings:
+            if entry.name.startswith("submodule.") and entry.name.endswith(".path") and entry.value:
+                checkout = os.path.normpath(os.path.join(work_tree, entry.value, ".git"))
+                if os.path.isdir(checkout) and _is_git_directory(checkout):
+                    found.append(checkout)
+                if len(found) > MAX_FILES:
+                    raise _Distrust("the repository has more submodules than the gateway reads")
+    pending = [os.path.join(common_dir, "modules")]
+    while pending:
+        directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as error:
+            raise _Distrust(f"`{directory}` cannot be listed ({error.strerror})") from error
+        for item in entries:
+            if not item.is_dir(follow_symlinks=False):
+                continue
+            if _is_git_directory(item.path):
+                found.append(item.path)
+                pending.append(os.path.join(item.path, "modules"))
+            else:
+                pending.append(item.path)
+            if len(found) + len(pending) > MAX_FILES:
+                raise _Distrust("the repository has more submodules than the gateway reads")
+    return found
+
+
+def inspect_repository(
+    cwd: str,
+    *,
+    workspace: Sequence[str],
+    environ: Mapping[str, str],
+) -> RepositoryInspection:
+    """
+    Find the repository git would use from ``cwd`` and what its configuration and hooks make git run.
+
+    Synchronous file I/O, bounded (`MAX_CONFIG_BYTES`, `MAX_FILES`,
+    `MAX_INCLUDE_DEPTH`, `MAX_HOOKS`): call it from a worker thread.
+
+    Args:
+        cwd: The directory git runs in (after ``cd`` and ``git -C``).
+        workspace: The workspace roots (the call's working directory and the
+            configured project roots), absolute.
+        environ: The environment git would run with (``HOME``,
+            ``XDG_CONFIG_HOME``, ``GIT_*``).
+
+    Returns:
+        The inspection; `RepositoryInspection.distrust` says why nothing may
+        be trusted, if anything does.
+    """
+    roots = [os.path.realpath(root) for root in workspace]
+    moved = sorted(name for name in environ if name in DISTRUSTED_ENVIRONMENT)
+    if moved:
+        return RepositoryInspection(
+            work_tree=None,
+            git_dir=None,
+            distrust=f"the environment sets `{moved[0]}`, which moves git's repository or configuration",
+        )
+    try:
+        return _inspect(cwd, roots, environ)
+    except _Distrust as why:
+        return RepositoryInspection(work_tree=None, git_dir=None, distrust=str(why))
+
+
+def _inspect(cwd: str, roots: Sequence[str], environ: Mapping[str, str]) -> RepositoryInspection:
+    """`inspect_repository`, raising `_Distrust` for the first reason not to trust."""
+    home = environ.get("HOME")
+    work_tree, git_dir = _discover(cwd)
+    if git_dir is None:
+        reader = _Reader(roots, home)
+        for path in _user_files(environ, home):
+            reader.read(path)
+        return RepositoryInspection(
+            work_tree=None, git_dir=None, code=tuple(reader.code), files=tuple(reader.files)
+        )
+    if work_tree is None:
+        raise _Distrust(
+            f"the working directory is inside a git directory or bare repository (`{git_dir}`)"
+        )
+    if not _inside(work_tree, roots):
+        raise _Distrust(f"the repository at `{work_tree}` is outside the workspace")
+    common_dir = git_dir
+    commondir = _read_text(os.path.join(git_dir, "commondir"))
+    if commondir is not None:
+        common_dir = os.path.normpath(os.path.join(git_dir, commondir.strip()))
+    reader = _Reader(
+        [*roots, work_tree, os.path.realpath(git_dir), os.path.realpath(common_dir)], home
+    )
+    for path in _user_files(environ, home):
+        reader.read(path)
+    reader.read(os.path.join(common_dir, "config"))
+    if reader.worktree_config:
+        reader.read(os.path.join(git_dir, "config.worktree"))
+    hooks = reader.hooks(common_dir)
+    for module in _submodules(common_dir, work_tree):
+        before = reader.hooks_path
+        reader.hooks_path = None
+        reader.read(os.path.join(module, "config"))
+        hooks.extend(reader.hooks(module))
+        reader.hooks_path = before
+    return RepositoryInspection(
+        work_tree=work_tree,
+        git_dir=git_dir,
+        code=tuple(reader.code),
+        hooks=tuple(sorted(set(hooks))),
+        files=tuple(reader.files),
+    )
+
+
+def _matches(pattern: str, code: ConfiguredCode) -> bool:
+    return code.pattern == pattern
+
+
+def repository_refusal(reading: ArgumentReading, inspection: RepositoryInspection) -> str | None:
+    """
+    Why the repository makes this git reading run code the call does not show, as a clause; ``None`` when it does not.
+
+    The reading's ``configured`` facts name what the subcommand may run
+    (`gateway._programs._git`); the inspection what the repository sets. Code
+    keys set by the user's own configuration are not refused: they are the
+    user's, like their shell's start-up files.
+
+    >>> from gateway._programs._git import read_git
+    >>> clean = RepositoryInspection(work_tree="/w", git_dir="/w/.git")
+    >>> repository_refusal(read_git("git", ["status"]), clean) is None
+    True
+    >>> hooked = RepositoryInspection(work_tree="/w", git_dir="/w/.git", hooks=("post-index-change",))
+    >>> repository_refusal(read_git("git", ["status"]), hooked)
+    'the repository has a `post-index-change` hook, which `git status` may run'
+    """
+    if inspection.distrust is not None:
+        return inspection.distrust
+    shown = "git " + " ".join(reading.subcommand) if reading.subcommand else "git"
+    for fact in reading.facts:
+        if fact.kind != "execute" or fact.action != "configured":
+            continue
+        if fact.via.startswith("hooks/"):
+            hook = fact.via[len("hooks/") :]
+            if hook in inspection.hooks:
+                return f"the repository has a `{hook}` hook, which `{shown}` may run"
+            continue
+        for code in inspection.code:
+            if code.scope == "repository" and _matches(fact.via, code):
+                return f"the repository's configuration sets `{code.name}`, which `{shown}` may run"
+    return None

@@ -1,0 +1,735 @@
+"""
+What bash's builtins do with their arguments: the effects of commands the shell runs itself.
+
+A builtin has no option table in `gateway._programs`: the shell *is* its
+implementation, so its account is written here, one handler per builtin. A
+builtin that binds states every `Bind` (``export``, ``declare``, ``read``,
+``mapfile``, ``printf -v``, ``unset``, ``set``, ``shopt``, ``trap``,
+``alias``, ``getopts``, ``hash``, ``enable``…), one that moves states a
+`ChangeDirectory` (``cd``, ``pushd``, ``popd``), one that prints the whole
+environment states a `ReadEnvironment` (``set``, ``declare -p``, ``export``
+with no names…), and one this module does not describe is `Opaque`.
+
+An argument that expands, given where the builtin reads options, may be an
+option (``printf "$f"`` may be ``printf -v NAME``): its binding is then of a
+name only known at run time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, NamedTuple
+
+from gateway._effects import (
+    BindVia,
+    ChangeDirectory,
+    Execute,
+    Lifetime,
+    Origin,
+    ReadEnvironment,
+)
+from gateway._plan._collect import EffectSink
+from gateway._plan._numbers import NUMBER
+from gateway._plan._paths import HOME, expand_parts, expand_tildes, join
+from gateway._plan._scope import Values
+from gateway._plan._variables import arithmetic_binds
+from gateway._shell._tree import DoubleQuoted, Literal, Part, SingleQuoted, Tilde, Word
+
+__all__ = [
+    "BASH_BUILTINS",
+    "CHANGES_DIRECTORY",
+    "builtin_effects",
+    "literal_text",
+    "may_be_option",
+]
+
+BASH_BUILTINS: Final = frozenset(
+    {
+        ".",
+        ":",
+        "[",
+        "alias",
+        "bg",
+        "bind",
+        "break",
+        "builtin",
+        "caller",
+        "cd",
+        "command",
+        "compgen",
+        "complete",
+        "compopt",
+        "continue",
+        "declare",
+        "dirs",
+        "disown",
+        "echo",
+        "enable",
+        "eval",
+        "exec",
+        "exit",
+        "export",
+        "false",
+        "fc",
+        "fg",
+        "getopts",
+        "hash",
+        "help",
+        "history",
+        "jobs",
+        "kill",
+        "let",
+        "local",
+        "logout",
+        "mapfile",
+        "popd",
+        "printf",
+        "pushd",
+        "pwd",
+        "read",
+        "readarray",
+        "readonly",
+        "return",
+        "set",
+        "shift",
+        "shopt",
+        "source",
+        "suspend",
+        "test",
+        "times",
+        "trap",
+        "true",
+        "type",
+        "typeset",
+        "ulimit",
+        "umask",
+        "unalias",
+        "unset",
+        "wait",
+    }
+)
+"""Every builtin of bash 5: a bare name among these runs in the shell itself."""
+
+CHANGES_DIRECTORY: Final = frozenset({"cd", "pushd", "popd"})
+"""Builtins that change the shell's directory, and leave it unchanged when they fail."""
+
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SET_LETTERS: Final = {
+    "a": "allexport",
+    "b": "notify",
+    "e": "errexit",
+    "f": "noglob",
+    "h": "hashall",
+    "k": "keyword",
+    "m": "monitor",
+    "n": "noexec",
+    "p": "privileged",
+    "t": "onecmd",
+    "u": "nounset",
+    "v": "verbose",
+    "x": "xtrace",
+    "B": "braceexpand",
+    "C": "noclobber",
+    "E": "errtrace",
+    "H": "histexpand",
+    "P": "physical",
+    "T": "functrace",
+}
+_DECLARATIONS: Final[Mapping[str, BindVia]] = {
+    "export": "export",
+    "declare": "declare",
+    "typeset": "declare",
+    "local": "local",
+    "readonly": "readonly",
+}
+_NOTHING: Final = frozenset(
+    {
+        ":",
+        "true",
+        "false",
+        "echo",
+        "pwd",
+        "dirs",
+        "jobs",
+        "times",
+        "help",
+        "caller",
+        "type",
+        "wait",
+        "shift",
+        "exit",
+        "return",
+        "break",
+        "continue",
+        "logout",
+        "bg",
+        "fg",
+        "suspend",
+        "compgen",
+        "complete",
+        "compopt",
+        "bind",
+        "test",
+        "[",
+        "builtin",
+        "command",
+        "exec",
+        "eval",
+        "source",
+        ".",
+    }
+)
+"""Builtins that bind, move, read or write nothing by themselves (their nested text is planned)."""
+
+
+class _Options(NamedTuple):
+    """A builtin's options as getopt reads them, and where its operands start."""
+
+    options: list[tuple[str, str | None, Word | None]]
+    operands: list[Word]
+    dynamic: bool
+    """A word that expands stood where an option may: it may be one."""
+
+
+def may_be_option(word: Word, *, plus: bool = False) -> bool:
+    """
+    Whether a word that expands may expand to an option.
+
+    It cannot when it starts with literal text other than ``-`` (or ``+``),
+    or with ``~`` (a home directory is absolute): ``~/dir``, ``"src/$name"``.
+    """
+    leading = "-+" if plus else "-"
+    for part in word.parts:
+        if isinstance(part, Tilde):
+            return False
+        text = literal_text(part)
+        if text is None:
+            return True
+        if text:
+            return text[0] in leading
+    return True  # pragma: no cover - a word of empty literals has a value
+
+
+def _getopt(args: Sequence[Word], with_value: str = "", *, plus: bool = False) -> _Options:
+    options: list[tuple[str, str | None, Word | None]] = []
+    index = 0
+    dynamic = False
+    while index < len(args):
+        value = args[index].value
+        if value is None:
+            dynamic = may_be_option(args[index], plus=plus)
+            break
+        if value == "--":
+            index += 1
+            break
+        if len(value) < 2 or value[0] not in ("-+" if plus else "-"):
+            break
+        sign = value[0]
+        position = 1
+        while position < len(value):
+            letter = value[position]
+            if letter in with_value:
+                rest = value[position + 1 :]
+                if rest:
+                    options.append((sign + letter, rest, None))
+                else:
+                    index += 1
+                    word = args[index] if index < len(args) else None
+                    options.append((sign + letter, None if word is None else word.value, word))
+                break
+            options.append((sign + letter, None, None))
+            position += 1
+        index += 1
+    return _Options(options, list(args[index:]), dynamic)
+
+
+def _flags(options: _Options) -> set[str]:
+    return {option for option, _, _ in options.options}
+
+
+# ───────────────────────── names and assignments ─────────────────────────
+
+
+def _name_site(sink: EffectSink, name: str, via: str) -> str:
+    """The variable a name operand binds; a subscript in it is evaluated as a number."""
+    base, bracket, rest = name.partition("[")
+    if bracket and rest.endswith("]"):
+        sink.numbers.value(rest[:-1], None, f"{via} {base}[…]")
+    return base
+
+
+def literal_text(part: Part) -> str | None:
+    """The text of a part that expands nothing (quotes removed), else ``None``."""
+    if isinstance(part, Literal | SingleQuoted):
+        return part.text
+    if isinstance(part, DoubleQuoted) and not part.locale:
+        texts = [literal_text(inner) for inner in part.parts]
+        return None if any(t is None for t in texts) else "".join(t or "" for t in texts)
+    return None
+
+
+def _split(word: Word) -> tuple[str | None, Sequence[Part]]:
+    """
+    A dynamic ``NAME=VALUE`` word as ``(NAME, value parts)``.
+
+    The name is read from the literal text before the first ``=``; when an
+    expansion comes first the name is ``None`` (only known at run time).
+    """
+    prefix: list[str] = []
+    for index, part in enumerate(word.parts):
+        text = literal_text(part)
+        if text is None:
+            return None, ()
+        if "=" in text and isinstance(part, Literal):
+            before, _, after = text.partition("=")
+            tail: list[Part] = [Literal(span=part.span, text=after)] if after else []
+            return "".join(prefix) + before, [*tail, *word.parts[index + 1 :]]
+        if "=" in text:
+            return None, ()  # `NAME"=…"`: the value is quoted text, read below as literal
+        prefix.append(text)
+    return None, ()  # pragma: no cover - a word with no `=` and no expansion is literal
+
+
+def _bind_through(
+    sink: EffectSink,
+    name: str,
+    via: BindVia,
+    origin: Origin,
+    values: Values,
+    *,
+    text: str | None = None,
+) -> None:
+    """Bind ``name`` and, when it is a nameref, the variable it names."""
+    target = sink.scope.namerefs.get(name)
+    sink.bind(name, via, origin, values, text=text)
+    if target is not None:
+        sink.bind(target.partition("[")[0] or None, via, origin, values, text=text)
+
+
+def _assignment(
+    sink: EffectSink, word: Word, via: BindVia, *, integer: bool, nameref: bool
+) -> None:
+    """One operand of a declaration builtin: ``NAME`` or ``NAME=VALUE``."""
+    if word.value is not None:
+        name_text, equals, value = word.value.partition("=")
+        name = _name_site(sink, name_text.removesuffix("+"), via)
+        if not _NAME.fullmatch(name):
+            sink.opaque(f"`{via}` is given `{word.value}`, which is not a variable name")
+            return
+        if not equals:  # `export NAME`: its value, whatever it was
+            values = sink.scope.values(name) if name in sink.scope.variables else None
+            _bind_through(sink, name, via, "unknown" if values is None else "call_bound", values)
+            return
+        if integer:
+            sink.numbers.value(value, None, f"{via} -i {name}")
+            _bind_through(sink, name, via, "literal", frozenset({NUMBER}), text=value)
+            return
+        if nameref:
+            _name_site(sink, value, f"{via} -n")
+        expanded = expand_tildes(value, sink.scope)
+        origin: Origin = "literal" if expanded == value else "call_bound"
+        values = None if expanded is None else frozenset({expanded})
+        _bind_through(sink, name, via, "unknown" if values is None else origin, values, text=value)
+        if nameref:
+            sink.scope.namerefs[name] = value
+        return
+    written, parts = _split(word)
+    if written is None or not _NAME.fullmatch(written.partition("[")[0].removesuffix("+")):
+        # `export "$x"=1`, `declare $v`: the name is only known at run time,
+        # and it may hold a subscript bash evaluates.
+        sink.numbers.value(None, word, via)
+        sink.bind(None, via, "unknown")
+        return
+    name = _name_site(sink, written.removesuffix("+"), via)
+    if integer:
+        sink.numbers.value(None, word, f"{via} -i {name}")
+        _bind_through(sink, name, via, "unknown", frozenset({NUMBER}))
+        return
+    resolved = expand_parts(parts, sink.scope, first=False)
+    values = None if resolved.values is None or resolved.pattern else frozenset(resolved.values)
+    _bind_through(sink, name, via, "unknown" if values is None else "call_bound", values)
+    if nameref:
+        sink.scope.namerefs[name] = "" if values is None or len(values) != 1 else next(iter(values))
+
+
+# ───────────────────────── the builtins ─────────────────────────
+
+
+def _cd(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    scope = sink.scope
+    options = _getopt(args)
+    operands = options.operands
+    unknown = (
+        options.dynamic
+        or (name == "popd" and (operands or not scope.stack))
+        or (name == "pushd" and (not operands or (operands[0].value or "-").startswith(("+", "-"))))
+    )
+    if unknown or len(operands) > 1:
+        written = sink.written(args[0]) if args else name
+        sink.add(ChangeDirectory(path=sink.located(None, written), via=name))
+        scope.forget_directories()  # or rotates the stack in a way the text does not show
+        return
+    if name == "popd":
+        top, rest = scope.stack[0], scope.stack[1:]
+        for directory in top:
+            sink.add(ChangeDirectory(path=sink.located(directory, "popd"), via=name))
+        scope.change_directory(top)
+        scope.stack = rest
+        return
+    word = operands[0] if operands else None
+    if word is not None and word.value == "-":
+        targets: tuple[str | None, ...] = scope.previous or (None,)
+        written = "-"
+    else:
+        if word is None:
+            texts = (
+                (HOME,)
+                if not scope.bound("HOME")
+                else tuple(sorted(scope.values("HOME") or ())) or None
+            )
+            written = "~"
+        else:
+            values = sink.values(word)
+            texts = None if values is None else tuple(sorted(values))
+            written = sink.written(word)
+        targets = (
+            (None,)
+            if texts is None
+            else tuple(
+                dict.fromkeys(join(base, text) for text in texts for base in scope.directories)
+            )
+        )
+    for target in targets:
+        sink.add(ChangeDirectory(path=sink.located(target, written), via=name))
+    before = scope.directories
+    scope.change_directory(targets)
+    if name == "pushd":
+        scope.stack = (before, *scope.stack)
+
+
+def _declaration(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    via = _DECLARATIONS[name]
+    options = _getopt(args, plus=True)
+    flags = _flags(options)
+    if options.dynamic:
+        sink.numbers.value(None, None, via)
+        sink.bind(None, via, "unknown")
+        return
+    if not options.operands:
+        if not flags & {"-f", "-F"}:
+            sink.add(ReadEnvironment(via=" ".join([name, *sorted(flags)])))
+        return  # or lists functions
+    if flags & {"-f", "-F"}:
+        return  # exports, lists or marks functions: no variable changes
+    for word in options.operands:
+        _assignment(sink, word, via, integer="-i" in flags, nameref="-n" in flags)
+
+
+def _read(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    options = _getopt(args, "adinNptu")
+    if options.dynamic:
+        sink.numbers.value(None, None, name)
+        sink.bind(None, "read", "unknown")
+        return
+    arrays = [(value, word) for option, value, word in options.options if option == "-a"]
+    for value, word in arrays:
+        if value is None:
+            sink.numbers.value(None, word, "read -a")
+            sink.bind(None, "read", "unknown")
+        else:
+            sink.bind(_name_site(sink, value, "read -a"), "read", "unknown")
+    if not options.operands and not arrays:
+        sink.bind("REPLY", "read", "unknown")
+    for word in options.operands:
+        if word.value is None:
+            sink.numbers.value(None, word, "read")
+            sink.bind(None, "read", "unknown")
+        else:
+            _bind_through(sink, _name_site(sink, word.value, "read"), "read", "unknown", None)
+
+
+def _mapfile(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    options = _getopt(args, "dnOsuCc")
+    if options.dynamic:
+        sink.bind(None, "mapfile", "unknown")
+        return
+    for option, value, _ in options.options:
+        if option == "-C":  # evaluated for every line read
+            sink.add(
+                Execute(
+                    kind="shell_text",
+                    via=f"{name} -C",
+                    text=None if value is None else sink.scrub(value),
+                    origin="literal" if value is not None else "unknown",
+                )
+            )
+    if not options.operands:
+        sink.bind("MAPFILE", "mapfile", "unknown")
+    for word in options.operands[:1]:
+        sink.bind(word.value, "mapfile", "unknown")
+
+
+def _printf(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    index = 0
+    while index < len(args):
+        word = args[index]
+        value = word.value
+        if value is None:
+            # `printf -v"$n" …` (fused, the name expands), or an argument that
+            # expands where an option may stand: it may spell `-v NAME`.
+            fused = word.text.startswith("-v")
+            sink.numbers.value(None, word if fused else None, "printf -v")
+            sink.bind(None, "printf", "unknown")
+            return
+        if value == "--" or not value.startswith("-v"):
+            return
+        target: str | None = value[2:]
+        target_word: Word | None = None
+        if not target:
+            index += 1
+            target_word = args[index] if index < len(args) else None
+            target = None if target_word is None else target_word.value
+        if target is None:
+            sink.numbers.value(None, target_word, "printf -v")
+            sink.bind(None, "printf", "unknown")
+        else:
+            _bind_through(sink, _name_site(sink, target, "printf -v"), "printf", "unknown", None)
+        return
+
+
+def _unset(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    options = _getopt(args)
+    if options.dynamic:
+        sink.numbers.value(None, None, "unset")
+        sink.bind(None, "unset", "unknown")
+        return
+    functions = "-f" in _flags(options)
+    for word in options.operands:
+        if word.value is None:
+            sink.numbers.value(None, word, "unset")
+            sink.bind(None, "unset", "unknown")
+            continue
+        base = _name_site(sink, word.value, "unset")
+        sink.bind(base, "unset", "literal", frozenset({""}), apply=not functions)
+
+
+def _set(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    if not args:
+        sink.add(ReadEnvironment(via="set"))
+        return
+    index = 0
+    while index < len(args):
+        value = args[index].value
+        if value is None:  # may be an option (`-o allexport`) or the positional parameters
+            sink.bind(None, "set", "unknown", apply=False)
+            return
+        if value in ("--", "-") or len(value) < 2 or value[0] not in "-+":
+            rest = args[index + (1 if value in ("--", "-") else 0) :]
+            origin: Origin = "literal" if all(a.value is not None for a in rest) else "unknown"
+            sink.bind("@", "set", origin, apply=False)
+            return
+        state = "on" if value[0] == "-" else "off"
+        for letter in value[1:]:
+            if letter != "o":
+                sink.bind(
+                    _SET_LETTERS.get(letter, letter), "set", "literal", text=state, apply=False
+                )
+                continue
+            index += 1
+            if index >= len(args):
+                return  # `set -o` alone prints the options
+            option = args[index].value
+            sink.bind(
+                option, "set", "unknown" if option is None else "literal", text=state, apply=False
+            )
+        index += 1
+
+
+def _shopt(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    options = _getopt(args)
+    if options.dynamic:
+        sink.bind(None, "shopt", "unknown", apply=False)
+        return
+    flags = _flags(options)
+    state = "on" if "-s" in flags else "off" if "-u" in flags else None
+    if state is None:
+        return  # prints or queries
+    for word in options.operands:
+        sink.bind(
+            word.value,
+            "shopt",
+            "unknown" if word.value is None else "literal",
+            text=state,
+            apply=False,
+        )
+
+
+def _trap(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    options = _getopt(args)
+    if options.dynamic:
+        sink.bind(None, "trap", "unknown", apply=False)
+        return
+    operands = options.operands
+    if _flags(options) & {"-l", "-p"} or not operands:
+        return  # prints
+    if len(operands) == 1:
+        action, signals = None, operands  # `trap SIG`: resets
+    else:
+        action, signals = operands[0], operands[1:]
+    text = None if action is None else action.value
+    origin: Origin = "literal" if action is None or text is not None else "unknown"
+    for word in signals:
+        sink.bind(
+            word.value,
+            "trap",
+            origin if word.value is not None else "unknown",
+            text=text,
+            apply=False,
+        )
+
+
+def _alias(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    options = _getopt(args)
+    if options.dynamic:
+        sink.bind(None, "alias", "unknown", apply=False)
+        return
+    for word in options.operands:
+        if word.value is None:
+            sink.bind(None, "alias", "unknown", apply=False)
+        elif name == "unalias":
+            sink.bind(word.value, "alias", "literal", apply=False)
+        else:
+            alias, equals, text = word.value.partition("=")
+            if equals:
+                sink.bind(alias, "alias", "literal", text=text, apply=False)
+
+
+def _getopts(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    if len(args) >= 2:
+        sink.bind(args[1].value, "getopts", "unknown")
+    sink.bind("OPTARG", "getopts", "unknown")
+    sink.bind("OPTIND", "getopts", "unknown")
+
+
+def _let(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    for word in args:
+        sink.numbers.value(word.value, word, "let")
+        if word.value is None:
+            sink.bind(None, "arithmetic", "unknown")
+            continue
+        for bound in arithmetic_binds(word.value):
+            sink.bind(bound, "arithmetic", "literal", frozenset({NUMBER}))
+
+
+def _test(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    for index, word in enumerate(args[:-1]):
+        if word.value == "-v":
+            operand = args[index + 1]
+            sink.numbers.value(operand.value, operand, f"{name} -v")
+
+
+def _hash(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    options = _getopt(args, "p")
+    if options.dynamic:
+        sink.bind(None, "hash", "unknown", apply=False)
+        return
+    paths = [value for option, value, _ in options.options if option == "-p"]
+    if paths:  # `hash -p /tmp/evil ls`: `ls` now runs that file
+        for word in options.operands:
+            sink.bind(
+                word.value, "hash", "literal" if paths[0] else "unknown", text=paths[0], apply=False
+            )
+
+
+def _enable(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    options = _getopt(args, "f")
+    if options.dynamic:
+        sink.opaque("`enable` is given an argument from an expansion")
+        return
+    for option, value, word in options.options:
+        if option == "-f":  # loads a shared object into the shell
+            sink.add(
+                Execute(
+                    kind="code",
+                    via="enable -f",
+                    text=None if value is None else sink.scrub(value),
+                    origin="literal" if value is not None else "unknown",
+                )
+            )
+            sink.read(word, "enable -f", value=value if word is None else None)
+    flags = _flags(options)
+    for word in options.operands:
+        sink.bind(
+            word.value, "enable", "literal", text="off" if "-n" in flags else "on", apply=False
+        )
+
+
+def _limits(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    options = _getopt(args)
+    if options.operands or options.dynamic:
+        value = options.operands[0].value if options.operands else None
+        via: BindVia = "umask" if name == "umask" else "ulimit"
+        sink.bind(name, via, "unknown" if value is None else "literal", text=value, apply=False)
+
+
+def _disown(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    sink.add(Lifetime(kind="detached", via="disown"))
+
+
+def _kill(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    if not args or args[0].value not in ("-l", "-L"):
+        sink.opaque("`kill` signals processes the plan does not know")
+
+
+def _history(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    if args:
+        sink.opaque("`history` with arguments reads or writes the history file")
+
+
+def _fc(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    if not args or args[0].value != "-l":
+        sink.opaque("`fc` runs an editor and commands from the history")
+
+
+_HANDLERS: Final[Mapping[str, Callable[[str, Sequence[Word], EffectSink], None]]] = {
+    "cd": _cd,
+    "pushd": _cd,
+    "popd": _cd,
+    "export": _declaration,
+    "declare": _declaration,
+    "typeset": _declaration,
+    "local": _declaration,
+    "readonly": _declaration,
+    "read": _read,
+    "mapfile": _mapfile,
+    "readarray": _mapfile,
+    "printf": _printf,
+    "unset": _unset,
+    "set": _set,
+    "shopt": _shopt,
+    "trap": _trap,
+    "alias": _alias,
+    "unalias": _alias,
+    "getopts": _getopts,
+    "let": _let,
+    "test": _test,
+    "[": _test,
+    "hash": _hash,
+    "enable": _enable,
+    "umask": _limits,
+    "ulimit": _limits,
+    "disown": _disown,
+    "kill": _kill,
+    "history": _history,
+    "fc": _fc,
+}
+
+
+def builtin_effects(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    """State the effects of builtin ``name`` given ``args`` (the words after it) into ``sink``."""
+    handler = _HANDLERS.get(name)
+    if handler is not None:
+        handler(name, args, sink)
+    elif name not in _NOTHING:  # pragma: no cover - every builtin is handled or listed
+        sink.opaque(f"the builtin `{name}` is not described")

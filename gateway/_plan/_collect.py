@@ -1,0 +1,223 @@
+"""
+Collecting the effects of one command: its words as values, its paths resolved, in order.
+
+An `EffectSink` is what every reader of effects in the planner writes to
+(redirects, builtins, launchers, program facts, number sites): it knows the
+scope the command runs in, how to resolve a word to the paths it names, where
+a value comes from, and how to mask a secret in anything it publishes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from gateway._effects import (
+    Bind,
+    BindVia,
+    Effect,
+    EffectPath,
+    Opaque,
+    Origin,
+    Read,
+    Write,
+    WriteAction,
+)
+from gateway._plan._numbers import NUMBER, Numbers
+from gateway._plan._paths import HOME, PathContext, effect_path, expand_word, join, role_path
+from gateway._plan._scope import Scope, Values
+from gateway._shell._tree import Word
+
+__all__ = ["EffectSink"]
+
+
+class EffectSink:
+    """
+    The effects of one command (or of a statement's own syntax), in the order bash has them.
+
+    Attributes:
+        scope: The scope the command runs in (changed by what it binds).
+        paths: The call's path context.
+        scrub: Masks the source's secrets in a string published from it.
+        written: A word's source text, masked, for display.
+        found: The effects so far.
+        numbers: The number sites, writing to ``found``.
+    """
+
+    __slots__ = ("found", "numbers", "paths", "placeholders", "scope", "scrub", "written")
+
+    def __init__(
+        self,
+        scope: Scope,
+        paths: PathContext,
+        scrub: Callable[[str], str],
+        written: Callable[[Word], str],
+    ) -> None:
+        self.scope = scope
+        self.paths = paths
+        self.scrub = scrub
+        self.written = written
+        self.found: list[Effect] = []
+        self.numbers = Numbers(scope, scrub)
+        self.numbers.found = self.found
+        self.placeholders: frozenset[int] = frozenset()
+        """Offsets of words another program fills in (``find -exec … {}``): their values are unknown."""
+
+    def add(self, effect: Effect) -> None:
+        """Record one effect."""
+        self.found.append(effect)
+
+    def opaque(self, reason: str, option: str | None = None) -> None:
+        """Record that the command's effects cannot all be stated."""
+        self.add(
+            Opaque(reason=self.scrub(reason), option=None if option is None else self.scrub(option))
+        )
+
+    # ── values ──
+
+    def values(self, word: Word) -> Values:
+        """The literal values a word may expand to, as far as the text shows (``None``: unknown)."""
+        if word.span.start in self.placeholders:
+            return None
+        resolved = expand_word(word, self.scope)
+        if resolved.values is None or resolved.pattern:
+            return None
+        if any(NUMBER in v for v in resolved.values):
+            return None
+        return frozenset(resolved.values)
+
+    def origin(self, word: Word | None) -> tuple[Origin, Values]:
+        """Where a word's value comes from, and its values when known."""
+        if word is None:
+            return "literal", frozenset({""})
+        if word.span.start in self.placeholders:
+            return "unknown", None
+        if word.value is not None:
+            return "literal", frozenset({word.value})
+        values = self.values(word)
+        return ("unknown", None) if values is None else ("call_bound", values)
+
+    def shown(self, values: Values) -> str | None:
+        """A bound value to publish: the one value (secrets masked), else ``None``."""
+        if values is None or len(values) != 1:
+            return None
+        value = next(iter(values))
+        return self.scrub(value.replace(HOME, "~"))
+
+    # ── paths ──
+
+    def paths_of(
+        self,
+        word: Word | None,
+        *,
+        value: str | None = None,
+        written: str | None = None,
+        directories: Sequence[str | None] | None = None,
+        recursive: bool = False,
+        pattern: bool = False,
+        within: str | None = None,
+    ) -> list[EffectPath]:
+        """
+        The paths a word (or a literal ``value``) names, resolved against the working directory.
+
+        One `EffectPath` per value the word may have and per candidate
+        directory; one unknown path when the value is not known. ``pattern``
+        makes a literal value a glob; ``within`` (``git_dir``, ``work_tree``)
+        says the value is relative to a directory only the repository knows.
+        """
+        shown = written if written is not None else (self.written(word) if word else value or "")
+        shown = self.scrub(shown)
+        if within is not None:
+            if value is None:
+                return [effect_path(shown, None, self.paths)]
+            return [role_path(shown, value, self.paths)]
+        if value is not None:
+            texts: Sequence[str] | None = (value,)
+        elif word is not None and word.span.start not in self.placeholders:
+            resolved = expand_word(word, self.scope)
+            texts, pattern = resolved.values, resolved.pattern
+        else:
+            texts = None
+        if texts is None or any(NUMBER in text for text in texts) or "" in texts:
+            return [effect_path(shown, None, self.paths)]
+        bases = self.scope.directories if directories is None else directories
+        found: dict[str | None, None] = {}
+        for text in texts:
+            for base in bases:
+                found[join(base, text)] = None
+        return [
+            effect_path(shown, path, self.paths, recursive=recursive, pattern=pattern)
+            for path in found
+        ]
+
+    def located(self, path: str | None, written: str) -> EffectPath:
+        """The `EffectPath` of a path already resolved (``None``: unknown)."""
+        return effect_path(self.scrub(written), path, self.paths)
+
+    def read(
+        self,
+        word: Word | None,
+        via: str,
+        *,
+        value: str | None = None,
+        directories: Sequence[str | None] | None = None,
+        recursive: bool = False,
+        metadata: bool = False,
+        within: str | None = None,
+    ) -> None:
+        """The command reads the file(s) a word names."""
+        for path in self.paths_of(
+            word, value=value, directories=directories, recursive=recursive, within=within
+        ):
+            self.add(Read(path=path, via=self.scrub(via), recursive=recursive, metadata=metadata))
+
+    def write(
+        self,
+        word: Word | None,
+        via: str,
+        action: WriteAction,
+        *,
+        value: str | None = None,
+        directories: Sequence[str | None] | None = None,
+        recursive: bool = False,
+        pattern: bool = False,
+        within: str | None = None,
+    ) -> None:
+        """The command changes the file(s) a word names."""
+        for path in self.paths_of(
+            word,
+            value=value,
+            directories=directories,
+            recursive=recursive,
+            pattern=pattern,
+            within=within,
+        ):
+            self.add(Write(path=path, via=self.scrub(via), action=action, recursive=recursive))
+
+    # ── bindings ──
+
+    def bind(
+        self,
+        name: str | None,
+        via: BindVia,
+        origin: Origin,
+        values: Values = None,
+        *,
+        text: str | None = None,
+        apply: bool = True,
+    ) -> None:
+        """The command binds ``name`` (``None``: a name only known at run time) to ``values``."""
+        shown = text if text is not None else self.shown(values)
+        self.add(
+            Bind(
+                name=None if name is None else self.scrub(name),
+                via=via,
+                origin=origin,
+                text=None if shown is None else self.scrub(shown),
+            )
+        )
+        if not apply:
+            return
+        if name is None:
+            self.scope.forget_variables()
+        else:
+            self.scope.bind(name, values)

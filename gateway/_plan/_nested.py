@@ -1,0 +1,306 @@
+"""
+Commands a command launches from its own words: shell text, or another command's words.
+
+A command may hand text to a shell (``sh -c TEXT``, ``bash -lc TEXT``, ``env
+-S``, ``su -c``, ``watch``, ``eval``, ``ssh host CMD``, a trap, an alias, a
+git alias ``!…``) or run a command made of its own words (``find -exec CMD
+… ;``). This module finds each one and says *what* to plan — a literal text,
+the words of a command, or nothing (the text is built at run time, or comes
+from a file or standard input) — and *in which shell state* it runs; the
+planner (`gateway._plan._builder`) plans it in turn, to a bounded depth.
+
+How a shell reads its own options is data (`gateway._launchers.SHELL_ROW`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, Literal, NamedTuple
+
+from gateway._launchers import SHELL_ROW, SHELLS
+from gateway._plans import NestedOrigin
+from gateway._position import PositionReading
+from gateway._shell._tree import Word
+
+__all__ = ["NestedRequest", "RunsIn", "join_values", "nested_requests"]
+
+RunsIn = Literal["same", "child", "later", "remote", "elsewhere"]
+"""
+Where nested commands run: in the same shell (``eval``: what it binds and
+where it moves stay), a child shell started here (``sh -c``), later in this
+shell (a trap, an alias), on another host (``ssh``), or in a directory the
+text does not show (``find -execdir``).
+"""
+
+_FIND_EXEC: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_SSH_OPTIONS_WITH_VALUE: Final = frozenset("bcDEeFIiJLlmOopQRSWw")
+_GIT_RUNNING_KEYS: Final = frozenset(
+    {
+        "core.pager",
+        "core.editor",
+        "core.sshcommand",
+        "core.fsmonitor",
+        "core.askpass",
+        "core.gitproxy",
+        "diff.external",
+        "credential.helper",
+        "sequence.editor",
+        "gpg.program",
+        "uploadpack.packobjectshook",
+        "sendemail.sendmailcmd",
+    }
+)
+_GIT_RUNNING_SUFFIXES: Final = (
+    ".textconv",
+    ".command",
+    ".driver",
+    ".clean",
+    ".smudge",
+    ".process",
+    ".program",
+    ".uploadpack",
+    ".receivepack",
+)
+
+
+class NestedRequest(NamedTuple):
+    """
+    One thing a command launches, and how to plan it.
+
+    Attributes:
+        via: How it is launched (``sh -c``, ``find -exec``, ``trap``…).
+        text: The shell text to plan, when it is a literal.
+        words: Or the words of the command it runs (``find -exec rm {} ;``).
+        reason: Why there is nothing to plan (neither ``text`` nor ``words``).
+        origin: Where the text comes from.
+        runs_in: The shell state it runs in.
+        placeholders: Offsets of words another program fills in (``{}``).
+        script: The script file a shell runs (``bash deploy.sh``): it reads it.
+    """
+
+    via: str
+    text: str | None = None
+    words: tuple[Word, ...] | None = None
+    reason: str | None = None
+    origin: NestedOrigin = "literal"
+    runs_in: RunsIn = "child"
+    placeholders: frozenset[int] = frozenset()
+    script: Word | None = None
+
+
+def join_values(words: Sequence[Word]) -> str | None:
+    """The words' values joined with spaces, or ``None`` when any of them expands."""
+    values = [word.value for word in words]
+    if any(value is None for value in values):
+        return None
+    return " ".join(value for value in values if value is not None)
+
+
+def _dynamic(via: str, reason: str, origin: NestedOrigin = "expansion") -> NestedRequest:
+    return NestedRequest(via=via, reason=reason, origin=origin)
+
+
+def _text(via: str, text: str | None, runs_in: RunsIn = "child") -> NestedRequest:
+    if text is None:
+        return _dynamic(
+            via, f"the text `{via}` runs comes from an expansion and is only known when it runs"
+        )
+    return NestedRequest(via=via, text=text, runs_in=runs_in)
+
+
+def _shell(name: str, args: Sequence[Word]) -> NestedRequest:
+    """``sh -c TEXT``, ``bash -lc TEXT``, ``bash script.sh``, or a shell reading standard input."""
+    command = False
+    j = 0
+    while j < len(args):
+        value = args[j].value
+        if value is None:
+            if command:  # `sh -c "$CMD"`: the command text itself is the expansion
+                return _text(f"{name} -c", None)
+            return _dynamic(name, f"`{name}` is given an option from an expansion")
+        if value in SHELL_ROW.value_options:
+            j += 2
+            continue
+        if value == "--":
+            j += 1
+            break
+        if value.startswith("--") or (len(value) > 1 and value[0] in "-+" and value[1:].isalpha()):
+            if value[0] == "-" and not value.startswith("--") and SHELL_ROW.command_letter in value:
+                command = True
+            j += 1
+            continue
+        break
+    if command:
+        if j >= len(args):
+            return _dynamic(f"{name} -c", f"`{name} -c` is given no command text")
+        return _text(f"{name} -c", args[j].value)
+    if j < len(args):
+        return NestedRequest(
+            via=name,
+            reason=f"`{name}` runs the script `{args[j].text}`, which the plan cannot see",
+            origin="file",
+            script=args[j],
+        )
+    return _dynamic(
+        name, f"`{name}` reads its commands from standard input, which the plan cannot see", "stdin"
+    )
+
+
+def _ssh(args: Sequence[Word]) -> NestedRequest:
+    j = 0
+    while j < len(args):
+        value = args[j].value
+        if value is None:
+            return _dynamic("ssh", "`ssh` is given an argument from an expansion")
+        if value == "--":
+            j += 1
+            break
+        if value.startswith("-") and len(value) > 1:
+            letters = value[1:]
+            takes = next(
+                (k for k, letter in enumerate(letters) if letter in _SSH_OPTIONS_WITH_VALUE), None
+            )
+            j += 2 if takes is not None and takes == len(letters) - 1 else 1
+            continue
+        break
+    if j >= len(args):
+        return _dynamic("ssh", "`ssh` names no host", "remote")
+    remote = args[j + 1 :]
+    if not remote:
+        return _dynamic("ssh", "`ssh` opens an interactive shell on the remote host", "remote")
+    return _text("ssh", join_values(remote), "remote")
+
+
+def _find(args: Sequence[Word]) -> list[NestedRequest]:
+    found: list[NestedRequest] = []
+    j = 0
+    while j < len(args):
+        value = args[j].value
+        if value not in _FIND_EXEC:
+            j += 1
+            continue
+        start = k = j + 1
+        while k < len(args) and not (
+            args[k].value == ";"
+            or (args[k].value == "+" and k > start and args[k - 1].value == "{}")
+        ):
+            k += 1
+        via = f"find {value}"
+        if k >= len(args):
+            found.append(NestedRequest(via=via, reason=f"`{via}` has no `;` or `+` to end it."))
+            break
+        if k == start:
+            found.append(NestedRequest(via=via, reason=f"`{via}` names no program."))
+        else:
+            words = tuple(args[start:k])
+            found.append(
+                NestedRequest(
+                    via=via,
+                    words=words,
+                    runs_in="elsewhere" if value in ("-execdir", "-okdir") else "child",
+                    placeholders=frozenset(w.span.start for w in words if w.value == "{}"),
+                )
+            )
+        j = k + 1
+    return found
+
+
+def _git(args: Sequence[Word]) -> list[NestedRequest]:
+    found: list[NestedRequest] = []
+    j = 0
+    while j < len(args):
+        value = args[j].value
+        if value is None or not value.startswith("-"):
+            break
+        if value == "-c" and j + 1 < len(args):
+            setting = args[j + 1].value
+            if setting is None:
+                found.append(_dynamic("git -c", "`git -c` is given a setting from an expansion"))
+            else:
+                key, _, text = setting.partition("=")
+                key = key.lower()
+                if key.startswith("alias.") and text.startswith("!"):
+                    found.append(_text(f"git -c {key}", text[1:]))
+                elif (
+                    key in _GIT_RUNNING_KEYS
+                    or (key.count(".") >= 1 and key.endswith(_GIT_RUNNING_SUFFIXES))
+                    or key.startswith("pager.")
+                ):
+                    found.append(_text(f"git -c {key}", text))
+            j += 2
+            continue
+        j += (
+            1
+            if "=" in value
+            or value in ("--no-pager", "-p", "--paginate", "--bare", "--no-replace-objects")
+            else 2
+        )
+    return found
+
+
+def _trap(args: Sequence[Word]) -> list[NestedRequest]:
+    operands = [w for w in args if not (w.value or "").startswith("-")]
+    if len(operands) < 2:
+        return []
+    action = operands[0]
+    if action.value in ("", "-"):
+        return []
+    return [_text("trap", action.value, "later")]
+
+
+def _alias(args: Sequence[Word]) -> list[NestedRequest]:
+    found: list[NestedRequest] = []
+    for word in args:
+        if word.value is None or "=" not in word.value or word.value.startswith("-"):
+            continue
+        name, _, text = word.value.partition("=")
+        if text:
+            found.append(_text(f"alias {name}", text, "later"))
+    return found
+
+
+def nested_requests(
+    words: Sequence[Word], reading: PositionReading, *, table: bool
+) -> list[NestedRequest]:
+    """
+    Everything one simple command launches from its own words, in order.
+
+    Args:
+        words: The command's words.
+        reading: Its program position reading.
+        table: The program's arguments were read by its option table or
+            language reader, whose facts say what it runs: ``ssh``, ``find``
+            and ``git`` are read here only when no reader knows them.
+    """
+    found: list[NestedRequest] = []
+    position = reading.position
+    if reading.command_string is not None:
+        via, text = reading.command_string
+        found.append(_text(via, text))
+    if reading.shell_text_from is not None:
+        via = position.launchers[-1].name if position.launchers else "watch"
+        found.append(_text(via, join_values(words[reading.shell_text_from :])))
+    program = position.program
+    if program is None or program.index is None:
+        return found
+    args = words[program.index + 1 :]
+    base = program.basename
+    if base in SHELLS:
+        found.append(_shell(program.name, args))
+    elif base == "eval":
+        found.append(_text("eval", join_values(args), "same"))
+    elif base in ("source", "."):
+        found.append(
+            _dynamic(base, f"`{base}` runs the commands of a file the plan cannot see", "file")
+        )
+    elif base == "trap":
+        found.extend(_trap(args))
+    elif base == "alias":
+        found.extend(_alias(args))
+    elif not table and base == "ssh":
+        found.append(_ssh(args))
+    elif not table and base == "find":
+        found.extend(_find(args))
+    elif not table and base == "git":
+        found.extend(_git(args))
+    return found

@@ -1,0 +1,510 @@
+"""
+Paths as values: resolve a word to the path bash would open, and classify it.
+
+A word is resolved as bash expands it, as far as the text shows: quotes
+removed (``/dev/"tcp"/…``, ``$'…'``, ``~/".bashrc"``), ``~``, ``$HOME`` and
+``$PWD`` resolved symbolically, variables the call bound to literal text
+substituted, and the result joined to the effective working directory and
+normalised (``.``, ``..``, ``//``). What the text does not show (``$(…)``, a
+variable from outside, ``~user``) makes the path *unknown*, never guessed.
+Nothing here touches the file system.
+
+Inside the planner a path is a string in one of three forms: absolute
+(``/…``), under the home directory when it is not known (`HOME` + ``/…``), or
+under the call's working directory when that is not known (`ROOT` + ``/…``);
+the markers are characters no command can write. `shown` turns one into the
+published form (``~/…``, ``/…``, ``./…``) and `classify` gives its classes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from typing import Final
+
+import msgspec
+
+from gateway._effects import PATH_CLASSES, EffectPath, PathClass
+from gateway._places import STREAM_PATHS, SYSTEM_ROOTS, PathsSection
+from gateway._plan._scope import Scope
+from gateway._shell._tree import (
+    AnsiC,
+    DoubleQuoted,
+    Glob,
+    Literal,
+    Parameter,
+    Part,
+    ProcessSubstitution,
+    SingleQuoted,
+    Tilde,
+    Word,
+)
+
+__all__ = [
+    "HOME",
+    "ROOT",
+    "PathContext",
+    "Resolved",
+    "classify",
+    "effect_path",
+    "expand_parts",
+    "expand_tildes",
+    "expand_word",
+    "join",
+    "path_context",
+    "role_path",
+    "shown",
+    "start_directory",
+]
+
+HOME: Final = "\ue000"
+"""Stands for the home directory in a path when it is not known."""
+ROOT: Final = "\ue001"
+"""Stands for the call's working directory in a path when it is not known."""
+PIPE: Final = "/dev/fd/63"
+"""What a process substitution ``<(…)`` gives as a path: a pipe (class ``stream``)."""
+_GLOB_CHARACTERS: Final = frozenset("*?[")
+_IFS: Final = frozenset(" \t\n")
+_MAX_VALUES: Final = 8
+
+
+class PathContext(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    What classifying a path needs to know, besides the path.
+
+    Attributes:
+        cwd: The call's working directory (absolute, normalised), if known.
+        home: The home directory (absolute, normalised), if known.
+        project_roots: More directories that count as ``workspace``.
+        temp_roots: Directories that count as ``temp``.
+        secret_patterns: Files that hold secrets.
+        persistence_patterns: Files that make code run later.
+    """
+
+    cwd: str | None = None
+    home: str | None = None
+    project_roots: tuple[str, ...] = ()
+    temp_roots: tuple[str, ...] = PathsSection().temp_roots
+    secret_patterns: tuple[str, ...] = PathsSection().secret_patterns
+    persistence_patterns: tuple[str, ...] = PathsSection().persistence_patterns
+
+
+def path_context(paths: PathsSection, cwd: str | None, home: str | None = None) -> PathContext:
+    """The `PathContext` of a call: its working directory, and the ``[paths]`` table."""
+    own_home = paths.home or home
+    return PathContext(
+        cwd=normalise(cwd) if cwd and cwd.startswith("/") else None,
+        home=normalise(own_home)
+        if own_home and own_home.startswith("/") and own_home != "/"
+        else None,
+        project_roots=tuple(normalise(root) for root in paths.project_roots),
+        temp_roots=tuple(normalise(root) for root in paths.temp_roots),
+        secret_patterns=paths.secret_patterns + paths.extra_secret_patterns,
+        persistence_patterns=paths.persistence_patterns + paths.extra_persistence_patterns,
+    )
+
+
+def start_directory(context: PathContext) -> str:
+    """Where the call starts: its working directory, or `ROOT` when that is not known."""
+    return context.cwd if context.cwd is not None else ROOT
+
+
+# ───────────────────────── normalising ─────────────────────────
+
+
+def normalise(path: str) -> str:
+    """
+    Fold ``.``, ``..`` and ``//`` lexically, as bash's ``cd`` does (not following links).
+
+    A path starting with a marker keeps the ``..`` that climb above it.
+    """
+    if path.startswith((HOME, ROOT)):
+        anchor, rest = path[0], path[1:]
+    elif path.startswith("/"):
+        anchor, rest = "/", path
+    else:
+        anchor, rest = "", path
+    parts: list[str] = []
+    for piece in rest.split("/"):
+        if piece in ("", "."):
+            continue
+        if piece == "..":
+            if parts and parts[-1] != "..":
+                parts.pop()
+            elif anchor != "/":
+                parts.append("..")
+            continue
+        parts.append(piece)
+    if anchor == "/":
+        return "/" + "/".join(parts)
+    if anchor:
+        return anchor + "".join("/" + part for part in parts)
+    return "/".join(parts) or "."
+
+
+def join(directory: str | None, path: str) -> str | None:
+    """``path`` resolved against ``directory`` (``None``: unknown), normalised."""
+    if path.startswith(("/", HOME, ROOT)):
+        return normalise(path)
+    if directory is None:
+        return None
+    return normalise(f"{directory}/{path}")
+
+
+def _concrete(path: str, context: PathContext) -> str:
+    """The path with the markers replaced by what they stand for, when that is known."""
+    if path.startswith(HOME) and context.home is not None:
+        return normalise(context.home + path[1:])
+    if path.startswith(ROOT) and context.cwd is not None:
+        return normalise(context.cwd + path[1:])
+    return path
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def shown(path: str, context: PathContext) -> str:
+    """The published form of a path: ``~/…`` under the home directory, ``./…`` under an unknown cwd."""
+    path = _concrete(path, context)
+    if context.home is not None and _under(path, context.home):
+        path = HOME + path[len(context.home) :]
+    if path.startswith(HOME):
+        return "~" + path[1:]
+    if path.startswith(ROOT):
+        return "." + path[1:]
+    return path
+
+
+# ───────────────────────── classes ─────────────────────────
+
+
+@lru_cache(maxsize=4096)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    """A path glob as a regex: ``*``/``?`` stop at ``/``; ``**`` spans directories."""
+    out: list[str] = []
+    index = 0
+    if pattern.startswith("**/"):
+        out.append("(?:.*/)?")
+        index = 3
+    while index < len(pattern):
+        if pattern.startswith("/**/", index):
+            out.append("/(?:.*/)?")
+            index += 4
+        elif pattern.startswith("/**", index) and index + 3 == len(pattern):
+            out.append("(?:/.*)?")
+            index += 3
+        elif pattern[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            out.append("[^/]")
+            index += 1
+        elif pattern[index] == "[":
+            end = pattern.find("]", index + 2)
+            if end < 0:
+                out.append(re.escape("["))
+                index += 1
+            else:
+                body = pattern[index + 1 : end].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                index = end + 1
+        else:
+            out.append(re.escape(pattern[index]))
+            index += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+@lru_cache(maxsize=64)
+def _patterns(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """All of ``patterns`` as one regex (a path matches it when it matches one of them)."""
+    return re.compile("|".join(f"(?:{_pattern(p).pattern})" for p in patterns) or "(?!)", re.DOTALL)
+
+
+def _matches(forms: Sequence[str], patterns: tuple[str, ...]) -> bool:
+    combined = _patterns(patterns)
+    return any(combined.fullmatch(form) for form in forms)
+
+
+def _glob_matches(form: str, patterns: Sequence[str]) -> bool:
+    """For a glob value: whether a file it may match is one of ``patterns``."""
+    directory, _, last = form.rpartition("/")
+    if not directory or _GLOB_CHARACTERS & set(directory):
+        return False
+    for pattern in patterns:
+        tail = pattern.rpartition("/")[2]
+        if not tail or _GLOB_CHARACTERS & set(tail):
+            continue
+        if fnmatchcase(tail, last) and _pattern(pattern).fullmatch(f"{directory}/{tail}"):
+            return True
+    return False
+
+
+def _contains(form: str, patterns: Sequence[str]) -> bool:
+    """Whether a directory ``form`` may hold a file that one of ``patterns`` names."""
+    pieces = [p for p in form.split("/") if p]
+    for pattern in patterns:
+        if pattern.startswith("**/"):
+            parts = pattern[3:].split("/")
+            for size in range(1, len(parts)):
+                if len(pieces) >= size and all(
+                    fnmatchcase(piece, part)
+                    for piece, part in zip(pieces[-size:], parts[:size], strict=True)
+                ):
+                    return True
+            continue
+        fixed: list[str] = []
+        for part in pattern.split("/"):
+            if _GLOB_CHARACTERS & set(part):
+                break
+            fixed.append(part)
+        prefix = "/".join(fixed) or "/"
+        if _under(prefix, form.rstrip("/") or "/") and prefix != form.rstrip("/"):
+            return True
+    return False
+
+
+@lru_cache(maxsize=8192)
+def classify(
+    path: str | None, context: PathContext, *, recursive: bool = False, pattern: bool = False
+) -> tuple[PathClass, ...]:
+    """
+    The classes of a resolved path (in `PATH_CLASSES` order).
+
+    Args:
+        path: The path in the planner's form, or ``None`` when unknown.
+        context: The call's working directory, home and patterns.
+        recursive: The effect reaches everything below the path: the classes
+            of files it may hold count too.
+        pattern: The path is a glob bash matches against existing files.
+    """
+    if path is None:
+        return ("unknown",)
+    concrete = _concrete(path, context)
+    form = shown(path, context)
+    found: set[PathClass] = set()
+    if concrete in STREAM_PATHS or re.fullmatch(r"/dev/fd/[0-9]+", concrete):
+        return ("stream",)
+    climbs = "/.." in concrete or concrete.endswith("..")
+    if concrete.startswith(ROOT) and not concrete.startswith(ROOT + "/.."):
+        found.add("workspace")
+    workspaces = [r for r in (context.cwd, *context.project_roots) if r is not None]
+    if concrete.startswith("/") and any(_under(concrete, root) for root in workspaces):
+        found.add("workspace")
+    temp = concrete.startswith("/") and any(_under(concrete, root) for root in context.temp_roots)
+    if temp:
+        found.add("temp")
+    in_home = (concrete.startswith(HOME) and not concrete.startswith(HOME + "/..")) or (
+        context.home is not None and concrete.startswith("/") and _under(concrete, context.home)
+    )
+    if in_home and "workspace" not in found:
+        found.add("home")
+    if concrete == "/" or (
+        concrete.startswith("/") and not temp and any(_under(concrete, r) for r in SYSTEM_ROOTS)
+    ):
+        found.add("system")
+    if not found:
+        found.add("other")
+    forms = (form,) if form == concrete else (form, concrete)
+    # A recursive effect above an anchor (`rm -rf /`, `rm -rf ~/..`) reaches everything.
+    everything = recursive and (concrete == "/" or climbs)
+    contents = _directory_of(form, pattern=pattern) if recursive and not climbs else None
+    kinds: tuple[tuple[PathClass, tuple[str, ...]], ...] = (
+        ("secret", context.secret_patterns),
+        ("persistence", context.persistence_patterns),
+    )
+    for kind, patterns in kinds:
+        if (
+            everything
+            or _matches(forms, patterns)
+            or (pattern and _glob_matches(form, patterns))
+            or (contents is not None and _contains(contents, patterns))
+        ):
+            found.add(kind)
+    return tuple(c for c in PATH_CLASSES if c in found)
+
+
+def _directory_of(form: str, *, pattern: bool) -> str:
+    """For a glob, the directory it lists (``~/.ssh/*`` → ``~/.ssh``); else the path itself."""
+    if not pattern:
+        return form
+    pieces = form.split("/")
+    fixed: list[str] = []
+    for piece in pieces:
+        if _GLOB_CHARACTERS & set(piece):
+            break
+        fixed.append(piece)
+    return "/".join(fixed) or "/"
+
+
+def role_path(written: str, spelled: str, context: PathContext) -> EffectPath:
+    """
+    A path known only by its role (``.git/config`` of a git directory somewhere): no value,
+    its location ``unknown``, and the content classes its spelling has wherever it is.
+    """
+    found = classify(normalise(f"{ROOT}/{spelled}"), context)
+    contents = {c for c in found if c in ("secret", "persistence")}
+    return EffectPath(
+        written=written,
+        value=None,
+        classes=tuple(c for c in PATH_CLASSES if c in contents or c == "unknown"),
+    )
+
+
+def effect_path(
+    written: str,
+    path: str | None,
+    context: PathContext,
+    *,
+    recursive: bool = False,
+    pattern: bool = False,
+) -> EffectPath:
+    """The published `EffectPath` of a resolved path (``None``: unknown)."""
+    return EffectPath(
+        written=written,
+        value=None if path is None else shown(path, context),
+        classes=classify(path, context, recursive=recursive, pattern=pattern),
+        pattern=pattern and path is not None,
+    )
+
+
+# ───────────────────────── words ─────────────────────────
+
+
+class Resolved(msgspec.Struct, frozen=True):
+    """What a word expands to, when the text shows it: its possible values, and whether it is a glob."""
+
+    values: tuple[str, ...] | None
+    pattern: bool = False
+
+
+_UNKNOWN: Final = Resolved(None)
+
+
+def _part_values(
+    part: Part, scope: Scope, *, first: bool, quoted: bool, state: list[bool]
+) -> tuple[str, ...] | None:
+    """The possible texts of one part (``None``: unknown). ``state[0]`` is set for a glob."""
+    if isinstance(part, Literal | SingleQuoted):
+        return (part.text,)
+    if isinstance(part, AnsiC):
+        return (part.text,) if part.exact else None
+    if isinstance(part, DoubleQuoted):
+        if part.locale:
+            return None
+        return _parts_values(part.parts, scope, quoted=True, state=state, first=first)
+    if isinstance(part, Tilde):
+        if first and part.text == "~":
+            return _home(scope)
+        if first and part.text == "~+":
+            return _directory_value(scope)
+        return None  # `~user`, `~-`, or a tilde bash does not expand here
+    if isinstance(part, Parameter):
+        return _parameter_values(part, scope, quoted=quoted)
+    if isinstance(part, Glob):
+        if quoted:  # pragma: no cover - a glob part is never inside quotes
+            return (part.text,)
+        state[0] = True
+        return (part.text,)
+    if isinstance(part, ProcessSubstitution):
+        return (PIPE,)
+    return None
+
+
+def _home(scope: Scope) -> tuple[str, ...] | None:
+    if scope.bound("HOME"):
+        values = scope.values("HOME")
+        return None if values is None else tuple(sorted(values))
+    return (HOME,)
+
+
+def _directory_value(scope: Scope) -> tuple[str, ...] | None:
+    if scope.bound("PWD"):
+        values = scope.values("PWD")
+        return None if values is None else tuple(sorted(values))
+    directory = scope.directory
+    return None if directory is None else (directory,)
+
+
+def _parameter_values(part: Parameter, scope: Scope, *, quoted: bool) -> tuple[str, ...] | None:
+    if part.special or part.indirect or part.length or part.subscript is not None:
+        return None
+    if part.operator is not None:
+        return None
+    if part.name == "HOME":
+        values = _home(scope)
+    elif part.name == "PWD":
+        values = _directory_value(scope)
+    else:
+        found = scope.values(part.name)
+        values = None if found is None else tuple(sorted(found))
+    if values is None:
+        return None
+    if not quoted and any((_IFS | _GLOB_CHARACTERS) & set(v) or not v for v in values):
+        return None  # split into several words, globbed, or dropped when empty
+    return values
+
+
+def _parts_values(
+    parts: Sequence[Part], scope: Scope, *, quoted: bool, state: list[bool], first: bool
+) -> tuple[str, ...] | None:
+    results: tuple[str, ...] = ("",)
+    for index, part in enumerate(parts):
+        texts = _part_values(part, scope, first=first and index == 0, quoted=quoted, state=state)
+        if texts is None:
+            return None
+        results = tuple(dict.fromkeys(a + b for a in results for b in texts))
+        if len(results) > _MAX_VALUES:
+            return None
+    return results
+
+
+def expand_parts(parts: Sequence[Part], scope: Scope, *, first: bool = True) -> Resolved:
+    """What a sequence of parts (a word, or the value half of ``NAME=VALUE``) expands to."""
+    state = [False]
+    values = _parts_values(parts, scope, quoted=False, state=state, first=first)
+    if values is None:
+        return _UNKNOWN
+    return Resolved(values, pattern=state[0])
+
+
+def expand_tildes(value: str, scope: Scope) -> str | None:
+    """
+    A literal assignment value with bash's tilde expansion (``~`` first or after ``:``).
+
+    ``None`` when a ``~user`` form names another user's home.
+    """
+    if "~" not in value:
+        return value
+    pieces = value.split(":")
+    out: list[str] = []
+    for piece in pieces:
+        if piece == "~" or piece.startswith("~/"):
+            home = _home(scope)
+            if home is None or len(home) != 1:
+                return None
+            piece = home[0] + piece[1:]
+        elif piece.startswith("~") and not piece.startswith("~/"):
+            head = piece.split("/", 1)[0]
+            if head in ("~+", "~-") or head[1:].replace("_", "").replace("-", "").isalnum():
+                return None
+        out.append(piece)
+    return ":".join(out)
+
+
+def expand_word(word: Word, scope: Scope) -> Resolved:
+    """
+    What ``word`` expands to, when the text shows it.
+
+    Literal text, ``~`` (as `HOME`), ``$HOME``, ``$PWD`` and variables the
+    call bound to literal text are expanded; a value that would be split into
+    several words or dropped makes the word unknown. A glob is kept as a
+    pattern (`Resolved.pattern`).
+    """
+    if word.value is not None:
+        return Resolved((word.value,))
+    return expand_parts(word.parts, scope)

@@ -1,0 +1,373 @@
+"""
+What a program and its launchers do, as effects: from the launcher table and the option tables.
+
+The launchers in front of a program are read with the launcher table
+(`gateway._launchers`): a privileged launcher runs the program as another
+user, ``nohup``/``setsid`` detach it, ``timeout`` bounds it, ``env -C`` and
+``sudo -D`` move where it runs, ``env A=1`` binds its environment, ``time
+-o`` and ``flock FILE`` write files of their own.
+
+The program itself is read by `gateway._programs.read_arguments` (its option
+table, or the reader of its language), which says what each argument makes
+it do; each `ArgumentFact` becomes an effect here, with its paths resolved
+against the effective working directory (a ``cwd`` fact — ``git -C``, ``make
+-C``, ``tar -C`` — moves the paths after it). A program without a table, an
+option its table does not declare, or arguments it cannot read, is `Opaque`:
+what it does is not known, so nothing may allow it on its effects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Set
+from typing import Final, Protocol
+
+from gateway._effects import (
+    Bind,
+    ChangeDirectory,
+    Execute,
+    Lifetime,
+    Network,
+    NetworkKind,
+    Privilege,
+    ReadEnvironment,
+    WriteAction,
+)
+from gateway._launchers import LAUNCHERS
+from gateway._plan._addresses import address_class, url_host
+from gateway._plan._builtins import literal_text, may_be_option
+from gateway._plan._collect import EffectSink
+from gateway._plan._paths import join
+from gateway._position import PositionReading
+from gateway._programs import ArgumentFact, ArgumentReading, read_arguments as _read_arguments
+from gateway._shell._tree import DoubleQuoted, Parameter, Tilde, Word, walk_parts
+
+__all__ = [
+    "ArgumentReader",
+    "bounded",
+    "launcher_effects",
+    "program_effects",
+    "read_arguments",
+    "word_shapes",
+]
+
+
+class ArgumentReader(Protocol):
+    """What reads a program's arguments: `gateway._programs.read_arguments` (or a test's stand-in)."""
+
+    def __call__(
+        self,
+        basename: str,
+        argv: Sequence[str | None],
+        *,
+        one_word: Set[int] = frozenset(),
+        no_dash: Set[int] = frozenset(),
+    ) -> ArgumentReading:
+        """Read ``argv`` (after the program word) as ``basename`` does."""
+        ...
+
+
+_WRITE_ACTIONS: Final[Mapping[str, WriteAction]] = {
+    "write": "write",
+    "append": "append",
+    "create": "create",
+    "delete": "delete",
+    "move": "move",
+    "copy": "copy",
+    "link": "link",
+    "mode": "mode",
+    "owner": "owner",
+    "directory": "directory",
+}
+_NETWORK_KINDS: Final[Mapping[str, NetworkKind]] = {
+    "connect": "connect",
+    "listen": "listen",
+    "resolve": "resolve",
+}
+
+
+def read_arguments(
+    basename: str,
+    argv: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
+    """What ``basename`` does with ``argv``, from its option table or language reader."""
+    return _read_arguments(basename, argv, one_word=one_word, no_dash=no_dash)
+
+
+def word_shapes(words: Sequence[Word]) -> tuple[frozenset[int], frozenset[int]]:
+    """
+    Of the words that expand: those known to stay one word, and those that cannot start with ``-``.
+
+    One word: every expansion in it is inside double quotes and none is
+    ``"$@"`` or ``"${a[@]}"`` (which may be no word or several); a leading
+    ``~`` is one word too. No dash: it starts with literal text other than
+    ``-``, or with ``~``.
+    """
+    one_word: set[int] = set()
+    no_dash: set[int] = set()
+    for index, word in enumerate(words):
+        if word.value is not None:
+            continue
+        if _one_word(word):
+            one_word.add(index)
+        if not may_be_option(word):
+            no_dash.add(index)
+    return frozenset(one_word), frozenset(no_dash)
+
+
+def _one_word(word: Word) -> bool:
+    for index, part in enumerate(word.parts):
+        if isinstance(part, Tilde) and index == 0:
+            continue
+        if isinstance(part, DoubleQuoted):
+            if any(
+                isinstance(inner, Parameter)
+                and (
+                    inner.name == "@"
+                    or (
+                        inner.subscript is not None
+                        and inner.subscript.expression.strip() in ("@", "*")
+                    )
+                )
+                for inner in walk_parts(part.parts)
+            ):
+                return False
+            continue
+        if literal_text(part) is None:
+            return False
+    return True
+
+
+# ───────────────────────── launchers ─────────────────────────
+
+
+def launcher_effects(
+    reading: PositionReading, words: Sequence[Word], sink: EffectSink
+) -> tuple[str | None, ...] | None:
+    """
+    State the launchers' own effects; return where the program runs when a launcher moves it.
+
+    Returns:
+        The program's working directories when a launcher sets them (``env
+        -C``, ``sudo -D``), else ``None`` (where the command runs).
+    """
+    directories: tuple[str | None, ...] | None = None
+    for launcher in reading.launchers:
+        row = LAUNCHERS[launcher.basename]
+        name = launcher.basename
+        user: str | None = row.default_user
+        named_user = False
+        for option in launcher.options:
+            value_word = (
+                words[option.word] if option.word is not None and option.word < len(words) else None
+            )
+            if option.option in row.user_options:
+                user, named_user = option.value, True
+            elif option.option in row.cwd_options:
+                base = directories if directories is not None else sink.scope.directories
+                paths = sink.paths_of(
+                    value_word, value=option.value if value_word is None else None, directories=base
+                )
+                for path in paths:
+                    sink.add(ChangeDirectory(path=path, via=f"{name} {option.option}"))
+                values = (
+                    frozenset({option.value})
+                    if option.value is not None
+                    else (None if value_word is None else sink.values(value_word))
+                )
+                directories = (
+                    (None,)
+                    if values is None
+                    else tuple(dict.fromkeys(join(b, v) for v in sorted(values) for b in base))
+                )
+            elif option.option in row.unset_options:
+                sink.bind(option.value, "unset", "literal", frozenset({""}), apply=False)
+            elif option.option in row.file_options:
+                action = row.file_options[option.option]
+                via = f"{name} {option.option}"
+                value = option.value if value_word is None else None
+                if action == "read":
+                    sink.read(value_word, via, value=value)
+                else:
+                    sink.write(value_word, via, action, value=value)
+        for index in launcher.operands:
+            word = words[index]
+            text = word.value
+            if row.assignment_operands and text is not None and "=" in text:
+                variable, _, bound = text.partition("=")
+                sink.bind(variable, "prefix", "literal", frozenset({bound}), apply=False)
+            elif row.user_operand and not named_user:
+                user, named_user = text, True
+            elif row.file_operands is not None:
+                action = row.file_operands
+                if action == "read":
+                    sink.read(word, name)
+                else:
+                    sink.write(word, name, action)
+        if row.privileged:
+            sink.add(Privilege(via=name, user=None if user is None else sink.scrub(user)))
+        if row.new_root:
+            sink.opaque(
+                f"`{name}` runs the program under another root directory, so its paths are not the ones written"
+            )
+        if row.lifetime in ("detached", "unbounded"):
+            sink.add(Lifetime(kind=row.lifetime, via=name))
+    return directories
+
+
+def environment_code(names: Sequence[str], program: str, sink: EffectSink) -> None:
+    """
+    Variables the program reads as code (``PAGER`` for ``man``): bound by the call, they run.
+
+    A variable the call binds before the program (``PAGER='sh -c id' man ls``,
+    ``env LESSOPEN=… less``, an earlier ``export``) is code the program runs.
+    """
+    bound = {
+        effect.name: effect
+        for effect in sink.found
+        if isinstance(effect, Bind) and effect.via == "prefix" and effect.name is not None
+    }
+    for name in names:
+        prefix = bound.get(name)
+        if prefix is None and not sink.scope.bound(name):
+            continue
+        values = sink.scope.values(name) if prefix is None else None
+        text = prefix.text if prefix is not None else sink.shown(values)
+        known = (prefix is not None and prefix.origin != "unknown") or values is not None
+        sink.add(
+            Execute(
+                kind="code",
+                via=f"{program} reads ${name}",
+                text=text,
+                origin="call_bound" if known else "unknown",
+            )
+        )
+
+
+def bounded(reading: PositionReading) -> bool:
+    """True when a launcher bounds how long the program may run (``timeout``)."""
+    return any(LAUNCHERS[step.basename].lifetime == "bounded" for step in reading.launchers)
+
+
+# ───────────────────────── the program's own arguments ─────────────────────────
+
+
+def program_effects(
+    program: str,
+    arguments: ArgumentReading,
+    words: Sequence[Word],
+    sink: EffectSink,
+    *,
+    directories: tuple[str | None, ...] | None,
+    bounded: bool,
+) -> list[ArgumentFact]:
+    """
+    State what the program does with its arguments (``words``: those after the program word).
+
+    Returns:
+        The facts that run commands the planner plans in turn: a command made
+        of the program's own words (``find -exec …``: action ``program`` with
+        ``words``) or shell text (action ``shell_text``: ``ssh host CMD``, a
+        git alias ``!…``).
+    """
+    if not arguments.table:
+        sink.opaque(
+            f"`{program}` has no option table, so what it does with its arguments is not known"
+        )
+        return []
+    if arguments.undeclared is not None:
+        sink.opaque(
+            f"`{program}` is given the option `{arguments.undeclared}`, which its table does not declare",
+            arguments.undeclared,
+        )
+    if arguments.unreadable is not None:
+        sink.opaque(f"the arguments of `{program}` cannot be read: {arguments.unreadable}")
+    runs: list[ArgumentFact] = []
+    base = directories if directories is not None else sink.scope.directories
+    for fact in arguments.facts:
+        word = words[fact.index] if fact.index is not None and fact.index < len(words) else None
+        if word is not None and fact.value is not None and fact.value != word.value:
+            word = None  # a path derived from the word (`gzip f` writes `f.gz`): the fact's value
+        value = fact.value if word is None else None
+        via = f"{program} {fact.via}" if fact.via != "operand" else program
+        if fact.kind == "read":
+            sink.read(
+                word,
+                via,
+                value=value,
+                directories=base,
+                recursive=fact.recursive,
+                metadata=fact.action == "metadata",
+                within=fact.within,
+            )
+        elif fact.kind == "write":
+            action = _WRITE_ACTIONS.get(fact.action or "", "write")
+            if fact.prefix and value is not None:
+                value, word = value + "*", None  # `split IN part_`: paths that start so
+            sink.write(
+                word,
+                via,
+                action,
+                value=value,
+                directories=base,
+                recursive=fact.recursive,
+                pattern=fact.prefix,
+                within=fact.within,
+            )
+        elif fact.kind == "cwd":
+            for path in sink.paths_of(word, value=value, directories=base, within=fact.within):
+                sink.add(ChangeDirectory(path=path, via=via))
+            values = (
+                frozenset({fact.value})
+                if fact.value is not None
+                else (None if word is None else sink.values(word))
+            )
+            base = (
+                (None,)
+                if values is None or fact.within is not None
+                else tuple(dict.fromkeys(join(b, v) for v in sorted(values) for b in base))
+            )
+        elif fact.kind == "network":
+            kind = _NETWORK_KINDS.get(fact.action or "", "connect")
+            target = fact.value
+            sink.add(
+                Network(
+                    kind=kind,
+                    via=via,
+                    target=None if target is None else sink.scrub(target),
+                    address=address_class(None if target is None else url_host(target)),
+                )
+            )
+        elif fact.kind == "read_environment":
+            if fact.value is None:  # one named variable is not the whole environment
+                sink.add(ReadEnvironment(via=via))
+        elif fact.kind == "lifetime":
+            if fact.action == "detached":
+                sink.add(Lifetime(kind="detached", via=via))
+            elif not bounded:
+                sink.add(Lifetime(kind="unbounded", via=via))
+        elif fact.kind == "bind":
+            setting = fact.value
+            sink.bind(
+                None if setting is None else setting.partition("=")[0],
+                "setting",
+                "unknown" if setting is None else "literal",
+                text=None if setting is None else setting.partition("=")[2],
+                apply=False,
+            )
+        elif fact.kind == "execute":
+            if (fact.action == "program" and fact.words is not None) or fact.action == "shell_text":
+                runs.append(fact)
+                continue
+            sink.add(
+                Execute(
+                    kind="configured" if fact.action == "configured" else "code",
+                    via=via,
+                    text=None if fact.value is None else sink.scrub(fact.value),
+                    origin="literal" if fact.value is not None else "unknown",
+                )
+            )
+    environment_code(arguments.environment, program, sink)
+    return runs

@@ -1,0 +1,306 @@
+"""
+The find reader: its starting points, and what its expression reads, writes, deletes and runs.
+
+find's words are a language: leading options (``-H``, ``-L``, ``-P``, ``-D
+LIST``, ``-Olevel``, ``--``), then starting points (every word up to the
+first that begins with ``-`` or is ``(``, ``)``, ``,`` or ``!``), then an
+expression of primaries, each with a fixed number of arguments, and
+operators. The reader walks the expression word by word with a table of GNU
+findutils' primaries (busybox's are a subset) and states:
+
+* a ``read`` (names and metadata only, recursive) of each starting point, or
+  of ``.`` when there is none; ``-files0-from`` makes them unknown;
+* ``-delete``: a recursive delete over every starting point;
+* ``-exec``/``-execdir``/``-ok``/``-okdir``: the program it runs, with
+  ``words`` the argv range of its command (ended by ``;`` or by ``{} +``), so
+  the planner plans that command from the same words;
+* ``-fprint``, ``-fprint0``, ``-fls``, ``-fprintf``: files written;
+* ``-newer``, ``-anewer``, ``-cnewer``, ``-newerXY``, ``-samefile``: files
+  whose metadata is read;
+* ``-L``/``-follow``: symbolic links are followed, so what is read (and
+  deleted) may lie outside the starting points.
+
+An unknown primary, a primary missing its arguments, an ``-exec`` with no end,
+or an expanding word where a starting point, a primary or the end of an
+``-exec`` could stand is unreadable: an expansion could spell ``-delete``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, Literal, NamedTuple
+
+from gateway._programs import ArgumentFact, ArgumentReading
+
+__all__ = ["read_find"]
+
+Role = Literal["none", "metadata", "write", "files0"]
+
+
+class _Primary(NamedTuple):
+    arguments: int
+    role: Role = "none"
+
+
+_OPERATORS: Final = frozenset({"(", ")", "!", "-not", "-a", "-and", "-o", "-or", ","})
+_EXECUTES: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+# fmt: off
+_PRIMARIES: Final[dict[str, _Primary]] = {
+    # options
+    **dict.fromkeys(
+        ("-daystart", "-depth", "-d", "-follow", "-help", "--help", "-ignore_readdir_race",
+         "-noignore_readdir_race", "-mount", "-nowarn", "-version", "--version", "-warn", "-xdev",
+         "-noleaf"),
+        _Primary(0),
+    ),
+    "-maxdepth": _Primary(1), "-mindepth": _Primary(1), "-regextype": _Primary(1),
+    "-files0-from": _Primary(1, "files0"),
+    # tests
+    **dict.fromkeys(
+        ("-amin", "-atime", "-cmin", "-context", "-ctime", "-fstype", "-gid", "-group", "-ilname",
+         "-iname", "-inum", "-ipath", "-iregex", "-iwholename", "-links", "-lname", "-mmin",
+         "-mtime", "-name", "-path", "-perm", "-regex", "-size", "-type", "-uid", "-used",
+         "-user", "-wholename", "-xtype"),
+        _Primary(1),
+    ),
+    **dict.fromkeys(
+        ("-empty", "-executable", "-false", "-nogroup", "-nouser", "-readable", "-true",
+         "-writable"),
+        _Primary(0),
+    ),
+    **dict.fromkeys(("-anewer", "-cnewer", "-newer", "-samefile"), _Primary(1, "metadata")),
+    # actions
+    **dict.fromkeys(("-ls", "-print", "-print0", "-prune", "-quit", "-delete"), _Primary(0)),
+    "-printf": _Primary(1),
+    **dict.fromkeys(("-fls", "-fprint", "-fprint0"), _Primary(1, "write")),
+    "-fprintf": _Primary(2, "write"),
+}
+# fmt: on
+"""GNU findutils 4.9's primaries, by spelling: how many words follow, and what the first names."""
+
+_TIME_LETTERS: Final = frozenset("aBcm")
+
+
+def _newer(word: str) -> _Primary | None:
+    """``-newerXY``: X and Y from ``aBcmt``; the reference is a file unless Y is ``t`` (a time)."""
+    if len(word) != 8 or not word.startswith("-newer"):
+        return None
+    x, y = word[6], word[7]
+    if x not in _TIME_LETTERS or y not in (*_TIME_LETTERS, "t"):
+        return None
+    return _Primary(1, "none" if y == "t" else "metadata")
+
+
+def _starts_expression(word: str) -> bool:
+    return (word.startswith("-") and word != "-") or word in ("(", ")", ",", "!")
+
+
+class _Reading:
+    """The state of one reading of a find command line."""
+
+    def __init__(self, args: Sequence[str | None]) -> None:
+        self.args = args
+        self.options: list[str] = []
+        self.facts: list[ArgumentFact] = []
+        self.roots: list[tuple[int | None, str | None]] = []
+        self.follow = False
+        self.unreadable: str | None = None
+
+    def fact(self, fact: ArgumentFact) -> None:
+        self.facts.append(fact)
+
+    def leading(self) -> int:
+        """Read ``-H``, ``-L``, ``-P``, ``-D LIST``, ``-Olevel`` and ``--``; return where the starting points begin."""
+        at = 0
+        while at < len(self.args):
+            word = self.args[at]
+            if word is None:
+                self.unreadable = (
+                    "an argument expands where a find option or starting point could stand"
+                )
+                return at
+            if word in ("-H", "-L", "-P"):
+                self.options.append(word)
+                self.follow = self.follow or word == "-L"
+                at += 1
+            elif word == "-D":
+                if at + 1 >= len(self.args):
+                    self.unreadable = "`-D` is missing its list"
+                    return at
+                self.options.append(word)
+                at += 2
+            elif word.startswith("-O") and word[2:].isdigit() and word[2:].isascii():
+                self.options.append("-O")
+                at += 1
+            elif word == "--":
+                return at + 1
+            else:
+                return at
+        return at
+
+    def starting_points(self, at: int) -> int:
+        while at < len(self.args):
+            word = self.args[at]
+            if word is None:
+                self.unreadable = (
+                    "a starting point expands, and could spell a primary such as `-delete`"
+                )
+                return at
+            if _starts_expression(word):
+                return at
+            self.roots.append((at, word))
+            at += 1
+        return at
+
+    def expression(self, at: int) -> None:
+        while at < len(self.args) and self.unreadable is None:
+            word = self.args[at]
+            if word is None:
+                self.unreadable = "an argument expands where a find primary could stand"
+                return
+            if word in _OPERATORS:
+                at += 1
+                continue
+            if word in _EXECUTES:
+                at = self.execute(word, at)
+                continue
+            primary = _PRIMARIES.get(word) or _newer(word)
+            if primary is None:
+                self.unreadable = f"`{word}` is not a find primary the reader knows"
+                return
+            if at + primary.arguments >= len(self.args) + (1 if primary.arguments == 0 else 0):
+                self.unreadable = f"`{word}` is missing its argument"
+                return
+            if None in self.args[at + 1 : at + 1 + primary.arguments]:
+                self.unreadable = f"the argument of `{word}` expands, and may be no word or several"
+                return
+            self.options.append(word)
+            if word == "-follow":
+                self.follow = True
+            if word == "-delete":
+                self.delete(word)
+            value = self.args[at + 1] if primary.arguments else None
+            if primary.role == "metadata":
+                self.fact(
+                    ArgumentFact(
+                        kind="read", via=word, index=at + 1, value=value, action="metadata"
+                    )
+                )
+            elif primary.role == "write":
+                self.fact(
+                    ArgumentFact(kind="write", via=word, index=at + 1, value=value, action="write")
+                )
+            elif primary.role == "files0":
+                self.fact(ArgumentFact(kind="read", via=word, index=at + 1, value=value))
+                # The starting points are the names the file holds: unknown here.
+                self.fact(self.root_fact(None, None))
+                self.roots.append((None, None))
+            at += 1 + primary.arguments
+
+    def execute(self, word: str, at: int) -> int:
+        """``-exec CMD ARGS ;`` or ``-exec CMD ARGS {} +``: state the program and its argv range."""
+        start = at + 1
+        end = start
+        while end < len(self.args):
+            current = self.args[end]
+            if current is None:
+                self.unreadable = (
+                    f"an argument of `{word}` expands, so where its command ends is unknown"
+                )
+                return len(self.args)
+            if current == ";" or (current == "+" and end > start and self.args[end - 1] == "{}"):
+                break
+            end += 1
+        else:
+            self.unreadable = f"`{word}` has no `;` or `{{}} +` to end its command"
+            return len(self.args)
+        if end == start:
+            self.unreadable = f"`{word}` names no program"
+            return len(self.args)
+        self.options.append(word)
+        self.fact(
+            ArgumentFact(
+                kind="execute",
+                via=word,
+                index=start,
+                value=self.args[start],
+                action="program",
+                words=(start, end),
+            )
+        )
+        return end + 1
+
+    def root_fact(self, index: int | None, root: str | None) -> ArgumentFact:
+        return ArgumentFact(
+            kind="read",
+            via="starting point",
+            index=index,
+            value=root,
+            action="metadata",
+            recursive=True,
+        )
+
+    def delete(self, word: str) -> None:
+        for root_index, root in self.roots or [(None, ".")]:
+            self.fact(
+                ArgumentFact(
+                    kind="write",
+                    via=word,
+                    index=root_index,
+                    value=root,
+                    action="delete",
+                    recursive=True,
+                )
+            )
+        if self.follow:
+            # Followed links lead outside the starting points, and what is below them is deleted too.
+            self.fact(
+                ArgumentFact(
+                    kind="write", via=word, index=None, value=None, action="delete", recursive=True
+                )
+            )
+
+
+def read_find(program: str, args: Sequence[str | None]) -> ArgumentReading:
+    """
+    Read a find command line: its leading options, starting points and expression.
+
+    Args:
+        program: The basename looked up (``find``, ``gfind``).
+        args: The arguments after the program word, ``None`` for one that expands.
+
+    Returns:
+        The reading: `ArgumentReading.operands` are the starting points;
+        facts as the module says, in argument order.
+
+    >>> reading = read_find("find", [".", "-name", "*.pyc", "-exec", "rm", "{}", ";"])
+    >>> [(fact.kind, fact.via, fact.value, fact.words) for fact in reading.facts]
+    [('read', 'starting point', '.', None), ('execute', '-exec', 'rm', (4, 6))]
+    """
+    reading = _Reading(args)
+    at = reading.leading()
+    if reading.unreadable is None:
+        at = reading.starting_points(at)
+    roots = list(reading.roots)
+    if not roots and "-files0-from" not in args[at:]:
+        # With no starting point GNU find searches `.`.
+        reading.roots.append((None, "."))
+    facts = [reading.root_fact(index, root) for index, root in reading.roots]
+    if reading.follow:
+        facts.append(
+            ArgumentFact(
+                kind="read", via="-L", index=None, value=None, action="metadata", recursive=True
+            )
+        )
+    if reading.unreadable is None:
+        reading.expression(at)
+    facts.extend(reading.facts)
+    return ArgumentReading(
+        program=program,
+        table=True,
+        options=tuple(reading.options),
+        operands=tuple(index for index, _ in roots if index is not None),
+        facts=tuple(facts),
+        unreadable=reading.unreadable,
+    )

@@ -1,0 +1,91 @@
+"""
+What a call does, as data: the effects vocabulary and the one reading that states it.
+
+A namespace of the public API (like ``trio.abc``): the effect types every
+planned command carries (``PlannedCommand.effects``, ``Plan.effects``), the
+paths they touch and their classes, and the functions that state them —
+`analyse_call` for shell text, `tool_effects` for other tools — with
+`iter_effects` to walk a plan's effects in order. Policies judge these; none
+of them reads shell text.
+
+Examples:
+    >>> from gateway.effects import AnalysisContext, PathContext, analyse_call
+    >>> context = AnalysisContext(paths=PathContext(cwd="/work/app"))
+    >>> analysis = analyse_call("printf '[core]\\\\n' >& .git/config", context)
+    >>> [(e.effect, e.path.value, e.path.classes) for e in analysis.effects]
+    [('write', '/work/app/.git/config', ('workspace', 'persistence'))]
+"""
+
+from gateway._analysis import (
+    AnalysedHole as AnalysedHole,
+    AnalysisContext as AnalysisContext,
+    CallAnalysis as CallAnalysis,
+    analyse_call as analyse_call,
+    analysis_context as analysis_context,
+    tool_effects as tool_effects,
+)
+from gateway._effects import (
+    PATH_CLASSES as PATH_CLASSES,
+    PLAN_FORMAT as PLAN_FORMAT,
+    AddressClass as AddressClass,
+    Bind as Bind,
+    BindVia as BindVia,
+    ChangeDirectory as ChangeDirectory,
+    Effect as Effect,
+    EffectPath as EffectPath,
+    Execute as Execute,
+    ExecuteKind as ExecuteKind,
+    Lifetime as Lifetime,
+    LifetimeKind as LifetimeKind,
+    Network as Network,
+    NetworkKind as NetworkKind,
+    Opaque as Opaque,
+    Origin as Origin,
+    PathClass as PathClass,
+    Privilege as Privilege,
+    Read as Read,
+    ReadEnvironment as ReadEnvironment,
+    Write as Write,
+    WriteAction as WriteAction,
+)
+from gateway._places import PathsSection as PathsSection
+from gateway._plan import iter_effects as iter_effects
+from gateway._plan._paths import PathContext as PathContext, path_context as path_context
+from gateway._tools import DEFAULT_TOOL_EFFECTS as DEFAULT_TOOL_EFFECTS, ToolEffects as ToolEffects
+
+__all__ = [
+    "DEFAULT_TOOL_EFFECTS",
+    "PATH_CLASSES",
+    "PLAN_FORMAT",
+    "AddressClass",
+    "AnalysedHole",
+    "AnalysisContext",
+    "Bind",
+    "BindVia",
+    "CallAnalysis",
+    "ChangeDirectory",
+    "Effect",
+    "EffectPath",
+    "Execute",
+    "ExecuteKind",
+    "Lifetime",
+    "LifetimeKind",
+    "Network",
+    "NetworkKind",
+    "Opaque",
+    "Origin",
+    "PathClass",
+    "PathContext",
+    "PathsSection",
+    "Privilege",
+    "Read",
+    "ReadEnvironment",
+    "ToolEffects",
+    "Write",
+    "WriteAction",
+    "analyse_call",
+    "analysis_context",
+    "iter_effects",
+    "path_context",
+    "tool_effects",
+]

@@ -1,0 +1,298 @@
+"""
+A grammar of bash's hard corners, as hypothesis strategies, for the oracle to judge.
+
+Every strategy draws text that bash may or may not accept; the oracle says
+which, and what runs. The corners are the ones readers get wrong: quotes
+inside parameter-expansion operands (in and out of double quotes, with
+variables that are set — ``HOME``, ``PATH`` — and unset — ``u``, ``x`` —
+so both branches of ``:-`` and ``:+`` are taken), backticks in double quotes
+with backslash escapes, ``$'…'``, line continuations, comments, heredoc
+delimiters with quotes and backslashes, ``<<-``, several heredocs on a line,
+heredocs inside ``$( )``, ``case`` with ``;&``/``;;&``, ``[[ =~ ]]``,
+arithmetic, arrays, ``coproc``, ``function f {}``, ``time -p``, ``!``, extglob.
+
+Programs are named ``k1``… so a command bash runs is easy to tell from the
+words around it; nothing here is ever run (the oracle skips every command).
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+__all__ = ["PLAIN_CLASS", "SHELL", "statements", "words"]
+
+NAMES = st.sampled_from(["k1", "k2", "k3", "echo", "cat", "rm"])
+SET_VARIABLES = ("HOME", "PATH")
+VARIABLES = st.sampled_from([*SET_VARIABLES, "u", "x", "1", "@", "?"])
+OPERATORS = st.sampled_from(
+    [":-", "-", ":=", "=", ":+", "+", ":?", "#", "##", "%", "%%", "/", "//", "/#", "^", ",,"]
+)
+PLAIN = st.text(alphabet="abcz019._-/=:,@%+", min_size=1, max_size=4)
+DELIMITERS = st.sampled_from(["EOF", "E", "END_1"])
+
+
+def _inner_statement(depth: int) -> st.SearchStrategy[str]:
+    if depth <= 0:
+        return st.one_of(NAMES, st.tuples(NAMES, PLAIN).map(" ".join))
+    return statements(depth - 1)
+
+
+def _backtick(body: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """A backtick substitution; inside, sometimes the escapes bash removes before reading."""
+    escape = st.sampled_from(["", '\\"a\\"', "\\$HOME", "\\\\", "'\\\"'"])
+    return st.tuples(body, escape).map(
+        lambda t: "`" + t[0].replace("`", "").replace("\\", "") + (" " + t[1] if t[1] else "") + "`"
+    )
+
+
+def operands(depth: int) -> st.SearchStrategy[str]:
+    """What follows a parameter-expansion operator: quoted, substituted, plain."""
+    inner = _inner_statement(depth - 1)
+    return st.lists(
+        st.one_of(
+            PLAIN,
+            st.sampled_from(["'", "''", "'a b'", "'}'", '"', '""', "\\}", "\\'", " ", "*"]),
+            inner.map(lambda s: "'$(" + s + ")'"),
+            inner.map(lambda s: "$(" + s + ")"),
+            inner.map(lambda s: '"$(' + s + ')"'),
+            _backtick(inner).map(lambda b: "'" + b + "'"),
+            _backtick(inner),
+            st.sampled_from(["$'\\x24(k3)'", "$'a'", '$"b"', "$x", "${u}", "~"]),
+        ),
+        max_size=3,
+    ).map("".join)
+
+
+def parameters(depth: int) -> st.SearchStrategy[str]:
+    return st.one_of(
+        VARIABLES.map(lambda v: "$" + v if len(v) == 1 else "${" + v + "}"),
+        st.tuples(VARIABLES, OPERATORS, operands(depth)).map(
+            lambda t: "${" + t[0] + t[1] + t[2] + "}"
+        ),
+        st.sampled_from(["${#HOME}", "${!u}", "${HOME:1:2}", "${a[1]}", "${a[@]}", "${u@Q}"]),
+    )
+
+
+def double_quoted(depth: int) -> st.SearchStrategy[str]:
+    inner = _inner_statement(depth - 1)
+    return st.lists(
+        st.one_of(
+            PLAIN,
+            st.sampled_from([" ", "'", '\\"', "\\$", "\\\\", "\\`", "\\a", "\\\n", "*", "~", "!"]),
+            parameters(depth),
+            inner.map(lambda s: "$(" + s + ")"),
+            _backtick(inner),
+            st.sampled_from(["$((1+2))", "$[3]"]),
+        ),
+        max_size=4,
+    ).map(lambda parts: '"' + "".join(parts) + '"')
+
+
+def atoms(depth: int) -> st.SearchStrategy[str]:
+    inner = _inner_statement(depth - 1)
+    return st.one_of(
+        PLAIN,
+        PLAIN,
+        st.text(alphabet='ab $\\"`()|;&\n*{}', max_size=5).map(lambda t: "'" + t + "'"),
+        double_quoted(depth),
+        st.sampled_from(["\\x41", "\\'", "\\x24(k2)", "\\n", "\\\\", "\\u00e9", "a\\0b"]).map(
+            lambda t: "$'" + t + "'"
+        ),
+        st.just('$"t"'),
+        parameters(depth),
+        inner.map(lambda s: "$(" + s + ")"),
+        inner.map(lambda s: "$(\n" + s + "\n)"),
+        _backtick(inner),
+        inner.map(lambda s: "<(" + s + ")"),
+        inner.map(lambda s: ">(" + s + ")"),
+        st.sampled_from(["$((1 + 2))", "$((x++))", "$[2*3]", "$(<f)", "$( <f )"]),
+        inner.map(lambda s: "$((1+$(" + s + ")))"),
+        st.sampled_from(["*", "?", "[ab]", "{a,b}", "{1..2}", "~", "~/p", "@(a|b)", "!(z)"]),
+        st.sampled_from(["\\ ", "\\;", "\\$", "\\'", '\\"', "\\\\", "\\\n", "\\&", "\\|"]),
+    )
+
+
+def words(depth: int) -> st.SearchStrategy[str]:
+    return st.lists(atoms(depth), min_size=1, max_size=3).map("".join)
+
+
+def _heredoc(depth: int) -> st.SearchStrategy[tuple[str, str]]:
+    """(redirect as written on the command line, body lines with the terminator)."""
+    inner = _inner_statement(depth - 1)
+    line = st.lists(
+        st.one_of(
+            PLAIN,
+            st.sampled_from(["$x", "\\$HOME", "${u:-'a'}", "\\", "\t", " ", '"', "'", "EOF "]),
+            inner.map(lambda s: "$(" + s + ")"),
+            _backtick(inner),
+            parameters(depth),
+        ),
+        max_size=3,
+    ).map("".join)
+    return st.tuples(
+        st.sampled_from(["<<", "<<-", "<< ", "0<<"]),
+        DELIMITERS,
+        st.sampled_from(["{}", "'{}'", '"{}"', "\\{}", "{}'", '{}"'[:-1] + "\\"]),
+        st.lists(line, max_size=3),
+        st.booleans(),
+    ).map(_render_heredoc)
+
+
+def _render_heredoc(t: tuple[str, str, str, list[str], bool]) -> tuple[str, str]:
+    operator, delimiter, quoting, lines, tabbed = t
+    if quoting == "{}'":
+        written = delimiter[:-1] + "'" + delimiter[-1] + "'" if len(delimiter) > 1 else delimiter
+    elif quoting.endswith("\\"):
+        written = delimiter[:1] + "\\" + delimiter[1:]
+    else:
+        written = quoting.format(delimiter)
+    terminator = ("\t" if tabbed and operator.startswith("<<-") else "") + delimiter
+    body = "".join(("\t" if tabbed else "") + line + "\n" for line in lines)
+    return operator.strip() + written, body + terminator + "\n"
+
+
+REDIRECTS = st.sampled_from(
+    ["> f", ">> f", "< f", "2>&1", ">&2", "&> f", ">| f", "<> f", "2> /dev/null", "<<< w", ">&-"]
+)
+
+
+@st.composite
+def simple_commands(draw: st.DrawFn, depth: int) -> str:
+    assignments = draw(
+        st.lists(
+            st.one_of(
+                st.tuples(st.sampled_from(["A", "B"]), words(depth)).map(
+                    lambda t: f"{t[0]}={t[1]}"
+                ),
+                st.sampled_from(["A=", "a=(x y)", "a+=(z)", "a[1]=v", "a[$((1+1))]=w"]),
+                _inner_statement(depth - 1).map(lambda s: f"a=(x $({s}) 'y z')"),
+            ),
+            max_size=1,
+        )
+    )
+    name = draw(st.one_of(NAMES, NAMES, NAMES, words(depth)))
+    arguments = draw(st.lists(st.one_of(words(depth), st.just("-")), max_size=3))
+    redirects = draw(
+        st.lists(
+            st.one_of(REDIRECTS, words(depth).map(lambda w: "> " + w)),
+            max_size=1,
+        )
+    )
+    return " ".join([*assignments, name, *arguments, *redirects])
+
+
+@st.composite
+def heredoc_commands(draw: st.DrawFn, depth: int) -> str:
+    """A command with one or two heredocs, maybe a `-` before them and more on the line after."""
+    name = draw(st.sampled_from(["cat", "k1", "python3 -", "git commit -F -", "k2 -"]))
+    documents = draw(st.lists(_heredoc(depth), min_size=1, max_size=2))
+    after = draw(st.sampled_from(["", " && k3", " | k2", " > out", "; k3", " &&\nk3"]))
+    line = name + " " + " ".join(redirect for redirect, _ in documents) + after
+    return line + "\n" + "".join(body for _, body in documents)
+
+
+def compounds(depth: int) -> st.SearchStrategy[str]:
+    body = statements(depth - 1)
+    word = words(depth - 1)
+    return st.one_of(
+        body.map(lambda s: "( " + s + " )"),
+        body.map(lambda s: "{ " + s + "; }"),
+        st.tuples(body, body).map(lambda t: f"if {t[0]}; then {t[1]}; fi"),
+        st.tuples(body, body, body, body).map(
+            lambda t: f"if {t[0]}; then {t[1]}; elif {t[2]}; then {t[3]}; else k3; fi"
+        ),
+        st.tuples(word, body).map(lambda t: f"for v in {t[0]} b; do {t[1]}; done"),
+        body.map(lambda s: f"for ((i=0; i<2; i++)); do {s}; done"),
+        st.tuples(body, body).map(lambda t: f"while {t[0]}; do {t[1]}; break; done"),
+        st.tuples(body, body).map(lambda t: f"until {t[0]}; do {t[1]}; done"),
+        st.tuples(
+            word,
+            st.lists(
+                st.tuples(
+                    st.sampled_from(["a", "b|c", "*", "'q'", "$u", "[xy]", "@(a|b)"]),
+                    body,
+                    st.sampled_from([";;", ";&", ";;&"]),
+                ),
+                min_size=1,
+                max_size=3,
+            ),
+        ).map(
+            lambda t: (
+                f"case {t[0]} in "
+                + " ".join(f"{p}) {b} {e}" for p, b, e in t[1][:-1])
+                + (f" {t[1][-1][0]}) {t[1][-1][1]};;" if t[1] else "")
+                + " esac"
+            )
+        ),
+        st.tuples(word, st.sampled_from(["=~", "==", "!=", "<", "-nt"]), word).map(
+            lambda t: f"[[ {t[0]} {t[1]} {t[2]} ]]"
+        ),
+        st.tuples(word, word).map(lambda t: f"[[ -n {t[0]} && ( -z {t[1]} || x ) ]]"),
+        st.sampled_from(["(( x = 1 + 2 ))", "(( a[1] ))", "(( $(k1) ))", "((i++))"]),
+        body.map(lambda s: "function fn { " + s + "; }"),
+        body.map(lambda s: "function fn() { " + s + "; }"),
+        body.map(lambda s: "fn() ( " + s + " )"),
+        body.map(lambda s: "coproc CP { " + s + "; }"),
+        body.map(lambda s: "coproc " + s),
+        body.map(lambda s: "select v in a b; do " + s + "; break; done"),
+    )
+
+
+def pipelines(depth: int) -> st.SearchStrategy[str]:
+    command = (
+        st.one_of(simple_commands(depth), compounds(depth)) if depth > 0 else simple_commands(0)
+    )
+    return st.tuples(
+        st.sampled_from(["", "! ", "time ", "time -p ", "! time "]),
+        st.lists(command, min_size=1, max_size=3),
+        st.sampled_from([" | ", " |& ", "|"]),
+    ).map(lambda t: t[0] + t[2].join(t[1]))
+
+
+def statements(depth: int, *, top: bool = False) -> st.SearchStrategy[str]:
+    """A list of statements; comments only at the top (one would swallow a closer)."""
+    and_or = st.tuples(
+        st.lists(pipelines(depth), min_size=1, max_size=3),
+        st.sampled_from([" && ", " || ", " &&\n", " ||\n "]),
+    ).map(lambda t: t[1].join(t[0]))
+    ends = ["", ";", " &", "\n", " # c $(k3)", "\n# c\n"] if top else [""]
+    return st.tuples(
+        st.lists(and_or, min_size=1, max_size=2),
+        st.sampled_from(["; ", " & ", "\n", ";\n"]),
+        st.sampled_from(ends),
+    ).map(lambda t: t[1].join(t[0]) + t[2])
+
+
+SHELL = st.one_of(
+    statements(2, top=True),
+    heredoc_commands(1),
+    st.tuples(statements(1, top=True), heredoc_commands(1)).map(lambda t: t[0] + "\n" + t[1]),
+    st.tuples(heredoc_commands(1), statements(1, top=True)).map(lambda t: t[0] + t[1]),
+    statements(1).map(lambda s: 'k1 "$(' + s + ')"'),
+    statements(1).map(lambda s: "x=$(\n" + s + "\n)"),
+    heredoc_commands(0).map(lambda h: 'k1 "$(' + h + ')"'),
+)
+"""Any text of the grammar."""
+
+# The class the reader may read without bashlex: plain words, quotes, `|`, `&&`,
+# `;`, `>` and newlines (see docs/parsing.md, "Reading without bashlex").
+_PLAIN_WORD = st.one_of(
+    st.text(alphabet="abcz019._-/=:,@%+^", min_size=1, max_size=5),
+    st.text(alphabet='ab $\\"`()|;&\n*{}#~<>!', max_size=6).map(lambda t: "'" + t + "'"),
+    st.text(alphabet="ab '|;&\n*{}#~<>()!", max_size=6).map(lambda t: '"' + t + '"'),
+)
+_PLAIN_COMMAND = st.tuples(
+    st.lists(st.lists(_PLAIN_WORD, min_size=1, max_size=2).map("".join), min_size=1, max_size=4),
+    st.sampled_from(["", "", " > f", " >f", " > 'o u t'", ">>f"]),
+).map(lambda t: " ".join(t[0]) + t[1])
+PLAIN_CLASS = st.tuples(
+    st.lists(_PLAIN_COMMAND, min_size=1, max_size=4),
+    st.lists(
+        st.sampled_from([" | ", "|", " && ", "&&", "; ", ";", "\n", " ;\n"]), min_size=3, max_size=3
+    ),
+).map(
+    lambda t: "".join(
+        command + (t[1][i % 3] if i < len(t[0]) - 1 else "") for i, command in enumerate(t[0])
+    )
+)
+"""Texts of exactly the class the reader reads without bashlex."""

