@@ -176,15 +176,8 @@ def too_large(document: bytes, limit: int, who: str, on_failure: OnFailure) -> F
 
 
 def document_of(request: ReviewRequest) -> dict[str, Any]:
-    """
-    The document a delegate is sent about one question, as JSON-ready data.
-
-    The request's fields, with ``version`` added; ``effects`` is ``null`` when
-    the gateway states none for the call (nothing may then be allowed on
-    effects).
-    """
+    """The document a delegate is sent about one question, as JSON-ready data: the request's fields, with ``version``."""
     data = msgspec.to_builtins(request)
-    data.setdefault("effects", None)
     return {"version": CONTRACT_VERSION, **data}
 
 

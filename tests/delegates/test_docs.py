@@ -75,7 +75,7 @@ async def test_the_example_program_decides_as_the_page_says(
 
 
 def test_the_page_names_every_field_of_the_document() -> None:
-    fields = {"version", "effects", *ReviewRequest.__struct_fields__}
+    fields = {"version", *ReviewRequest.__struct_fields__}
     assert _first_column(_section("The document a delegate is sent")) == fields
 
 

@@ -616,6 +616,79 @@ async def test_a_models_allow_of_effects_not_all_known_is_an_abstain(key: str) -
         )
 
 
+@pytest.mark.parametrize(
+    ("call", "allowed", "clause"),
+    [
+        (ToolCall("Bash", {"command": "ls -la src"}, cwd="/home/me/project"), True, None),
+        (
+            ToolCall(
+                "Write",
+                {"file_path": "/home/me/project/notes.txt", "content": "x"},
+                cwd="/home/me/project",
+            ),
+            True,
+            None,
+        ),
+        (
+            ToolCall("Bash", {"command": "cat ~/.ssh/id_rsa"}, cwd="/home/me/project"),
+            False,
+            "it reads `~/.ssh/id_rsa`, a `secret` path",
+        ),
+        (
+            ToolCall(
+                "Bash", {"command": "curl -s https://example.com/data"}, cwd="/home/me/project"
+            ),
+            False,
+            "it talks over the network with `https://example.com/data` (through `curl`)",
+        ),
+        (
+            ToolCall("Read", {"file_path": "/home/me/.bashrc"}, cwd="/home/me/project"),
+            False,
+            "it reads `/home/me/.bashrc`, a `persistence` path",
+        ),
+        (
+            ToolCall("Bash", {"command": "make build"}, cwd="/home/me/project"),
+            False,
+            "it runs code through `make the makefile's recipes` that is only known when it runs",
+        ),
+    ],
+    ids=[
+        "ls-in-the-workspace",
+        "write-in-the-workspace",
+        "private-key",
+        "network",
+        "dotfile",
+        "makefile",
+    ],
+)
+async def test_the_gateways_effects_bound_what_a_model_may_allow(
+    key: str, call: ToolCall, allowed: bool, clause: str | None
+) -> None:
+    """The model allows everything; the effects the gateway states decide what that allow is worth."""
+    with serve(
+        anthropic_standin(key, [anthropic_text('{"decision": "allow", "reason": "Harmless."}')])
+    ) as server:
+        approver = ModelApprover({"model": MODEL, "base-url": server.url}, context())
+        request = await request_for(call)
+        try:
+            with anyio.fail_after(BOUND):
+                result = await approver.review(request)
+        finally:
+            await approver.aclose()
+    if request.plan is not None and not request.measured:
+        return  # a loaded machine ran the parser out of its budget: the model was rightly not asked
+    shown = _question("anthropic", server.requests[0])
+    assert shown["effects"] == json.loads(msgspec.json.encode(request.effects))
+    if allowed:
+        assert result == Allow(reason="Harmless.")
+    else:
+        assert isinstance(result, Abstain)
+        assert result.reason == (
+            f"The model would allow it (“Harmless.”), but {clause}, which the config does not "
+            "let a model allow; a person must decide."
+        )
+
+
 # ── loading ──
 
 
