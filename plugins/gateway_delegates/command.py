@@ -12,11 +12,12 @@ The program gets nothing else of the gateway's: an empty environment (only
 the variables ``env`` names are passed), ``/`` as its working directory, no
 open file but its standard input, output (a pipe) and error (discarded),
 and — unless ``isolate = false`` — mount and PID namespaces of its own (and
-a user one, when the gateway is not root) in which the bearer token files
-(and every ``hide`` path) are covered and the gateway's processes cannot be
-seen (``_isolate.py``). It runs in its own process group, which is killed
-when it answers, fails or runs out of time: nothing it started outlives the
-question.
+a user one, when the gateway is not root) in which every secret file the
+config names (`gateway.secret_files`: bearer tokens, signing keys, broker
+credentials…) and every ``hide`` path are covered and the gateway's
+processes cannot be seen (``_isolate.py``). It runs in its own process
+group, which is killed when it answers, fails or runs out of time: nothing
+it started outlives the question.
 
 A non-zero exit, a timeout, output past ``max-output``, anything but one
 answer object, an unknown field, or exiting before reading the whole call:
@@ -55,7 +56,7 @@ import anyio
 import msgspec
 from anyio.abc import ByteReceiveStream, Process
 
-from gateway import Answer, ApproverContext, ReviewRequest, default_token_file
+from gateway import Answer, ApproverContext, ReviewRequest, secret_files
 from gateway_delegates._contract import (
     GRACE,
     DelegateAnswer,
@@ -113,8 +114,8 @@ class CommandApprover:
 
     Args:
         options: The ``[approver.command]`` table.
-        context: The gateway's context (the token files to hide are taken
-            from its config).
+        context: The gateway's context (the secret files to hide are taken
+            from its config: `gateway.secret_files`).
 
     Raises:
         ValueError: The options are invalid, the program is not found, or it
@@ -145,7 +146,10 @@ class CommandApprover:
         argv = [program, *self.options.argv[1:]]
         self._command = argv
         if self.options.isolate:
-            hidden = [*_secret_files(context), *(_absolute(path) for path in self.options.hide)]
+            hidden = [
+                *secret_files(context.config),
+                *(_absolute(path) for path in self.options.hide),
+            ]
             prefix = [sys.executable, "-I", "-S", "-B", _ISOLATE]
             for path in hidden:
                 prefix += ["--hide", path]
@@ -310,17 +314,6 @@ def _resolve(program: str) -> str:
             f"Invalid [approver.command] options: no program {program!r} is on the PATH; give its full path."
         )
     return _absolute(found)
-
-
-def _secret_files(context: ApproverContext) -> list[str]:
-    """The bearer token files the approval service and the hooks use: never the program's to see."""
-    config = context.config
-    files = {
-        _absolute(config.serve.token_file) if config.serve.token_file else None,
-        _absolute(config.hook.token_file) if config.hook.token_file else None,
-        str(default_token_file()),
-    }
-    return sorted(path for path in files if path is not None)
 
 
 def _probe(prefix: list[str]) -> str | None:

@@ -44,8 +44,6 @@ from gateway import (
     Decline,
     EarlierAnswer,
     Gateway,
-    GatewayConfig,
-    ServeSection,
     ToolCall,
     default_token_file,
     load_config,
@@ -398,17 +396,33 @@ async def test_hide_covers_more_paths(tmp_path: Path) -> None:
     assert FAKE_KEY not in json.dumps(_peeked(record)["files"])
 
 
-def test_the_token_files_of_the_config_are_hidden(tmp_path: Path) -> None:
-    served = tmp_path / "token"
-    approver = CommandApprover(
-        command_options("allow"),
-        context(GatewayConfig(serve=ServeSection(token_file=str(served)))),
+def test_every_secret_file_of_the_config_is_hidden(tmp_path: Path) -> None:
+    config = load_config(
+        f"""
+        [serve]
+        token-file = "{tmp_path}/serve-token"
+        [audit]
+        signing-key = "{tmp_path}/audit.pem"
+        [broker]
+        url = "tls://nats.example:4222"
+        credentials = "{tmp_path}/fleet.creds"
+        tls-cert = "{tmp_path}/client.pem"
+        tls-key = "{tmp_path}/client.key"
+        [notifiers.phone]
+        plugin = "ntfy"
+        options = {{ topic = "calls", token-file = "{tmp_path}/ntfy-token", ca-file = "{tmp_path}/ca.pem" }}
+        [approver.command]
+        argv = ["true"]
+        """.encode()
     )
-    hidden = [
+    approver = CommandApprover(command_options("allow"), context(config))
+    hidden = {
         approver._command[i + 1] for i, word in enumerate(approver._command) if word == "--hide"
-    ]
-    assert str(served) in hidden
+    }
+    for name in ("serve-token", "audit.pem", "fleet.creds", "client.key", "ntfy-token"):
+        assert str(tmp_path / name) in hidden
     assert str(default_token_file()) in hidden
+    assert str(tmp_path / "ca.pem") not in hidden, "a CA bundle is no secret"
 
 
 # ── loading ──
