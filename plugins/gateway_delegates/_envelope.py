@@ -33,6 +33,7 @@ PATH_TERMS: Final = (
 KIND_TERMS: Final = (
     "read",
     "write",
+    "delete",
     "cwd",
     "execute",
     "bind",
@@ -40,7 +41,11 @@ KIND_TERMS: Final = (
     "network",
     "environment",
 )
-"""Effect kinds (``environment``: reading the whole environment, as ``env`` does)."""
+"""
+Effect kinds. ``environment``: reading the whole environment, as ``env``
+does. ``delete``: a write that deletes or moves a path, or reaches everything
+below one (``rm``, ``mv``, ``chmod -R``); it needs ``write`` too.
+"""
 
 DEFAULT_MAY_ALLOW: Final = (
     "workspace",
@@ -54,9 +59,11 @@ DEFAULT_MAY_ALLOW: Final = (
     "bind",
     "lifetime",
 )
-"""No ``secret``, ``persistence``, ``system`` or ``unknown`` path, no network, no reading the whole environment."""
+"""No ``secret``, ``persistence``, ``system`` or ``unknown`` path, no deleting, no network, no reading the whole environment."""
 
 _PATH_EFFECTS: Final = {"read": "reads", "write": "writes", "cwd": "moves into"}
+_DELETING: Final = frozenset({"delete", "move"})
+"""Write actions that take a path away: they need ``delete`` as well as ``write``."""
 _SHOWN: Final = 60
 
 
@@ -107,6 +114,13 @@ def _outside(effect: Any, may_allow: frozenset[str]) -> str | None:
         if outside_classes or not classes:
             kind = outside_classes[0] if outside_classes else "unknown"
             return f"it {verb} `{written}`, a `{kind}` path"
+        deletes = tag == "write" and (
+            effect.get("action") in _DELETING or effect.get("recursive") is True
+        )
+        if deletes and "delete" not in may_allow:
+            action = str(effect.get("action"))
+            what = {"delete": "deletes", "move": "moves"}.get(action, "changes all below")
+            return f"it {what} `{written}` (through `{via}`), and `delete` is not in may-allow"
         return None
     if tag == "execute":
         if "execute" not in may_allow:

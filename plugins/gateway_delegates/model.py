@@ -17,8 +17,8 @@ Those are where prompt injection lives.
 
 What it may allow: only a call whose every effect is within ``may-allow``
 (by default no ``secret``, ``persistence``, ``system`` or ``unknown`` path, no
-network, no reading the whole environment; never an opaque effect or code
-only known when it runs), and only a plan that could be measured. An allow
+deleting, no network, no reading the whole environment; never an opaque
+effect or code only known when it runs), and only a plan that could be measured. An allow
 outside that becomes an abstain that quotes the model's reason: a person
 decides. And as a delegate, its allow never outranks a rule's decline.
 
@@ -231,7 +231,7 @@ class ModelApprover:
             raise ValueError(
                 f"Invalid [{_TABLE}] options: {unknown!r} in `may-allow` is neither a path class "
                 "(workspace, temp, home, other, secret, persistence, system, unknown) nor an effect "
-                "kind (read, write, cwd, execute, bind, lifetime, network, environment)."
+                "kind (read, write, delete, cwd, execute, bind, lifetime, network, environment)."
             )
         self._may_allow = frozenset(self.options.may_allow)
         base, key_env = _DEFAULTS[self.options.api]

@@ -311,6 +311,21 @@ FORBIDDEN = [
         id="unknown-path",
     ),
     pytest.param(
+        [Write(path=_path("src", "workspace"), via="rm", action="delete", recursive=True)],
+        "it deletes `src` (through `rm`), and `delete` is not in may-allow",
+        id="delete",
+    ),
+    pytest.param(
+        [Write(path=_path("notes.txt", "workspace"), via="mv", action="move")],
+        "it moves `notes.txt` (through `mv`), and `delete` is not in may-allow",
+        id="move",
+    ),
+    pytest.param(
+        [Write(path=_path("src", "workspace"), via="chmod", action="mode", recursive=True)],
+        "it changes all below `src` (through `chmod`), and `delete` is not in may-allow",
+        id="recursive-change",
+    ),
+    pytest.param(
         [Network(kind="connect", via="curl", target="https://example.com", address="public")],
         "it talks over the network with `https://example.com` (through `curl`)",
         id="network",
@@ -704,7 +719,7 @@ async def test_the_gateways_effects_bound_what_a_model_may_allow(
             {"model": "m", "may-allow": ["workspace", "everything"]},
             "Invalid [approver.model] options: 'everything' in `may-allow` is neither a path class "
             "(workspace, temp, home, other, secret, persistence, system, unknown) nor an effect kind "
-            "(read, write, cwd, execute, bind, lifetime, network, environment).",
+            "(read, write, delete, cwd, execute, bind, lifetime, network, environment).",
         ),
         (
             {"model": "m", "base-url": "http://models.example.com"},
