@@ -311,7 +311,9 @@ def tool_effects(
 
     def path_of(text: str) -> Any:
         resolved = _resolve(text, paths, directory)
-        return effect_path(mask_text(text), resolved, paths, recursive=row.recursive)
+        path = effect_path(mask_text(text), resolved, paths, recursive=row.recursive)
+        value = None if path.value is None else mask_text(path.value)
+        return path if value == path.value else msgspec.structs.replace(path, value=value)
 
     reads = _strings(data, row.reads)
     if not reads and row.default_path is not None:

@@ -13,6 +13,7 @@ validates them itself when it is built. The default config,
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.resources
 import os
 import re
@@ -29,14 +30,17 @@ from gateway._tools import ToolEffects
 __all__ = [
     "DEFAULT_SHELL_TOOLS",
     "MAX_SECONDS",
+    "AllowMode",
     "AuditSection",
     "BrokerSection",
     "GatewayConfig",
     "GatewaySection",
     "HookSection",
+    "HostsSection",
     "Mode",
     "NotifierConfig",
     "ServeSection",
+    "ShellDialect",
     "ShellTool",
     "SinkConfig",
     "TiersSection",
@@ -88,6 +92,9 @@ def validation_path(error: msgspec.ValidationError) -> tuple[str, str | None]:
     return head, tail[:-1]
 
 
+ShellDialect = Literal["bash", "powershell"]
+ShellDialect.__doc__ = "The language a shell tool's text is in; the gateway reads only bash."
+
 _NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 _DIGEST: Final = re.compile(r"sha256:[0-9a-f]{64}")
 
@@ -99,23 +106,63 @@ class ShellTool(
     A tool whose input holds a shell command.
 
     Attributes:
-        tool: The tool's name, or a glob of names (``mcp__shell__*``).
+        tool: The tool's name, or a pattern of names (``*`` matches any run
+            of characters, ``?`` one: ``mcp__*__run_command`` is every MCP
+            server's ``run_command`` tool as Claude Code and Codex name it).
+            The first entry that matches a call's tool decides.
         fields: Dotted paths into the input, tried in order (``command``,
             ``action.command``); the value is a string, or an argv list that is
             quoted into one.
+        dialect: The language of the text: ``bash`` is planned; any other
+            (``powershell``) is a shell the gateway cannot read, so its calls
+            are unmeasured and never auto-allowed.
     """
 
     tool: str
     fields: tuple[str, ...] = ("command",)
+    dialect: ShellDialect = "bash"
 
+    def matches(self, name: str) -> bool:
+        """Whether this entry covers the tool ``name`` (case-sensitive)."""
+        if "*" in self.tool or "?" in self.tool:
+            return fnmatch.fnmatchcase(name, self.tool)
+        return name == self.tool
+
+
+# MCP shell servers in common use, by the tool names they offer; Claude Code
+# and Codex call them ``mcp__<server>__<tool>``, Gemini CLI ``mcp_<server>_<tool>``
+# (the one pattern ``mcp_*_<tool>`` covers both), the MCP proxy and Cursor by
+# the bare name.
+_MCP_SHELL_TOOLS: Final = (
+    ("run_command", ("command",)),
+    ("execute_command", ("command",)),
+    ("execute-command", ("command",)),
+    ("shell_execute", ("command",)),
+    ("start_process", ("command",)),
+    ("run_shell_command", ("command",)),
+    ("bash", ("command",)),
+    ("shell", ("command",)),
+)
 
 DEFAULT_SHELL_TOOLS: Final = (
     ShellTool(tool="Bash", fields=("command",)),
+    ShellTool(tool="Monitor", fields=("command",)),
+    ShellTool(tool="PowerShell", fields=("command",), dialect="powershell"),
     ShellTool(tool="shell", fields=("command",)),
     ShellTool(tool="run_shell_command", fields=("command",)),
     ShellTool(tool="local_shell", fields=("command", "action.command")),
     ShellTool(tool="exec_command", fields=("cmd",)),
+    ShellTool(tool="Shell", fields=("command",)),
+    *(ShellTool(tool=f"mcp_*_{name}", fields=fields) for name, fields in _MCP_SHELL_TOOLS),
+    *(ShellTool(tool=name, fields=fields) for name, fields in _MCP_SHELL_TOOLS[:5]),
 )
+"""
+The shell tools known without configuration: Claude Code (``Bash``,
+``Monitor``, ``PowerShell``), Codex and the OpenAI Agents SDK (``shell``,
+``local_shell``, ``exec_command``), Gemini CLI (``run_shell_command``), Cursor
+(``Shell``), and the common MCP shell servers, by the hosts' ``mcp_*_`` names
+and by their own.
+"""
 
 
 class SinkConfig(
@@ -300,21 +347,47 @@ class HookSection(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
     """
-    The ``[hook]`` table: how ``gateway hook`` adapters run.
+    The ``[hook]`` table: how ``gateway-hook HOST`` runs (read by the hook with ``--config``).
 
     Attributes:
-        server: URL of a running ``gateway serve`` to forward to (a person can
-            then decide); empty to review in-process.
-        token_file: The bearer token for the server (default: where
-            ``gateway serve`` stores it, see `default_token_file`).
+        socket: The Unix socket of a running ``gateway serve`` to forward to
+            (default: ``gateway.sock`` beside `default_token_file`). When
+            nothing listens there, the hook reviews in-process.
+        require_service: Block every call when no service listens, instead
+            of reviewing in-process (a person can then always be asked).
         timeout: Seconds the hook waits for a verdict before it blocks the call:
             longer than ``[serve] human-timeout`` (300 s) so that, forwarding, a
             person's decision arrives before the hook gives up.
     """
 
-    server: str = ""
-    token_file: str | None = None
+    socket: str | None = None
+    require_service: bool = False
     timeout: Seconds = 330.0
+
+
+AllowMode = Literal["founded", "host"]
+AllowMode.__doc__ = "Which allows an adapter gives a host that has permission checks of its own (``[hosts] allow``)."
+
+
+class HostsSection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[hosts]`` table: how adapters answer hosts with permission checks of their own.
+
+    Claude Code, Codex, Gemini CLI, Cursor and the Claude Agent SDK check
+    calls themselves (paths outside the project, sandboxes, their own rules).
+    An adapter never answers them with an allow weaker than those checks.
+
+    Attributes:
+        allow: ``founded`` (the default): answer an allow only when it is
+            founded (`Verdict.founded`: every effect known and inside the
+            workspace or a temporary directory, or a person decided), and
+            leave every other allow to the host's own checks. ``host``: leave
+            every allow to the host; the gateway then only declines and asks.
+    """
+
+    allow: AllowMode = "founded"
 
 
 class BrokerSection(
@@ -483,6 +556,7 @@ class GatewayConfig(
         broker: The NATS JetStream a fleet shares (``[broker]``).
         notifiers: Who is told when a call starts waiting (``[notifiers.NAME]``).
         tiers: How configuration tiers combine (``[tiers]``).
+        hosts: How adapters answer hosts with checks of their own (``[hosts]``).
     """
 
     gateway: GatewaySection = GatewaySection()
@@ -498,6 +572,7 @@ class GatewayConfig(
     broker: BrokerSection = BrokerSection()
     notifiers: dict[str, NotifierConfig] = msgspec.field(default_factory=dict)
     tiers: TiersSection = TiersSection()
+    hosts: HostsSection = HostsSection()
 
 
 def default_token_file(environ: Mapping[str, str] | None = None) -> Path:
@@ -536,7 +611,6 @@ def secret_files(
     broker = config.broker
     named: list[str | None] = [
         config.serve.token_file,
-        config.hook.token_file,
         str(default_token_file(environ)),
         config.audit.signing_key,
         config.audit.hmac_key,

@@ -36,6 +36,7 @@ __all__ = [
     "HoleAnswered",
     "HoleQuestion",
     "HoleRef",
+    "HostDecided",
     "PlanReady",
     "VerdictReached",
     "decode_event",
@@ -183,6 +184,29 @@ class CallOutcome(_Event, frozen=True, kw_only=True, tag="call.outcome"):
     detail: str | None = None
 
 
+class HostDecided(_Event, frozen=True, kw_only=True, tag="host.decided"):
+    """
+    A person answered inside the host, not through the gateway's approvers.
+
+    Hosts that ask their user themselves (the Claude Agent SDK's ``ask``
+    callback, a LangChain interrupt resumed, ``RunState.approve`` in the
+    OpenAI Agents SDK, an MCP proxy's ``ask``) report the answer here, so the
+    audit log shows who let a call with an ``ask`` verdict run, or refused it.
+
+    Attributes:
+        decision: ``allow`` or ``decline``.
+        by: Who answered: ``person``, or why nobody did (``timeout``,
+            ``failed``: asking raised, ``nobody``: there was no one to ask).
+        host: The host the answer came from.
+        detail: The person's note, if any (secrets masked).
+    """
+
+    decision: Literal["allow", "decline"]
+    by: Literal["person", "timeout", "failed", "nobody"]
+    host: str | None = None
+    detail: str | None = None
+
+
 Event = (
     GatewayStarted
     | GatewayStopped
@@ -194,6 +218,7 @@ Event = (
     | HoleAnswered
     | VerdictReached
     | CallOutcome
+    | HostDecided
 )
 
 _EVENT_DECODER: Final = msgspec.json.Decoder(Event)

@@ -24,7 +24,6 @@ becomes an allow, and no exception from a plugin escapes `review`.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import shlex
 import uuid
@@ -61,7 +60,7 @@ from gateway._approvers import (
 )
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
-from gateway._config import GatewayConfig, Mode
+from gateway._config import GatewayConfig, Mode, ShellTool
 from gateway._digest import digest_of
 from gateway._effects import PLAN_FORMAT, Effect
 from gateway._errors import SinkFailure
@@ -77,11 +76,13 @@ from gateway._events import (
     HoleAnswered,
     HoleQuestion,
     HoleRef,
+    HostDecided,
     PlanReady,
     VerdictReached,
 )
 from gateway._fragments import expand_planned
-from gateway._plan import iter_commands
+from gateway._grounds import plan_founded
+from gateway._plan import iter_commands, unreadable_plan
 from gateway._plan._paths import path_context
 from gateway._plans import FragmentAddr, FragmentError, Hole, ProgramPlan, SequencePlan
 from gateway._redact import Redactor, find_secrets
@@ -409,11 +410,8 @@ class Gateway(AsyncContextManagerMixin):
         An argv list is quoted into one command. Returns ``(True, None)`` for a
         shell tool whose command field is missing or of the wrong type.
         """
-        for tool in self.config.shell_tools:
-            if tool.tool != call.tool and not (
-                any(c in tool.tool for c in "*?[") and fnmatch.fnmatchcase(call.tool, tool.tool)
-            ):
-                continue
+        tool = self.shell_tool(call)
+        if tool is not None:
             for field in tool.fields:
                 value = _lookup(call.input, field)
                 if isinstance(value, str):
@@ -428,6 +426,10 @@ class Gateway(AsyncContextManagerMixin):
                     return True, None
             return True, None
         return False, None
+
+    def shell_tool(self, call: ToolCall) -> ShellTool | None:
+        """The first ``[[shell-tools]]`` entry whose name or pattern covers the call's tool."""
+        return next((tool for tool in self.config.shell_tools if tool.matches(call.tool)), None)
 
     async def analyse(self, source: str, cwd: str = "") -> CallAnalysis:
         """
@@ -610,7 +612,17 @@ class Gateway(AsyncContextManagerMixin):
         analysis: CallAnalysis | None = None
         digest = digest_of({"tool": call.tool, "input": call.input})
         own, cwd = self.tool_effects(call, is_shell=is_shell)
-        if is_shell and source is not None:
+        shell_tool = self.shell_tool(call)
+        dialect = shell_tool.dialect if shell_tool is not None else "bash"
+        if is_shell and source is not None and dialect != "bash":
+            # A shell in a language the planner does not read: the text is kept,
+            # and the call is unmeasured (never auto-allowed), like unreadable bash.
+            plan = unreadable_plan(
+                source,
+                f"`{call.tool}` runs {dialect} text, which the gateway does not read; a person must decide.",
+            )
+            digest = plan.digest
+        elif is_shell and source is not None:
             with self._telemetry.span(SPAN_PLAN) as plan_span:
                 analysis = await self.analyse(source, cwd or "")
                 plan, sequence = analysis.plan, analysis.sequence
@@ -675,7 +687,7 @@ class Gateway(AsyncContextManagerMixin):
                         request, kind="hole", question=ref, hole=hole
                     )
                     outcomes.append((ref, await self._ask(question, ids)))
-        verdict = self._combine(outcomes, digest, call_id, plan)
+        verdict = self._combine(outcomes, digest, call_id, plan, len(holes))
         return await self._conclude(verdict, ids, None)
 
     def _combine(
@@ -684,6 +696,7 @@ class Gateway(AsyncContextManagerMixin):
         digest: str,
         call_id: str | None,
         plan: ProgramPlan | None,
+        holes: int = 0,
     ) -> Verdict:
         decision = strictest([outcome.decision for _, outcome in outcomes])
         ref, decisive = next((ref, o) for ref, o in outcomes if o.decision == decision)
@@ -697,6 +710,12 @@ class Gateway(AsyncContextManagerMixin):
             and plan.status != "measured"
         ):
             reason = f"The command could not be read with confidence ({plan.reason}); a person must decide."
+        # An allow a host may take instead of its own checks: a person allowed
+        # the call and each of its holes, or the plan's facts alone carry it.
+        founded = decision == "allow" and (
+            all(outcome.decided_by is not None for _, outcome in outcomes)
+            or plan_founded(plan, holes=holes)
+        )
         return Verdict(
             decision=decision,
             reason=reason,
@@ -704,6 +723,7 @@ class Gateway(AsyncContextManagerMixin):
             approver=decisive.approver,
             rule=decisive.rule,
             call_id=call_id,
+            founded=founded,
             decided_by=decisive.decided_by,
             policy=decisive.policy,
         )
@@ -854,8 +874,15 @@ class Gateway(AsyncContextManagerMixin):
                         note=note,
                     )
                 )
-                if isinstance(answer, Abstain) and answer.reason:
-                    # The last approver to say why it would not decide explains the ask.
+                if (
+                    isinstance(answer, Abstain)
+                    and answer.reason
+                    and (asked is None or role != "person")
+                ):
+                    # The last approver to say why it would not decide explains
+                    # the ask, except a person's: their abstain only says that
+                    # nobody could be asked, and the person the host asks next
+                    # must be told the policy's reason.
                     asked = _Outcome("ask", answer.reason, None, answer.rule)
                 if note is not None or isinstance(answer, Abstain):
                     continue
@@ -991,5 +1018,30 @@ class Gateway(AsyncContextManagerMixin):
             CallOutcome,
             call_id,
             outcome=value,
+            detail=None if detail is None else _short(mask_value(detail), 500),
+        )
+
+    async def record_decision(
+        self,
+        call_id: str | None,
+        decision: str,
+        *,
+        by: str = "person",
+        host: str | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """
+        Record a person's answer given inside the host (``host.decided``).
+
+        ``decision`` other than ``allow`` is recorded as ``decline``, and ``by``
+        other than ``person``, ``timeout``, ``failed`` or ``nobody`` as
+        ``failed``: the record never says more than what happened.
+        """
+        await self.bus.publish(
+            HostDecided,
+            call_id,
+            decision="allow" if decision == "allow" else "decline",
+            by=by if by in ("person", "timeout", "failed", "nobody") else "failed",
+            host=host,
             detail=None if detail is None else _short(mask_value(detail), 500),
         )

@@ -168,7 +168,6 @@ SYSTEM_ROOTS: Final = (
     "/run",
     "/sbin",
     "/snap",
-    "/srv",
     "/sys",
     "/usr",
     "/var",

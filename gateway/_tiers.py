@@ -120,6 +120,11 @@ def _strict_mode(values: Sequence[Any]) -> Any:
     return "enforce" if "enforce" in values or not values else values[0]
 
 
+def _strict_allow(values: Sequence[Any]) -> Any:
+    # Leaving every allow to the host is stricter than answering founded ones.
+    return "host" if "host" in values else "founded"
+
+
 def _strict_intersection(values: Sequence[Any]) -> Any:
     kept = [item for item in values[0] if all(item in other for other in values[1:])]
     return kept
@@ -137,6 +142,8 @@ STRICTEST: Final[Mapping[str, Callable[[Sequence[Any]], Any]]] = {
     "serve.max-watchers": _strict_min,
     "serve.allowed-origins": _strict_intersection,
     "approver.human.timeout": _strict_min,
+    "hosts.allow": _strict_allow,
+    "hook.require-service": _strict_any,
 }
 """The keys where a tier cannot loosen another: how the strictest of several values is found."""
 

@@ -30,6 +30,9 @@ __all__ = [
 ]
 
 Decision = Literal["allow", "ask", "decline"]
+Decision.__doc__ = (
+    "The gateway's decision on a call: ``allow``, ``ask`` (a person decides) or ``decline``."
+)
 
 DECISION_ORDER: Final[tuple[Decision, ...]] = ("allow", "ask", "decline")
 """The decisions from the most permissive to the strictest: when several apply, the last wins."""
@@ -54,7 +57,9 @@ class Allow(
     The approver allows the call (or question).
 
     ``rule`` names the rule that decided, if any; ``decided_by`` names the
-    person who decided, when one did (the name of their token).
+    person who decided, when one did (the name of their token). A person's
+    allow stands on their own reading of the call, as an answer to the host's
+    own prompt would (`Verdict.founded`).
     """
 
     decision: ClassVar[Literal["allow"]] = "allow"
@@ -123,6 +128,14 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         approver: Who decided, when an approver did.
         rule: Which rule decided, when known.
         call_id: The call it answers.
+        founded: For ``allow``: the allow stands on facts the plan states
+            (every effect known, every path it reads or writes inside the
+            workspace or a temporary directory), or a person decided. An
+            adapter for a host with permission checks of its own (Claude
+            Code, Codex…) answers only a founded allow, and leaves any other
+            allow to the host's checks (see ``docs/hosts/index.md``). Always
+            false for ``ask`` and ``decline``, and false unless the gateway
+            set it, so a verdict built elsewhere never skips a host's checks.
         decided_by: The person who decided, when one did (their token's name).
         policy: The version of the policy that decided, when the deciding
             approver has versions (``rules@3:sha256:…``).
@@ -135,6 +148,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     approver: str | None = None
     rule: str | None = None
     call_id: str | None = None
+    founded: bool = False
     decided_by: str | None = None
     policy: str | None = None
     defer: bool = False

@@ -65,3 +65,24 @@ if [ "${WITH_PROGRAMS:-0}" = 1 ]; then
         fi
     fi
 fi
+# The end-to-end tests drive the real agent CLIs offline: Claude Code comes
+# with claude-agent-sdk; Codex CLI and Gemini CLI come from npm, pinned to the
+# versions whose hook contracts the gateway was checked against, into .hosts/
+# (installed once; set HOSTS_REINSTALL=1 to install again).
+CODEX_VERSION=0.171.0
+GEMINI_VERSION=0.61.0
+if [ ! -x .hosts/node_modules/.bin/codex ] || [ ! -x .hosts/node_modules/.bin/gemini ] || [ "${HOSTS_REINSTALL:-0}" = 1 ]; then
+    if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "== installing npm (apt-get) for the agent CLIs"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+    fi
+    if command -v npm >/dev/null 2>&1; then
+        echo "== installing the agent CLIs for the end-to-end tests (npm)"
+        mkdir -p .hosts
+        npm install --prefix .hosts --no-audit --no-fund --no-save --loglevel=error \
+            "@openai/codex@$CODEX_VERSION" "@google/gemini-cli@$GEMINI_VERSION"
+    else
+        echo "The end-to-end tests need npm to install Codex CLI and Gemini CLI: run 'apt-get install npm' as root." >&2
+    fi
+fi

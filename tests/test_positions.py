@@ -27,6 +27,7 @@ from gateway import (
     read_program_position,
 )
 from gateway._plan import MAX_NESTED_SHELL_DEPTH
+from gateway.effects import Opaque
 
 OPTION = "option_at_program_position"
 CONTROL = "control_syntax_at_program_position"
@@ -706,9 +707,10 @@ NESTED = [
     ("find . -execdir rm {} +", "find -execdir", ["rm"]),
     ("find . -ok rm {} \\;", "find -ok", ["rm"]),
     ("find . -okdir rm {} +", "find -okdir", ["rm"]),
-    ("git -c core.pager='less -R' log", "git -c core.pager", ["less"]),
-    ("git -c alias.x='!rm -rf /' x", "git -c alias.x", ["rm"]),
-    ("git -c core.sshCommand='ssh -i k' fetch", "git -c core.sshcommand", ["ssh"]),
+    # git's reader names the option or the alias that runs the text.
+    ("git -c core.pager='less -R' log", "git -c", ["less"]),
+    ("git -c alias.x='!rm -rf /' x", "git alias.x", ["rm"]),
+    ("git -c core.sshCommand='ssh -i k' fetch", "git -c", ["ssh"]),
     ("eval 'ls; rm x'", "eval", ["ls", "rm"]),
 ]
 
@@ -735,7 +737,6 @@ def test_inner_positions_are_read_too() -> None:
 DYNAMIC = [
     ('sh -c "$CMD"', "sh -c"),
     ("eval $CMD", "eval"),
-    ('ssh host "$CMD"', "ssh"),
     ("bash script.sh", "bash"),
     ("bash", "bash"),
     (". ./env.sh", "."),
@@ -751,9 +752,19 @@ def test_shell_text_that_is_not_a_literal_is_dynamic(source: str, via: str) -> N
     assert nested.reason
 
 
-def test_find_exec_without_a_terminator_is_unmeasured() -> None:
-    (nested,) = nested_of("find . -exec rm {}")
-    assert (nested.via, nested.status) == ("find -exec", "unmeasured")
+def test_ssh_given_an_expansion_where_an_option_could_stand_is_not_read_at_all() -> None:
+    """ssh's table cannot tell what ``"$CMD"`` is: nothing is planned, and it is opaque."""
+    (command,) = plan_program('ssh host "$CMD"').statements[0].plan.commands
+    assert command.nested == ()
+    assert any(isinstance(e, Opaque) and "cannot be read" in e.reason for e in command.effects)
+
+
+def test_find_exec_without_a_terminator_is_not_read_at_all() -> None:
+    """find's reader cannot tell where the command ends: nothing is planned, and it is opaque."""
+    plan = plan_program("find . -exec rm {}")
+    (command,) = plan.statements[0].plan.commands
+    assert command.nested == ()
+    assert any(isinstance(e, Opaque) and "`-exec` has no `;`" in e.reason for e in command.effects)
 
 
 def test_shell_text_the_readers_cannot_read_is_unmeasured_not_a_failed_plan() -> None:

@@ -1,45 +1,76 @@
 """
 The ``gateway`` command.
 
-Each subcommand lives in its own module and registers itself with
-`SUBCOMMANDS`; this module only dispatches. Every subcommand prints JSON on
-stdout for data and one sentence on stderr for errors, and returns an exit
-status: 0 for success, 1 for a negative answer (a broken audit chain), 2 for
-bad input or usage.
+The core subcommands (``plan``, ``check``, ``parse``, ``verify``, ``audit``,
+``policy``, ``settings``, ``token``) live beside this module; every other one comes from a plugin through the
+``gateway.commands`` entry-point group (``serve`` from the approval service,
+``rules`` from the rules approver, ``hook``, ``install``, ``uninstall`` and
+``doctor`` from the hook hosts), loaded exactly as a third-party plugin's
+would be, and only when it is asked for (or listed by ``--help``). This
+module names no plugin. Every subcommand prints JSON on stdout for data and
+one sentence on stderr for errors, and returns an exit status: 0 for success,
+1 for a negative answer (a broken audit chain), 2 for bad input or usage.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from importlib.metadata import EntryPoint, entry_points
+from typing import Final
 
-from gateway._cli import (
-    _audit as _audit,
-    _check as _check,
-    _hook as _hook,
-    _parse as _parse,
-    _plan as _plan,
-    _policy as _policy,
-    _rules as _rules,
-    _serve as _serve,
-    _settings as _settings,
-    _token as _token,
-    _verify as _verify,
+from gateway._cli import _audit, _check, _parse, _plan, _policy, _settings, _token, _verify
+from gateway._cli._common import COMMAND_GROUP, CommandError, Subcommand
+
+__all__ = ["build_parser", "main"]
+
+CORE: Final = (
+    _plan.COMMAND,
+    _check.COMMAND,
+    _parse.COMMAND,
+    _verify.COMMAND,
+    _audit.COMMAND,
+    _policy.COMMAND,
+    _settings.COMMAND,
+    _token.COMMAND,
 )
-from gateway._cli._common import SUBCOMMANDS, CommandError
-
-__all__ = ["main"]
+"""The subcommands that are part of the core, in the order ``--help`` lists them."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every registered subcommand."""
+def _plugin_commands(wanted: str | None) -> Iterable[Subcommand]:
+    """The plugins' subcommands: only ``wanted`` when a word names one, else all of them."""
+    core = {command.name for command in CORE}
+    found: dict[str, EntryPoint] = {}
+    for entry in entry_points(group=COMMAND_GROUP):
+        if entry.name not in core:
+            found.setdefault(entry.name, entry)
+    names = [wanted] if wanted in found else sorted(found)
+    for name in names:
+        try:
+            command = found[name].load()
+        except Exception as error:  # noqa: BLE001 -- a broken plugin must not take the other commands down
+            sys.stderr.write(
+                f"gateway: the plugin command {name!r} could not be loaded ({type(error).__name__}: {error}).\n"
+            )
+            continue
+        if isinstance(command, Subcommand) and command.name == name:
+            yield command
+        else:
+            sys.stderr.write(
+                f"gateway: the plugin command {name!r} is not a gateway.cli.Subcommand named {name!r}.\n"
+            )
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser with the core subcommands and the plugins' (only the one ``argv`` names, if it names one)."""
     parser = argparse.ArgumentParser(
         prog="gateway",
         description="Decide, before anything runs, whether an AI agent's proposed tool call may run.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for subcommand in SUBCOMMANDS.values():
+    wanted = next((word for word in argv if not word.startswith("-")), None)
+    for subcommand in (*CORE, *_plugin_commands(wanted)):
         sub = commands.add_parser(
             subcommand.name, help=subcommand.help, description=subcommand.help
         )
@@ -50,8 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``gateway`` command; return its exit status."""
-    parser = build_parser()
-    arguments = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words)
+    arguments = parser.parse_args(words)
     try:
         status: int = arguments.run(arguments)
     except CommandError as error:

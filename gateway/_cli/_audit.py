@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from contextlib import ExitStack
 from typing import IO, Any
 
-from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import (
     add_broker_argument,
     add_config_argument,
@@ -137,11 +137,9 @@ def verify_on_broker(arguments: argparse.Namespace) -> int:
     return 1 if broken else 0
 
 
-register(
-    Subcommand(
-        name="audit",
-        help="Export the audit trail (the fleet's stream, or a log file) as JSON lines.",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="audit",
+    help="Export the audit trail (the fleet's stream, or a log file) as JSON lines.",
+    configure=_configure,
+    run=_run,
 )

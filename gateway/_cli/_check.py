@@ -11,7 +11,7 @@ import anyio
 import msgspec
 
 from gateway._calls import ToolCall
-from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import load_tiers
 from gateway._config import GatewayConfig, SinkConfig
 from gateway._errors import GatewayError
@@ -154,11 +154,9 @@ def _run(arguments: argparse.Namespace) -> int:
     return 0
 
 
-register(
-    Subcommand(
-        name="check",
-        help='Review tool calls given as JSON lines ({"id", "tool", "input"} or {"cmd"}) and print one verdict per line.',
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="check",
+    help='Review tool calls given as JSON lines ({"id", "tool", "input"} or {"cmd"}) and print one verdict per line.',
+    configure=_configure,
+    run=_run,
 )

@@ -1,4 +1,4 @@
-"""Shared pieces of the ``gateway`` subcommands: the registry, input reading, JSON output."""
+"""Shared pieces of the ``gateway`` subcommands: the command type, input reading, JSON output."""
 
 from __future__ import annotations
 
@@ -10,7 +10,17 @@ from typing import Any, Final
 
 import msgspec
 
-__all__ = ["SUBCOMMANDS", "CommandError", "Subcommand", "read_source", "register", "write_json"]
+__all__ = [
+    "COMMAND_GROUP",
+    "CommandError",
+    "Subcommand",
+    "decode_utf8",
+    "read_source",
+    "write_json",
+]
+
+COMMAND_GROUP: Final = "gateway.commands"
+"""The entry-point group through which plugins add subcommands (``serve``, ``rules``, ``hook``…)."""
 
 _ENCODER: Final = msgspec.json.Encoder()
 
@@ -25,21 +35,28 @@ class CommandError(Exception):
 
 @dataclass(frozen=True)
 class Subcommand:
-    """One ``gateway`` subcommand."""
+    """
+    One ``gateway`` subcommand.
+
+    The built-in ones live in ``gateway._cli``; a plugin adds one by naming a
+    `Subcommand` in the ``gateway.commands`` entry-point group (the entry
+    point's name is the subcommand's). ``configure`` adds its arguments;
+    ``run`` returns the exit status or raises `CommandError`. Keep the module
+    the entry point names light: the ``gateway`` command imports it whenever
+    the subcommand runs or ``--help`` lists it, so heavy imports belong
+    inside ``run``.
+
+    Attributes:
+        name: The word after ``gateway``.
+        help: One sentence for ``gateway --help``.
+        configure: Adds the subcommand's arguments to its parser.
+        run: Runs it with the parsed arguments; returns the exit status.
+    """
 
     name: str
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
-
-
-SUBCOMMANDS: dict[str, Subcommand] = {}
-
-
-def register(subcommand: Subcommand) -> Subcommand:
-    """Add a subcommand to the registry (at import time of its module)."""
-    SUBCOMMANDS[subcommand.name] = subcommand
-    return subcommand
 
 
 def decode_utf8(data: bytes, what: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gateway._cli._common import Subcommand, read_source, register, write_json
+from gateway._cli._common import Subcommand, read_source, write_json
 from gateway._shell import read_shell
 
 
@@ -23,11 +23,9 @@ def _run(arguments: argparse.Namespace) -> int:
     return 0 if reading.measured else 2
 
 
-register(
-    Subcommand(
-        name="parse",
-        help="Print the neutral syntax tree both shell readers agree on, or the unmeasured reason, as JSON.",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="parse",
+    help="Print the neutral syntax tree both shell readers agree on, or the unmeasured reason, as JSON.",
+    configure=_configure,
+    run=_run,
 )

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from gateway._analysis import analyse_call, analysis_context, mask_text
-from gateway._cli._common import Subcommand, decode_utf8, read_source, register, write_json
+from gateway._cli._common import Subcommand, decode_utf8, read_source, write_json
 from gateway._fragments import expand_planned
 from gateway._places import PathsSection
 from gateway._plans import FragmentAddr, FragmentError
@@ -118,11 +118,9 @@ def _short(error: Exception) -> str:
     return text[:120].rstrip(".")
 
 
-register(
-    Subcommand(
-        name="plan",
-        help="Print the plan of a shell call, the expansion of each heredoc, its sequence plan and its effects, as JSON.",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="plan",
+    help="Print the plan of a shell call, the expansion of each heredoc, its sequence plan and its effects, as JSON.",
+    configure=_configure,
+    run=_run,
 )

@@ -14,7 +14,7 @@ import getpass
 from pathlib import Path
 from typing import Any
 
-from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import (
     add_broker_argument,
     add_config_argument,
@@ -76,11 +76,9 @@ def _run(arguments: argparse.Namespace) -> int:
     return 0
 
 
-register(
-    Subcommand(
-        name="policy",
-        help="Publish the managed policy a fleet shares, and list its versions.",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="policy",
+    help="Publish the managed policy a fleet shares, and list its versions.",
+    configure=_configure,
+    run=_run,
 )

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import (
     add_broker_argument,
     add_config_argument,
@@ -74,11 +74,9 @@ def _run(arguments: argparse.Namespace) -> int:
     return 0
 
 
-register(
-    Subcommand(
-        name="config",
-        help="Show the effective config (managed, user and project tiers; strictest wins) and where each part came from.",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="config",
+    help="Show the effective config (managed, user and project tiers; strictest wins) and where each part came from.",
+    configure=_configure,
+    run=_run,
 )

@@ -15,7 +15,7 @@ import argparse
 import sys
 from typing import Any
 
-from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import (
     add_broker_argument,
     add_config_argument,
@@ -107,11 +107,9 @@ def _run(arguments: argparse.Namespace) -> int:
     return 0
 
 
-register(
-    Subcommand(
-        name="token",
-        help="Make, revoke and list people's tokens for the approval service (roles: approver, viewer, agent).",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="token",
+    help="Make, revoke and list people's tokens for the approval service (roles: approver, viewer, agent).",
+    configure=_configure,
+    run=_run,
 )

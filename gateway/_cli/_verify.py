@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from gateway._cli._audit import verify_on_broker
-from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import add_broker_argument, add_config_argument, load_tiers
 from gateway._sinks import verify_audit_log
 
@@ -54,11 +54,9 @@ def _run(arguments: argparse.Namespace) -> int:
     return 1
 
 
-register(
-    Subcommand(
-        name="verify",
-        help="Check an audit log's hash chain; exit 0 when intact, 1 naming the first broken record.",
-        configure=_configure,
-        run=_run,
-    )
+COMMAND = Subcommand(
+    name="verify",
+    help="Check an audit log's hash chain; exit 0 when intact, 1 naming the first broken record.",
+    configure=_configure,
+    run=_run,
 )

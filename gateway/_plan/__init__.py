@@ -68,6 +68,7 @@ __all__ = [
     "plan_statements",
     "position_words",
     "read_program_position",
+    "unreadable_plan",
 ]
 
 
@@ -102,6 +103,11 @@ def _unmeasured(source: str, reason: str, *, redact: bool) -> ProgramPlan:
     return ProgramPlan(
         source=shown, status="unmeasured", reason=reason, statements=(), digest=digest
     )
+
+
+def unreadable_plan(source: str, reason: str) -> ProgramPlan:
+    """An unmeasured plan of ``source`` with ``reason`` (secrets masked), for text the planner must not read."""
+    return _unmeasured(source, reason, redact=True)
 
 
 def _build(

@@ -42,15 +42,17 @@ from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink
 from gateway._plan._kinds import statement_kind
-from gateway._plan._nested import NestedRequest, nested_requests
+from gateway._plan._nested import NestedRequest, join_values, nested_requests
 from gateway._plan._numbers import NUMBER
 from gateway._plan._parts import expansion_kinds, substitutions, walk_parts
 from gateway._plan._paths import HOME, PathContext
 from gateway._plan._programs import (
     ArgumentReader,
     bounded,
+    fact_via,
     launcher_effects,
     program_effects,
+    stand_ins,
     word_shapes,
 )
 from gateway._plan._scope import FunctionFacts, Scope
@@ -325,10 +327,11 @@ class Builder:
             if index:
                 operator = andor.operators[index - 1]
                 succeeded = scope.copy()
-                if operator == "||":
+                if operator == "||":  # runs only when the one before failed
                     ends.append(succeeded)
-                    scope.replace(Scope.union([failed or succeeded, succeeded]))
-                else:
+                    if failed is not None:
+                        scope.replace(failed)
+                else:  # runs only when the one before succeeded
                     ends.append(failed or succeeded)
             before = scope.copy()
             self.walk_pipeline(
@@ -338,7 +341,7 @@ class Builder:
         if failed is not None:
             ends.append(failed)
         if ends:
-            scope.replace(Scope.union([*ends, scope]))
+            scope.replace(Scope.union([scope, *ends]))
 
     def walk_pipeline(
         self,
@@ -700,6 +703,14 @@ class Builder:
             self.expand(element.parts, sink)
         origin: Origin
         values: frozenset[str] | None
+        if assignment.name in sink.scope.integers and not prefix:
+            # An integer variable: bash evaluates the value it is given as arithmetic.
+            value = assignment.value
+            sink.numbers.value(
+                None if value is None else value.value, value, f"integer {assignment.name}="
+            )
+            sink.bind(assignment.name, "assignment", "literal", frozenset({NUMBER}))
+            return
         if assignment.array is not None:
             literal = all(e.value is not None for e in assignment.array)
             origin, values = ("literal" if literal else "unknown"), None
@@ -710,7 +721,14 @@ class Builder:
             values = None if known is None else frozenset(a + b for a in known for b in values)
             origin = "call_bound" if values is not None else "unknown"
         target = sink.scope.namerefs.get(assignment.name) if not prefix else None
-        text = None if assignment.value is None else self.written(assignment.value)
+        # The value when the text shows one, else the value as written (`$(cat f)`).
+        text = (
+            sink.shown(values)
+            if values is not None and len(values) == 1
+            else None
+            if assignment.value is None
+            else self.written(assignment.value)
+        )
         sink.bind(
             assignment.name,
             "prefix" if prefix else "assignment",
@@ -780,7 +798,10 @@ class Builder:
         directories, runs, table = self.command_effects(
             command, reading, taken, sink, background=background
         )
-        nested = self.nested(words, reading, runs, sink, scope, directories, table=table)
+        stdin = [*taken, *(r for r in command.redirects if r.operator == "<<<")]
+        nested = self.nested(
+            words, reading, runs, sink, scope, directories, table=table, stdin=stdin
+        )
         name = words[0].text if words else ""
         if self.redact and self.redactor:
             # The name, the position's sentences and the nested shells' reasons
@@ -919,18 +940,25 @@ class Builder:
             # What `eval`, `source` and `.` run is planned as nested text, in this very shell.
             builtin_effects(base, args, sink)
             return directories, [], False
-        if base == "env" and program.index is not None and not args:
+        if base == "env" and program.index is not None:
+            # `env` named no program: its words were its own options, and it prints the environment.
             sink.add(ReadEnvironment(via="env"))
             return directories, [], False
         if base in SHELLS:
             return directories, [], False  # what a shell runs is its nested text
-        argv: list[str | None] = [w.value for w in args]
+        argv = stand_ins(args, sink)
         if position.argv_from_stdin:
             argv.append(None)  # operands arrive on standard input
-        one_word, no_dash = word_shapes(args)
+        one_word, no_dash = word_shapes(args, sink)
         arguments = self.run.read_arguments(base, argv, one_word=one_word, no_dash=no_dash)
         runs = program_effects(
-            base, arguments, args, sink, directories=directories, bounded=bounded(reading)
+            base,
+            arguments,
+            args,
+            sink,
+            directories=directories,
+            bounded=bounded(reading),
+            given=argv,
         )
         self.endless_reads(sink, base, args)
         return directories, runs, arguments.table
@@ -958,11 +986,16 @@ class Builder:
         directories: tuple[str | None, ...] | None,
         *,
         table: bool,
+        stdin: Sequence[Redirect] = (),
     ) -> tuple[NestedShell, ...]:
-        requests = nested_requests(words, reading, table=table)
+        requests = [
+            self.fed_text(request, stdin) if request.origin == "stdin" else request
+            for request in nested_requests(words, reading, table=table)
+        ]
         program = reading.position.program
         offset = (program.index or 0) + 1 if program is not None else 0
-        requests.extend(self.fact_request(fact, words, offset) for fact in runs)
+        name = program.basename if program is not None else ""
+        requests.extend(self.fact_request(fact, words, offset, name) for fact in runs)
         found: list[NestedShell] = []
         for request in requests:
             shell = self.nested_shell(request, scope, directories)
@@ -984,30 +1017,83 @@ class Builder:
                 scope.forget_variables()
         base = program.basename if program is not None else None
         if base in ("source", "."):
-            scope.forget_directories()
-            scope.forget_variables()
             if program is not None and program.index is not None:
                 for word in words[program.index + 1 : program.index + 2]:
                     sink.read(word, base)
+            scope.forget_directories()
+            scope.forget_variables()
         return tuple(found)
 
-    def fact_request(self, fact: ArgumentFact, words: Sequence[Word], offset: int) -> NestedRequest:
+    def fed_text(self, request: NestedRequest, stdin: Sequence[Redirect]) -> NestedRequest:
+        """
+        A shell reading standard input from a heredoc or here-string: the text it reads.
+
+        ``bash <<'EOF' … EOF`` and an unquoted body with nothing to expand read
+        the body; ``sh <<< 'TEXT'`` reads TEXT and a newline. The last such
+        redirect wins, as in bash; anything else is still unseen.
+        """
+        if not stdin:
+            return request
+        last = stdin[-1]
+        text: str | None = None
+        if last.heredoc is not None:
+            heredoc = last.heredoc
+            literal = heredoc.quoted or all(isinstance(p, Literal) for p in heredoc.parts)
+            if literal:
+                body = (
+                    heredoc.body
+                    if heredoc.quoted
+                    else "".join(p.text for p in heredoc.parts if isinstance(p, Literal))
+                )
+                text = re.sub(r"(?m)^\t+", "", body) if heredoc.operator == "<<-" else body
+            via = f"{request.via} {heredoc.operator}{heredoc.delimiter_text}"
+        else:
+            target = last.target
+            text = None if target is None or target.value is None else target.value + "\n"
+            via = f"{request.via} <<<"
+        if text is None:
+            return NestedRequest(
+                via=via,
+                reason=f"the text `{via}` reads is built at run time and is only known when it runs",
+                origin="expansion",
+            )
+        return NestedRequest(via=via, text=text)
+
+    def fact_request(
+        self, fact: ArgumentFact, words: Sequence[Word], offset: int, program: str
+    ) -> NestedRequest:
         """A program fact that runs a command (``find -exec``) or shell text, as a request."""
+        via = fact_via(program, fact)
+        if fact.words is not None and fact.action == "shell_text":
+            # `ssh HOST CMD ARGS`: the remote shell reads the words joined by spaces.
+            start, end = fact.words
+            text = join_values(words[offset + start : offset + end])
+            return NestedRequest(
+                via=via,
+                text=text,
+                reason=None
+                if text is not None
+                else f"the text `{via}` runs comes from an expansion",
+                origin="literal" if text is not None else "expansion",
+                runs_in="remote" if program == "ssh" else "child",
+            )
         if fact.words is not None:
             start, end = fact.words
             run = tuple(words[offset + start : offset + end])
             return NestedRequest(
-                via=fact.via,
+                via=via,
                 words=run,
-                placeholders=frozenset(w.span.start for w in run if w.value == "{}"),
+                # `-execdir` runs in each found file's directory: one the text does not show.
+                runs_in="elsewhere" if fact.via in ("-execdir", "-okdir") else "child",
+                placeholders=frozenset(w.span.start for w in run if "{}" in (w.value or "")),
             )
         if fact.value is None:
             return NestedRequest(
-                via=fact.via,
-                reason=f"the text `{fact.via}` runs comes from an expansion and is only known when it runs",
+                via=via,
+                reason=f"the text `{via}` runs comes from an expansion and is only known when it runs",
                 origin="expansion",
             )
-        return NestedRequest(via=fact.via, text=fact.value)
+        return NestedRequest(via=via, text=fact.value)
 
     def nested_shell(
         self,

@@ -424,6 +424,9 @@ def _declaration(name: str, args: Sequence[Word], sink: EffectSink) -> None:
         return  # exports, lists or marks functions: no variable changes
     for word in options.operands:
         _assignment(sink, word, via, integer="-i" in flags, nameref="-n" in flags)
+        if "-i" in flags and word.value is not None:
+            name = word.value.partition("=")[0].removesuffix("+").partition("[")[0]
+            sink.scope.integers = sink.scope.integers | {name}
 
 
 def _read(name: str, args: Sequence[Word], sink: EffectSink) -> None:

@@ -9,7 +9,11 @@ a value comes from, and how to mask a secret in anything it publishes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from typing import Final
+
+import msgspec
 
 from gateway._effects import (
     Bind,
@@ -19,6 +23,7 @@ from gateway._effects import (
     Opaque,
     Origin,
     Read,
+    ReadEnvironment,
     Write,
     WriteAction,
 )
@@ -28,6 +33,8 @@ from gateway._plan._scope import Scope, Values
 from gateway._shell._tree import Word
 
 __all__ = ["EffectSink"]
+
+_ENVIRON: Final = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/environ")
 
 
 class EffectSink:
@@ -129,7 +136,7 @@ class EffectSink:
         if within is not None:
             if value is None:
                 return [effect_path(shown, None, self.paths)]
-            return [role_path(shown, value, self.paths)]
+            return [self._masked(role_path(shown, value, self.paths))]
         if value is not None:
             texts: Sequence[str] | None = (value,)
         elif word is not None and word.span.start not in self.placeholders:
@@ -145,13 +152,20 @@ class EffectSink:
             for base in bases:
                 found[join(base, text)] = None
         return [
-            effect_path(shown, path, self.paths, recursive=recursive, pattern=pattern)
+            self._masked(effect_path(shown, path, self.paths, recursive=recursive, pattern=pattern))
             for path in found
         ]
 
+    def _masked(self, path: EffectPath) -> EffectPath:
+        """The path with the source's secrets masked in its value too (`gzip ~/$TOKEN`)."""
+        if path.value is None:
+            return path
+        value = self.scrub(path.value)
+        return path if value == path.value else msgspec.structs.replace(path, value=value)
+
     def located(self, path: str | None, written: str) -> EffectPath:
         """The `EffectPath` of a path already resolved (``None``: unknown)."""
-        return effect_path(self.scrub(written), path, self.paths)
+        return self._masked(effect_path(self.scrub(written), path, self.paths))
 
     def read(
         self,
@@ -169,6 +183,8 @@ class EffectSink:
             word, value=value, directories=directories, recursive=recursive, within=within
         ):
             self.add(Read(path=path, via=self.scrub(via), recursive=recursive, metadata=metadata))
+            if not metadata and path.value is not None and _ENVIRON.fullmatch(path.value):
+                self.add(ReadEnvironment(via=self.scrub(via)))  # a process's whole environment
 
     def write(
         self,

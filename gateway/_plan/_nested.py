@@ -102,8 +102,11 @@ def _dynamic(via: str, reason: str, origin: NestedOrigin = "expansion") -> Neste
 
 def _text(via: str, text: str | None, runs_in: RunsIn = "child") -> NestedRequest:
     if text is None:
-        return _dynamic(
-            via, f"the text `{via}` runs comes from an expansion and is only known when it runs"
+        return NestedRequest(
+            via=via,
+            reason=f"the text `{via}` runs comes from an expansion and is only known when it runs",
+            origin="expansion",
+            runs_in=runs_in,
         )
     return NestedRequest(via=via, text=text, runs_in=runs_in)
 

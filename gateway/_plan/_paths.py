@@ -244,6 +244,12 @@ def _glob_matches(form: str, patterns: Sequence[str]) -> bool:
     return False
 
 
+def _absolute(patterns: tuple[str, ...], context: PathContext) -> tuple[str, ...]:
+    """The patterns with ``~/`` spelled as the home directory (the marker when it is not known)."""
+    home = context.home if context.home is not None else HOME
+    return tuple(home + p[1:] if p.startswith("~/") else p for p in patterns)
+
+
 def _contains(form: str, patterns: Sequence[str]) -> bool:
     """Whether a directory ``form`` may hold a file that one of ``patterns`` names."""
     pieces = [p for p in form.split("/") if p]
@@ -312,7 +318,7 @@ def classify(
     forms = (form,) if form == concrete else (form, concrete)
     # A recursive effect above an anchor (`rm -rf /`, `rm -rf ~/..`) reaches everything.
     everything = recursive and (concrete == "/" or climbs)
-    contents = _directory_of(form, pattern=pattern) if recursive and not climbs else None
+    contents = _directory_of(concrete, pattern=pattern) if recursive and not climbs else None
     kinds: tuple[tuple[PathClass, tuple[str, ...]], ...] = (
         ("secret", context.secret_patterns),
         ("persistence", context.persistence_patterns),
@@ -322,7 +328,7 @@ def classify(
             everything
             or _matches(forms, patterns)
             or (pattern and _glob_matches(form, patterns))
-            or (contents is not None and _contains(contents, patterns))
+            or (contents is not None and _contains(contents, _absolute(patterns, context)))
         ):
             found.add(kind)
     return tuple(c for c in PATH_CLASSES if c in found)

@@ -36,7 +36,7 @@ from gateway._launchers import LAUNCHERS
 from gateway._plan._addresses import address_class, url_host
 from gateway._plan._builtins import literal_text, may_be_option
 from gateway._plan._collect import EffectSink
-from gateway._plan._paths import join
+from gateway._plan._paths import HOME, ROOT, join
 from gateway._position import PositionReading
 from gateway._programs import ArgumentFact, ArgumentReading, read_arguments as _read_arguments
 from gateway._shell._tree import DoubleQuoted, Parameter, Tilde, Word, walk_parts
@@ -44,9 +44,11 @@ from gateway._shell._tree import DoubleQuoted, Parameter, Tilde, Word, walk_part
 __all__ = [
     "ArgumentReader",
     "bounded",
+    "fact_via",
     "launcher_effects",
     "program_effects",
     "read_arguments",
+    "stand_ins",
     "word_shapes",
 ]
 
@@ -96,23 +98,27 @@ def read_arguments(
     return _read_arguments(basename, argv, one_word=one_word, no_dash=no_dash)
 
 
-def word_shapes(words: Sequence[Word]) -> tuple[frozenset[int], frozenset[int]]:
+def word_shapes(words: Sequence[Word], sink: EffectSink) -> tuple[frozenset[int], frozenset[int]]:
     """
     Of the words that expand: those known to stay one word, and those that cannot start with ``-``.
 
     One word: every expansion in it is inside double quotes and none is
     ``"$@"`` or ``"${a[@]}"`` (which may be no word or several); a leading
-    ``~`` is one word too. No dash: it starts with literal text other than
-    ``-``, or with ``~``.
+    ``~`` is one word too; so is a word whose values the text shows
+    (``$HOME/x``, a variable the call bound). No dash: it starts with literal
+    text other than ``-``, or with ``~``, or none of its known values does.
     """
     one_word: set[int] = set()
     no_dash: set[int] = set()
     for index, word in enumerate(words):
         if word.value is not None:
             continue
-        if _one_word(word):
+        values = sink.values(word)
+        if values is not None or _one_word(word):
             one_word.add(index)
-        if not may_be_option(word):
+        if not may_be_option(word) or (
+            values is not None and not any(v.startswith("-") for v in values)
+        ):
             no_dash.add(index)
     return frozenset(one_word), frozenset(no_dash)
 
@@ -217,6 +223,101 @@ def launcher_effects(
     return directories
 
 
+def fact_via(program: str, fact: ArgumentFact) -> str:
+    """How a fact's effect came about, for display: the program and the option (``tar -C``)."""
+    return program if fact.via == "operand" else f"{program} {fact.via}"
+
+
+def _single(word: Word | None, sink: EffectSink) -> str | None:
+    """The one value a word has, as far as the text shows."""
+    if word is None:
+        return None
+    if word.value is not None:
+        return word.value
+    values = sink.values(word)
+    return next(iter(values)) if values is not None and len(values) == 1 else None
+
+
+def stand_ins(words: Sequence[Word], sink: EffectSink) -> list[str | None]:
+    """
+    The argv to give a program's reader: each word's value, or the one value the text shows.
+
+    A word that expands to one value the scope knows (``~``, ``$HOME/x``, a
+    variable the call bound) is given as that value, spelled as it is
+    published (``~/x``), so the reader can tell an option from an operand;
+    the planner still resolves the path from the word itself.
+    """
+    given: list[str | None] = []
+    for word in words:
+        if word.value is not None:
+            given.append(word.value)
+            continue
+        values = sink.values(word)
+        if values is None or len(values) != 1 or word.span.start in sink.placeholders:
+            given.append(None)
+            continue
+        value = next(iter(values))
+        if value.startswith(HOME):
+            value = "~" + value[1:]
+        elif value.startswith(ROOT):
+            value = "." + value[1:]
+        given.append(value)
+    return given
+
+
+def _derived(
+    value: str, words: Sequence[Word], given: Sequence[str | None], sink: EffectSink
+) -> str:
+    """
+    A value a reader derived from the arguments, in the planner's form.
+
+    When it starts with a stand-in (``~/f.gz`` from the stand-in ``~/f``),
+    the stand-in is replaced by the value it stands for; otherwise it is the
+    literal the reader gave.
+    """
+    for word, stand_in in zip(words, given, strict=False):
+        if stand_in is None or word.value is not None or not value.startswith(stand_in):
+            continue
+        values = sink.values(word)
+        if values is not None and len(values) == 1:
+            return next(iter(values)) + value[len(stand_in) :]
+    return value
+
+
+def _execute(
+    fact: ArgumentFact,
+    via: str,
+    word: Word | None,
+    value: str | None,
+    base: Sequence[str | None],
+    sink: EffectSink,
+    runs: list[ArgumentFact],
+) -> None:
+    """One ``execute`` fact: planned in turn, or an `Execute` effect (and the script it reads)."""
+    action = fact.action
+    if (action == "program" and fact.words is not None) or action == "shell_text":
+        runs.append(fact)  # the planner plans the command or the text
+        return
+    shown = None if fact.value is None else sink.scrub(fact.value)
+    if action == "program":  # a program named by its value (`nice`-like, `-e PROGRAM`)
+        sink.add(
+            Execute(kind="program", via=via, text=shown, origin="literal" if shown else "unknown")
+        )
+    elif action == "script":  # the code of a file runs: it is read, and its code is not in the call
+        sink.read(word, via, value=value, directories=base)
+        sink.add(Execute(kind="code", via=via, text=None, origin="unknown"))
+    elif (
+        action == "module"
+    ):  # a module found and run (`python -m`, `npx`): its code is not in the call
+        sink.add(Execute(kind="code", via=via, text=shown, origin="unknown"))
+    elif action == "configured":
+        sink.add(Execute(kind="configured", via=via, text=None, origin="unknown"))
+    else:  # code written in the program's own language (`python -c`, `awk 'BEGIN{…}'`)
+        sink.add(
+            Execute(kind="code", via=via, text=shown, origin="literal" if shown else "unknown")
+        )
+
+
 def environment_code(names: Sequence[str], program: str, sink: EffectSink) -> None:
     """
     Variables the program reads as code (``PAGER`` for ``man``): bound by the call, they run.
@@ -262,9 +363,15 @@ def program_effects(
     *,
     directories: tuple[str | None, ...] | None,
     bounded: bool,
+    given: Sequence[str | None] = (),
 ) -> list[ArgumentFact]:
     """
     State what the program does with its arguments (``words``: those after the program word).
+
+    ``given`` is the argv the reader was given (`stand_ins`): a fact whose
+    value is the given value of its word is resolved from the word itself;
+    one derived from it (``gzip ~/f`` writes ``~/f.gz``) keeps the
+    derivation on the word's resolved value.
 
     Returns:
         The facts that run commands the planner plans in turn: a command made
@@ -287,11 +394,16 @@ def program_effects(
     runs: list[ArgumentFact] = []
     base = directories if directories is not None else sink.scope.directories
     for fact in arguments.facts:
-        word = words[fact.index] if fact.index is not None and fact.index < len(words) else None
-        if word is not None and fact.value is not None and fact.value != word.value:
-            word = None  # a path derived from the word (`gzip f` writes `f.gz`): the fact's value
-        value = fact.value if word is None else None
-        via = f"{program} {fact.via}" if fact.via != "operand" else program
+        index = fact.index
+        word = words[index] if index is not None and index < len(words) else None
+        value: str | None = None
+        if word is None:
+            value = fact.value  # from no argument (a default file)
+        elif fact.value is not None:
+            own = given[index] if index is not None and index < len(given) else word.value
+            if fact.value != own:  # derived from an argument (`gzip f` writes `f.gz`)
+                word, value = None, _derived(fact.value, words, given, sink)
+        via = fact_via(program, fact)
         if fact.kind == "read":
             sink.read(
                 word,
@@ -304,8 +416,9 @@ def program_effects(
             )
         elif fact.kind == "write":
             action = _WRITE_ACTIONS.get(fact.action or "", "write")
-            if fact.prefix and value is not None:
-                value, word = value + "*", None  # `split IN part_`: paths that start so
+            if fact.prefix:  # `split IN part_`: the paths that start so
+                start = value if value is not None else _single(word, sink)
+                word, value = None, None if start is None else start + "*"
             sink.write(
                 word,
                 via,
@@ -358,16 +471,6 @@ def program_effects(
                 apply=False,
             )
         elif fact.kind == "execute":
-            if (fact.action == "program" and fact.words is not None) or fact.action == "shell_text":
-                runs.append(fact)
-                continue
-            sink.add(
-                Execute(
-                    kind="configured" if fact.action == "configured" else "code",
-                    via=via,
-                    text=None if fact.value is None else sink.scrub(fact.value),
-                    origin="literal" if fact.value is not None else "unknown",
-                )
-            )
+            _execute(fact, via, word, value, base, sink, runs)
     environment_code(arguments.environment, program, sink)
     return runs

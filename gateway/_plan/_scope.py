@@ -67,6 +67,8 @@ class Scope:
             not show. A name not here was not bound by the call (it comes from
             outside).
         functions: Functions the call defined so far, and what calling one changes.
+        integers: Variables declared integers (``declare -i``): a value assigned
+            to one later is evaluated as arithmetic.
         namerefs: Variables declared ``declare -n NAME=TARGET``: binding NAME binds TARGET.
         unbound_all: Something the text does not show may have bound any
             variable (``eval "$x"``, ``source f``): every name bound before is
@@ -76,6 +78,7 @@ class Scope:
     __slots__ = (
         "directories",
         "functions",
+        "integers",
         "namerefs",
         "previous",
         "stack",
@@ -90,6 +93,7 @@ class Scope:
         self.variables: dict[str, Values] = {}
         self.namerefs: dict[str, str] = {}
         self.functions: dict[str, FunctionFacts] = {}
+        self.integers: frozenset[str] = frozenset()
         self.unbound_all = False
 
     def copy(self) -> Scope:
@@ -101,6 +105,7 @@ class Scope:
         other.variables = dict(self.variables)
         other.namerefs = dict(self.namerefs)
         other.functions = dict(self.functions)
+        other.integers = self.integers
         other.unbound_all = self.unbound_all
         return other
 
@@ -112,6 +117,7 @@ class Scope:
         self.variables = other.variables
         self.namerefs = other.namerefs
         self.functions = other.functions
+        self.integers = other.integers
         self.unbound_all = other.unbound_all
 
     # ── directories ──
@@ -191,6 +197,7 @@ class Scope:
                 known = functions.get(name)
                 functions[name] = facts if known is None else known.join(facts)
         merged.functions = functions
+        merged.integers = frozenset().union(*(s.integers for s in scopes))
         names = {name for s in scopes for name in s.variables}
         variables: dict[str, Values] = {}
         for name in sorted(names):

@@ -23,7 +23,14 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ["ArgumentFact", "ArgumentReading", "FactBase", "FactKind", "read_arguments"]
+__all__ = [
+    "ArgumentFact",
+    "ArgumentReading",
+    "FactBase",
+    "FactKind",
+    "read_arguments",
+    "reading_problem",
+]
 
 FactKind = Literal[
     "read",
@@ -204,3 +211,31 @@ def read_arguments(
     if row is None:
         return ArgumentReading(program=basename, table=False)
     return read_row(basename, row, argv, one_word=one_word, no_dash=no_dash)
+
+
+def reading_problem(reading: ArgumentReading) -> str | None:
+    """
+    Why nothing may be allowed on this reading's facts, as one sentence; ``None`` when it was read in full.
+
+    The one place the table's and the language readers' findings become a
+    sentence: a program without a table, an option the table does not
+    declare (named as written), or words that cannot be read.
+
+    Examples:
+        >>> reading_problem(read_arguments("sort", ["--frobnicate"]))
+        '`sort` is given the option `--frobnicate`, which its option table does not declare.'
+        >>> reading_problem(read_arguments("cat", [None]))
+        "`cat`'s arguments cannot be read: argument 1 is an expansion where an option could stand."
+        >>> reading_problem(read_arguments("cat", ["README.md"])) is None
+        True
+    """
+    program = reading.program
+    if not reading.table:
+        return f"`{program}` has no option table, so what it does with its arguments is unknown."
+    if reading.undeclared is not None:
+        word = reading.undeclared
+        what = f"the option `{word}`" if word.startswith(("-", "+")) else f"`{word}`"
+        return f"`{program}` is given {what}, which its option table does not declare."
+    if reading.unreadable is not None:
+        return f"`{program}`'s arguments cannot be read: {reading.unreadable}."
+    return None

@@ -45,6 +45,8 @@ class _Lookup(NamedTuple):
 
 
 _LOOKUPS: dict[tuple[int, ...], tuple[tuple[ProgramRow, ...], _Lookup]] = {}
+_LOOKUPS_HELD: Final = 4096
+"""How many chains of rows the lookup cache holds (the tables have a few hundred)."""
 
 
 def _lookup(rows: Sequence[ProgramRow]) -> _Lookup:
@@ -58,7 +60,9 @@ def _lookup(rows: Sequence[ProgramRow]) -> _Lookup:
         options.update(row.options)
     longs = tuple(sorted(spelling for spelling in options if spelling.startswith("--")))
     lookup = _Lookup(options, longs, all(row.abbreviations for row in rows))
-    # The rows are module constants; keeping them here keeps their ids unique.
+    if len(_LOOKUPS) >= _LOOKUPS_HELD:
+        _LOOKUPS.clear()
+    # Keeping the rows with their lookup keeps their ids from being reused.
     _LOOKUPS[key] = (tuple(rows), lookup)
     return lookup
 
@@ -165,6 +169,7 @@ class _Scan:
         self.rows: list[ProgramRow] = [row]
         self.subcommand: list[str] = []
         self.options: list[str] = []
+        self.named: set[str] = set(row.implied)
         self.facts: list[tuple[int, ArgumentFact]] = []
         self.operands: list[_Operand] = []
         self.ended = False
@@ -197,13 +202,11 @@ class _Scan:
         return _lookup(chain)
 
     def present(self) -> frozenset[str]:
-        present = set(self.options)
-        for row in self.rows:
-            present |= row.implied
-        return frozenset(present)
+        """The options given so far and those the rows imply (kept as the words are read)."""
+        return frozenset(self.named)
 
     def mode(self) -> Mode | None:
-        present = self.present()
+        present = self.named
         return next((mode for mode in self.row.modes if mode.when <= present), None)
 
     def layout(self) -> tuple[Operands, tuple[Implicit, ...]]:
@@ -250,6 +253,7 @@ class _Scan:
         """Record an option met at ``index``; ``value`` is its value when ``given``."""
         name = "+" + option.name[1:] if plus else option.name
         self.options.append(name)
+        self.named.add(name)
         effect = option.effect
         if effect is not None:
             if effect.form == "ssh_option":
@@ -460,6 +464,7 @@ class _Scan:
                 return
             self.subcommand.append(row.subcommand_names.get(value, value))
             self.rows.append(sub)
+            self.named |= sub.implied
             self.ended = False
             return
         position = len(self.operands)
@@ -778,8 +783,9 @@ def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bo
     )
     if effect is None:
         return
+    # The program writes into the directory the last such option names.
     directories = [fact.value for _, fact in scan.facts if fact.via == name]
-    for directory in directories:
+    for directory in directories[-1:]:
         for operand in scan.operands:
             value = _into(directory, operand.value, uncertain=uncertain or operand.several)
             scan.fact(operand.at, _with_recursion(effect, recursive=recursive), name, value)

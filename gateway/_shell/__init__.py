@@ -24,6 +24,7 @@ from typing import Final, Literal
 
 import msgspec
 
+from gateway._shell import _lrtables
 from gateway._shell._consensus import compare
 from gateway._shell._limits import (
     INPROCESS_MAX_BYTES,
@@ -38,6 +39,10 @@ from gateway._shell._words import Unreadable
 from gateway._shell._worker import WorkerPool
 
 __all__ = ["INTERNAL_FAILURE", "ShellReading", "read_shell"]
+
+# bashlex builds its parse tables when first imported (by `_bashlex`, in this
+# process or in a worker); make it take the shipped ones instead.
+_lrtables.install()
 
 _READERS: Final = ("tree-sitter", "bashlex")
 INTERNAL_FAILURE: Final = "The shell reader failed on this text"
@@ -153,8 +158,8 @@ def read_shell(text: str | bytes) -> ShellReading:
     Examples:
         >>> read_shell("ls -la | wc -l").status
         'measured'
-        >>> read_shell("case $x in a) echo;; esac").reason
-        'Bashlex does not support `case` statements.'
+        >>> read_shell("coproc x { :; }").reason
+        'Bashlex does not support `coproc`.'
     """
     try:
         return _read(text)

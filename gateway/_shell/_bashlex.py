@@ -30,6 +30,8 @@ only for the exact release the project depends on (``bashlex==0.18``):
 * **``&&`` and ``||`` inside ``$( )``** made it raise: the parser tables it
   patches so that ``)`` ends a substitution are patched for the states after
   ``&&`` and ``||`` too (`_close_lists_in_substitutions`).
+* **A loop condition ended by a newline** (``while read x`` and ``do`` on the
+  next line) made it raise AssertionError (`_condition_as_list`).
 * **Every ``elif`` after the first**, which bashlex nests inside a reserved
   word node whose ``word`` is a list (`_spliced`).
 
@@ -54,8 +56,10 @@ import bashlex.heredoc
 import bashlex.parser
 import bashlex.subst
 import bashlex.tokenizer
+import msgspec
 
 from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
+from gateway._shell._heredocs import closing_parenthesis
 from gateway._shell._limits import BASHLEX_TOKEN_FLOOR, BASHLEX_TOKENS_PER_CHAR, MAX_NESTING
 from gateway._shell._masks import Mask, apply_masks
 from gateway._shell._source import Source
@@ -63,6 +67,8 @@ from gateway._shell._tree import (
     ArithCommand,
     ArithFor,
     Assignment,
+    Case,
+    CaseItem,
     Command,
     For,
     Function,
@@ -113,27 +119,36 @@ REDIRECT_TYPES: Final = frozenset(
 
 
 def _read_line(tokenizer: Any, *, join: bool) -> str | None:
-    """One line from bashlex's tokenizer; backslash-newline is joined only when ``join``."""
+    """
+    One line from bashlex's tokenizer, ending in a newline; ``None`` at the end of input.
+
+    With ``join`` (an unquoted heredoc body), a line ending in an odd number
+    of backslashes goes on on the next one, the backslash and the newline
+    removed, as bash reads it (bashlex's own reader joined after an even
+    number too: ``a\\\\`` and a newline is not a continuation).
+    """
     text: str = tokenizer._shell_input_line  # noqa: SLF001 -- the repair reads bashlex's own input
-    start: int = tokenizer._shell_input_line_index  # noqa: SLF001
-    if tokenizer._eol_ungetc_lookahead is None:  # noqa: SLF001
-        # The common case, a line at a time: what the character loop below
-        # would read, when no backslash-newline needs joining.
-        end = text.find("\n", start)
-        line = text[start : end + 1] if end >= 0 else text[start:]
-        if line and (not join or "\\\n" not in line) and end >= 0:
-            tokenizer._shell_input_line_index = end + 1  # noqa: SLF001
-            return line
-    buffer: list[str] = []
+    if tokenizer._eol_ungetc_lookahead is not None:  # noqa: SLF001
+        buffer = [tokenizer._getc(join)]  # noqa: SLF001 -- the one pushed-back character
+        rest = _read_line(tokenizer, join=join)
+        return "".join(c for c in buffer if c is not None) + (rest or "\n")
+    pieces: list[str] = []
+    i: int = tokenizer._shell_input_line_index  # noqa: SLF001
     while True:
-        char = tokenizer._getc(join)  # noqa: SLF001
-        if char is None:
-            if not buffer:
+        end = text.find("\n", i)
+        if end < 0:
+            rest = text[i:]
+            tokenizer._shell_input_line_index = len(text)  # noqa: SLF001
+            if not rest and not pieces:
                 return None
-            char = "\n"
-        buffer.append(char)
-        if char == "\n":
-            return "".join(buffer)
+            return "".join(pieces) + rest + "\n"
+        line = text[i:end]
+        i = end + 1
+        if join and (len(line) - len(line.rstrip("\\"))) % 2:
+            pieces.append(line[:-1])
+            continue
+        tokenizer._shell_input_line_index = i  # noqa: SLF001
+        return "".join(pieces) + line + "\n"
 
 
 def _read_heredoc(tokenizer: Any, redirnode: Any, lineno: int, killleading: bool) -> str:  # noqa: FBT001 -- bashlex's signature
@@ -294,6 +309,23 @@ def _metering(length: int, deadline: float) -> Iterator[None]:
         meter.limit, meter.steps, meter.deadline = saved
 
 
+def _condition_as_list(original: Any) -> Any:
+    """
+    Wrap bashlex's ``while``/``until`` production so a condition ended by a newline is read.
+
+    bashlex asserts that a loop's condition is a list node; ``while read x``
+    then a newline and ``do`` gives it the command itself, and it raises
+    AssertionError. The command is given to it as a one-command list.
+    """
+
+    def production(p: Any) -> None:
+        if len(p) == 6 and getattr(p[2], "kind", "list") != "list":
+            p[2] = bashlex.ast.node(kind="list", parts=[p[2]], pos=p[2].pos)
+        original(p)
+
+    return production
+
+
 def _install_repair() -> None:
     global _REPAIRED
     if _INSTALLED == BASHLEX_VERSION and not _REPAIRED:
@@ -301,6 +333,8 @@ def _install_repair() -> None:
         for production in bashlex.parser.yaccparser.productions:
             if production.func == "p_redirection_heredoc":
                 production.callable = _gather_after_lookahead(production.callable)
+            elif production.func == "p_shell_command":
+                production.callable = _condition_as_list(production.callable)
         bashlex.tokenizer.tokenizer.token = _metered(bashlex.tokenizer.tokenizer.token)
         _close_lists_in_substitutions()
         _REPAIRED = True
@@ -424,6 +458,11 @@ class _Reader:
         self.source = source
         self.text = source.text
         self.masks = {(mask.kind, mask.start): mask for mask in masks}
+        self.masked_text = apply_masks(source.text, masks)
+        self.case_heads = [
+            arm.head for mask in masks if mask.case is not None for arm in mask.case.arms
+        ]
+        self.case_kept = [span for mask in masks if mask.case is not None for span in mask.keep]
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(
             source, self.subs, READER, resolve=self.parse_missing, deadline=deadline
@@ -514,6 +553,19 @@ class _Reader:
         masked = self.masked(node)
         if masked is not None:
             return masked
+        at = node.pos[0]
+        if any(lo <= at < hi for lo, hi in self.case_heads) and not any(
+            lo <= at < hi for lo, hi in self.case_kept
+        ):
+            # The mask's stand-in for a case arm's patterns: nothing of it is
+            # a command; its substitutions (kept verbatim) are parsed.
+            for part in node.parts:
+                if part.kind == "word":
+                    self.register_parts(part)
+            empty = SimpleCommand(
+                span=self.source.span(*node.pos), redirects=(), assignments=(), words=()
+            )
+            return empty, node.pos[1]
         assignments: list[Assignment] = []
         words: list[Word] = []
         redirects: list[Redirect] = []
@@ -570,6 +622,9 @@ class _Reader:
             closer = ")" if first.word == "(" else "}"
             if items[-1].kind != "reservedword" or items[-1].word != closer:
                 raise self.unexpected(node, f"not closed by {closer}")
+            case = self.masks.get(("case", node.pos[0]))
+            if first.word == "{" and case is not None and case.case is not None:
+                return self.case(items[1:-1], case, tuple(redirects)), extent
             self.enter(node.pos[0])
             body = self.sequence(items[1:-1])
             self.depth -= 1
@@ -587,6 +642,67 @@ class _Reader:
             command = self.while_node(first, span, tuple(redirects))
         self.depth -= 1
         return command, extent
+
+    def case(self, nodes: list[Any], mask: Mask, redirects: tuple[Redirect, ...]) -> Case:
+        """
+        A ``case`` bashlex read through its mask as ``{ : WORD; : PATTERNS; BODY; … }``.
+
+        The statements bashlex parsed are given back to the arms by offset: a
+        statement inside an arm's head is the mask's stand-in for its
+        patterns (dropped, its substitutions kept), one after the head is
+        the arm's body. The subject and the patterns are words the scanner
+        reads from the original text.
+        """
+        layout = mask.case
+        if layout is None:  # pragma: no cover - the caller checked
+            raise Unreadable("a case mask without its layout", mask.start)
+        self.enter(mask.start)
+        statements = self.sequence(nodes)
+        self.depth -= 1
+        unexpected = Unreadable(
+            f"bashlex read the masked case at offset {mask.start} unexpectedly", mask.start
+        )
+        if not statements or statements[0].span.start != mask.start + 2:
+            raise unexpected
+        stand_in = statements[0].body.pipelines[0].commands[0]
+        if not (
+            isinstance(stand_in, SimpleCommand)
+            and len(statements[0].body.pipelines) == 1
+            and len(stand_in.words) == 2
+            and (stand_in.words[1].span.start, stand_in.words[1].span.end) == layout.subject
+        ):
+            raise unexpected
+        rest = statements[1:]
+        items: list[CaseItem] = []
+        placed = 0
+        for index, arm in enumerate(layout.arms):
+            lo, hi = arm.head
+            following = layout.arms[index + 1].head[0] if index + 1 < len(layout.arms) else mask.end
+            heads = [s for s in rest if lo <= s.span.start < hi]
+            body = tuple(s for s in rest if hi <= s.span.start < following)
+            placed += len(heads) + len(body)
+            if body and arm.terminator is not None and body[-1].terminator == ";":
+                # The `;` the mask wrote for `;;` ends no statement in bash.
+                at = arm.span[1] - len(arm.terminator)
+                if self.masked_text[at] == ";" and self.text[at] == ";":
+                    body = (*body[:-1], msgspec.structs.replace(body[-1], terminator=None))
+            items.append(
+                CaseItem(
+                    patterns=tuple(self.scanner.word(a, b) for a, b in arm.patterns),
+                    body=body,
+                    terminator=arm.terminator,
+                    head=self.source.span(lo, hi),
+                    span=self.source.span(*arm.span),
+                )
+            )
+        if placed != len(rest):
+            raise unexpected
+        return Case(
+            span=self.source.span(mask.start, mask.end),
+            redirects=redirects,
+            subject=stand_in.words[1],
+            items=tuple(items),
+        )
 
     def split_reserved(
         self, parts: list[Any], keywords: frozenset[str]
@@ -734,11 +850,44 @@ class _Reader:
                 sub_kind = "in" if opener == "<" else "out"
             if start in self.subs:
                 continue
+            end = self._substitution_end(part.command, part.pos[1], sub_kind)
+            if sub_kind != "backtick" and end != self._closer(start):
+                # bashlex parses one line of a substitution: `$(a\nb)` stops after `a`.
+                self.subs[start] = self._reparse(start, sub_kind)
+                continue
             self.enter(start)
             body = self.sequence([part.command])
             self.depth -= 1
-            end = self._substitution_end(part.command, part.pos[1], sub_kind)
             self.subs[start] = SubEntry(end, sub_kind, body)
+
+    def _closer(self, start: int) -> int:
+        """Past the ``)`` closing the ``$(``, ``<(`` or ``>(`` at ``start`` (the project's own matcher)."""
+        try:
+            return closing_parenthesis(self.text, start + 2)
+        except Unreadable:
+            return -1
+
+    def _reparse(self, start: int, kind: SubKind) -> SubEntry:
+        """Parse a substitution's whole text with bashlex (every line of it), at its offsets."""
+        end = self._closer(start)
+        if end < 0:
+            raise Unreadable(f"the substitution at offset {start} is not closed", start)
+        inner = self.masked_text[start + 2 : end - 1]
+        try:
+            nodes = [] if _blank_or_comments(inner) else bashlex.parse(inner)
+        except Unreadable:
+            raise
+        except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
+            raise Unreadable(
+                f"bashlex could not parse the substitution at offset {start} ({type(error).__name__})",
+                start,
+            ) from None
+        for tree in nodes:
+            bashlex.ast.posshifter(start + 2).visit(tree)
+        self.enter(start)
+        body = self.sequence(nodes)
+        self.depth -= 1
+        return SubEntry(end, kind, body)
 
     def _substitution_end(self, command: Any, reported: int, kind: SubKind) -> int:
         """
@@ -761,38 +910,22 @@ class _Reader:
 
     def parse_missing(self, at: int, kind: SubKind) -> SubEntry:
         """Parse, with bashlex, a substitution bashlex skipped but the word scanner found."""
-        if kind == "dollar":
-            try:
-                context = bashlex.parser._parser(self.text)  # noqa: SLF001 -- bashlex's own substitution parser
-                command, close = bashlex.subst._parsedolparen(context, self.text, at + 2)  # noqa: SLF001
-            except Unreadable:
-                raise
-            except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
-                raise Unreadable(
-                    f"bashlex could not parse the substitution at offset {at} ({type(error).__name__})",
-                    at,
-                ) from None
-            end = self._substitution_end(command, close + 1, "dollar")
-            nodes = [command]
-        elif kind == "backtick":
-            close = _backtick_close(self.text, at)
-            inner = self.text[at + 1 : close]
-            if close < 0 or "\\" in inner:
-                raise Unreadable(
-                    f"bashlex cannot read the backtick substitution at offset {at}", at
-                )
-            try:
-                nodes = bashlex.parse(inner) if inner.strip() else []
-            except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
-                raise Unreadable(
-                    f"bashlex could not parse the substitution at offset {at} ({type(error).__name__})",
-                    at,
-                ) from None
-            for tree in nodes:
-                bashlex.ast.posshifter(at + 1).visit(tree)
-            end = close + 1
-        else:
-            raise Unreadable(f"bashlex did not parse the process substitution at offset {at}", at)
+        if kind != "backtick":
+            return self._reparse(at, kind)
+        close = _backtick_close(self.text, at)
+        inner = self.text[at + 1 : close]
+        if close < 0 or "\\" in inner:
+            raise Unreadable(f"bashlex cannot read the backtick substitution at offset {at}", at)
+        try:
+            nodes = bashlex.parse(inner) if inner.strip() else []
+        except Exception as error:  # noqa: BLE001 -- bashlex raises many exception types
+            raise Unreadable(
+                f"bashlex could not parse the substitution at offset {at} ({type(error).__name__})",
+                at,
+            ) from None
+        for tree in nodes:
+            bashlex.ast.posshifter(at + 1).visit(tree)
+        end = close + 1
         self.enter(at)
         body = self.sequence(nodes)
         self.depth -= 1
@@ -816,7 +949,13 @@ class _Reader:
             lo, hi = start + subscript_bounds[0], start + subscript_bounds[1]
             subscript = self.scanner.arithmetic(lo, hi)
         value: Word | None = None
-        if start + value_at < end:
+        array: tuple[Word, ...] | None = None
+        mask = self.masks.get(("array", start + value_at))
+        if mask is not None and mask.end == end:
+            # An array bashlex read through its mask as one word: the elements
+            # are where the mask says, read from the original text.
+            array = tuple(self.scanner.word(lo, hi) for lo, hi in mask.expressions)
+        elif start + value_at < end:
             value = self.scanner.word(start + value_at, end, assignment=True)
         return Assignment(
             span=self.source.span(start, end),
@@ -824,6 +963,7 @@ class _Reader:
             subscript=subscript,
             append=append,
             value=value,
+            array=array,
         )
 
     def redirect(self, node: Any) -> tuple[Redirect, int]:

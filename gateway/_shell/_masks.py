@@ -32,31 +32,63 @@ from gateway._shell._tree import (
     ArithCommand,
     ArithFor,
     Arithmetic,
+    Assignment,
+    Case,
     CommandSubstitution,
     Heredoc,
+    Literal as LiteralPart,
     Node,
     Part,
     ProcessSubstitution,
     Program,
+    SimpleCommand,
     Test,
+    Word,
     walk,
     walk_parts,
 )
+from gateway._shell._words import split_assignment
 
-__all__ = ["Mask", "apply_masks", "find_masks"]
+__all__ = ["CaseArm", "CaseLayout", "Mask", "apply_masks", "find_masks"]
 
-MaskKind = Literal["test", "arith_command", "arithmetic", "arith_for"]
+MaskKind = Literal["test", "arith_command", "arithmetic", "arith_for", "case", "array"]
+# The builtins whose `NAME=(…)` arguments bash reads as array assignments.
+_DECLARATIONS: Final = frozenset({"declare", "local", "typeset", "readonly", "export"})
 _OPERATOR_CHARACTERS: Final = frozenset("&|<>()!;")
 
 
+class CaseArm(NamedTuple):
+    """Where one arm of a masked ``case`` is: its head (patterns through ``)``), patterns, extent."""
+
+    head: tuple[int, int]
+    patterns: tuple[tuple[int, int], ...]
+    span: tuple[int, int]
+    terminator: str | None
+
+
+class CaseLayout(NamedTuple):
+    """Where the pieces of a masked ``case`` are, for bashlex's reader to put them back."""
+
+    subject: tuple[int, int]
+    arms: tuple[CaseArm, ...]
+
+
 class Mask(NamedTuple):
-    """One construct to mask: what, where, which spans inside stay verbatim, and (``for``) its expressions."""
+    """
+    One construct to mask: what, where, which spans inside stay verbatim.
+
+    ``expressions`` are a ``for (( ))`` header's three expressions; ``edits``
+    are spans written over with a text of the same length (a ``case``), and
+    ``case`` says where its pieces are.
+    """
 
     kind: MaskKind
     start: int
     end: int
     keep: tuple[tuple[int, int], ...]
     expressions: tuple[tuple[int, int], ...] = ()
+    edits: tuple[tuple[int, int, str], ...] = ()
+    case: CaseLayout | None = None
 
 
 def _subs_in(parts: Iterable[Part]) -> tuple[tuple[int, int], ...]:
@@ -92,7 +124,119 @@ def find_masks(program: Program, text: str) -> tuple[Mask, ...]:
             mask = _arith_for(node, text)
             if mask is not None:
                 masks.append(mask)
+        elif isinstance(node, Case):
+            mask = _case(node, text)
+            if mask is not None:
+                masks.append(mask)
+        elif isinstance(node, Assignment) and node.array is not None:
+            masks.extend(_array_assignment(node, text))
+        elif isinstance(node, SimpleCommand) and _declares(node):
+            masks.extend(_array_argument(w, text) for w in node.words[1:] if "=(" in w.text)
     return tuple(sorted(masks, key=lambda mask: (mask.start, -mask.end)))
+
+
+def _declares(command: SimpleCommand) -> bool:
+    return bool(command.words) and command.words[0].value in _DECLARATIONS
+
+
+def _array_assignment(assignment: Assignment, text: str) -> list[Mask]:
+    """
+    ``NAME=(a b)``: the parentheses and what is between the elements become ``_``.
+
+    bashlex cannot parse an array; through the mask it reads one assignment
+    word (its substitutions kept verbatim, so it parses each), and its reader
+    takes the elements' spans from the mask.
+    """
+    split = split_assignment(text[assignment.span.start : assignment.span.end])
+    if split is None:
+        return []
+    open_at = assignment.span.start + split[3]
+    end = assignment.span.end
+    if text[open_at : open_at + 1] != "(" or text[end - 1 : end] != ")":
+        return []
+    elements = tuple((word.span.start, word.span.end) for word in assignment.array or ())
+    return [Mask("array", open_at, end, elements, expressions=elements)]
+
+
+def _array_argument(word: Word, text: str) -> Mask:
+    """
+    ``declare -a NAME=(a b)``: an argument bash reads as an array; blanks and parentheses become ``_``.
+
+    Both readers read the argument as one word; the mask only lets bashlex
+    read it as one word too (quotes, expansions and substitutions kept).
+    """
+    start = text.index("=(", word.span.start) + 1
+    kept = tuple(
+        (part.span.start, part.span.end)
+        for part in word.parts
+        if not isinstance(part, LiteralPart) and part.span.end > start
+    )
+    return Mask("array", start, word.span.end, kept)
+
+
+def _case(command: Case, text: str) -> Mask | None:
+    """
+    The mask of a ``case``: a group bashlex can read, with every arm's body in place.
+
+    ``case WORD in`` becomes ``{ : WORD;``, each arm's patterns through its
+    ``)`` become ``: …;`` (substitutions in them kept), each terminator a
+    ``;`` (blanks where a ``;`` would stand alone), and ``esac`` a ``}``.
+    """
+    start, end = command.span.start, command.span.end
+    subject = command.subject.span
+    at = subject.end
+    while at < end and text[at] in " \t\n":
+        at += 1
+    if (
+        text[start : start + 4] != "case"
+        or text[at : at + 2] != "in"
+        or text[at + 2 : at + 3] not in (" ", "\t", "\n")
+        or text[end - 4 : end] != "esac"
+    ):
+        return None
+    edits = [(start, start + 4, "{ : "), (at, at + 2, "; "), (end - 4, end, "}   ")]
+    keep: list[tuple[int, int]] = []
+    arms: list[CaseArm] = []
+    for item in command.items:
+        lo, hi = item.head.start, item.head.end
+        if text[hi - 1 : hi] != ")":
+            return None
+        kept = [span for pattern in item.patterns for span in _subs_in(pattern.parts)]
+        keep.extend(kept)
+        head = [" "] * (hi - lo)
+        for sub_start, sub_end in kept:
+            head[sub_start - lo : sub_end - lo] = text[sub_start:sub_end]
+        if not any(sub_start <= lo < sub_end for sub_start, sub_end in kept):
+            head[0] = ":"
+        head[-1] = ";"
+        edits.append((lo, hi, "".join(head)))
+        terminator = item.terminator
+        if terminator is not None:
+            t_start = item.span.end - len(terminator)
+            if text[t_start : item.span.end] != terminator:
+                return None
+            before = t_start - 1
+            while before > hi and text[before] in " \t":
+                before -= 1
+            alone = not item.body or text[before] in "\n;&"
+            filler = " " * len(terminator) if alone else ";" + " " * (len(terminator) - 1)
+            edits.append((t_start, item.span.end, filler))
+        arms.append(
+            CaseArm(
+                head=(lo, hi),
+                patterns=tuple((p.span.start, p.span.end) for p in item.patterns),
+                span=(item.span.start, item.span.end),
+                terminator=terminator,
+            )
+        )
+    return Mask(
+        "case",
+        start,
+        end,
+        tuple(keep),
+        edits=tuple(edits),
+        case=CaseLayout(subject=(subject.start, subject.end), arms=tuple(arms)),
+    )
 
 
 def _arith_for(command: ArithFor, text: str) -> Mask | None:
@@ -139,6 +283,10 @@ def apply_masks(text: str, masks: Sequence[Mask]) -> str:
     # Outer masks first; each leaves its own kept spans alone, and a mask
     # found inside a kept substitution is applied after it.
     for mask in masks:
+        if mask.edits:
+            for start, end, written in mask.edits:
+                chars[start:end] = written
+            continue
         kept = {index for start, end in mask.keep for index in range(start, end)}
         for index in range(mask.start, mask.end):
             if index in kept:
@@ -159,6 +307,9 @@ def apply_masks(text: str, masks: Sequence[Mask]) -> str:
                 )
             elif mask.kind == "arithmetic":
                 chars[index] = "0"
+            elif mask.kind == "array":
+                if char in " \t\n()" or index >= mask.end - 1 or mask.expressions:
+                    chars[index] = "_"
             else:
                 offset = index - mask.start
                 chars[index] = "x in "[offset] if offset < 5 else "0"

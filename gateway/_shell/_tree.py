@@ -371,11 +371,22 @@ class While(_Command, frozen=True, kw_only=True, tag="while"):
 
 
 class CaseItem(msgspec.Struct, frozen=True, kw_only=True):
-    """One ``pattern | pattern) body ;;`` arm (terminator ``;;``, ``;&`` or ``;;&``)."""
+    """
+    One ``pattern | pattern) body ;;`` arm (terminator ``;;``, ``;&`` or ``;;&``).
+
+    Attributes:
+        patterns: The patterns, in order.
+        body: The statements the arm runs.
+        terminator: ``;;``, ``;&``, ``;;&``, or ``None`` for a last arm without one.
+        head: From the arm's first character (an optional ``(``) through its ``)``.
+        span: The whole arm, its terminator included.
+    """
 
     patterns: tuple[Word, ...]
     body: tuple[Statement, ...]
     terminator: str | None
+    head: Span
+    span: Span
 
 
 class Case(_Command, frozen=True, kw_only=True, tag="case"):

@@ -6,11 +6,15 @@ The reader walks the *whole* tree. Every node kind it meets must be on one of
 the explicit lists below; anything else, and every ``ERROR`` or missing node,
 makes the reading `Unreadable` with a sentence naming the kind and offset.
 
-tree-sitter-bash has odd shapes this reader undoes: the words after a
-heredoc introducer (``cat <<EOF && echo done``) are nested *inside* the
-heredoc redirect, and lists nest left-deep. Both are flattened to a token run
-and regrouped by `assemble`, so the neutral tree follows bash's precedence,
-not the parser's nesting.
+tree-sitter never sees a here-document: the project's own heredoc reader
+(``_heredocs``) finds them, and tree-sitter parses a copy of the text in which
+each operator is a plain ``<`` redirect and each body is blank (the same
+length, so every offset holds); the redirect at an operator's offset becomes
+the heredoc, with the body spans the heredoc reader found, and the
+substitutions of unquoted bodies are parsed from a second copy that holds
+nothing else. Lists nest left-deep in tree-sitter's tree; they are flattened
+to a token run and regrouped by `assemble`, so the neutral tree follows
+bash's precedence, not the parser's nesting.
 """
 
 from __future__ import annotations
@@ -25,6 +29,14 @@ import tree_sitter
 import tree_sitter_bash
 
 from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
+from gateway._shell._heredocs import (
+    HeredocSpan,
+    blank_outside,
+    body_substitutions,
+    find_heredocs,
+    for_tree_sitter,
+    only_substitutions,
+)
 from gateway._shell._limits import MAX_NESTING
 from gateway._shell._source import Source
 from gateway._shell._tree import (
@@ -57,7 +69,6 @@ from gateway._shell._words import (
     Unreadable,
     WordScanner,
     split_assignment,
-    unquote_delimiter,
 )
 
 __all__ = ["read_with_tree_sitter"]
@@ -109,7 +120,7 @@ WORD_NODES: Final = frozenset(
     }
 )
 SEQUENCE_OPERATORS: Final = frozenset({";", "&", "&&", "||", "|", "|&"})
-REDIRECT_NODES: Final = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
+REDIRECT_NODES: Final = frozenset({"file_redirect", "herestring_redirect"})
 FILE_REDIRECT_OPERATORS: Final = frozenset(
     {">", ">>", "<", "&>", "&>>", ">&", "<&", ">|", "<>", "<&-", ">&-"}
 )
@@ -149,21 +160,29 @@ def read_with_tree_sitter(source: Source, deadline: float = math.inf) -> Program
         Unreadable: A syntax error, a node kind outside the lists, a word the
             scanner reads differently, or nesting deeper than `MAX_NESTING`.
     """
-    tree = _parser().parse(source.data)
+    heredocs = find_heredocs(source.text)
+    tree = _parser().parse(for_tree_sitter(source, heredocs))
     root = tree.root_node
-    reader = _Reader(source, deadline)
+    reader = _Reader(source, deadline, heredocs)
     if root.has_error:
         raise reader.syntax_error(root)
+    reader.body_substitutions()
     statements = reader.sequence(root.children)
+    reader.check_heredocs()
     reader.scanner.finish()
     return Program(statements=statements)
 
 
 class _Reader:
-    def __init__(self, source: Source, deadline: float) -> None:
+    def __init__(
+        self, source: Source, deadline: float, heredocs: tuple[HeredocSpan, ...] = ()
+    ) -> None:
         self.source = source
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(source, self.subs, READER, deadline=deadline)
+        self.heredocs = {heredoc.start: heredoc for heredoc in heredocs}
+        self.body_ends = {heredoc.body_start: heredoc.end for heredoc in heredocs}
+        self.used_heredocs: set[int] = set()
         self.depth = 0
 
     # ── helpers ──
@@ -205,9 +224,31 @@ class _Reader:
 
     def sequence(self, nodes: list[tree_sitter.Node]) -> tuple[Statement, ...]:
         tokens: list[Token] = []
-        for node in nodes:
-            self.flatten(node, tokens)
+        redirects: list[tree_sitter.Node] = []
+        for node in [*nodes, None]:
+            if node is not None and node.type in REDIRECT_NODES:
+                redirects.append(node)
+                continue
+            if redirects:
+                tokens.append(self.redirects_only(redirects))
+                redirects = []
+            if node is not None:
+                self.flatten(node, tokens)
         return assemble(tokens, self.source, READER)
+
+    def redirects_only(self, nodes: list[tree_sitter.Node]) -> CmdToken:
+        """
+        A command of redirects alone, which tree-sitter leaves without a command node.
+
+        ``$(<file)`` is the common one: bash reads the file as the
+        substitution's output, without running anything.
+        """
+        redirects = tuple(self.redirect(node) for node in nodes)
+        start, end = self.start(nodes[0]), self.end(nodes[-1])
+        command = SimpleCommand(
+            span=self.source.span(start, end), redirects=redirects, assignments=(), words=()
+        )
+        return CmdToken(command, start, self.extent(command, nodes[-1]))
 
     def flatten(self, node: tree_sitter.Node, out: list[Token]) -> None:
         # Iterative: lists nest left-deep and may be thousands of levels deep.
@@ -230,9 +271,20 @@ class _Reader:
             elif kind == "redirected_statement":
                 self.redirected(item, out)
             elif kind in STATEMENT_NODES:
-                out.append(CmdToken(self.command(item), self.start(item), self.end(item)))
+                command = self.command(item)
+                out.append(CmdToken(command, self.start(item), self.extent(command, item)))
             else:
                 raise self.unexpected(item, "where a command belongs")
+
+    def extent(self, command: Command, node: tree_sitter.Node) -> int:
+        """Where a command ends: past the terminator of any heredoc it reads, else its node's end."""
+        return max([self.end(node), *(self.terminator_end(r) for r in command.redirects)])
+
+    def terminator_end(self, redirect: Redirect) -> int:
+        """Past a heredoc redirect's terminator line (-1 for any other redirect)."""
+        if redirect.heredoc is None:
+            return -1
+        return self.body_ends[redirect.heredoc.body_span.start]
 
     def redirected(self, node: tree_sitter.Node, out: list[Token]) -> None:
         body = node.child_by_field_name("body")
@@ -248,7 +300,6 @@ class _Reader:
             )
             tokens.append(CmdToken(empty, self.start(node), self.start(node)))
         redirects: list[Redirect] = []
-        trailing: list[Token] = []
         if not tokens or not isinstance(tokens[-1], CmdToken):
             raise self.unexpected(node, "with redirects that follow no command")
         last = tokens[-1]
@@ -257,11 +308,7 @@ class _Reader:
         for child in node.children:
             if child.type in IGNORED or (body is not None and child.id == body.id):
                 continue
-            if child.type == "heredoc_redirect":
-                # The body closes the line: the owning command reaches past the
-                # terminator even when more words follow its introducer.
-                extent = max(extent, self.heredoc_redirect(child, redirects, trailing))
-            elif child.type in REDIRECT_NODES:
+            if child.type in REDIRECT_NODES:
                 redirect, spill = self.redirect_with_spill(child)
                 redirects.append(redirect)
                 if spill and not (isinstance(last.command, SimpleCommand) and last.command.words):
@@ -269,7 +316,14 @@ class _Reader:
                 spilled.extend(self.words(spill))
             else:
                 raise self.unexpected(child, "among redirects")
-        extent = max([extent, *(r.span.end for r in redirects), *(w.span.end for w in spilled)])
+        extent = max(
+            [
+                extent,
+                *(r.span.end for r in redirects),
+                *(w.span.end for w in spilled),
+                *(self.terminator_end(r) for r in redirects),
+            ]
+        )
         command = msgspec.structs.replace(
             last.command, redirects=last.command.redirects + tuple(redirects)
         )
@@ -277,7 +331,6 @@ class _Reader:
             command = msgspec.structs.replace(command, words=command.words + tuple(spilled))
         tokens[-1] = CmdToken(command, last.start, extent)
         out.extend(tokens)
-        out.extend(trailing)
 
     # ── commands ──
 
@@ -565,11 +618,13 @@ class _Reader:
         body: list[tree_sitter.Node] = []
         terminator: str | None = None
         in_body = False
+        head_end = self.start(node)
         for child in node.children:
             kind = child.type
             if not in_body:
                 if kind == ")":
                     in_body = True
+                    head_end = self.end(child)
                 elif kind in WORD_NODES:
                     patterns.append(self.word(child))
                 elif kind not in ("|", "(", "comment"):
@@ -578,7 +633,15 @@ class _Reader:
                 terminator = kind
             else:
                 body.append(child)
-        return CaseItem(patterns=tuple(patterns), body=self.sequence(body), terminator=terminator)
+        if not in_body:
+            raise self.unexpected(node, "without its `)`")
+        return CaseItem(
+            patterns=tuple(patterns),
+            body=self.sequence(body),
+            terminator=terminator,
+            head=self.source.span(self.start(node), head_end),
+            span=self.source.span(self.start(node), self.end(node)),
+        )
 
     def function(self, node: tree_sitter.Node) -> Function:
         name = node.child_by_field_name("name")
@@ -780,6 +843,7 @@ class _Reader:
                 raise self.unexpected(child, "inside a redirect")
         if operator is None:
             raise self.unexpected(node, "without an operator")
+        heredoc = self.heredocs.get(self.start(node) + (len(fd) if fd is not None else 0))
         first = target_nodes[:1]
         for candidate in target_nodes[1:]:
             if candidate.start_byte != first[-1].end_byte:
@@ -789,6 +853,15 @@ class _Reader:
         closes = operator.endswith("-")
         if (closes and first) or (not closes and not first):
             raise self.unexpected(node, "with an unexpected target")
+        if heredoc is not None:
+            if (
+                operator != "<"
+                or not first
+                or (self.start(first[0]), self.end(first[-1]))
+                != (heredoc.word_start, heredoc.word_end)
+            ):
+                raise self.unexpected(node, "where the heredoc reader found a heredoc")
+            return self.heredoc_redirect(node, fd, heredoc), spill
         target = self.word_of(first) if first else None
         end = self.end(first[-1]) if first else self.end(node)
         redirect = Redirect(
@@ -800,80 +873,71 @@ class _Reader:
         return redirect, spill
 
     def heredoc_redirect(
-        self, node: tree_sitter.Node, redirects: list[Redirect], trailing: list[Token]
-    ) -> int:
-        """Read a heredoc redirect; return the offset just past its terminator line."""
-        fd: str | None = None
-        operator: str | None = None
-        start_node: tree_sitter.Node | None = None
-        body_node: tree_sitter.Node | None = None
-        end_node: tree_sitter.Node | None = None
-        extra: list[Redirect] = []
-        for child in node.children:
-            kind = child.type
-            if kind in IGNORED:
-                continue
-            if kind == "file_descriptor" and operator is None:
-                fd = self.source.slice(self.start(child), self.end(child))
-            elif kind in ("<<", "<<-") and operator is None:
-                operator = kind
-            elif kind == "heredoc_start":
-                start_node = child
-            elif kind == "heredoc_body":
-                body_node = child
-            elif kind == "heredoc_end":
-                end_node = child
-            elif kind in ("file_redirect", "herestring_redirect") and not trailing:
-                extra.append(self.redirect(child))
-            elif (
-                kind in SEQUENCE_OPERATORS
-                or kind in STATEMENT_NODES
-                or kind in ("list", "pipeline")
-            ):
-                self.flatten(child, trailing)
-            else:
-                raise self.unexpected(child, "inside a heredoc redirect")
-        if operator is None or start_node is None or end_node is None:
-            raise self.unexpected(node, "without its operator, delimiter or terminator")
-        raw = self.source.slice(self.start(start_node), self.end(start_node))
-        delimiter, quoted = unquote_delimiter(raw)
-        terminator_line = self.source.text.rfind("\n", 0, self.start(end_node)) + 1
-        body_start = self.start(body_node) if body_node is not None else terminator_line
-        # tree-sitter starts a body at its first non-blank character; the body
-        # really starts right after the newline that ends the line before it.
-        text = self.source.text
-        floor = self.end(start_node)
-        back = body_start
-        while back > floor and text[back - 1] in " \t\r\n":
-            back -= 1
-        newline = text.find("\n", back, body_start)
-        if newline >= 0:
-            body_start = newline + 1
-        body_end = terminator_line
-        if body_start > body_end:
-            raise self.unexpected(node, "whose body ends before it starts")
+        self, node: tree_sitter.Node, fd: str | None, found: HeredocSpan
+    ) -> Redirect:
+        """The heredoc redirect the heredoc reader found where tree-sitter read a ``<``."""
+        self.used_heredocs.add(found.start)
         parts: tuple[Part, ...] = ()
-        if not quoted and body_node is not None:
-            self.register_subs(body_node)
-            parts = self.scanner.heredoc_body(body_start, body_end)
-        target = self.scanner.word(self.start(start_node), self.end(start_node))
+        if not found.quoted:
+            parts = self.scanner.heredoc_body(found.body_start, found.body_end)
         heredoc = Heredoc(
-            operator="<<-" if operator == "<<-" else "<<",
-            delimiter=delimiter,
-            delimiter_text=raw,
-            quoted=quoted,
-            body_span=self.source.span(body_start, body_end),
-            body=self.source.slice(body_start, body_end),
+            operator="<<-" if found.operator == "<<-" else "<<",
+            delimiter=found.delimiter,
+            delimiter_text=self.source.slice(found.word_start, found.word_end),
+            quoted=found.quoted,
+            body_span=self.source.span(found.body_start, found.body_end),
+            body=self.source.slice(found.body_start, found.body_end),
             parts=parts,
         )
-        redirects.append(
-            Redirect(
-                span=self.source.span(self.start(node), self.end(start_node)),
-                fd=fd,
-                operator=heredoc.operator,
-                target=target,
-                heredoc=heredoc,
-            )
+        return Redirect(
+            span=self.source.span(self.start(node), found.word_end),
+            fd=fd,
+            operator=heredoc.operator,
+            target=self.scanner.word(found.word_start, found.word_end),
+            heredoc=heredoc,
         )
-        redirects.extend(extra)
-        return self.end(end_node)
+
+    def body_substitutions(self) -> None:
+        """
+        Parse the substitutions of the unquoted heredoc bodies, from copies holding only them.
+
+        A substitution in a body may hold a heredoc of its own, whose body may
+        hold substitutions: each level is found first (the heredoc reader on
+        a copy holding only the level above's substitutions), then parsed from
+        the deepest up, so a body's substitutions are known before the
+        heredoc holding them is read.
+        """
+        levels: list[tuple[list[tuple[int, int]], tuple[HeredocSpan, ...]]] = []
+        current = [heredoc for heredoc in self.heredocs.values() if not heredoc.quoted]
+        while current:
+            spans = [
+                span
+                for heredoc in current
+                for span in body_substitutions(self.source.text, heredoc)
+            ]
+            if not spans:
+                break
+            if len(levels) >= MAX_NESTING:
+                raise Unreadable(f"the text nests deeper than {MAX_NESTING} levels", spans[0][0])
+            nested = find_heredocs(blank_outside(self.source.text, spans))
+            for heredoc in nested:
+                self.heredocs[heredoc.start] = heredoc
+                self.body_ends[heredoc.body_start] = heredoc.end
+            levels.append((spans, nested))
+            current = [heredoc for heredoc in nested if not heredoc.quoted]
+        for spans, nested in reversed(levels):
+            data = for_tree_sitter(self.source, nested, only_substitutions(self.source, spans))
+            root = _parser().parse(data).root_node
+            if root.has_error:
+                raise self.syntax_error(root)
+            for child in root.children:
+                self.register_subs(child)
+
+    def check_heredocs(self) -> None:
+        """Every heredoc the heredoc reader found must be one tree-sitter read a redirect for."""
+        missed = sorted(set(self.heredocs) - self.used_heredocs)
+        if missed:
+            raise Unreadable(
+                f"tree-sitter read no redirect where the heredoc at offset {missed[0]} starts",
+                missed[0],
+            )

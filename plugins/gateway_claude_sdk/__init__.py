@@ -3,20 +3,24 @@ The gateway in the Claude Agent SDK (``claude-agent-sdk``): a permission callbac
 
 `ClaudeAgentGuard` wraps a `gateway.Gateway` and hands the SDK what it asks for:
 
-* `ClaudeAgentGuard.can_use_tool`, the ``can_use_tool`` callback: the CLI calls it
-  when it would otherwise ask the user. ``allow`` is `PermissionResultAllow`;
-  ``decline`` is `PermissionResultDeny` with the gateway's reason; ``ask`` is put
-  to the ``ask`` callback (a person) when one was given, and denied otherwise.
 * `ClaudeAgentGuard.hooks`, the ``hooks`` option: a ``PreToolUse`` hook that
-  answers ``allow`` / ``deny`` / ``ask`` for every tool call before the permission
-  flow, registered with ``on_failure="block"`` so that a hook that raises or
-  times out blocks the call instead of counting as "no decision"; and
-  ``PostToolUse`` / ``PostToolUseFailure`` hooks that record the outcome.
+  answers every call before the permission flow, in Claude Code's own format
+  (``gateway_claude_code``): ``deny`` with the rule's reason, ``ask`` with it,
+  ``allow`` only for a founded allow (`gateway.Verdict.founded`), and no
+  decision otherwise, so that Claude Code's own checks still run (reading
+  ``~/.ssh`` stays blocked). It is registered with ``on_failure="block"``:
+  a hook that raises or times out blocks the call. ``PostToolUse`` /
+  ``PostToolUseFailure`` hooks record the outcome.
+* `ClaudeAgentGuard.can_use_tool`, the ``can_use_tool`` callback: the CLI calls
+  it when it would otherwise ask the user (the hook said ``ask``, or Claude
+  Code's own rule asks). ``decline`` is `PermissionResultDeny` with the reason;
+  a founded ``allow`` is `PermissionResultAllow`; everything else is put to the
+  ``ask`` callback (a person), whose answer is recorded in the audit log
+  (``host.decided``), and denied when there is nobody to ask.
 
-A call is reviewed once per ``tool_use_id``: when the ``PreToolUse`` hook says
-``ask`` and the CLI then calls ``can_use_tool`` for the same call, the verdict
-is reused (and the audit log shows one review). Every failure of the gateway —
-a crash, a hang past ``timeout`` — is a deny.
+A call is reviewed once per ``tool_use_id``: when the hook says ``ask`` and the
+CLI then calls ``can_use_tool`` for the same call, the verdict is reused. Every
+failure of the gateway — a crash, a hang past ``timeout`` — is a deny.
 
 Usage::
 
@@ -28,6 +32,7 @@ Usage::
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final, cast
 
 from claude_agent_sdk import (
@@ -41,16 +46,19 @@ from claude_agent_sdk import (
     ToolPermissionContext,
 )
 from claude_agent_sdk.types import HookEvent
+from gateway_claude_code import pre_tool_use_output
 from gateway_guard import (
     DEFAULT_TIMEOUT,
     AskPerson,
     Reviewer,
     VerdictMemory,
-    ask_person,
+    allow_mode_of,
+    ask_and_record,
     guarded_outcome,
+    host_decision,
 )
 
-from gateway import ToolCall, Verdict, claude_code_pre_tool_use_response
+from gateway import AllowMode, ToolCall, Verdict
 
 __all__ = ["HOST", "ClaudeAgentGuard"]
 
@@ -68,6 +76,9 @@ class ClaudeAgentGuard:
             it, such calls are denied.
         timeout: Seconds to wait for a verdict (and for the person) before denying.
         remember: Verdicts kept by ``tool_use_id`` so a call is reviewed once.
+        allow: ``[hosts] allow``: ``founded`` or ``host`` (default: the
+            gateway's config, else ``founded``).
+        shadow: Record every verdict, and let Claude Code decide every call.
     """
 
     def __init__(
@@ -77,10 +88,14 @@ class ClaudeAgentGuard:
         ask: AskPerson | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         remember: int = 1024,
+        allow: AllowMode | None = None,
+        shadow: bool = False,
     ) -> None:
         self.gateway = gateway
         self.ask = ask
         self.timeout = timeout
+        self.allow = allow_mode_of(gateway, allow)
+        self.shadow = shadow
         self._memory = VerdictMemory(remember)
 
     async def review(
@@ -106,21 +121,28 @@ class ClaudeAgentGuard:
     async def can_use_tool(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
-        """The SDK's ``can_use_tool`` callback: allow, or deny with the gateway's reason."""
+        """
+        The SDK's ``can_use_tool`` callback: the CLI is about to ask its user.
+
+        A decline is denied with its reason and a founded allow allowed; any
+        other call is what the CLI wanted a person for, so it goes to the
+        ``ask`` callback (denied when there is none).
+        """
         call, verdict = await self.review(tool_name, tool_input, context.tool_use_id)
-        if verdict.decision == "allow":
+        decision = host_decision(verdict, allow=self.allow, shadow=self.shadow)
+        if decision == "decline":
+            return PermissionResultDeny(message=verdict.reason)
+        if decision == "allow":
             return PermissionResultAllow()
-        if verdict.decision == "ask":
-            if await ask_person(self.ask, call, verdict, within=self.timeout):
-                return PermissionResultAllow()
-            message = verdict.reason if self.ask is not None else verdict.reason + _NOBODY_TO_ASK
-            return PermissionResultDeny(message=message)
-        return PermissionResultDeny(message=verdict.reason)
+        if await ask_and_record(self.ask, self.gateway, call, verdict, within=self.timeout):
+            return PermissionResultAllow()
+        message = verdict.reason if self.ask is not None else verdict.reason + _NOBODY_TO_ASK
+        return PermissionResultDeny(message=message)
 
     async def pre_tool_use(
         self, hook_input: HookInput, tool_use_id: str | None, context: HookContext
     ) -> HookJSONOutput:
-        """The ``PreToolUse`` hook: ``allow``, ``deny`` or ``ask`` (left to ``can_use_tool``)."""
+        """The ``PreToolUse`` hook: ``deny``, ``ask``, a founded ``allow``, or no decision (Claude Code's checks)."""
         data = cast("dict[str, Any]", hook_input)
         tool_input = data.get("tool_input")
         _, verdict = await self.review(
@@ -130,7 +152,10 @@ class ClaudeAgentGuard:
             session_id=data.get("session_id"),
             cwd=data.get("cwd"),
         )
-        return cast("HookJSONOutput", claude_code_pre_tool_use_response(verdict))
+        decision = host_decision(verdict, allow=self.allow, shadow=self.shadow)
+        if decision == "host":
+            return {}
+        return cast("HookJSONOutput", json.loads(pre_tool_use_output(decision, verdict.reason)))
 
     async def post_tool_use(
         self, hook_input: HookInput, tool_use_id: str | None, context: HookContext

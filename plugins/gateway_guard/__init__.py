@@ -9,6 +9,14 @@ turns a timeout, an exception or an answer that is not a `Verdict` into a
 ``decline`` with one sentence of reason, and asks a person (when the adapter
 was given someone to ask) through `ask_person`, which does the same.
 
+Hosts with permission checks of their own (Claude Code, Codex, Gemini CLI,
+Cursor, the Claude Agent SDK) are answered through `host_decision`: an allow
+that is not founded (`gateway.Verdict.founded`) becomes ``host``, "give no
+decision, let the host's own checks decide", so the gateway never makes a
+host less safe than it is alone. The same ``host`` answer is what a shadow
+mode gives for every call (the verdict is computed and recorded, the host
+decides): one function, so the two can never drift apart.
+
 This package imports only the gateway's public API and the standard library.
 It never allows anything on its own.
 """
@@ -18,21 +26,26 @@ from __future__ import annotations
 import contextlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Final, Protocol, runtime_checkable
+from typing import Final, Literal, Protocol, runtime_checkable
 
 import anyio
 
-from gateway import ToolCall, Verdict
+from gateway import AllowMode, ToolCall, Verdict
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "AskPerson",
+    "HostDecision",
     "Reviewer",
     "VerdictMemory",
+    "allow_mode_of",
+    "ask_and_record",
     "ask_person",
     "blocked",
+    "guarded_decision",
     "guarded_outcome",
     "guarded_review",
+    "host_decision",
 ]
 
 DEFAULT_TIMEOUT: Final = 60.0
@@ -59,6 +72,53 @@ Asks a person about a call the approvers left to a human (a verdict of ``ask``).
 Returns ``True`` to let it run. Raising, timing out or returning anything but
 ``True`` blocks the call.
 """
+
+
+HostDecision = Literal["allow", "ask", "decline", "host"]
+"""
+What an adapter tells a host: ``allow``, ``ask`` (a person decides), ``decline``,
+or ``host`` (no decision: the host's own permission checks decide, as they
+would without the gateway).
+"""
+
+
+def host_decision(
+    verdict: Verdict, *, allow: AllowMode = "founded", shadow: bool = False
+) -> HostDecision:
+    """
+    What to tell a host that has permission checks of its own, for a verdict.
+
+    ``decline`` and ``ask`` pass through. An ``allow`` passes through only when
+    it is founded (`Verdict.founded`) and ``allow`` is ``"founded"``; any other
+    allow is ``host``, so the host's own checks still run (an allow the plan
+    does not found must never skip them: that would make the host less safe
+    than it is alone). In shadow mode every verdict is ``host``: it is
+    recorded, and the host decides.
+
+    Hosts without checks of their own (LangChain, the OpenAI Agents SDK's
+    function tools, an MCP server) have nothing to leave a call to: their
+    adapters run a call that is ``host``, as the host alone would.
+
+    Args:
+        verdict: The gateway's verdict.
+        allow: ``[hosts] allow``: ``founded`` or ``host`` (every allow is the host's).
+        shadow: Compute and record only; the host decides every call.
+    """
+    if shadow or verdict.defer:
+        return "host"
+    if verdict.decision == "allow":
+        return "allow" if allow == "founded" and verdict.founded else "host"
+    return verdict.decision
+
+
+def allow_mode_of(reviewer: object, given: AllowMode | None = None) -> AllowMode:
+    """The allow mode an adapter uses: ``given``, else the gateway's ``[hosts] allow``, else ``founded``."""
+    if given is not None:
+        return given
+    config = getattr(reviewer, "config", None)
+    hosts = getattr(config, "hosts", None)
+    mode = getattr(hosts, "allow", None)
+    return "host" if mode == "host" else "founded"
 
 
 def blocked(call: ToolCall, reason: str) -> Verdict:
@@ -174,3 +234,56 @@ async def guarded_outcome(
     # The outcome is an after-the-fact record: the host must not fail for it.
     with anyio.move_on_after(5.0), contextlib.suppress(Exception):
         await record(call_id, outcome, detail)
+
+
+async def guarded_decision(
+    gateway: object,
+    call_id: str | None,
+    decision: str,
+    *,
+    by: str = "person",
+    host: str | None = None,
+    detail: str | None = None,
+) -> None:
+    """
+    Record a person's answer given inside the host (``host.decided``), if ``gateway`` can.
+
+    Best effort and bounded, like `guarded_outcome`: the answer stands either way.
+    """
+    record = getattr(gateway, "record_decision", None)
+    if record is None:
+        return
+    with anyio.move_on_after(5.0), contextlib.suppress(Exception):
+        await record(call_id, decision, by=by, host=host, detail=detail)
+
+
+async def ask_and_record(
+    ask: AskPerson | None,
+    gateway: object,
+    call: ToolCall,
+    verdict: Verdict,
+    *,
+    within: float = DEFAULT_TIMEOUT,
+) -> bool:
+    """
+    `ask_person`, with the answer recorded in the audit log (`guarded_decision`).
+
+    Who answered is ``person`` for a yes or a no, ``nobody`` when there was no
+    one to ask, ``timeout`` or ``failed`` when asking did not end in an answer.
+    """
+    if ask is None:
+        await guarded_decision(gateway, call.call_id, "decline", by="nobody", host=call.host)
+        return False
+    by = "person"
+    try:
+        with anyio.fail_after(within):
+            answer = await ask(call, verdict)
+    except TimeoutError:
+        answer, by = False, "timeout"
+    except Exception:  # noqa: BLE001 -- a failed question is a no, never a yes
+        answer, by = False, "failed"
+    allowed = answer is True
+    await guarded_decision(
+        gateway, call.call_id, "allow" if allowed else "decline", by=by, host=call.host
+    )
+    return allowed

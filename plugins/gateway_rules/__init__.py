@@ -55,6 +55,7 @@ from gateway import (
     validation_path,
 )
 from gateway.effects import PLAN_FORMAT
+from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._engine import Judgement, RuleSet, display_hazards
 from gateway_rules._match import CommandView, matches
 from gateway_rules._schema import Rule, RulesOptions, validate_rule
@@ -270,7 +271,14 @@ def rules_digest(sources: Iterable[tuple[str, Rule]]) -> str:
 
 def _checked_rules(options: RulesOptions) -> tuple[list[tuple[str, Rule]], RuleSet]:
     sources, rules = load_rules(options)
+    # Checked once per policy and code (gateway_rules._checked): a hook
+    # process builds this approver for every tool call.
+    key = examples_key(sources)
+    if known_good(key):
+        return sources, rules
     failed = [result for result in check_examples(sources) if not result.passed]
+    if not failed:
+        remember_good(key)
     if failed:
         first = failed[0]
         verb = "does not match" if first.expect == "match" else "matches"

@@ -36,6 +36,7 @@ from typing import Final, NamedTuple
 
 from gateway import (
     DECISION_VERBS,
+    LAUNCHERS,
     Abstain,
     Allow,
     Answer,
@@ -48,7 +49,6 @@ from gateway import (
 )
 from gateway.effects import Effect, Execute
 from gateway_rules._match import (
-    TRANSPARENT_LAUNCHERS,
     CommandView,
     command_text,
     matches,
@@ -302,7 +302,9 @@ class RuleSet:
         for launcher, own in view.launcher_args:
             if launcher == "time" and option_present(own, _TIME_WRITES) is not None:
                 return _judged("ask", text, "`time -o` writes its report to a file")
-        opaque = [step for step in view.launchers if step not in TRANSPARENT_LAUNCHERS]
+        # A launcher that runs the named program unchanged (its row says so) is
+        # decided by the rule about the program.
+        opaque = [step for step in view.launchers if not LAUNCHERS[step].transparent]
         allows = [rule for rule in matched if rule.decision == "allow"]
         allows += [rule for rule in remembered if matches(rule, view, cwd)]
         if opaque and not any(rule.launchers for rule in allows):

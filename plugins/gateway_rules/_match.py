@@ -21,7 +21,6 @@ from gateway_rules._sed import sed_effect
 
 __all__ = [
     "SYSTEM_DIRECTORIES",
-    "TRANSPARENT_LAUNCHERS",
     "CommandView",
     "command_text",
     "matches",
@@ -38,24 +37,6 @@ SYSTEM_DIRECTORIES: Final = (
     "/usr/sbin/",
     "/usr/local/sbin/",
 )
-TRANSPARENT_LAUNCHERS: Final = frozenset(
-    {
-        "env",
-        "timeout",
-        "nice",
-        "nohup",
-        "stdbuf",
-        "time",
-        "ionice",
-        "chrt",
-        "taskset",
-        "setsid",
-        "command",
-        "builtin",
-        "exec",
-    }
-)
-"""Launchers that run the named program unchanged: a rule about the program decides for the whole chain."""
 
 _HARMLESS_TARGETS: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _WRITE_OPERATOR: Final = re.compile(r"^[0-9]*(?:>|>>|>\||&>|&>>|<>)$|^&>>?$")

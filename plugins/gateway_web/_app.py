@@ -16,6 +16,7 @@ from typing import Any, Final, Literal
 import anyio
 import anyio.to_thread
 import msgspec
+from gateway_hooks import HookReply, LinkStore, answer_hook, load_host
 from gateway_human import DecisionRefused, Scope as RememberScope
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -25,21 +26,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway import (
-    ClaudeCodeEvent,
-    ToolCall,
-    Verdict,
-    claude_code_call,
-    claude_code_permission_response,
-    claude_code_pre_tool_use_response,
-    read_audit_log,
-)
+from gateway import GatewayConfig, PluginLoadError, ToolCall, Verdict, read_audit_log
 from gateway.fleet import Identity, TokenBook
 from gateway_web._guard import Guard
 from gateway_web._http import BadRequest, error_response, json_response, read_json
 from gateway_web._service import ApprovalService, CallEntry, Message
 
-__all__ = ["DecisionBody", "create_app"]
+__all__ = ["DecisionBody", "create_app", "review_limit"]
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 KEEPALIVE: Final = 15.0
@@ -82,6 +75,34 @@ class _CallIdOnly(msgspec.Struct):
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+class _NoVerdict(Exception):
+    """The review ended without a verdict; the answer to send is kept on the reviewer."""
+
+
+class _Reviewing:
+    """A reviewer for `answer_hook` that reviews while the HTTP client waits (see `_Api.waiting_review`)."""
+
+    def __init__(self, api: _Api, request: Request) -> None:
+        self.api = api
+        self.request = request
+        self.response: Response | None = None
+        self.config = api.service.gateway.config
+
+    async def review(self, call: ToolCall) -> Verdict:
+        """The verdict; a client that left or a stopping gateway is kept as the answer to send."""
+        verdict = await self.api.waiting_review(self.request, call)
+        if isinstance(verdict, Response):
+            self.response = verdict
+            raise _NoVerdict
+        return verdict
+
+    async def record_outcome(
+        self, call_id: str | None, outcome: str, detail: str | None = None
+    ) -> None:
+        """Record what the host did with the call."""
+        await self.api.service.gateway.record_outcome(call_id, outcome, detail)
+
+
 def _answers(handler: Handler) -> Handler:
     """Turn refusals into 4xx answers and bugs into a 500 with a sentence (never a crash)."""
 
@@ -112,13 +133,15 @@ def _query_int(request: Request, name: str, default: int | None, low: int, high:
     return value
 
 
+def review_limit(config: GatewayConfig) -> float:
+    """Seconds a review may take in the service: a safety net above the gateway's own per-approver timeouts."""
+    return 2 * config.serve.human_timeout + 4 * config.gateway.approver_timeout + 60
+
+
 class _Api:
     def __init__(self, service: ApprovalService) -> None:
         self.service = service
-        settings = service.settings
-        gateway = service.gateway.config.gateway
-        # A safety net above the gateway's own per-approver timeouts.
-        self.review_limit = 2 * settings.human_timeout + 4 * gateway.approver_timeout + 60
+        self.review_limit = review_limit(service.gateway.config)
 
     # ── the page ──
 
@@ -147,7 +170,7 @@ class _Api:
 
     # ── reviews ──
 
-    async def _review(self, request: Request, call: ToolCall) -> Verdict | Response:
+    async def waiting_review(self, request: Request, call: ToolCall) -> Verdict | Response:
         """Review while the client waits: a client that leaves cancels the review (a decline)."""
         verdicts: list[Verdict] = []
         left = False
@@ -180,32 +203,44 @@ class _Api:
 
     async def review(self, request: Request) -> Response:
         call = await read_json(request, ToolCall, self.service.settings.max_body)
-        verdict = await self._review(request, call)
+        verdict = await self.waiting_review(request, call)
         if isinstance(verdict, Response):
             return verdict
         return json_response(verdict)
 
-    async def claude_code(self, request: Request) -> Response:
-        event = await read_json(request, ClaudeCodeEvent, self.service.settings.max_body)
-        name = event.hook_event_name
-        if name in ("PostToolUse", "PostToolUseFailure"):
-            outcome = "succeeded" if name == "PostToolUse" else "failed"
-            try:
-                await self.service.gateway.record_outcome(event.tool_use_id, outcome)
-            except RuntimeError:
-                return error_response(503, "The gateway is stopping; retry later.")
-            return json_response({})
-        if name not in ("PreToolUse", "PermissionRequest"):
-            raise BadRequest(
-                400,
-                f"The hook event {name[:60]!r} is not handled here; hook PreToolUse, PermissionRequest, PostToolUse or PostToolUseFailure.",
-            )
-        verdict = await self._review(request, claude_code_call(event))
-        if isinstance(verdict, Response):
-            return verdict
-        if name == "PreToolUse":
-            return json_response(claude_code_pre_tool_use_response(verdict))
-        return json_response(claude_code_permission_response(verdict))
+    async def hook(self, request: Request) -> Response:
+        """
+        ``POST /hooks/{host}``: a host's hook event in, the host's own answer out.
+
+        For hosts that can post their hook events (Claude Code's ``http``
+        hook type). A call the hook would block is answered with the host's
+        own denial (200), so the host blocks it even without a blocking
+        failure setting; an event that cannot be read is a 4xx.
+        """
+        name = request.path_params["host"]
+        try:
+            host = load_host(name)
+        except PluginLoadError as error:
+            raise BadRequest(404, str(error)) from None
+        event = await read_json(request, dict[str, Any], self.service.settings.max_body)
+        data = msgspec.json.encode(event)
+        reviewer = _Reviewing(self, request)
+        reply: HookReply = await answer_hook(
+            host,
+            reviewer,
+            data,
+            allow=self.service.gateway.config.hosts.allow,
+            links=LinkStore.default(),
+            within=self.review_limit,
+        )
+        if reviewer.response is not None:
+            return reviewer.response
+        if reply.status == 0:
+            return Response((reply.stdout or "{}").encode(), media_type="application/json")
+        denial = host.denial(str(event.get("hook_event_name", "")), reply.stderr)
+        if denial is None:
+            raise BadRequest(400, reply.stderr)
+        return Response(denial.encode(), media_type="application/json")
 
     # ── calls and decisions ──
 
@@ -446,7 +481,7 @@ def create_app(
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/v1/info", _answers(api.info), methods=["GET"]),
         Route("/v1/review", _answers(api.review), methods=["POST"]),
-        Route("/hooks/claude-code", _answers(api.claude_code), methods=["POST"]),
+        Route("/hooks/{host}", _answers(api.hook), methods=["POST"]),
         Route("/v1/events", EventStream(service)),
         Route("/v1/calls", _answers(api.calls), methods=["GET"]),
         Route("/v1/calls/{board_id:path}/decision", _answers(api.decide), methods=["POST"]),

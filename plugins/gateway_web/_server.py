@@ -11,11 +11,13 @@ requests (bounded), then the gateway closes. Signals are left to the caller.
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import secrets
 import socket
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, Final
 
 import anyio
@@ -25,8 +27,9 @@ from gateway_human import SERVICE_KEY, Board
 
 from gateway import Approver, Gateway, GatewayConfig, Sink
 from gateway.fleet import OWNER, Identity, TokenBook
-from gateway_web._app import create_app
+from gateway_web._app import create_app, review_limit
 from gateway_web._service import ApprovalService
+from gateway_web._socket import bind_hook_socket, serve_hook_socket
 
 __all__ = ["RunningService", "audit_path_of", "open_service"]
 
@@ -48,6 +51,7 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
         token: The bearer token it made at start (named ``owner``, role ``approver``).
         tokens: Every token it accepts (people's too), by identity.
         service: Its state (the gateway, the board, the event history).
+        hook_socket: The Unix socket hooks forward to (``gateway-hook HOST``), if any.
     """
 
     url: str
@@ -56,6 +60,7 @@ class RunningService(msgspec.Struct, frozen=True, kw_only=True):
     token: str
     tokens: TokenBook
     service: Any
+    hook_socket: str | None = None
 
     @property
     def gateway(self) -> Gateway:
@@ -131,6 +136,7 @@ async def open_service(
     services: Mapping[str, Any] | None = None,
     audit_path: str | None = None,
     tokens: TokenBook | None = None,
+    hook_socket: str | Path | None = None,
 ) -> AsyncIterator[RunningService]:
     """
     Start the approval service; stop it on leaving.
@@ -148,6 +154,8 @@ async def open_service(
         audit_path: The audit log to serve (default: the config's first file sink).
         tokens: People's tokens to accept as well (kept current by their
             store: the state directory's file, or the broker's bucket).
+        hook_socket: Also answer hook events on this Unix socket (mode 0600), where
+            ``gateway-hook HOST`` forwards them (see ``gateway_web._socket``).
 
     Raises:
         OSError: The address cannot be bound.
@@ -160,7 +168,10 @@ async def open_service(
     book = tokens if tokens is not None else TokenBook()
     book.pin(token, Identity(name=OWNER, role="approver"))
     sock = _bind(host, port)
+    hooks = None
     try:
+        if hook_socket is not None:
+            hooks = bind_hook_socket(Path(hook_socket))
         bound_port = int(sock.getsockname()[1])
         url_host = _url_host(host)
         allowed_hosts: set[str] | None = None
@@ -198,6 +209,16 @@ async def open_service(
             )
             async with anyio.create_task_group() as group:
                 await group.start(service.run)
+                if hooks is not None:
+                    await group.start(
+                        functools.partial(
+                            serve_hook_socket,
+                            hooks,
+                            gateway,
+                            max_body=settings.max_body,
+                            review_limit=review_limit(config),
+                        )
+                    )
                 stopped = anyio.Event()
 
                 async def run_server() -> None:
@@ -215,6 +236,7 @@ async def open_service(
                         token=token,
                         tokens=book,
                         service=service,
+                        hook_socket=str(hook_socket) if hooks is not None else None,
                     )
                 finally:
                     with anyio.CancelScope(shield=True):
@@ -227,3 +249,5 @@ async def open_service(
                     group.cancel_scope.cancel()
     finally:
         sock.close()
+        if hooks is not None:
+            hooks.close()

@@ -1,10 +1,13 @@
 """
 Shared pieces of the adapter tests: the scripted approver, gateways, and reviewers that fail.
 
-Every adapter is driven through its host's own code path with the same three
-commands a scripted model asks for: ``ls`` (the approver allows it), ``rm -rf ~``
-(the approver declines it) and ``git push --force origin main`` (the approver
-abstains, so a person must decide: the gateway's verdict is ``ask``).
+Every adapter is driven through its host's own code path with the same
+commands a scripted model asks for: ``cat /etc/hostname`` (the approver
+allows it, on the policy's word alone: it reads outside the workspace, so the
+allow is not founded, and a host with checks of its own keeps checking),
+``echo approved`` (a person allowed it: a founded allow, which stands), ``rm -rf ~`` (the approver declines it) and
+``git push --force origin main`` (the approver abstains, so a person must
+decide: the gateway's verdict is ``ask``).
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ PLUGIN_DIR: Final = Path(__file__).parent / "approver_plugin"
 """Holds a dist-info registering `ScriptApprover` as the ``script`` approver, for subprocesses."""
 TESTS_DIR: Final = Path(__file__).parent.parent
 
-ALLOWED: Final = "ls"
+ALLOWED: Final = "cat /etc/hostname"
+FOUNDED: Final = "echo approved"
 DECLINED: Final = "rm -rf ~"
 NEEDS_HUMAN: Final = "git push --force origin main"
 
-ALLOW_REASON: Final = "`ls` only lists files."
+ALLOW_REASON: Final = "`cat /etc/hostname` only prints a file."
+FOUNDED_REASON: Final = "A person allowed `echo approved`."
 DECLINE_REASON: Final = "Declined `rm -rf ~`: it deletes the home directory."
+ASK_REASON: Final = "Not a command this approver knows."
 
 
 class ScriptApprover:
@@ -38,16 +44,18 @@ class ScriptApprover:
         self.requests: list[ReviewRequest] = []
 
     async def review(self, request: ReviewRequest) -> Answer:
-        """Allow ``ls``, decline ``rm -rf ~``, abstain on anything else."""
+        """Allow `ALLOWED` (the policy) and `FOUNDED` (a person), decline `DECLINED`, abstain on anything else."""
         self.requests.append(request)
         if self.hang:
             await anyio.sleep_forever()
         source = request.plan.source.strip() if request.plan is not None else None
-        if source == "ls":
-            return Allow(reason=ALLOW_REASON, rule="ls")
-        if source == "rm -rf ~":
+        if source == ALLOWED:
+            return Allow(reason=ALLOW_REASON, rule="read")
+        if source == FOUNDED:
+            return Allow(reason=FOUNDED_REASON, rule="human", decided_by="a-person")
+        if source == DECLINED:
             return Decline(reason=DECLINE_REASON, rule="no-rm-home")
-        return Abstain(reason="Not a command this approver knows.")
+        return Abstain(reason=ASK_REASON)
 
 
 class CrashingGateway:

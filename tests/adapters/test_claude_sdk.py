@@ -4,10 +4,12 @@ The Claude Agent SDK adapter, driven through the SDK's own client and control pr
 `ScriptedCli` plays the Claude Code CLI on the other side of a custom
 `Transport` (which the SDK documents for remote connections): it answers the
 SDK's ``initialize`` (checking the hooks it registered), then acts as a model
-proposing three Bash calls. For each call it does what the CLI does: run the
-``PreToolUse`` hook callback, and when the hook says ``ask``, send a
-``can_use_tool`` permission request. What the test checks is what the CLI
-received over the wire.
+proposing Bash calls. For each call it does what the CLI does: run the
+``PreToolUse`` hook callback, and when the hook says ``ask`` or gives no
+decision (the CLI's own rule then asks, as it does for a Bash call it has no
+rule for), send a ``can_use_tool`` permission request, passing the hook's
+reason as ``decision_reason``. What the test checks is what the CLI received
+over the wire. (The real CLI is driven in ``tests/hosts``.)
 """
 
 from __future__ import annotations
@@ -25,13 +27,17 @@ from gateway_claude_sdk import ClaudeAgentGuard
 
 from adapters.scripted import (
     ALLOWED,
+    ASK_REASON,
+    DECLINE_REASON,
     DECLINED,
+    FOUNDED,
     NEEDS_HUMAN,
     CrashingGateway,
     HangingGateway,
     ScriptApprover,
 )
-from gateway import Gateway, ToolCall, Verdict
+from gateway import Gateway, HostDecided, ToolCall, Verdict
+from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio
 
@@ -120,8 +126,9 @@ class ScriptedCli(Transport):
                 }
             )
             self.pre_tool_use.append(output)
-            decision = output["hookSpecificOutput"]["permissionDecision"]
-            if decision == "ask":
+            specific = output.get("hookSpecificOutput", {})
+            decision = specific.get("permissionDecision", "none")
+            if decision in ("ask", "none"):
                 self.permissions.append(
                     await self.ask_sdk(
                         {
@@ -130,6 +137,7 @@ class ScriptedCli(Transport):
                             "input": tool_input,
                             "tool_use_id": tool_use_id,
                             "permission_suggestions": None,
+                            "decision_reason": specific.get("permissionDecisionReason"),
                         }
                     )
                 )
@@ -194,23 +202,51 @@ async def converse(guard: ClaudeAgentGuard, commands: list[str]) -> ScriptedCli:
 
 
 def decisions(cli: ScriptedCli) -> list[str]:
-    return [o["hookSpecificOutput"]["permissionDecision"] for o in cli.pre_tool_use]
+    """The hook's decisions; ``none`` where it gave none (the CLI's own checks decide)."""
+    return [
+        o.get("hookSpecificOutput", {}).get("permissionDecision", "none") for o in cli.pre_tool_use
+    ]
 
 
 async def test_host_sees_allow_deny_and_ask_and_a_person_is_not_assumed(gateway: Gateway) -> None:
-    cli = await converse(ClaudeAgentGuard(gateway), [ALLOWED, DECLINED, NEEDS_HUMAN])
-    assert decisions(cli) == ["allow", "deny", "ask"]
-    assert cli.pre_tool_use[1]["hookSpecificOutput"]["permissionDecisionReason"] == (
-        "Declined `rm -rf ~`: it deletes the home directory."
-    )
-    (permission,) = cli.permissions
-    assert permission["behavior"] == "deny"
-    assert "No person was asked" in permission["message"]
+    cli = await converse(ClaudeAgentGuard(gateway), [FOUNDED, DECLINED, NEEDS_HUMAN, ALLOWED])
+    assert decisions(cli) == ["allow", "deny", "ask", "none"]
+    assert cli.pre_tool_use[1]["hookSpecificOutput"]["permissionDecisionReason"] == DECLINE_REASON
+    assert cli.pre_tool_use[2]["hookSpecificOutput"]["permissionDecisionReason"] == ASK_REASON
+    # The ask, and the unfounded allow the CLI's own rule asks about, go to a person: there is none.
+    assert [p["behavior"] for p in cli.permissions] == ["deny", "deny"]
+    assert all("No person was asked" in p["message"] for p in cli.permissions)
     assert len(cli.post_tool_use) == 1
 
 
+async def test_every_allow_is_left_to_claude_code_when_configured(gateway: Gateway) -> None:
+    cli = await converse(ClaudeAgentGuard(gateway, allow="host"), [FOUNDED])
+    assert decisions(cli) == ["none"]
+
+
+async def test_the_person_is_asked_with_the_rules_reason_and_the_answer_is_audited() -> None:
+    asked: list[Verdict] = []
+
+    async def person(call: ToolCall, verdict: Verdict) -> bool:
+        asked.append(verdict)
+        return False
+
+    sink = MemorySink()
+    async with Gateway(approvers=[ScriptApprover()], sinks={"memory": sink}) as gateway:
+        cli = await converse(ClaudeAgentGuard(gateway, ask=person), [NEEDS_HUMAN])
+    assert [v.reason for v in asked] == [ASK_REASON]
+    assert cli.permissions[0] == {"behavior": "deny", "message": ASK_REASON}
+    (decided,) = [e for e in sink.events if isinstance(e, HostDecided)]
+    assert (decided.call_id, decided.decision, decided.by, decided.host) == (
+        "toolu_0",
+        "decline",
+        "person",
+        "claude-agent-sdk",
+    )
+
+
 async def test_hooks_are_registered_to_block_on_failure(gateway: Gateway) -> None:
-    cli = await converse(ClaudeAgentGuard(gateway), [ALLOWED])
+    cli = await converse(ClaudeAgentGuard(gateway), [FOUNDED])
     (pre,) = cli.hooks["PreToolUse"]
     assert pre["matcher"] == "Bash"
     assert pre["onFailure"] == "block"
@@ -242,7 +278,7 @@ async def test_a_person_who_says_yes_allows_an_ask_and_the_call_is_reviewed_once
 
 async def test_records_the_outcome_of_a_call_that_ran() -> None:
     async with Gateway(approvers=[ScriptApprover()]) as gateway, gateway.subscribe() as events:
-        await converse(ClaudeAgentGuard(gateway), [ALLOWED])
+        await converse(ClaudeAgentGuard(gateway), [FOUNDED])
         seen = []
         with anyio.fail_after(5):
             async for event in events:

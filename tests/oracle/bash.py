@@ -709,7 +709,9 @@ def read(text: str, *, timeout: float = TIME_LIMIT) -> Reading:
             script.write_text(body)
         status, _, _ = _spawn(box, script, b"", timeout)
         commands, escaped, limited = _trace((box.out / "trace").read_bytes())
-        functions, printed = _functions((box.out / "print").read_text("utf-8", "surrogateescape"))
+        functions, printed = _functions(
+            (box.out / "print").read_bytes().decode("utf-8", "surrogateescape")
+        )
         closed_early = any(phase == "define" for phase, _ in escaped) or bool(
             functions - _HARNESS_FUNCTIONS - {name}
         )
@@ -723,7 +725,7 @@ def read(text: str, *, timeout: float = TIME_LIMIT) -> Reading:
             escaped=tuple(text for _, text in escaped),
             logged=_argv_records((box.out / "programs").read_bytes()),
             complete=status is not None and not limited,
-            errors=(box.out / "errors").read_text("utf-8", "surrogateescape"),
+            errors=(box.out / "errors").read_bytes().decode("utf-8", "surrogateescape"),
         )
     finally:
         shutil.rmtree(box.root, ignore_errors=True)

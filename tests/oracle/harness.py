@@ -20,6 +20,8 @@ and reports, when the reading is measured:
   multiset of their literal words): the reader sees a command bash does not
   have, or bash has one the reader does not (in a branch the trace did not
   take, for one);
+* a **heredoc** difference — the heredocs (delimiter, quotedness, body) of
+  the reading and of bash's re-print differ;
 * **measured but invalid** — the reader measured a text bash refuses to parse.
 
 An unmeasured reading claims nothing, so it has no mismatch (but it is
@@ -33,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from typing import Literal, NamedTuple
 
 from gateway._shell import ShellReading, read_shell
-from gateway._shell._tree import Program, SimpleCommand, Word, walk
+from gateway._shell._tree import Heredoc, Program, SimpleCommand, Word, walk
 from oracle import bash
 
 __all__ = ["Comparison", "Mismatch", "argv_of", "commands_of", "compare", "compare_reading"]
@@ -41,7 +43,9 @@ __all__ = ["Comparison", "Mismatch", "argv_of", "commands_of", "compare", "compa
 Key = tuple[str | None, ...]
 """A command's words as the reader knows them: the literal value, or ``None`` for an expanding word."""
 
-MismatchKind = Literal["miss", "extra", "static-miss", "measured-but-invalid", "trace-escaped"]
+MismatchKind = Literal[
+    "miss", "extra", "static-miss", "heredoc", "measured-but-invalid", "trace-escaped"
+]
 
 
 class Mismatch(NamedTuple):
@@ -137,6 +141,35 @@ def _static_keys(program: Program) -> Counter[Key]:
     return Counter(argv_of(command) for command in commands_of(program))
 
 
+def _heredoc_keys(program: Program) -> Counter[tuple[str, bool, str]]:
+    """Each heredoc as bash re-prints it: delimiter, quotedness, body with ``<<-`` tabs stripped."""
+    keys: Counter[tuple[str, bool, str]] = Counter()
+    for node in walk(program):
+        if isinstance(node, Heredoc):
+            body = node.body
+            if node.operator == "<<-":
+                body = "".join(line.lstrip("\t") for line in body.splitlines(keepends=True))
+            if not node.quoted:
+                body = _join_continued_lines(body)
+            keys[(node.delimiter, node.quoted, body)] += 1
+    return keys
+
+
+def _join_continued_lines(body: str) -> str:
+    """An unquoted body as bash stores it: each unescaped backslash-newline removed."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            if body[i + 1] != "\n":
+                out.append(body[i : i + 2])
+            i += 2
+            continue
+        out.append(body[i])
+        i += 1
+    return "".join(out)
+
+
 def _show(key: Iterable[str | None]) -> str:
     return " ".join("<expands>" if element is None else repr(element) for element in key)
 
@@ -185,4 +218,13 @@ def compare_reading(text: str, reading: ShellReading, answer: bash.Reading) -> C
             Mismatch("static-miss", f"bash has {_show(key)}, the reader does not")
             for key in sorted(theirs - mine, key=_show)
         )
+        ours_heredocs, bash_heredocs = _heredoc_keys(program), _heredoc_keys(again.program)
+        if ours_heredocs != bash_heredocs:
+            mismatches.append(
+                Mismatch(
+                    "heredoc",
+                    f"the reader reads the heredocs {sorted(ours_heredocs)!r}, "
+                    f"bash {sorted(bash_heredocs)!r}",
+                )
+            )
     return Comparison(text, reading, answer, tuple(mismatches), reprint_measured)

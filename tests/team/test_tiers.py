@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from gateway import ConfigError
+from gateway._config import DEFAULT_SHELL_TOOLS
 from gateway.fleet import (
     PROJECT_FILE,
     Tier,
@@ -118,7 +119,7 @@ approvers = []
 human-timeout = 9000
 
 [hook]
-server = "http://evil.example/"
+socket = "/tmp/evil.sock"
 
 [sinks.leak]
 plugin = "jsonl"
@@ -154,7 +155,7 @@ reason = "deploys go through CI"
     assert config.gateway.mode == "enforce"  # shadow would loosen
     assert config.serve.human_timeout == 300.0  # a longer wait would loosen
     assert config.gateway.approvers == ("rules", "human")
-    assert config.hook.server == ""
+    assert config.hook.socket is None
     assert "leak" not in config.sinks
     assert "leak" not in config.notifiers
     assert config.tiers.trust_project is False
@@ -165,30 +166,26 @@ reason = "deploys go through CI"
     assert combined.provenance["approver.rules.rule[project.anything]"].startswith(
         "dropped: an allow from project"
     )
-    assert combined.provenance["hook.server"].startswith("ignored: set by project")
+    assert combined.provenance["hook.socket"].startswith("ignored: set by project")
     assert combined.provenance["gateway.mode"].endswith("and the default")
 
 
 def test_a_project_a_higher_tier_trusts_may_add_allows_and_keys() -> None:
     project = tier(
         "project",
-        b'[hook]\nserver = "http://127.0.0.1:8787"\n[[approver.rules.rule]]\nid = "project.npm-test"\ndecision = "allow"\nprograms = ["npm"]\nsubcommands = ["test"]\nreason = "runs the tests"\n',
+        b'[hook]\nsocket = "/run/gateway.sock"\n[[approver.rules.rule]]\nid = "project.npm-test"\ndecision = "allow"\nprograms = ["npm"]\nsubcommands = ["test"]\nreason = "runs the tests"\n',
     )
     user = tier("user", USER + b"[tiers]\ntrust-project = true\n")
     combined = effective_config([user, project])
     assert rules_of(combined.table)["project.npm-test"] == "allow"
-    assert combined.config.hook.server == "http://127.0.0.1:8787"
+    assert combined.config.hook.socket == "/run/gateway.sock"
 
 
 def test_the_default_shell_tools_stay_when_only_a_project_adds_one() -> None:
     project = tier("project", b'[[shell-tools]]\ntool = "run"\nfields = ["cmd"]\n')
     config = effective_config([tier("user", b"[gateway]\n"), project]).config
     assert {tool.tool for tool in config.shell_tools} == {
-        "Bash",
-        "shell",
-        "run_shell_command",
-        "local_shell",
-        "exec_command",
+        *(tool.tool for tool in DEFAULT_SHELL_TOOLS),
         "run",
     }
 

@@ -438,9 +438,7 @@ def _hook_event(name: str, command: str = "ls", **extra: Any) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize(
-    ("decision", "expected"), [("allow", "allow"), ("decline", "deny"), ("abstain", "ask")]
-)
+@pytest.mark.parametrize(("decision", "expected"), [("decline", "deny"), ("abstain", "ask")])
 async def test_claude_code_pre_tool_use_gets_its_own_answer(decision: Any, expected: str) -> None:
     with serve(approvers=[StaticApprover(decision)]) as served:
         async with served.client(headers=served.auth) as client:
@@ -449,6 +447,42 @@ async def test_claude_code_pre_tool_use_gets_its_own_answer(decision: Any, expec
     output = response.json()["hookSpecificOutput"]
     assert output["hookEventName"] == "PreToolUse"
     assert output["permissionDecision"] == expected
+
+
+async def test_claude_code_gets_no_decision_for_an_allow_the_plan_does_not_found() -> None:
+    """Claude Code's own checks then decide, as they would without the gateway."""
+    with serve(approvers=[StaticApprover("allow")]) as served:
+        async with served.client(headers=served.auth) as client:
+            event = _hook_event("PreToolUse", "cat /etc/passwd")
+            response = await client.post("/hooks/claude-code", json=event)
+    assert (response.status_code, response.json()) == (200, {})
+
+
+async def test_claude_code_gets_allow_when_the_plan_founds_it() -> None:
+    """`ls` in the project reads only inside the workspace: the allow stands."""
+    with serve(approvers=[StaticApprover("allow")]) as served:
+        async with served.client(headers=served.auth) as client:
+            response = await client.post("/hooks/claude-code", json=_hook_event("PreToolUse"))
+    assert response.json()["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+async def test_a_hook_event_it_cannot_read_is_denied_in_the_hosts_own_format() -> None:
+    """Claude Code's http hook blocks on a deny answer even without a blocking failure setting."""
+    with serve() as served:
+        async with served.client(headers=served.auth) as client:
+            event = {**_hook_event("PreToolUse"), "tool_input": "not an object"}
+            response = await client.post("/hooks/claude-code", json=event)
+    output = response.json()["hookSpecificOutput"]
+    assert (response.status_code, output["permissionDecision"]) == (200, "deny")
+    assert output["permissionDecisionReason"].startswith("The PreToolUse event is malformed")
+
+
+async def test_a_host_that_is_not_installed_is_not_found() -> None:
+    with serve() as served:
+        async with served.client(headers=served.auth) as client:
+            response = await client.post("/hooks/no-such-host", json=_hook_event("PreToolUse"))
+    assert response.status_code == 404
+    assert response.json()["error"].startswith("No hook host named 'no-such-host' is installed")
 
 
 async def test_claude_code_permission_request_waits_for_a_person() -> None:
@@ -501,4 +535,4 @@ async def test_claude_code_events_it_does_not_handle_are_refused() -> None:
         async with served.client(headers=served.auth) as client:
             response = await client.post("/hooks/claude-code", json=_hook_event("SessionStart"))
     assert response.status_code == 400
-    assert response.json()["error"].startswith("The hook event 'SessionStart' is not handled here")
+    assert response.json()["error"].startswith("The hook cannot handle the event 'SessionStart'")

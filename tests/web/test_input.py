@@ -86,13 +86,6 @@ BODIES = [
         413,
         r"^The request body is larger than 4096 bytes\.$",
     ),
-    (
-        "/hooks/claude-code",
-        b'{"hook_event_name": "PreToolUse"}',
-        JSON,
-        422,
-        r"missing required field `tool_name`",
-    ),
     ("/hooks/claude-code", b"not json", JSON, 400, r"not valid JSON"),
     (
         "/v1/calls/x/decision",
@@ -144,7 +137,6 @@ BODIES = [
         "text-plain",
         "no-content-type",
         "oversized",
-        "hook-missing-tool",
         "hook-not-json",
         "decision-unknown-value",
         "decision-unknown-field",

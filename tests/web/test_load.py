@@ -24,12 +24,15 @@ import anyio
 import httpx
 import pytest
 
-from web.support import WAIT, Served, bash, config, events, serve
+from web.support import Served, bash, config, events, serve
 
 pytestmark = pytest.mark.anyio
 
 CALLS = 200
 ROUNDS = 3
+LOAD_WAIT = 900.0
+"""How long any one wait of this test may take: generous, so a machine busy with other work
+slows the test down without failing it (it asserts counts, never times)."""
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
@@ -70,7 +73,7 @@ async def _round(
             for index, call_id in enumerate(wanted):
                 group.start_soon(review, call_id, index)
             digests: dict[str, str] = {}
-            with anyio.fail_after(WAIT * 4):
+            with anyio.fail_after(LOAD_WAIT):
                 while len(digests) < CALLS:
                     message = await stream.until("pending")
                     entry = message.json()
@@ -124,13 +127,16 @@ async def test_200_concurrent_reviews_waiting_on_people_are_all_decided_once() -
     tracemalloc.start()
     try:
         with serve(
-            config(history=100, event_history=2000, human_timeout=120.0), human=True
+            config(history=100, event_history=2000, human_timeout=LOAD_WAIT), human=True
         ) as served:
             async with AsyncExitStack() as stack:
-                client = await stack.enter_async_context(served.client(headers=served.auth))
+                timeout = httpx.Timeout(LOAD_WAIT)
+                client = await stack.enter_async_context(
+                    served.client(headers=served.auth, timeout=timeout)
+                )
                 pool = [
                     await stack.enter_async_context(
-                        served.client(headers=served.auth, limits=limits)
+                        served.client(headers=served.auth, limits=limits, timeout=timeout)
                     )
                     for _ in range(10)
                 ]

@@ -1,9 +1,9 @@
 """
 ``gateway serve`` as a process: it prints its URL and token, stores the token 0600, serves, and stops on SIGTERM.
 
-Also the whole path a Claude Code user takes: ``gateway hook claude-code
---server`` forwards an event to the running service, a person decides through
-the API, and the hook prints Claude Code's answer.
+Also the whole path a Claude Code user takes: ``gateway-hook claude-code``
+forwards an event to the running service over its Unix socket, a person
+decides through the API, and the hook prints Claude Code's answer.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ class Process:
     url: str
     token: str
     token_file: Path
+    socket: Path
     lines: list[str]
 
 
@@ -58,6 +59,7 @@ def gateway_serve(tmp_path: Path, *extra: str) -> Iterator[Process]:
     config = tmp_path / "gateway.toml"
     config.write_text(CONFIG)
     token_file = tmp_path / "state" / "token"
+    hook_socket = tmp_path / "state" / "gateway.sock"
     with subprocess.Popen(
         [
             sys.executable,
@@ -70,7 +72,7 @@ def gateway_serve(tmp_path: Path, *extra: str) -> Iterator[Process]:
             "0",
             "--token-file",
             str(token_file),
-            *extra,
+            *(extra or ("--socket", str(hook_socket))),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -81,13 +83,13 @@ def gateway_serve(tmp_path: Path, *extra: str) -> Iterator[Process]:
         threading.Thread(target=_read, args=(process.stdout, lines), daemon=True).start()
         try:
             printed: list[str] = []
-            while len(printed) < 2:
+            while len(printed) < (2 if "--no-socket" in extra else 3):
                 line = lines.get(timeout=WAIT)
                 assert line is not None, "gateway serve ended before printing its URL and token"
                 printed.append(line)
             url = printed[0].rsplit(" ", 1)[1]
             token = printed[1].rsplit(" ", 1)[1]
-            yield Process(process, url, token, token_file, printed)
+            yield Process(process, url, token, token_file, hook_socket, printed)
         finally:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -114,6 +116,7 @@ def test_serve_prints_its_url_and_token_stores_it_privately_and_stops_on_sigterm
     assert served.lines[1].startswith(
         f"gateway serve: bearer token (stored in {served.token_file}, mode 0600): "
     )
+    assert served.lines[2] == f"gateway serve: hooks forward to {served.socket} (mode 0600)"
     assert info["authorized"] is True
     assert info["human"] is True
     assert page.status_code == 200
@@ -124,7 +127,7 @@ def test_serve_prints_its_url_and_token_stores_it_privately_and_stops_on_sigterm
 
 def test_serve_writes_and_serves_the_audit_log(tmp_path: Path) -> None:
     audit = tmp_path / "audit.jsonl"
-    with gateway_serve(tmp_path, "--audit", str(audit)) as served:
+    with gateway_serve(tmp_path, "--audit", str(audit), "--no-socket") as served:
         headers = {"Authorization": f"Bearer {served.token}"}
         with httpx.Client(
             base_url=served.url, trust_env=False, timeout=WAIT, headers=headers
@@ -198,13 +201,11 @@ def test_the_hook_forwards_to_the_service_and_a_person_decides(tmp_path: Path) -
             [
                 sys.executable,
                 "-m",
-                "gateway._cli",
-                "hook",
+                "gateway_relay",
                 "claude-code",
-                "--server",
-                served.url,
-                "--token-file",
-                str(served.token_file),
+                "--socket",
+                str(served.socket),
+                "--require-service",
                 "--timeout",
                 str(WAIT),
             ],

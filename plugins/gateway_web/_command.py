@@ -1,11 +1,13 @@
 """
 ``gateway serve``: run the approval service (the page, the API, the gateway behind them).
 
-The web parts (Starlette, uvicorn) come with the ``web`` extra and are
-imported only when this command runs, so every other command starts without
-them. A new bearer token is made at every start, printed once, and stored
-with user-only permissions where ``gateway hook claude-code --server`` reads
-it. Stops cleanly on SIGINT or SIGTERM: what waits for a person is declined.
+Contributed to the ``gateway`` command through the ``gateway.commands``
+entry-point group, so the core command never imports the web parts
+(Starlette, uvicorn: the ``web`` extra). A new bearer token is made at every
+start, printed once, and stored with user-only permissions. Hooks
+(``gateway-hook HOST``) forward to the service's Unix socket (mode 0600),
+which needs no token. Stops cleanly on SIGINT or SIGTERM: what waits for a
+person is declined.
 
 The config comes from its tiers (managed, user — ``--config`` —, project;
 the strictest wins). People's tokens (``gateway token create``) are
@@ -27,8 +29,9 @@ from typing import Any
 
 import anyio
 import msgspec
+from gateway_relay import default_socket
 
-from gateway._cli._common import CommandError, Subcommand, register
+from gateway._cli._common import CommandError, Subcommand
 from gateway._cli._fleet import (
     add_broker_argument,
     add_config_argument,
@@ -48,7 +51,7 @@ from gateway._tokens import (
     follow_token_file,
 )
 
-__all__: list[str] = []
+__all__ = ["SERVE"]
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -62,6 +65,15 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--audit",
         metavar="FILE",
         help="also write a hash-chained audit log (JSON lines) to FILE, and serve it read-only",
+    )
+    sockets = parser.add_mutually_exclusive_group()
+    sockets.add_argument(
+        "--socket",
+        metavar="PATH",
+        help="answer hooks (`gateway-hook HOST`) on this Unix socket (default: gateway.sock in the state directory)",
+    )
+    sockets.add_argument(
+        "--no-socket", action="store_true", help="do not answer hooks on a Unix socket"
     )
     parser.add_argument(
         "--token-file",
@@ -112,6 +124,13 @@ def _announce(running: Any, token: str, stored: Path) -> None:
         )
     _say(f"gateway serve: the approval page is at {running.url}")
     _say(f"gateway serve: bearer token (stored in {stored}, mode 0600): {token}")
+    if running.hook_socket is not None:
+        _say(f"gateway serve: hooks forward to {running.hook_socket} (mode 0600)")
+
+
+def _hook_socket(arguments: argparse.Namespace) -> str | None:
+    """Where hooks forward to: ``--socket``, else the state directory's ``gateway.sock``; none with ``--no-socket``."""
+    return None if arguments.no_socket else (arguments.socket or default_socket())
 
 
 async def _serve(
@@ -133,6 +152,7 @@ async def _serve(
             token=token,
             audit_path=arguments.audit,
             tokens=book,
+            hook_socket=_hook_socket(arguments),
         )
         async with service as running, anyio.create_task_group() as group:
             # People's tokens made or revoked while the service runs count within a second.
@@ -140,6 +160,10 @@ async def _serve(
             _announce(running, token, stored)
             await _until_signalled()
             group.cancel_scope.cancel()
+    except FileExistsError as error:
+        raise CommandError(
+            f"Cannot answer hooks: {error}; pass --socket PATH or --no-socket."
+        ) from None
     except OSError as error:
         host = arguments.host or config.serve.host
         port = arguments.port if arguments.port is not None else config.serve.port
@@ -166,6 +190,7 @@ async def _serve_fleet(
                 port=arguments.port,
                 token=token,
                 audit_path=arguments.audit,
+                hook_socket=_hook_socket(arguments),
                 services=fleet.services,
                 tokens=fleet.tokens,
             )
@@ -192,6 +217,8 @@ def _failure(
         return error
     if isinstance(error, plugin.BrokerError | GatewayError):
         return CommandError(str(error))
+    if isinstance(error, FileExistsError):
+        return CommandError(f"Cannot answer hooks: {error}; pass --socket PATH or --no-socket.")
     if isinstance(error, OSError):
         host = arguments.host or config.serve.host
         port = arguments.port if arguments.port is not None else config.serve.port
@@ -224,11 +251,10 @@ def _run(arguments: argparse.Namespace) -> int:
     return 0
 
 
-register(
-    Subcommand(
-        name="serve",
-        help="Run the approval service: a page where people see plans and decide, and its HTTP API.",
-        configure=_configure,
-        run=_run,
-    )
+SERVE = Subcommand(
+    name="serve",
+    help="Run the approval service: a page where people see plans and decide, and its HTTP API.",
+    configure=_configure,
+    run=_run,
 )
+"""``gateway serve``, contributed through the ``gateway.commands`` entry-point group."""

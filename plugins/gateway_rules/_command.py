@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from importlib.metadata import entry_points
-from typing import Any
 
-from gateway._cli._common import CommandError, Subcommand, register, write_json
+from gateway.cli import CommandError, Subcommand, write_json
+
+__all__ = ["RULES"]
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -17,18 +17,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(arguments: argparse.Namespace) -> int:
-    found = [entry for entry in entry_points(group="gateway.approvers") if entry.name == "rules"]
-    if not found:
-        raise CommandError("The rules approver is not installed.")
-    module: Any = __import__(found[0].module, fromlist=["load_rules", "check_examples"])
-    options = module.RulesOptions(
+    from gateway_rules import RulesOptions, check_examples, load_rules
+
+    options = RulesOptions(
         include_default=not arguments.no_default, files=(arguments.file,) if arguments.file else ()
     )
     try:
-        sources, _ = module.load_rules(options)
+        sources, _ = load_rules(options)
     except ValueError as error:
         raise CommandError(str(error)) from None
-    results = module.check_examples(sources)
+    results = check_examples(sources)
     failed = 0
     for result in results:
         failed += not result.passed
@@ -53,11 +51,10 @@ def _run(arguments: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-register(
-    Subcommand(
-        name="rules",
-        help="Work with rule files: `gateway rules test [FILE]` runs their examples.",
-        configure=_configure,
-        run=_run,
-    )
+RULES = Subcommand(
+    name="rules",
+    help="Work with rule files: `gateway rules test [FILE]` runs their examples.",
+    configure=_configure,
+    run=_run,
 )
+"""``gateway rules``, contributed through the ``gateway.commands`` entry-point group."""

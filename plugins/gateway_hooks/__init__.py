@@ -1,0 +1,343 @@
+"""
+Hook hosts: agent hosts that run a command before each tool call (Claude Code, Codex, Gemini CLI, Cursor).
+
+Each host is a plugin in the ``gateway.hosts`` entry-point group whose entry
+point names a `HookHost`: how to read the host's event (`HookHost.read`) and
+how to answer it in the host's own format (`HookHost.reply`), and where and
+how its hook is installed. Everything else is shared and lives here:
+
+* `answer_hook`: one event in, one `HookReply` out (what to print, how to
+  exit): the event is read, reviewed once (a permission event is linked to
+  the review of its pre-tool event, `LinkStore`), and answered through
+  `gateway_guard.host_decision`, so an allow the plan does not found is left
+  to the host's own checks;
+* ``gateway hook HOST`` (and the faster ``gateway-hook HOST``, see
+  ``gateway_relay``): run by the host per call; forwards to a running
+  ``gateway serve`` over its Unix socket, or reviews in-process;
+* ``gateway install HOST`` / ``gateway uninstall HOST`` / ``gateway doctor``
+  (``gateway_hooks._commands``).
+
+Adding a hook-kind host is one plugin with one `HookHost`; the core, the
+hook command and the approval service name no host.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from typing import Any, Final, Literal, Protocol, runtime_checkable
+
+import msgspec
+from gateway_guard import (
+    DEFAULT_TIMEOUT,
+    HostDecision,
+    Reviewer,
+    guarded_outcome,
+    guarded_review,
+    host_decision,
+)
+
+from gateway import AllowMode, PluginLoadError, ToolCall
+from gateway_hooks._links import Link, LinkStore
+from gateway_hooks._settings import (
+    HookScope,
+    gateway_commands,
+    gateway_handlers,
+    install_events,
+    is_gateway_hook,
+    matcher_groups_install,
+    matcher_groups_uninstall,
+    uninstall_events,
+)
+
+__all__ = [
+    "HOSTS_GROUP",
+    "MAX_EVENT_BYTES",
+    "HookAnswer",
+    "HookError",
+    "HookEvent",
+    "HookHost",
+    "HookKind",
+    "HookReply",
+    "HookScope",
+    "Link",
+    "LinkStore",
+    "answer_hook",
+    "decode_event",
+    "gateway_commands",
+    "gateway_handlers",
+    "install_events",
+    "installed_hosts",
+    "is_gateway_hook",
+    "load_host",
+    "matcher_groups_install",
+    "matcher_groups_uninstall",
+    "uninstall_events",
+]
+
+HOSTS_GROUP: Final = "gateway.hosts"
+"""The entry-point group of hook hosts; each entry point names a `HookHost`."""
+
+MAX_EVENT_BYTES: Final = 8 * 1024 * 1024
+"""The largest hook event read; a larger one is blocked."""
+
+HookKind = Literal["review", "permission", "outcome"]
+"""
+What a hook event asks: ``review`` (before a tool runs: allow, ask or block
+it), ``permission`` (the host is about to ask its user: answer for them, or
+leave it), ``outcome`` (after the tool ran: record what happened).
+"""
+
+
+class HookError(Exception):
+    """The hook cannot answer this event; its message is one sentence, and the hook blocks the call."""
+
+
+class HookEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    A host's hook event, read into the gateway's vocabulary.
+
+    Attributes:
+        name: The host's name for the event (``PreToolUse``, ``BeforeTool``,
+            ``beforeShellExecution``…), which the answer must name again.
+        kind: What it asks (`HookKind`).
+        call: The tool call it is about.
+        outcome: For ``outcome``: ``succeeded`` or ``failed``.
+        detail: For ``outcome``: the host's error text, if any.
+    """
+
+    name: str
+    kind: HookKind
+    call: ToolCall
+    outcome: Literal["succeeded", "failed"] | None = None
+    detail: str | None = None
+
+
+class HookAnswer(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    What the gateway tells a host about one event, before the host's format is applied.
+
+    Attributes:
+        decision: ``allow``, ``ask``, ``decline`` or ``host`` (no decision:
+            the host's own checks decide), from `gateway_guard.host_decision`.
+        reason: One sentence: the rule's reason (shown to the person for an
+            ask, to the model for a decline).
+        call_id: The call the answer is about.
+    """
+
+    decision: HostDecision
+    reason: str
+    call_id: str | None = None
+
+
+class HookReply(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    What the hook process does: print ``stdout``, write ``stderr``, exit with ``status``.
+
+    Attributes:
+        status: ``0`` (the host reads ``stdout``) or ``2`` (the host blocks
+            the call; ``stderr`` is the reason). Nothing else is ever used:
+            most hosts let a call through on any other status.
+        stdout: The answer in the host's format (JSON text), or empty.
+        stderr: One sentence when ``status`` is 2, else empty.
+    """
+
+    status: Literal[0, 2] = 0
+    stdout: str = ""
+    stderr: str = ""
+
+    @classmethod
+    def block(cls, reason: str) -> HookReply:
+        """Exit 2 with ``reason``: every host blocks the call."""
+        return cls(status=2, stderr=reason)
+
+
+@runtime_checkable
+class HookHost(Protocol):
+    """
+    One agent host's hook contract, as a plugin provides it.
+
+    Attributes:
+        name: The host's name on the command line (``claude-code``), its
+            entry point's name.
+        title: How people call it (``Claude Code``).
+    """
+
+    name: str
+    title: str
+
+    def read(self, event: Mapping[str, Any]) -> HookEvent:
+        """
+        Read one decoded event; raise `HookError` (one sentence) for one it cannot answer.
+
+        Unknown fields must be accepted: hosts add fields over time, and a
+        hook that rejected them would block every call.
+        """
+
+    def reply(self, event: HookEvent, answer: HookAnswer) -> HookReply:
+        """The host's answer to ``event``: its JSON output, or exit 2 where that is how it blocks."""
+
+    def denial(self, name: str, reason: str) -> str | None:
+        """
+        JSON that blocks event ``name`` with ``reason``, for answers that cannot exit 2.
+
+        Used by the approval service's ``POST /hooks/HOST`` (the host's HTTP
+        hook type). ``None`` when the event cannot be blocked that way.
+        """
+
+    def settings_file(self, scope: HookScope, project: Path, home: Path) -> Path:
+        """Where the host reads its hook settings for ``scope``."""
+
+    def install(self, settings: dict[str, Any], command: str, timeout: float) -> dict[str, Any]:
+        """
+        ``settings`` with the gateway's hooks added (pure; idempotent; the user's other settings kept).
+
+        Args:
+            settings: The settings file's JSON object (``{}`` when it does not exist).
+            command: The hook command: the absolute path of ``gateway-hook``
+                and this host's name, quoted for a shell.
+            timeout: Seconds the hook may take before the host gives up on it.
+        """
+
+    def uninstall(self, settings: dict[str, Any]) -> dict[str, Any]:
+        """``settings`` without any of the gateway's hooks for this host (pure)."""
+
+    def notes(self) -> tuple[str, ...]:
+        """Sentences ``gateway install`` shows after writing (steps the host needs, limits)."""
+
+    def commands(self, settings: Mapping[str, Any]) -> tuple[str, ...]:
+        """The gateway's hook commands in ``settings``, each once (what ``gateway doctor`` runs)."""
+
+    def problems(self, settings: Mapping[str, Any]) -> tuple[str, ...]:
+        """What in ``settings`` would let a call through when the hook fails (one sentence each)."""
+
+    def probe(self, cwd: str) -> dict[str, Any]:
+        """A harmless review event (the shell command ``ls`` in ``cwd``) for ``gateway doctor`` to send."""
+
+
+def installed_hosts() -> dict[str, EntryPoint]:
+    """The hook hosts installed, by name."""
+    found: dict[str, EntryPoint] = {}
+    for entry in entry_points(group=HOSTS_GROUP):
+        found.setdefault(entry.name, entry)
+    return found
+
+
+@functools.cache
+def load_host(name: str) -> HookHost:
+    """
+    The hook host ``name``, loaded once through its entry point.
+
+    Raises:
+        PluginLoadError: No such host is installed, or its entry point is not a `HookHost`.
+    """
+    available = installed_hosts()
+    entry = available.get(name)
+    if entry is None:
+        names = ", ".join(repr(n) for n in sorted(available)) or "none"
+        raise PluginLoadError(
+            f"No hook host named {name!r} is installed; installed: {names}.", plugin=name
+        )
+    try:
+        host = entry.load()
+    except Exception as error:
+        raise PluginLoadError(
+            f"The hook host {name!r} could not be loaded: {error}", plugin=name
+        ) from error
+    if not isinstance(host, HookHost) or host.name != name:
+        raise PluginLoadError(
+            f"The hook host {name!r} is not a HookHost named {name!r}.", plugin=name
+        )
+    return host
+
+
+def decode_event(data: bytes) -> dict[str, Any]:
+    """
+    One hook event as a JSON object.
+
+    Raises:
+        HookError: It is larger than `MAX_EVENT_BYTES`, not UTF-8, not JSON,
+            or not an object (one sentence each).
+    """
+    if len(data) > MAX_EVENT_BYTES:
+        raise HookError(f"The hook event is larger than {MAX_EVENT_BYTES} bytes.")
+    try:
+        text = data.decode("utf-8", "strict")
+    except UnicodeDecodeError as error:
+        raise HookError(f"The hook event is not valid UTF-8 (byte offset {error.start}).") from None
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError as error:
+        detail = " ".join(str(error).split())[:160].rstrip(".")
+        raise HookError(f"The hook event is not JSON ({detail}).") from None
+    if not isinstance(value, dict):
+        raise HookError("The hook event is not a JSON object.")
+    return value
+
+
+def _linked_answer(link: Link) -> HookAnswer:
+    # The review of the pre-tool event already decided. A permission event
+    # is answered from it only to refuse again; it never turns into an allow
+    # here (the host asks exactly when its own rule wants a person).
+    decision: HostDecision = "decline" if link.decision == "decline" else "host"
+    return HookAnswer(decision=decision, reason=link.reason, call_id=link.call_id)
+
+
+async def answer_hook(
+    host: HookHost,
+    reviewer: Reviewer,
+    data: bytes,
+    *,
+    allow: AllowMode = "founded",
+    links: LinkStore | None = None,
+    within: float = DEFAULT_TIMEOUT,
+    shadow: bool = False,
+) -> HookReply:
+    """
+    Answer one hook event: read it, review it once, reply in the host's format.
+
+    Never raises for a bad event or a failing gateway: those block the call
+    (exit 2 with one sentence). A ``review`` event is reviewed and its verdict
+    kept in ``links``; a ``permission`` event of the same call (same session,
+    tool and input) is answered from that verdict without a second review, or
+    reviewed once when there is none; an ``outcome`` is recorded.
+
+    Args:
+        host: The host's format.
+        reviewer: The gateway (or a test double).
+        data: The event as the host wrote it.
+        allow: ``[hosts] allow`` (see `gateway_guard.host_decision`).
+        links: Where reviews are kept for linking (``None``: no linking).
+        within: Seconds the review may take before the call is blocked.
+        shadow: Record only; the host decides every call.
+    """
+    try:
+        event = host.read(decode_event(data))
+    except HookError as error:
+        return HookReply.block(str(error))
+    call = event.call
+    if event.kind == "outcome":
+        if not call.call_id and links is not None:
+            # Hosts whose events carry no call id: the outcome belongs to the
+            # call reviewed with the same session, tool and input.
+            link = links.find(host.name, call)
+            call = msgspec.structs.replace(call, call_id=link.call_id if link else None)
+        await guarded_outcome(reviewer, call.call_id, event.outcome or "unknown", event.detail)
+        return host.reply(event, HookAnswer(decision="host", reason="", call_id=call.call_id))
+    if event.kind == "permission" and links is not None:
+        link = links.find(host.name, call)
+        if link is not None:
+            return host.reply(event, _linked_answer(link))
+        if not call.call_id:
+            call = msgspec.structs.replace(
+                call, call_id=f"permission-{links.key(host.name, call)[:32]}"
+            )
+    verdict = await guarded_review(reviewer, call, within=within)
+    if event.kind == "review" and links is not None:
+        links.remember(host.name, call, verdict)
+    decision = host_decision(verdict, allow=allow, shadow=shadow)
+    return host.reply(
+        event, HookAnswer(decision=decision, reason=verdict.reason, call_id=verdict.call_id)
+    )

@@ -1,0 +1,171 @@
+"""
+``gateway doctor``: check an installation end to end, the way the host will use it.
+
+For every host whose settings (the project's and the user's) hold a gateway
+hook, it checks that:
+
+* the settings block a call when the hook fails (the host's own
+  fail-closed setting, `gateway_hooks.HookHost.problems`);
+* the hook command starts (an absolute program that exists), answers a
+  harmless event (``ls``) with exit 0 and the host's JSON, and exits 2 on an
+  event that is not JSON (fail closed);
+
+and reports whether a ``gateway serve`` listens on the hook socket (the hook
+forwards to it) or the hook reviews in-process, and whether the service's
+token file is user-only. It prints one line per check and exits 1 when any
+check fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import socket
+import stat
+import subprocess  # noqa: TID251 -- the doctor runs the installed hook command, as the host would
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from gateway_relay import default_socket
+
+from gateway import default_token_file
+from gateway_hooks import HookHost, HookScope
+from gateway_hooks._install import read_settings
+
+__all__ = ["diagnose"]
+
+SCOPES: Final[tuple[HookScope, ...]] = ("project", "user")
+
+RUN_TIMEOUT: Final = 60.0
+"""Seconds each trial run of the hook may take."""
+
+
+def _say(text: str, *, ok: bool) -> bool:
+    sys.stdout.write(f"{'ok' if ok else 'problem'}: {text}\n")
+    return ok
+
+
+def _run(command: str, data: bytes, cwd: Path) -> tuple[int, bytes, bytes] | str:
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        return f"the command cannot be read ({error})"
+    if not argv or not Path(argv[0]).is_absolute():
+        return "the program is not an absolute path, so it depends on PATH"
+    if not Path(argv[0]).is_file() or not os.access(argv[0], os.X_OK):
+        return f"the program {argv[0]!r} does not exist or cannot run"
+    try:
+        done = subprocess.run(  # noqa: S603 -- the user's own installed hook command, split without a shell
+            argv, input=data, capture_output=True, timeout=RUN_TIMEOUT, cwd=cwd, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return f"it did not answer within {RUN_TIMEOUT:g} s"
+    except OSError as error:
+        return f"it could not start ({error.strerror})"
+    return done.returncode, done.stdout, done.stderr
+
+
+def _check_command(host: HookHost, command: str, project: Path) -> bool:
+    good = True
+    probe = json.dumps(host.probe(str(project))).encode()
+    result = _run(command, probe, project)
+    if isinstance(result, str):
+        return _say(f"{host.title}: `{command}`: {result}.", ok=False)
+    status, out, err = result
+    text = out.decode("utf-8", "replace").strip()
+    if status != 0:
+        reason = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no reason"]
+        good &= _say(
+            f"{host.title}: the hook blocked a harmless `ls` (exit {status}: {reason[0]}).",
+            ok=False,
+        )
+    else:
+        try:
+            answer = json.loads(text) if text else {}
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            good &= _say(
+                f"{host.title}: the hook's answer to `ls` is not a JSON object: {text[:200]!r}.",
+                ok=False,
+            )
+        else:
+            shown = text or "no decision (the host's own checks decide)"
+            good &= _say(f"{host.title}: the hook runs and answers `ls`: {shown[:200]}", ok=True)
+    result = _run(command, b"not json", project)
+    if isinstance(result, str):
+        return _say(f"{host.title}: `{command}`: {result}.", ok=False)
+    status, out, _ = result
+    good &= _say(
+        f"{host.title}: an event that is not JSON "
+        + (
+            "is blocked (exit 2)."
+            if status == 2 and not out
+            else f"is not blocked (exit {status}): the hook fails open."
+        ),
+        ok=status == 2 and not out,
+    )
+    return good
+
+
+def _service(path: str) -> None:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.settimeout(2.0)
+    try:
+        connection.connect(path)
+    except OSError:
+        sys.stdout.write(
+            f"note: no `gateway serve` listens at {path}; hooks review in-process (no person can be asked there).\n"
+        )
+        return
+    finally:
+        connection.close()
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    _say(
+        f"`gateway serve` listens at {path} (mode {mode:04o}); hooks forward to it.",
+        ok=mode & 0o077 == 0,
+    )
+    token = default_token_file()
+    if token.is_file():
+        token_mode = stat.S_IMODE(token.stat().st_mode)
+        _say(
+            f"the service's token {token} is readable by you only (mode {token_mode:04o}).",
+            ok=token_mode & 0o077 == 0,
+        )
+
+
+def diagnose(hosts: Sequence[HookHost], *, project: Path, home: Path, only: bool) -> int:
+    """Run every check; the exit status (0 when all pass, 1 otherwise)."""
+    good = True
+    found = False
+    for host in hosts:
+        for scope in SCOPES:
+            path = host.settings_file(scope, project, home)
+            try:
+                settings, existed = read_settings(path)
+            except ValueError as error:
+                good &= _say(str(error), ok=False)
+                continue
+            commands = host.commands(settings) if existed else ()
+            if not commands:
+                continue
+            found = True
+            sys.stdout.write(f"{host.title} ({scope}): {path}\n")
+            for problem in host.problems(settings):
+                good &= _say(f"{host.title}: {problem}", ok=False)
+            for command in commands:
+                good &= _check_command(host, command, project)
+        if only and not found:
+            good &= _say(
+                f"No {host.title} settings hold the gateway's hook; run `gateway install {host.name}`.",
+                ok=False,
+            )
+    if not found and not only:
+        good &= _say(
+            "No host's settings hold the gateway's hook; run `gateway install HOST`.", ok=False
+        )
+    _service(default_socket())
+    return 0 if good else 1

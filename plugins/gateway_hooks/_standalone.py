@@ -1,0 +1,108 @@
+"""
+The hook's in-process path: a gateway started in the hook process answers one event.
+
+Used by ``gateway-hook HOST`` when no ``gateway serve`` listens on its
+socket. The config is ``--config FILE`` or the embedded default; the audit
+log is wherever its sinks say. Every failure is exit 2 with one sentence, and
+every wait is bounded: the audit-log lock, the gateway's start, the review.
+Anything a plugin prints goes to standard error, never to standard output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+
+from gateway import Gateway, GatewayConfig, GatewayError, default_config, load_config
+from gateway_hooks import HookReply, LinkStore, answer_hook, load_host
+
+__all__ = ["run_standalone"]
+
+
+def _config(path: str | None) -> GatewayConfig:
+    try:
+        return load_config(path) if path else default_config()
+    except OSError as error:
+        raise GatewayError(
+            f"Cannot read the embedded default config ({error.strerror}); pass --config FILE."
+        ) from None
+
+
+def _sink_paths(config: GatewayConfig) -> list[Path]:
+    return sorted({Path(sink.path).resolve() for sink in config.sinks.values() if sink.path})
+
+
+@contextlib.contextmanager
+def _audit_locks(config: GatewayConfig, timeout: float) -> Iterator[str | None]:
+    """
+    Hold an exclusive lock beside each audit log while this process writes to it.
+
+    Hosts run the hooks of parallel tool calls at the same time, each in its
+    own process; each continues the log's hash chain from its last record, so
+    two writers at once would fork the chain. Yields a reason when a lock
+    could not be taken within ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    with contextlib.ExitStack() as stack:
+        for path in _sink_paths(config):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lock = stack.enter_context(Path(f"{path}.lock").open("ab"))
+            while True:
+                try:
+                    fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        yield f"The audit log {str(path)!r} stayed locked by another hook for {timeout:g} s."
+                        return
+                    time.sleep(0.02)
+        yield None
+
+
+async def _answer(host_name: str, data: bytes, config: GatewayConfig, seconds: float) -> HookReply:
+    host = load_host(host_name)
+    with anyio.fail_after(seconds):
+        async with Gateway(config) as gateway:
+            return await answer_hook(
+                host,
+                gateway,
+                data,
+                allow=config.hosts.allow,
+                links=LinkStore.default(),
+                within=seconds,
+            )
+
+
+def run_standalone(
+    host_name: str, data: bytes, config_path: str | None, timeout: float
+) -> tuple[int, str, str]:
+    """
+    Answer one event with a gateway in this process.
+
+    Returns:
+        ``(status, stdout, stderr)``: what the hook process prints and how it exits.
+    """
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            config = _config(config_path)
+            with _audit_locks(config, timeout) as busy:
+                if busy is not None:
+                    return 2, "", busy
+                reply = anyio.run(_answer, host_name, data, config, timeout)
+    except TimeoutError:
+        return 2, "", f"The gateway did not answer within {timeout:g} s, so the call is blocked."
+    except GatewayError as error:
+        return 2, "", str(error)
+    except OSError as error:
+        return (
+            2,
+            "",
+            f"The gateway could not start ({error.strerror or error}), so the call is blocked.",
+        )
+    return reply.status, reply.stdout, reply.stderr

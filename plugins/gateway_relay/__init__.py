@@ -1,0 +1,459 @@
+"""
+``gateway-hook HOST``: the process an agent host starts for every tool call, kept fast.
+
+Hosts (Claude Code, Codex, Gemini CLI, Cursor) run a hook command for each
+tool call, so its start-up is paid every time. This module imports only the
+standard library. It reads the one event on standard input (bounded in time
+and size) and then:
+
+1. **forwards** it to a running ``gateway serve`` over the service's Unix
+   socket (``~/.local/state/agent-gateway/gateway.sock``, user-only; no
+   token crosses a TCP port) and relays the answer, after checking it;
+2. or, when no service listens there, **reviews it in-process**: the same
+   answer from a gateway started in this process with ``--config`` (or the
+   embedded default), at the cost of importing it.
+
+``--require-service`` blocks instead of reviewing in-process. ``--server
+URL --token-file FILE`` forwards to a service on another machine over HTTP
+instead (``gateway_relay._remote``; only when asked for). Whatever goes
+wrong — bad input, a service that fails, a slow answer, a signal, a bug —
+the process exits 2 with one sentence on standard error, which every host
+reads as "block the call"; it never exits any other way, and never writes
+anything to standard output but the host's answer.
+
+Even the standard library is chosen for start-up: the C modules ``_socket``
+and ``_signal`` stand in for ``socket`` and ``signal`` (which import
+``enum``), and the socket protocol is framed text, not JSON (``json``
+imports ``re``). The protocol, one connection per event:
+
+* request: ``GATEWAY-HOOK 1 HOST LENGTH\n`` and the event's ``LENGTH`` bytes;
+* reply: ``STATUS STDOUT-LENGTH STDERR-LENGTH\n`` and those bytes (UTF-8).
+
+Usage: ``gateway-hook HOST [--config FILE] [--socket PATH] [--timeout SECONDS]
+[--require-service | --in-process]``.
+"""
+
+from __future__ import annotations
+
+import _socket
+import os
+import select
+import sys
+import time
+
+# Types are for the checker only: importing `typing` costs this process more
+# than forwarding an event does (mypy treats a name TYPE_CHECKING as typing's).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any, Final
+
+# `signal` wraps the C module in enums (`import enum`): the C module is enough.
+_signal: Any = __import__("_signal")
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAGIC",
+    "MAX_REPLY_BYTES",
+    "PROTOCOL",
+    "STDIN_TIMEOUT",
+    "Blocked",
+    "Options",
+    "Reply",
+    "check_reply",
+    "default_socket",
+    "forward",
+    "main",
+    "parse_options",
+    "read_request_line",
+    "read_stdin",
+    "reply_frame",
+    "request_line",
+    "state_directory",
+]
+
+PROTOCOL: Final = 1
+"""The version of the socket protocol (the second word of the request line)."""
+
+MAGIC: Final = b"GATEWAY-HOOK"
+"""The first word of every request."""
+
+MAX_HOST: Final = 64
+"""The longest host name sent (lowercase letters, digits and ``-``)."""
+
+STDIN_TIMEOUT: Final = 10.0
+"""Seconds to wait for the host to finish writing the event."""
+
+MAX_EVENT_BYTES: Final = 8 * 1024 * 1024
+"""The largest event read (the same bound as ``gateway_hooks.MAX_EVENT_BYTES``)."""
+
+MAX_REPLY_BYTES: Final = 1024 * 1024
+"""The largest answer accepted from the service."""
+
+DEFAULT_TIMEOUT: Final = 330.0
+"""Seconds to wait for a verdict: longer than a person's 300 s on the approval page."""
+
+_USAGE: Final = (
+    "usage: gateway-hook HOST [--config FILE] [--socket PATH | --server URL [--token-file FILE]] "
+    "[--timeout SECONDS] [--require-service | --in-process]"
+)
+
+
+class Blocked(Exception):
+    """The hook cannot answer; it exits 2 with this one sentence, and the host blocks the call."""
+
+
+class Reply:
+    """What the process does: print ``stdout``, write ``stderr``, exit ``status`` (0 or 2)."""
+
+    __slots__ = ("status", "stderr", "stdout")
+
+    def __init__(self, status: int, stdout: str, stderr: str) -> None:
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reply) and (self.status, self.stdout, self.stderr) == (
+            other.status,
+            other.stdout,
+            other.stderr,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: compared, never hashed
+
+    def __repr__(self) -> str:
+        return f"Reply({self.status!r}, {self.stdout!r}, {self.stderr!r})"
+
+
+class Options:
+    """The command line, with the ``[hook]`` table of ``--config`` filled in."""
+
+    __slots__ = (
+        "config",
+        "host",
+        "in_process",
+        "require_service",
+        "server",
+        "socket",
+        "timeout",
+        "token_file",
+    )
+
+    def __init__(
+        self,
+        *,
+        host: str,
+        config: str | None,
+        socket: str | None,
+        timeout: float,
+        require_service: bool,
+        in_process: bool,
+        server: str | None = None,
+        token_file: str | None = None,
+    ) -> None:
+        self.host = host
+        self.config = config
+        self.socket = socket
+        self.timeout = timeout
+        self.require_service = require_service
+        self.in_process = in_process
+        self.server = server
+        self.token_file = token_file
+
+
+def state_directory(environ: Mapping[str, str] | None = None) -> str:
+    """``$XDG_STATE_HOME/agent-gateway``, or ``~/.local/state/agent-gateway`` (where ``gateway serve`` keeps its token and socket)."""
+    environ = os.environ if environ is None else environ
+    state = environ.get("XDG_STATE_HOME") or os.path.join(
+        environ.get("HOME") or os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(state, "agent-gateway")
+
+
+def default_socket(environ: Mapping[str, str] | None = None) -> str:
+    """Where ``gateway serve`` listens for hooks unless configured: ``gateway.sock`` in the state directory."""
+    return os.path.join(state_directory(environ), "gateway.sock")
+
+
+def _hook_table(path: str) -> dict[str, Any]:
+    import tomllib  # only with --config: the module compiles its patterns when imported
+
+    try:
+        with open(path, "rb") as stream:
+            data = tomllib.load(stream)
+    except OSError as error:
+        raise Blocked(f"Cannot read the config file {path!r}: {error.strerror}.") from None
+    except tomllib.TOMLDecodeError as error:
+        raise Blocked(f"The config {path!r} is not valid TOML: {error}.") from None
+    table = data.get("hook", {})
+    if not isinstance(table, dict):
+        raise Blocked(f"The [hook] table of {path!r} is not a table.")
+    return table
+
+
+def parse_options(argv: Sequence[str]) -> Options:
+    """Read the command line (by hand: ``argparse`` alone costs more than the forwarding)."""
+    words = list(argv)
+    if not words or words[0].startswith("-"):
+        raise Blocked(f"Name the host whose hook this is ({_USAGE}).")
+    host = words.pop(0)
+    values: dict[str, str] = {}
+    flags: set[str] = set()
+    while words:
+        word = words.pop(0)
+        name, equals, value = word.partition("=")
+        if name in ("--config", "--socket", "--timeout", "--server", "--token-file"):
+            if not equals:
+                if not words:
+                    raise Blocked(f"The option {name} needs a value ({_USAGE}).")
+                value = words.pop(0)
+            values[name] = value
+        elif name in ("--require-service", "--in-process") and not equals:
+            flags.add(name)
+        else:
+            raise Blocked(f"Unknown argument {word!r} ({_USAGE}).")
+    if flags == {"--require-service", "--in-process"}:
+        raise Blocked("Choose --require-service or --in-process, not both.")
+    if "--server" in values and ("--socket" in values or "--in-process" in flags):
+        raise Blocked("Choose --server or a local --socket / --in-process, not both.")
+    table = _hook_table(values["--config"]) if "--config" in values else {}
+    raw_timeout: Any = values.get("--timeout", table.get("timeout", DEFAULT_TIMEOUT))
+    try:
+        timeout = float(raw_timeout)
+    except (TypeError, ValueError):
+        raise Blocked(f"The timeout must be a number of seconds, not {raw_timeout!r}.") from None
+    if not 0 < timeout <= 86_400:
+        raise Blocked(f"The timeout must be between 0 and 86400 seconds, not {timeout:g}.")
+    configured_socket = table.get("socket")
+    if configured_socket is not None and not isinstance(configured_socket, str):
+        raise Blocked("The [hook] socket must be a path.")
+    require = table.get("require-service", False) is True or "--require-service" in flags
+    return Options(
+        host=host,
+        config=values.get("--config"),
+        socket=values.get("--socket") or configured_socket,
+        timeout=timeout,
+        require_service=require and "--in-process" not in flags,
+        in_process="--in-process" in flags,
+        server=values.get("--server"),
+        token_file=values.get("--token-file"),
+    )
+
+
+def read_stdin(timeout: float = STDIN_TIMEOUT, limit: int = MAX_EVENT_BYTES) -> bytes:
+    """Standard input to its end, within ``timeout`` seconds and ``limit`` bytes."""
+    fd = sys.stdin.fileno()
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise Blocked(f"No complete hook event arrived on standard input within {timeout:g} s.")
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if not ready:
+            continue
+        chunk = os.read(fd, 65_536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            raise Blocked(f"The hook event is larger than {limit} bytes.")
+        chunks.append(chunk)
+
+
+def request_line(host: str, length: int) -> bytes:
+    """The request's first line for an event of ``length`` bytes for ``host``."""
+    if not 0 < len(host) <= MAX_HOST or not all(
+        c.isascii() and (c.islower() or c.isdigit() or c == "-") for c in host
+    ):
+        raise Blocked(
+            f"The host name {host[:MAX_HOST]!r} is not one the gateway knows (lowercase letters, digits, -)."
+        )
+    return b"%s %d %s %d\n" % (MAGIC, PROTOCOL, host.encode(), length)
+
+
+def read_request_line(line: bytes) -> tuple[str, int]:
+    """
+    The host and the event's length from a request's first line (the service's side).
+
+    Raises:
+        ValueError: It is not a request of this protocol (one sentence).
+    """
+    words = line.rstrip(b"\n").split(b" ")
+    if len(words) != 4 or words[0] != MAGIC or not words[3].isdigit():
+        raise ValueError("The hook's request is not one this service reads.")
+    if words[1] != str(PROTOCOL).encode():
+        raise ValueError(
+            f"The hook speaks protocol {words[1][:8].decode('ascii', 'replace')}, this service {PROTOCOL}; install the same version."
+        )
+    host = words[2].decode("ascii", "replace")
+    request_line(host, int(words[3]) or 1)  # the same rule for the name as the hook's
+    return host, int(words[3])
+
+
+def reply_frame(status: int, stdout: str, stderr: str) -> bytes:
+    """The service's answer to one event, framed for `check_reply`."""
+    out, err = stdout.encode(), stderr.encode()
+    return b"%d %d %d\n" % (status, len(out), len(err)) + out + err
+
+
+def check_reply(data: bytes) -> Reply:
+    """
+    The service's answer, if it is one the host reads as meant; else `Blocked`.
+
+    Relaying an answer unchecked could fail open: hosts ignore output they do
+    not understand and let the call through. So the frame must be whole and
+    exact, the status 0 or 2, a block must say why, and the host's output must
+    be a JSON object (checked by its shape: the service wrote it from a typed
+    answer; this process does not import a JSON parser).
+    """
+    head, newline, rest = data.partition(b"\n")
+    words = head.split(b" ")
+    if not newline or len(words) != 3 or not all(word.isdigit() for word in words):
+        raise Blocked("The gateway's answer is not one this hook reads.")
+    status, out_length, err_length = (int(word) for word in words)
+    if status not in (0, 2) or len(rest) != out_length + err_length:
+        raise Blocked("The gateway's answer has no status 0 or 2 with its output.")
+    try:
+        stdout = rest[:out_length].decode("utf-8", "strict")
+        stderr = rest[out_length:].decode("utf-8", "strict")
+    except UnicodeDecodeError:
+        raise Blocked("The gateway's answer is not UTF-8.") from None
+    if status == 2:
+        if not stderr.strip() or stdout:
+            raise Blocked("The gateway blocked the call without saying why.")
+        return Reply(2, "", " ".join(stderr.split()))
+    text = stdout.strip()
+    if text and not (text.startswith("{") and text.endswith("}")):
+        raise Blocked("The gateway's answer for the host is not a JSON object.")
+    return Reply(0, text, "")
+
+
+def _frame_complete(data: bytes) -> bool:
+    head, newline, rest = data.partition(b"\n")
+    if not newline:
+        return False
+    words = head.split(b" ")
+    if len(words) != 3 or not all(word.isdigit() for word in words):
+        return True  # garbage: stop reading, check_reply says why
+    return len(rest) >= int(words[1]) + int(words[2])
+
+
+def _connect(path: str, timeout: float) -> _socket.socket | None:
+    """A connection to the service, or ``None`` when none listens at ``path``."""
+    connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    connection.settimeout(timeout)
+    try:
+        connection.connect(path)
+    except (FileNotFoundError, ConnectionRefusedError):
+        connection.close()
+        return None
+    except OSError as error:
+        connection.close()
+        raise Blocked(
+            f"Cannot reach the gateway at {path!r} ({error.strerror or error})."
+        ) from None
+    return connection
+
+
+def forward(path: str, host: str, data: bytes, timeout: float) -> Reply | None:
+    """
+    Send the event to the service listening at ``path``; its checked answer.
+
+    ``None`` when nothing listens there (no socket, or a stale one). Once
+    connected, every failure is `Blocked`: the event may have been reviewed.
+    """
+    deadline = time.monotonic() + timeout
+    line = request_line(host, len(data))
+    connection = _connect(path, timeout)
+    if connection is None:
+        return None
+    received = bytearray()
+    try:
+        connection.sendall(line + data)
+        while not _frame_complete(bytes(received)):
+            # A closed deadline is a zero timeout: recv then raises TimeoutError at once.
+            connection.settimeout(max(deadline - time.monotonic(), 1e-6))
+            chunk = connection.recv(65_536)
+            if not chunk:
+                raise Blocked("The gateway closed the connection without an answer.")
+            received += chunk
+            if len(received) > MAX_REPLY_BYTES:
+                raise Blocked(f"The gateway's answer is larger than {MAX_REPLY_BYTES} bytes.")
+    except TimeoutError:
+        raise Blocked(f"The gateway did not answer within {timeout:g} s.") from None
+    except OSError as error:
+        raise Blocked(
+            f"The connection to the gateway failed ({error.strerror or error})."
+        ) from None
+    finally:
+        connection.close()
+    return check_reply(bytes(received))
+
+
+_SIGNAL_NAMES: Final = {
+    _signal.SIGTERM: "SIGTERM",
+    _signal.SIGINT: "SIGINT",
+    _signal.SIGHUP: "SIGHUP",
+    _signal.SIGQUIT: "SIGQUIT",
+}
+
+
+def _blocked_by_signal(signum: int, frame: object) -> None:
+    name = _SIGNAL_NAMES.get(signum, str(signum))
+    os.write(2, f"The hook was stopped ({name}), so the call is blocked.\n".encode())
+    os._exit(2)
+
+
+def _answer(options: Options, data: bytes) -> Reply:
+    if options.server:
+        from gateway_relay._remote import (
+            forward_http,  # only in this mode: urllib is slow to import
+        )
+
+        return forward_http(options.server, options.token_file, options.host, data, options.timeout)
+    if not options.in_process:
+        path = options.socket or default_socket()
+        reply = forward(path, options.host, data, options.timeout)
+        if reply is not None:
+            return reply
+        if options.require_service:
+            raise Blocked(f"No gateway is listening at {path!r}, and this hook requires one.")
+    from gateway_hooks._standalone import run_standalone  # the slow path: import the gateway
+
+    status, stdout, stderr = run_standalone(options.host, data, options.config, options.timeout)
+    return Reply(status, stdout, stderr)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Answer one hook event; the exit status (0, or 2 to block)."""
+    for signum in _SIGNAL_NAMES:
+        _signal.signal(signum, _blocked_by_signal)
+    try:
+        options = parse_options(sys.argv[1:] if argv is None else argv)
+        # The host writes the event and closes standard input at once; a hook
+        # that waited longer than its own timeout would outlive its answer.
+        data = read_stdin(min(STDIN_TIMEOUT, options.timeout))
+        reply = _answer(options, data)
+    except Blocked as refusal:
+        reply = Reply(2, "", str(refusal))
+    except Exception as error:  # noqa: BLE001 -- a bug in the hook must block the call, never let it through
+        reply = Reply(2, "", f"The hook failed ({type(error).__name__}), so the call is blocked.")
+    if reply.status == 0 and reply.stdout:
+        _write_all(1, reply.stdout.encode() + b"\n")
+    if reply.status != 0:
+        _write_all(2, (reply.stderr or "The hook blocked the call.").encode() + b"\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""
+The hook socket: where ``gateway-hook HOST`` forwards each event to a running ``gateway serve``.
+
+A Unix socket, mode 0600, in a user-only directory (the state directory,
+beside the token): only the user's own processes can connect, so no token is
+sent, and nothing crosses a TCP port. Each connection carries one event:
+
+* the hook sends ``GATEWAY-HOOK 1 HOST N\n``, then the event's ``N`` bytes
+  as the host wrote them;
+* the service answers ``STATUS STDOUT-LENGTH STDERR-LENGTH\n`` and those
+  bytes (a `gateway_hooks.HookReply`), and closes.
+
+The framing is ``gateway_relay``'s (`gateway_relay.read_request_line`,
+`gateway_relay.reply_frame`): one definition for both ends.
+
+The review runs while the hook waits; a hook that goes away (the host gave up
+on it) cancels the review, which the gateway records as a decline. A header
+that is not that, a body longer than ``max_body``, an unknown host, a client
+that stalls: each is answered with a block, never an allow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import stat
+from pathlib import Path
+from typing import Final
+
+import anyio
+from anyio.abc import SocketListener, SocketStream, TaskStatus
+from anyio.streams.buffered import BufferedByteReceiveStream
+from gateway_hooks import HookHost, HookReply, LinkStore, answer_hook, load_host
+from gateway_relay import read_request_line, reply_frame
+
+from gateway import Gateway, PluginLoadError
+
+__all__ = ["bind_hook_socket", "serve_hook_socket"]
+
+HEADER_LIMIT: Final = 4096
+"""The longest header line accepted."""
+
+READ_TIMEOUT: Final = 10.0
+"""Seconds a client may take to send its request."""
+
+
+def bind_hook_socket(path: Path) -> socket.socket:
+    """
+    Bind the hook socket at ``path``: its directory user-only, the socket mode 0600.
+
+    A socket file left by a service that died is replaced; anything else at
+    ``path``, or a socket another service still answers on, is an error.
+
+    Raises:
+        OSError: The path is taken, or cannot be bound.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path.parent, stat.S_IMODE(path.parent.stat().st_mode) & 0o700)
+    if path.exists() or path.is_symlink():
+        if not stat.S_ISSOCK(path.lstat().st_mode):
+            raise FileExistsError(f"{path} exists and is not a socket")
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.settimeout(1.0)
+            probe.connect(str(path))
+        except OSError:
+            path.unlink()  # nobody answers: a socket left behind
+        else:
+            raise FileExistsError(f"another gateway serves hooks at {path}")
+        finally:
+            probe.close()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(str(path))
+        os.chmod(path, 0o600)
+        listener.listen(256)
+        listener.setblocking(False)  # noqa: FBT003 -- the socket API's own flag
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
+async def _request(stream: BufferedByteReceiveStream, max_body: int) -> tuple[str, bytes]:
+    host, length = read_request_line(await stream.receive_until(b"\n", HEADER_LIMIT))
+    if length > max_body:
+        raise ValueError(f"The hook event is larger than {max_body} bytes.")
+    return host, await stream.receive_exactly(length)
+
+
+async def _read(client: SocketStream, max_body: int) -> tuple[HookHost, bytes] | HookReply | None:
+    """The host and the event; a block to send back; or ``None`` when the hook is gone."""
+    try:
+        with anyio.fail_after(READ_TIMEOUT):
+            name, data = await _request(BufferedByteReceiveStream(client), max_body)
+        return load_host(name), data
+    except (ValueError, PluginLoadError) as error:
+        return HookReply.block(str(error))
+    except (TimeoutError, anyio.IncompleteRead, anyio.DelimiterNotFound):
+        return HookReply.block("The hook's request did not arrive whole.")
+    except (anyio.EndOfStream, anyio.BrokenResourceError):
+        return None
+
+
+async def _handle(
+    client: SocketStream, gateway: Gateway, max_body: int, review_limit: float
+) -> None:
+    async with client:
+        request = await _read(client, max_body)
+        if request is None:
+            return
+        if isinstance(request, HookReply):
+            reply = request
+        else:
+            host, data = request
+            replies: list[HookReply] = []
+            async with anyio.create_task_group() as group:
+
+                async def hang_up() -> None:
+                    # The hook sends nothing more: data or the end of the stream
+                    # means it is gone (or misbehaving), so the review stops.
+                    with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError):
+                        await client.receive()
+                    group.cancel_scope.cancel()
+
+                group.start_soon(hang_up)
+                replies.append(
+                    await answer_hook(
+                        host,
+                        gateway,
+                        data,
+                        allow=gateway.config.hosts.allow,
+                        links=LinkStore.default(),
+                        within=review_limit,
+                    )
+                )
+                group.cancel_scope.cancel()
+            if not replies:
+                return
+            reply = replies[0]
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await client.send(reply_frame(reply.status, reply.stdout, reply.stderr))
+
+
+async def serve_hook_socket(
+    listener_socket: socket.socket,
+    gateway: Gateway,
+    *,
+    max_body: int,
+    review_limit: float,
+    task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Answer hook events on the bound socket until cancelled; the socket file is removed then."""
+    path = Path(listener_socket.getsockname())
+    listener = await SocketListener.from_socket(listener_socket)
+    try:
+        async with listener, anyio.create_task_group() as group:
+            task_status.started()
+
+            async def handle(client: SocketStream) -> None:
+                await _handle(client, gateway, max_body, review_limit)
+
+            await listener.serve(handle, group)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # a short, local call: the service is stopping

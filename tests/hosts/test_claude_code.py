@@ -1,0 +1,218 @@
+"""
+The real Claude Code CLI (bundled with ``claude-agent-sdk``), guarded by the installed hook, offline.
+
+The CLI runs with ``ANTHROPIC_BASE_URL`` pointing at a scripted model that
+proposes tool calls and records what the CLI showed it. The hook is
+installed with ``gateway install claude-code`` and reviews with the default
+policy. Each scenario asserts what ran, what the model saw, and what the
+audit log holds:
+
+* a listing the policy allows runs, and the model sees it (the allow is
+  founded on the plan: it reads only inside the project);
+* a recursive delete of the home directory's files is refused with the rule's
+  reason, and the canary survives;
+* the fake key stays out of the model's view: reading it is an allow the plan
+  does not found, so Claude Code's own check (reads outside the project) still
+  applies — with the gateway Claude Code is no less safe than without it;
+* ``PermissionRequest`` (which carries no ``tool_use_id``) is linked to its
+  ``PreToolUse`` review: one review per call;
+* an ``ask`` reaches the person with the rule's reason: through the SDK's
+  ``can_use_tool`` (what the CLI's permission prompt calls), and through the
+  approval page when the hook forwards to ``gateway serve``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from claude_agent_sdk import (
+    ClaudeAgentOptions,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ResultMessage,
+    ToolPermissionContext,
+    query,
+)
+
+from gateway import VerdictReached, verify_audit_log
+from hosts.models import ScriptedModel, ToolUse
+from hosts.support import CLAUDE, KEY_MARK, Scene, install, json_lines, make_scene, need, run_cli
+
+ASK_REASON = "Asked about `echo hello`: it writes to `greeting.txt`."
+
+
+@pytest.fixture
+def scene(tmp_path: Path) -> Scene:
+    return make_scene(tmp_path)
+
+
+def claude_env(scene: Scene, model: ScriptedModel) -> dict[str, str]:
+    return scene.env(
+        ANTHROPIC_BASE_URL=model.url,
+        ANTHROPIC_API_KEY="sk-ant-fake-key-for-tests",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_ERROR_REPORTING="1",
+    )
+
+
+def claude(scene: Scene, model: ScriptedModel, prompt: str) -> subprocess.CompletedProcess[str]:
+    argv = [str(need(CLAUDE)), "-p", prompt, "--output-format", "stream-json", "--verbose"]
+    return run_cli(scene, argv, env=claude_env(scene, model))
+
+
+def settings(scene: Scene) -> dict[str, Any]:
+    value: dict[str, Any] = json.loads((scene.project / ".claude" / "settings.json").read_text())
+    return value
+
+
+def test_the_guarded_cli_runs_what_is_allowed_refuses_what_is_declined_and_keeps_the_key_out(
+    scene: Scene,
+) -> None:
+    install(scene, "claude-code")
+    hooks = settings(scene)["hooks"]
+    (guard,) = hooks["PreToolUse"][0]["hooks"]
+    assert guard["onFailure"] == "block"
+    assert guard["command"].split()[0] == str(Path(sys.executable).parent / "gateway-hook")
+    # Hook PermissionRequest too, to see it linked to its PreToolUse review.
+    hooks["PermissionRequest"] = [{"matcher": "*", "hooks": [dict(guard)]}]
+    (scene.project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    calls = [
+        ToolUse("Bash", {"command": "ls", "description": "List the project"}),
+        ToolUse("Bash", {"command": "rm -rf ~/keep", "description": "Tidy up"}),
+        ToolUse("Bash", {"command": "cat ~/.ssh/id_rsa", "description": "Read the key"}),
+        ToolUse("Read", {"file_path": str(scene.home / ".ssh" / "id_rsa")}),
+    ]
+    with ScriptedModel(calls) as model:
+        result = claude(scene, model, "Tidy up and show me my key.")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert model.proposed == len(calls)
+    listing, refused, cat, read = model.results
+    assert "README.md" in listing
+    assert "Declined `rm -rf ~/keep`: rule rm.recursive-outside" in refused, refused
+    assert scene.canary.read_text() == "still here\n"
+    for shown in (cat, read):
+        assert KEY_MARK not in shown
+    assert KEY_MARK not in result.stdout
+    # The audit log: one review per call (PermissionRequest linked), a chain that verifies.
+    verdicts = [e for e in scene.events() if isinstance(e, VerdictReached)]
+    tool_use_ids = [
+        block["id"]
+        for message in json_lines(result.stdout)
+        if message.get("type") == "assistant"
+        for block in message["message"]["content"]
+        if block.get("type") == "tool_use"
+    ]
+    assert [v.call_id for v in verdicts] == tool_use_ids
+    assert [v.verdict.decision for v in verdicts] == ["allow", "decline", "allow", "allow"]
+    # `ls` in the project is founded on the plan (its one read is inside the
+    # workspace), so Claude Code is told allow; reading the key is not.
+    assert [v.verdict.founded for v in verdicts] == [True, False, False, False]
+    assert verify_audit_log(scene.audit) is None
+
+
+def test_an_ask_reaches_the_person_with_the_rules_reason(scene: Scene) -> None:
+    """The SDK's can_use_tool is what the CLI's permission prompt calls; it gets the hook's reason."""
+    install(scene, "claude-code")
+    asked: list[tuple[str, dict[str, Any], str | None]] = []
+
+    async def person(
+        tool: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResultAllow | PermissionResultDeny:
+        asked.append((tool, tool_input, context.decision_reason))
+        return PermissionResultAllow()
+
+    calls = [ToolUse("Bash", {"command": "echo hello > greeting.txt", "description": "Greet"})]
+
+    async def converse(model: ScriptedModel) -> list[Any]:
+        async def prompt() -> Any:
+            yield {"type": "user", "message": {"role": "user", "content": "Write a greeting."}}
+
+        options = ClaudeAgentOptions(
+            cli_path=str(need(CLAUDE)),
+            cwd=str(scene.project),
+            env=claude_env(scene, model),
+            can_use_tool=person,
+            setting_sources=["project"],
+        )
+        with anyio.fail_after(240):
+            return [message async for message in query(prompt=prompt(), options=options)]
+
+    with ScriptedModel(calls) as model:
+        messages = anyio.run(converse, model)
+    assert isinstance(messages[-1], ResultMessage)
+    assert asked == [("Bash", calls[0].input, ASK_REASON)]
+    assert (scene.project / "greeting.txt").read_text() == "hello\n"
+    assert model.results == [""] or all(KEY_MARK not in r for r in model.results)
+
+
+def test_forwarded_to_the_approval_service_a_person_decides_on_the_page(scene: Scene) -> None:
+    """The hook forwards over the service's Unix socket; the page shows the rule's reason; the person allows."""
+    config = scene.root / "gateway.toml"
+    config.write_text('[gateway]\napprovers = ["rules", "human"]\n\n[serve]\nhuman-timeout = 120\n')
+    install(scene, "claude-code", "--require-service")
+    serve = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gateway"),
+            "serve",
+            "--config",
+            str(config),
+            "--port",
+            "0",
+            "--audit",
+            str(scene.root / "serve-audit.jsonl"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=scene.env(),
+        cwd=scene.root,
+    )
+    try:
+        assert serve.stdout is not None
+        lines = [serve.stdout.readline().strip() for _ in range(3)]
+        url = lines[0].rsplit(" ", 1)[1]
+        token = lines[1].rsplit(" ", 1)[1]
+        assert lines[2].endswith("gateway.sock (mode 0600)"), lines
+        seen: list[dict[str, Any]] = []
+
+        def be_the_person() -> None:
+            headers = {"Authorization": f"Bearer {token}"}
+            with httpx.Client(base_url=url, headers=headers, trust_env=False, timeout=30) as client:
+                for _ in range(1200):
+                    pending = client.get("/v1/calls", params={"state": "pending"}).json()["calls"]
+                    if pending:
+                        seen.append(pending[0])
+                        client.post(
+                            f"/v1/calls/{pending[0]['id']}/decision",
+                            json={"decision": "allow", "digest": pending[0]["digest"]},
+                        )
+                        return
+                    threading.Event().wait(0.1)
+
+        person = threading.Thread(target=be_the_person, daemon=True)
+        person.start()
+        calls = [ToolUse("Bash", {"command": "echo hello > greeting.txt", "description": "Greet"})]
+        with ScriptedModel(calls) as model:
+            result = claude(scene, model, "Write a greeting.")
+        person.join(60)
+    finally:
+        serve.terminate()
+        serve.wait(30)
+        if serve.stdout is not None:
+            serve.stdout.close()
+    assert result.returncode == 0, result.stderr[-2000:]
+    (entry,) = seen
+    earlier = entry["request"]["earlier"]
+    assert [answer["reason"] for answer in earlier] == [ASK_REASON]
+    assert entry["request"]["call"]["host"] == "claude-code"
+    assert (scene.project / "greeting.txt").read_text() == "hello\n"

@@ -1,0 +1,87 @@
+"""
+The reader against bash itself: no measured reading may miss a command bash runs.
+
+Every check here reads a text with `read_shell` and asks the confined bash
+oracle (`oracle.bash.read`) what it makes of the same text; `oracle.harness`
+compares the two. A reading that is unmeasured claims nothing and passes;
+a measured one must account for every command bash ran, agree with bash's
+canonical re-print on the commands and heredocs there are, and be a text
+bash accepts.
+
+A mismatch found here is a release blocker: add the text to
+``tests/data/oracle/mismatches.jsonl`` (with what differed and why), fix the
+reader, and keep the row — the corpus is replayed on every run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from shell.test_misparses import MISPARSES
+
+from oracle import grammar
+from oracle.harness import Comparison, compare
+
+MISMATCHES = Path(__file__).resolve().parents[1] / "data" / "oracle" / "mismatches.jsonl"
+
+ORACLE_SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def _agrees(comparison: Comparison) -> None:
+    assert comparison.mismatches == (), (
+        f"{comparison.text!r} (read as {comparison.reading.status}): "
+        + "; ".join(f"{m.kind}: {m.detail}" for m in comparison.mismatches)
+    )
+
+
+def _mismatch_rows() -> list[dict[str, str]]:
+    with MISMATCHES.open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.mark.parametrize("row", _mismatch_rows(), ids=lambda row: row["kind"])
+def test_every_mismatch_ever_found_now_agrees_with_bash(row: dict[str, str]) -> None:
+    _agrees(compare(row["text"]))
+
+
+@pytest.mark.parametrize("case", MISPARSES, ids=[case.id for case in MISPARSES])
+def test_the_known_misparses_agree_with_bash(case: object) -> None:
+    source = getattr(case, "source")  # noqa: B009 -- the table's rows are NamedTuples of another module
+    _agrees(compare(source))
+
+
+# The constructs the reader measures although bashlex cannot read them, or
+# tree-sitter could not: each is measured, and bash agrees.
+COVERED = {
+    "or-inside-substitution": 'x=$(command -v git || true) && echo "$x"',
+    "and-inside-substitution": "echo $(cd src && ls)",
+    "multi-line-substitution": "x=$(\n  ls |\n  wc -l\n)\necho $x",
+    "several-heredocs-on-a-line": "cat <<A <<'B'\na $(id)\nA\nb $(id)\nB",
+    "heredocs-of-two-commands": "cat <<A && cat <<B\na\nA\nb\nB",
+    "dash-before-heredoc": "python3 - <<'PY'\nprint(1)\nPY",
+    "dash-before-heredoc-then-and": "git commit -F - <<'EOF' && git push\nmsg\nEOF",
+    "kubectl-apply-heredoc": "kubectl apply -f - <<'EOF'\nkind: Pod\nEOF",
+    "quoted-tab-heredoc-then-and": "cat <<-\\EOF &&\n\tx\n\tEOF\necho done",
+    "escaped-dollar-in-body": "cat <<EOF\n\\$X and $Y\nEOF",
+    "partly-quoted-delimiter": 'cat <<EO"F"\n$(not run)\nEOF',
+}
+
+
+@pytest.mark.parametrize("text", COVERED.values(), ids=COVERED.keys())
+def test_a_covered_construct_is_measured_and_agrees_with_bash(text: str) -> None:
+    comparison = compare(text)
+    assert comparison.measured, comparison.reading.reason
+    _agrees(comparison)
+
+
+@ORACLE_SETTINGS
+@given(grammar.SHELL)
+def test_generated_hard_corners_never_disagree_with_bash(text: str) -> None:
+    _agrees(compare(text))
