@@ -186,6 +186,7 @@ FAILURES = [
         "exits-unread", {}, WRITE, "exited before it read the whole call", id="answers-unread-big"
     ),
     pytest.param("never-exits", {"timeout": 1}, LS, "did not answer within 1 s", id="never-exits"),
+    pytest.param("late-allow", {"timeout": 1}, LS, "did not answer within 1 s", id="late-allow"),
     pytest.param(
         "allow",
         {"max-document": 1000},

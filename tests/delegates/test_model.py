@@ -539,6 +539,18 @@ async def test_every_api_failure_declines(
     assert len(server.requests) == attempts
 
 
+@pytest.mark.parametrize("headers_first", [False, True], ids=["late-allow", "late-body"])
+async def test_an_allow_after_the_timeout_declines(
+    api: str, standin: Any, headers_first: bool
+) -> None:
+    late = _decision(api, "allow", "Too late.")._replace(delay=30.0, headers_first=headers_first)
+    server = standin(late)
+    result = await _decide(_approver(api, server, timeout=1))
+    assert isinstance(result, Decline)
+    assert "did not answer within 1 s" in result.reason
+    assert len(server.requests) == 1
+
+
 async def test_a_question_too_large_is_not_sent(api: str, standin: Any) -> None:
     server = standin(_decision(api, "allow", "Never reached."))
     many = [Read(path=_path(f"src/{n}.py", "workspace"), via="cat") for n in range(2000)]

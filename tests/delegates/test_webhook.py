@@ -3,9 +3,10 @@ The ``webhook`` approver, against a local TLS receiver that checks signatures wi
 
 TLS verification stays on throughout: the receiver's certificate comes from
 a throwaway certificate authority the approver is told to trust. Every
-failure kind (a receiver that hangs, answers 500, redirects, answers
-garbage or too much, refuses the signature; a certificate that does not
-verify; nothing listening) ends in a decline, or an abstain when configured.
+failure kind (a receiver that hangs, answers an allow too late, answers 500,
+redirects, answers garbage or too much, refuses the signature; a certificate
+that does not verify; nothing listening) ends in a decline, or an abstain
+when configured.
 """
 
 from __future__ import annotations
@@ -140,6 +141,20 @@ async def test_a_retry_carries_the_same_delivery_and_a_fresh_signature(
             "did not answer within 1 s",
             2,
             id="hangs-twice",
+        ),
+        pytest.param(
+            [Reply(delay=30, body=answer("allow", "Too late."))],
+            {"timeout": 1, "retries": 0},
+            "did not answer within 1 s",
+            1,
+            id="late-allow",
+        ),
+        pytest.param(
+            [Reply(delay=30, headers_first=True, body=answer("allow", "Too late."))],
+            {"timeout": 1, "retries": 0},
+            "did not answer within 1 s",
+            1,
+            id="late-body",
         ),
         pytest.param([Reply(status=500)], {"retries": 2}, "answered HTTP 500", 3, id="500"),
         pytest.param([Reply(status=429)], {"retries": 1}, "answered HTTP 429", 2, id="429"),

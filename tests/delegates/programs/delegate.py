@@ -100,6 +100,9 @@ def main(mode: str, target: str | None, extra: list[str]) -> None:
         sys.stdout.write(
             '{"decision": "decline", "reason": "No."}{"decision": "allow", "reason": "Yes."}'
         )
+    elif mode == "late-allow":
+        time.sleep(3)  # past the 1 s timeout the test gives it
+        _answer("allow", "An allow after the deadline.")
     elif mode == "never-exits":
         _answer("allow", "Answered, and stayed.")
         sys.stdout.close()
