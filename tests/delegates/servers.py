@@ -8,7 +8,8 @@ on) and real HTTP framing. A server answers from a script — a queue of
 `Reply` — and records every request. `Reply(hang=True)` accepts the request
 and never answers until the server closes; `Reply(delay=S)` answers after S
 seconds (with ``headers_first``, the status and headers at once and the body
-after S seconds): a late answer.
+after S seconds): a late answer. `Reply(cut=True)` declares twice the body's
+length, sends the body and closes: a server that dies mid-answer.
 
 * `webhook_receiver` checks the signature as a receiver would, with its own
   HMAC code (not the gateway's), and answers 401 to a request it cannot verify.
@@ -50,6 +51,7 @@ class Reply(NamedTuple):
     chunked: bool = False
     delay: float = 0.0
     headers_first: bool = False
+    cut: bool = False
 
 
 class Recorded(NamedTuple):
@@ -119,7 +121,8 @@ class Server:
                 if reply.chunked:
                     self.send_header("Transfer-Encoding", "chunked")
                 else:
-                    self.send_header("Content-Length", str(len(reply.body)))
+                    declared = len(reply.body) * (2 if reply.cut else 1)
+                    self.send_header("Content-Length", str(declared))
                 for name, value in reply.headers:
                     self.send_header(name, value)
                 self.end_headers()
@@ -130,6 +133,7 @@ class Server:
                         return
                 if not reply.chunked:
                     self.wfile.write(reply.body)
+                    self.close_connection = reply.cut
                     return
                 for start in range(0, len(reply.body), 4096):
                     piece = reply.body[start : start + 4096]

@@ -509,6 +509,13 @@ async def test_refusals_and_cut_answers_decline(api: str, standin: Any) -> None:
         pytest.param([Reply(status=500)], {"retries": 1}, "answered HTTP 500", 2, id="500"),
         pytest.param([Reply(status=529)], {}, "answered HTTP 529", 1, id="overloaded"),
         pytest.param(
+            [Reply(cut=True, body=b'{"id": "cut short"}')],
+            {},
+            "could not be reached (the connection closed before the answer was complete)",
+            1,
+            id="dies-mid-answer",
+        ),
+        pytest.param(
             [Reply(body=b"not json")],
             {},
             "the API's response is not a chat reply",

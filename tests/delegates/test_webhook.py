@@ -156,6 +156,13 @@ async def test_a_retry_carries_the_same_delivery_and_a_fresh_signature(
             1,
             id="late-body",
         ),
+        pytest.param(
+            [Reply(cut=True, body=answer("allow", "Cut short."))],
+            {"retries": 1},
+            "could not be reached (the connection closed before the answer was complete)",
+            2,
+            id="dies-mid-answer",
+        ),
         pytest.param([Reply(status=500)], {"retries": 2}, "answered HTTP 500", 3, id="500"),
         pytest.param([Reply(status=429)], {"retries": 1}, "answered HTTP 429", 2, id="429"),
         pytest.param(
