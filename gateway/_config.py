@@ -595,7 +595,9 @@ def secret_files(
     """
     Every file the configuration names that holds a secret, as absolute paths, sorted.
 
-    The bearer token files (configured, and `default_token_file`), the audit
+    The bearer token files (configured, and `default_token_file`), the state
+    directory that file is in (``gateway serve`` keeps people's token
+    digests, its links and its hooks' socket there too), the audit
     signing keys, the broker's credentials and client key, and, in every
     plugin's options (``[approver.NAME]``, ``[sinks.NAME.options]``,
     ``[witnesses.NAME.options]``, ``[notifiers.NAME.options]``), a string
@@ -612,6 +614,7 @@ def secret_files(
     named: list[str | None] = [
         config.serve.token_file,
         str(default_token_file(environ)),
+        str(default_token_file(environ).parent),
         config.audit.signing_key,
         config.audit.hmac_key,
         broker.password_file,

@@ -13,8 +13,8 @@ the variables ``env`` names are passed), ``/`` as its working directory, no
 open file but its standard input, output (a pipe) and error (discarded),
 and — unless ``isolate = false`` — mount and PID namespaces of its own (and
 a user one, when the gateway is not root) in which every secret file the
-config names (`gateway.secret_files`: bearer tokens, signing keys, broker
-credentials…) and every ``hide`` path are covered and the gateway's
+config names (`gateway.secret_files`: bearer tokens, the service's state
+directory, signing keys, broker credentials…) and every ``hide`` path are covered and the gateway's
 processes cannot be seen (``_isolate.py``). It runs in its own process
 group, which is killed when it answers, fails or runs out of time: nothing
 it started outlives the question.

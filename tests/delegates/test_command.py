@@ -335,7 +335,12 @@ def test_the_gateway_cli_keeps_its_token_from_the_program(tmp_path: Path) -> Non
     store_token(state / "agent-gateway" / "token", FAKE_TOKEN)
     store_token(served, FAKE_TOKEN)
     record = tmp_path / "seen.json"
-    looked_at = [str(state / "agent-gateway" / "token"), str(served)]
+    (state / "agent-gateway" / "tokens.json").write_text(json.dumps({"digest": FAKE_TOKEN}))
+    looked_at = [
+        str(state / "agent-gateway" / "token"),
+        str(state / "agent-gateway" / "tokens.json"),
+        str(served),
+    ]
     config = tmp_path / "gateway.toml"
     config.write_text(
         "[gateway]\n"
@@ -423,6 +428,7 @@ def test_every_secret_file_of_the_config_is_hidden(tmp_path: Path) -> None:
     for name in ("serve-token", "audit.pem", "fleet.creds", "client.key", "ntfy-token"):
         assert str(tmp_path / name) in hidden
     assert str(default_token_file()) in hidden
+    assert str(default_token_file().parent) in hidden, "the service's state directory"
     assert str(tmp_path / "ca.pem") not in hidden, "a CA bundle is no secret"
 
 
