@@ -49,6 +49,7 @@ from gateway._effects import (
     Lifetime,
     Network,
     Opaque,
+    Privilege,
     Read,
     ReadEnvironment,
     Write,
@@ -329,6 +330,17 @@ FORBIDDEN = [
         [Network(kind="connect", via="curl", target="https://example.com", address="public")],
         "it talks over the network with `https://example.com` (through `curl`)",
         id="network",
+    ),
+    pytest.param(
+        [Privilege(via="sudo", user="root")],
+        "it runs as `root` (through `sudo`), and `privilege` is not in may-allow",
+        id="privilege",
+    ),
+    pytest.param(
+        [Privilege(via="sudo", user=None)],
+        "it runs as a user only known when it runs (through `sudo`), and `privilege` is not in "
+        "may-allow",
+        id="privilege-of-a-user-known-when-it-runs",
     ),
     pytest.param(
         [ReadEnvironment(via="env")],
@@ -685,6 +697,16 @@ async def test_a_models_allow_of_effects_not_all_known_is_an_abstain(key: str) -
             False,
             "it runs code through `make the makefile's recipes` that is only known when it runs",
         ),
+        (
+            ToolCall("Bash", {"command": "ls src > /dev/null 2>&1"}, cwd="/home/me/project"),
+            True,
+            None,
+        ),
+        (
+            ToolCall("Bash", {"command": "sudo ls /root"}, cwd="/home/me/project"),
+            False,
+            "it runs as `root` (through `sudo`), and `privilege` is not in may-allow",
+        ),
     ],
     ids=[
         "ls-in-the-workspace",
@@ -693,6 +715,8 @@ async def test_a_models_allow_of_effects_not_all_known_is_an_abstain(key: str) -
         "network",
         "dotfile",
         "makefile",
+        "to-the-null-device",
+        "sudo",
     ],
 )
 async def test_the_gateways_effects_bound_what_a_model_may_allow(
@@ -737,8 +761,9 @@ async def test_the_gateways_effects_bound_what_a_model_may_allow(
         (
             {"model": "m", "may-allow": ["workspace", "everything"]},
             "Invalid [approver.model] options: 'everything' in `may-allow` is neither a path class "
-            "(workspace, temp, home, other, secret, persistence, system, unknown) nor an effect kind "
-            "(read, write, delete, cwd, execute, bind, lifetime, network, environment).",
+            "(workspace, temp, home, secret, persistence, system, stream, other, unknown) nor an "
+            "effect kind (read, write, delete, cwd, execute, bind, lifetime, network, environment, "
+            "privilege).",
         ),
         (
             {"model": "m", "base-url": "http://models.example.com"},
