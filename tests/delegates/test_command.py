@@ -175,6 +175,13 @@ FAILURES = [
         "answered JSON that is not a decision (invalid enum value 'yes' (at `decision`))",
         id="bad-decision",
     ),
+    pytest.param(
+        "decision-twice",
+        {},
+        LS,
+        "answered JSON that is not a decision (the key `decision` appears twice)",
+        id="decision-twice",
+    ),
     pytest.param("never-reads", {"timeout": 1}, LS, "did not answer within 1 s", id="never-reads"),
     pytest.param(
         "never-reads", {"timeout": 1}, WRITE, "did not answer within 1 s", id="never-reads-big"

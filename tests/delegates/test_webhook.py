@@ -211,6 +211,13 @@ async def test_a_retry_carries_the_same_delivery_and_a_fresh_signature(
             id="unknown-field",
         ),
         pytest.param(
+            [Reply(body=b'{"decision": "decline", "reason": "No.", "decision": "allow"}')],
+            {},
+            "answered JSON that is not a decision (the key `decision` appears twice)",
+            1,
+            id="decision-twice",
+        ),
+        pytest.param(
             [Reply(body=b'{"decision": "allow"}')],
             {},
             "answered JSON that is not a decision (object missing required field `reason`)",

@@ -94,6 +94,8 @@ def main(mode: str, target: str | None, extra: list[str]) -> None:
         sys.stdout.write('{"decision": "allow", "reason": "  \\n "}')
     elif mode == "bad-decision":
         sys.stdout.write('{"decision": "yes", "reason": "Fine."}')
+    elif mode == "decision-twice":
+        sys.stdout.write('{"decision": "decline", "reason": "No.", "decision": "allow"}')
     elif mode == "array":
         sys.stdout.write('[{"decision": "allow", "reason": "Fine."}]')
     elif mode == "two-answers":
