@@ -112,8 +112,11 @@ async def test_the_review_span_carries_genai_and_project_attributes() -> None:
         "agent_gateway.plan.commands": 3,
         "agent_gateway.plan.holes": 2,
         "agent_gateway.verdict.approver": "second",
+        # Whether the allow is founded, as the verdict says (here it is not).
+        "agent_gateway.verdict.founded": verdict.founded,
         "agent_gateway.mode": "enforce",
     }
+    assert verdict.founded is False
     (plan,) = _named(spans, "gateway.plan")
     assert _attributes(plan) == {
         "agent_gateway.plan.digest": plan_program(HOLES).digest,
