@@ -14,23 +14,39 @@ it has for deciding whether a tool may run:
   ``needs_approval`` reviews the commands of the shell *action* (they are not
   tool arguments) and whose ``on_approval`` rejects a declined call at once;
   an ``ask`` becomes an interruption (or goes to the ``ask`` callback).
+* **The apply_patch tool** — `OpenAIAgentsGuard.apply_patch_tool` builds an
+  `ApplyPatchTool` whose every call is reviewed with its patch: all its
+  operations, written as one patch in the ``apply_patch`` format
+  (`patch_input`), so the gateway sees each file it adds, changes, moves or
+  deletes, and the diff.
 * **Interruptions** — `OpenAIAgentsGuard.resolve_interruptions` approves or
   rejects the pending calls of a ``RunState`` from gateway verdicts and
   returns those only a person can decide.
 
 A call is reviewed once per call id. Every failure of the gateway — a crash, a
 hang past ``timeout`` — is a decline, and a guardrail that raises stops the
-run; nothing fails open.
+run; nothing fails open. A person's answer given through the ``ask``
+callback is recorded in the audit log (``host.decided``).
+
+`guard` keeps the tool's own ``needs_approval``: a tool its author made ask a
+person still asks, whatever the gateway allows (the gateway never weakens the
+host). The SDK has no other permission checks, so an allow the plan does not
+found (`gateway_guard.host_decision` answers ``host``) runs, as the tool would
+run without the gateway; in shadow mode every call runs and is recorded.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
 from agents import (
+    ApplyPatchEditor,
+    ApplyPatchOperation,
+    ApplyPatchTool,
     FunctionTool,
     RunContextWrapper,
     RunState,
@@ -42,30 +58,128 @@ from agents import (
     ToolInputGuardrail,
     ToolInputGuardrailData,
 )
-from agents.tool import ShellOnApprovalFunction
-from gateway_guard import DEFAULT_TIMEOUT, AskPerson, Reviewer, VerdictMemory, ask_person
+from agents.tool import ApplyPatchOnApprovalFunction, ShellOnApprovalFunction
+from gateway_guard import (
+    DEFAULT_TIMEOUT,
+    AskPerson,
+    Reviewer,
+    VerdictMemory,
+    ask_and_record,
+    host_decision,
+)
 
 from gateway import ToolCall, Verdict, strictness
 
-__all__ = ["HOST", "OpenAIAgentsGuard", "shell_commands"]
+__all__ = ["HOST", "OpenAIAgentsGuard", "describe", "patch_input", "shell_commands"]
 
 HOST: Final = "openai-agents"
 _NOBODY_TO_ASK: Final = " No person was asked, so the call is rejected."
+_PATCH_HEADERS: Final = {
+    "create_file": "*** Add File: ",
+    "update_file": "*** Update File: ",
+    "delete_file": "*** Delete File: ",
+}
+
+
+def _field(item: Any, name: str) -> Any:
+    """One field of a model output item, given as an object or as a dict."""
+    return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
 
 
 def shell_commands(raw_item: Any) -> list[str]:
     """The commands of a shell call's action (a model output item, as object or dict)."""
-    action = (
-        raw_item.get("action")
-        if isinstance(raw_item, Mapping)
-        else getattr(raw_item, "action", None)
-    )
-    commands = (
-        action.get("commands") if isinstance(action, Mapping) else getattr(action, "commands", None)
-    )
+    commands = _field(_field(raw_item, "action"), "commands")
     if isinstance(commands, str) or not isinstance(commands, Sequence):
         return []
     return [str(command) for command in commands if command is not None]
+
+
+def _operations(raw_item: Any) -> list[Any] | None:
+    """The operations of an apply_patch call (``operations``, or one ``operation``); ``None`` if it is not one."""
+    if isinstance(raw_item, ApplyPatchOperation):
+        return [raw_item]
+    many = _field(raw_item, "operations")
+    if isinstance(many, list):
+        return many
+    one = _field(raw_item, "operation")
+    return None if one is None else [one]
+
+
+def _one_line(text: object) -> bool:
+    return (
+        isinstance(text, str) and bool(text) and not any(ord(c) < 32 or ord(c) == 127 for c in text)
+    )
+
+
+def patch_input(raw_item: Any) -> dict[str, str] | None:
+    """
+    An apply_patch call (or one `ApplyPatchOperation`) as the gateway reviews it: ``{"input": PATCH}``.
+
+    PATCH is every operation in the ``apply_patch`` format (``*** Add File:``,
+    ``*** Update File:`` with ``*** Move to:``, ``*** Delete File:``, each
+    followed by its diff), the format the gateway reads the written files
+    from. ``None`` when ``raw_item`` is not an apply_patch call.
+
+    Raises:
+        ValueError: An operation the format cannot state faithfully: an unknown
+            type, or a path that is empty or holds a line break or another
+            control character (one line of the patch would name another file).
+    """
+    operations = _operations(raw_item)
+    if operations is None:
+        return None
+    if not operations:
+        raise ValueError("The patch has no operations, so there is nothing to review.")
+    lines = ["*** Begin Patch"]
+    for operation in operations:
+        kind, path = _field(operation, "type"), _field(operation, "path")
+        header = _PATCH_HEADERS.get(kind) if isinstance(kind, str) else None
+        if header is None:
+            raise ValueError(f"The patch has an operation of unknown type {kind!r}.")
+        move_to = _field(operation, "move_to")
+        if not _one_line(path) or (move_to is not None and not _one_line(move_to)):
+            raise ValueError(
+                "The patch names a path that is empty or holds a line break or a control "
+                "character, so the files it writes are not known."
+            )
+        lines.append(header + path)
+        if move_to is not None:
+            lines.append("*** Move to: " + move_to)
+        diff = _field(operation, "diff")
+        if isinstance(diff, str) and diff:
+            lines.extend(diff.splitlines())
+    lines.append("*** End Patch")
+    return {"input": "\n".join(lines) + "\n"}
+
+
+def describe(item: ToolApprovalItem) -> str:
+    """
+    A pending call as a person should see it: the tool's name and what it would do.
+
+    A shell call's arguments are not in ``item.arguments`` (it is ``None``):
+    its commands are shown instead, and an apply_patch call shows its patch.
+    """
+    name = item.name or "tool"
+    commands = shell_commands(item.raw_item)
+    if commands:
+        return f"{name}: " + "; ".join(commands)
+    if _field(item.raw_item, "type") == "apply_patch_call":
+        try:
+            patch = patch_input(item.raw_item)
+        except ValueError as error:
+            return f"{name}: {error}"
+        return f"{name}:\n" + (patch or {}).get("input", "")
+    return f"{name} {item.arguments or '{}'}"
+
+
+async def _own_approval(setting: Any, *args: Any) -> bool:
+    """What a tool's own ``needs_approval`` (a bool, or a function that may be async) says."""
+    if isinstance(setting, bool):
+        return setting
+    answer = setting(*args)
+    if inspect.isawaitable(answer):
+        answer = await answer
+    return bool(answer)
 
 
 def _arguments(text: str | None) -> dict[str, Any]:
@@ -142,14 +256,41 @@ class OpenAIAgentsGuard:
         ]
         return max(results, key=lambda result: strictness(result[1].decision))
 
+    async def review_patch(
+        self, tool: str, raw_item: Any, call_id: str
+    ) -> tuple[ToolCall, Verdict]:
+        """The verdict for an apply_patch call: all its operations reviewed at once, as one patch."""
+        try:
+            tool_input = patch_input(raw_item)
+        except ValueError as error:
+            call = ToolCall(tool, {"input": ""}, call_id=call_id or None, host=HOST)
+            return call, Verdict(
+                decision="decline", reason=str(error), digest="", call_id=call.call_id
+            )
+        if tool_input is None:
+            call = ToolCall(tool, {"input": ""}, call_id=call_id or None, host=HOST)
+            return call, Verdict(
+                decision="decline",
+                reason="The call holds no patch, so there is nothing to review.",
+                digest="",
+                call_id=call.call_id,
+            )
+        return await self.review(tool, tool_input, call_id)
+
     async def review_item(self, item: ToolApprovalItem) -> tuple[ToolCall, Verdict]:
-        """The verdict for a pending approval (a function or shell call)."""
+        """The verdict for a pending approval (a function, shell or apply_patch call)."""
         name = item.name or ""
         call_id = item.call_id or ""
+        if _field(item.raw_item, "type") == "apply_patch_call":
+            return await self.review_patch(name, item.raw_item, call_id)
         commands = shell_commands(item.raw_item)
         if commands:
             return await self.review_shell(name, commands, call_id)
         return await self.review(name, _arguments(item.arguments), call_id)
+
+    async def _person_allows(self, call: ToolCall, verdict: Verdict) -> bool:
+        """The ``ask`` callback's answer (no when there is none), recorded in the audit log."""
+        return await ask_and_record(self.ask, self.gateway, call, verdict, within=self.timeout)
 
     # ── function tools ──
 
@@ -158,12 +299,13 @@ class OpenAIAgentsGuard:
         call, verdict = await self.review(
             context.tool_name, _arguments(context.tool_arguments), context.tool_call_id
         )
-        if verdict.decision == "allow":
+        decision = host_decision(verdict)
+        if decision in ("allow", "host"):
             return ToolGuardrailFunctionOutput.allow(output_info=verdict)
-        if verdict.decision == "ask":
+        if decision == "ask":
             if context.is_tool_approved(context.tool_name, context.tool_call_id):
                 return ToolGuardrailFunctionOutput.allow(output_info=verdict)
-            if await ask_person(self.ask, call, verdict, within=self.timeout):
+            if await self._person_allows(call, verdict):
                 return ToolGuardrailFunctionOutput.allow(output_info=verdict)
             reason = verdict.reason if self.ask is not None else verdict.reason + _NOBODY_TO_ASK
             return ToolGuardrailFunctionOutput.reject_content(reason, output_info=verdict)
@@ -186,17 +328,21 @@ class OpenAIAgentsGuard:
         A copy of ``tool`` that the gateway reviews before every call.
 
         Adds the input guardrail, and a ``needs_approval`` that interrupts the
-        run when the verdict is ``ask`` and there is no ``ask`` callback (a
-        person then approves or rejects through ``RunState``).
+        run when the tool's own ``needs_approval`` says so (whatever the
+        gateway allows), or when the verdict is ``ask`` and there is no ``ask``
+        callback (a person then approves or rejects through ``RunState``).
         """
+        own = tool.needs_approval
 
         async def needs_approval(
             context: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
         ) -> bool:
+            if await _own_approval(own, context, arguments, call_id):
+                return True
             if self.ask is not None:
                 return False
             _, verdict = await self.review(tool.name, dict(arguments), call_id)
-            return verdict.decision == "ask"
+            return host_decision(verdict) == "ask"
 
         return dataclasses.replace(
             tool,
@@ -216,27 +362,30 @@ class OpenAIAgentsGuard:
     ) -> bool:
         """The shell tool's ``needs_approval``: true unless the gateway allows every command."""
         _, verdict = await self.review_shell(tool, action.commands, call_id)
-        return verdict.decision != "allow"
+        return host_decision(verdict) not in ("allow", "host")
 
-    async def shell_on_approval(
+    async def on_approval(
         self, context: RunContextWrapper[Any], item: ToolApprovalItem
     ) -> Mapping[str, Any]:
         """
-        The shell tool's ``on_approval``: reject a decline at once; an ``ask`` goes to a person.
+        The shell and apply_patch tools' ``on_approval``: reject a decline at once; an ``ask`` goes to a person.
 
         When there is no ``ask`` callback, the answer names no decision, and the
         SDK keeps the call pending: the run ends with it in ``interruptions``.
         """
         call, verdict = await self.review_item(item)
-        if verdict.decision == "allow":
+        decision = host_decision(verdict)
+        if decision in ("allow", "host"):
             return {"approve": True}
-        if verdict.decision == "decline":
+        if decision == "decline":
             return {"approve": False, "reason": verdict.reason}
         if self.ask is None:
             return {}
-        if await ask_person(self.ask, call, verdict, within=self.timeout):
+        if await self._person_allows(call, verdict):
             return {"approve": True}
         return {"approve": False, "reason": verdict.reason}
+
+    shell_on_approval = on_approval
 
     def shell_tool(self, executor: ShellExecutor, *, name: str = "shell") -> ShellTool:
         """
@@ -251,9 +400,28 @@ class OpenAIAgentsGuard:
         ) -> bool:
             return await self.shell_needs_approval(context, action, call_id, tool=name)
 
-        on_approval = cast("ShellOnApprovalFunction", self.shell_on_approval)
+        on_approval = cast("ShellOnApprovalFunction", self.on_approval)
         return ShellTool(
             executor=executor, name=name, needs_approval=needs_approval, on_approval=on_approval
+        )
+
+    # ── the apply_patch tool ──
+
+    def apply_patch_tool(
+        self, editor: ApplyPatchEditor, *, name: str = "apply_patch"
+    ) -> ApplyPatchTool:
+        """
+        An `ApplyPatchTool` whose every call the gateway reviews, patch included, before ``editor`` runs.
+
+        Every call goes to ``on_approval``, which reviews all its operations at
+        once (`patch_input`): one operation cannot be approved apart from the
+        others of its call. The gateway must read ``name`` as a patch tool
+        (``apply_patch`` is one by default; another name needs a
+        ``[[tool-effects]]`` row with ``patches = ["input"]``).
+        """
+        on_approval = cast("ApplyPatchOnApprovalFunction", self.on_approval)
+        return ApplyPatchTool(
+            editor=editor, name=name, needs_approval=True, on_approval=on_approval
         )
 
     # ── interruptions ──
@@ -274,13 +442,15 @@ class OpenAIAgentsGuard:
         pending: list[ToolApprovalItem] = []
         for item in state.get_interruptions():
             call, verdict = await self.review_item(item)
-            if verdict.decision == "allow":
+            decision = host_decision(verdict)
+            if decision == "allow":
                 state.approve(item)
-            elif verdict.decision == "decline":
+            elif decision == "decline":
                 state.reject(item, rejection_message=verdict.reason)
-            elif self.ask is None:
+            elif self.ask is None or decision == "host":
+                # ``host``: the tool's own needs_approval asked for a person; the gateway has no founded answer.
                 pending.append(item)
-            elif await ask_person(self.ask, call, verdict, within=self.timeout):
+            elif await self._person_allows(call, verdict):
                 state.approve(item)
             else:
                 state.reject(item, rejection_message=verdict.reason)
