@@ -37,7 +37,7 @@ run without the gateway; in shadow mode every call runs and is recorded.
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import inspect
 import json
 from collections.abc import Mapping, Sequence
@@ -74,6 +74,10 @@ __all__ = ["HOST", "OpenAIAgentsGuard", "describe", "patch_input", "shell_comman
 
 HOST: Final = "openai-agents"
 _NOBODY_TO_ASK: Final = " No person was asked, so the call is rejected."
+_EXEC_COMMAND: Final = "exec_command"
+"""The sandbox's `ExecCommandTool`: its ``shell`` argument picks the program that runs ``cmd``."""
+_BASH_SHELLS: Final = frozenset({"bash"})
+"""Only bash: ``sh`` (dash on Debian) reads `$'…'` quotes otherwise, so bash's reading would not be what runs."""
 _PATCH_HEADERS: Final = {
     "create_file": "*** Add File: ",
     "update_file": "*** Update File: ",
@@ -226,6 +230,14 @@ class OpenAIAgentsGuard:
     ) -> tuple[ToolCall, Verdict]:
         """The verdict for one call, reviewed once per call id (and per input)."""
         call = ToolCall(tool, tool_input, call_id=call_id or None, host=HOST)
+        shell = tool_input.get("shell") if tool == _EXEC_COMMAND else None
+        if shell is not None and str(shell).rsplit("/", 1)[-1] not in _BASH_SHELLS:
+            return call, Verdict(
+                decision="decline",
+                reason=f"The command would run in {str(shell)!r}, not bash, so what it does is not known.",
+                digest="",
+                call_id=call.call_id,
+            )
         return await self._memory.review(self.gateway, call, within=self.timeout)
 
     async def review_shell(
@@ -344,11 +356,12 @@ class OpenAIAgentsGuard:
             _, verdict = await self.review(tool.name, dict(arguments), call_id)
             return host_decision(verdict) == "ask"
 
-        return dataclasses.replace(
-            tool,
-            tool_input_guardrails=[*(tool.tool_input_guardrails or []), self.input_guardrail],
-            needs_approval=needs_approval,
-        )
+        # A copy, not dataclasses.replace: tools such as the sandbox's
+        # ExecCommandTool have an __init__ of their own that takes other arguments.
+        guarded = copy.copy(tool)
+        guarded.tool_input_guardrails = [*(tool.tool_input_guardrails or []), self.input_guardrail]
+        guarded.needs_approval = needs_approval
+        return guarded
 
     # ── the shell tool ──
 

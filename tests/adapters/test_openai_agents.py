@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from agents import (
@@ -25,6 +25,7 @@ from agents import (
     ShellCommandRequest,
     function_tool,
 )
+from agents.sandbox.capabilities.tools.shell_tool import ExecCommandTool
 from agents.testing import ScriptedModel, assistant_message, function_call
 from gateway_openai_agents import OpenAIAgentsGuard, describe, patch_input
 from openai.types.responses import ResponseApplyPatchToolCall, ResponseFunctionShellToolCall
@@ -486,3 +487,37 @@ async def test_a_pending_call_is_described_with_what_it_would_do(gateway: Gatewa
         "c1": f"shell: {NEEDS_HUMAN}",
         "p1": "apply_patch:\n*** Begin Patch\n*** Delete File: old.py\n*** End Patch\n",
     }
+
+
+class NoSession:
+    """A sandbox session that must never be used: any command reaching it fails the test."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the sandbox was used ({name})")
+
+
+async def test_guard_takes_the_sandboxs_exec_command_tool(gateway: Gateway) -> None:
+    """ExecCommandTool has its own __init__; guard() copies it rather than rebuild it."""
+    guard = OpenAIAgentsGuard(gateway)
+    tool = ExecCommandTool(session=cast(Any, NoSession()))
+    guarded = guard.guard(tool)
+    assert isinstance(guarded, ExecCommandTool)
+    assert [g.name for g in guarded.tool_input_guardrails or []] == ["agent-gateway"]
+    assert tool.tool_input_guardrails in (None, [])  # the original is left as it was
+    model = ScriptedModel(
+        [
+            [
+                function_call("exec_command", {"cmd": DECLINED}, call_id="e1"),
+                # `sh` is dash here: it runs what bash reads as one quoted string.
+                function_call("exec_command", {"cmd": ALLOWED, "shell": "/bin/sh"}, call_id="e2"),
+                function_call("exec_command", {"cmd": NEEDS_HUMAN}, call_id="e3"),
+            ],
+            [assistant_message("done")],
+        ]
+    )
+    agent = Agent(name="ops", model=model, tools=[guarded])
+    result = await Runner.run(agent, "go", run_config=NO_TRACING)
+    outputs = tool_outputs(result.new_items)
+    assert "Declined `rm -rf ~`" in outputs["e1"]
+    assert "not bash" in outputs["e2"]
+    assert [item.call_id for item in result.interruptions] == ["e3"]
