@@ -51,6 +51,7 @@ from agents import (
     RunContextWrapper,
     RunState,
     ShellActionRequest,
+    ShellCommandRequest,
     ShellExecutor,
     ShellTool,
     ToolApprovalItem,
@@ -58,13 +59,14 @@ from agents import (
     ToolInputGuardrail,
     ToolInputGuardrailData,
 )
-from agents.tool import ApplyPatchOnApprovalFunction, ShellOnApprovalFunction
+from agents.tool import ApplyPatchOnApprovalFunction, ShellOnApprovalFunction, ShellResult
 from gateway_guard import (
     DEFAULT_TIMEOUT,
     AskPerson,
     Reviewer,
     VerdictMemory,
     ask_and_record,
+    guarded_outcome,
     host_decision,
 )
 
@@ -174,6 +176,15 @@ def describe(item: ToolApprovalItem) -> str:
             return f"{name}: {error}"
         return f"{name}:\n" + (patch or {}).get("input", "")
     return f"{name} {item.arguments or '{}'}"
+
+
+def _shell_outcome(result: object) -> str:
+    """``failed`` when a command of a shell result timed out or exited non-zero, else ``succeeded``."""
+    outputs = result.output if isinstance(result, ShellResult) else []
+    for output in outputs:
+        if output.outcome.type != "exit" or output.outcome.exit_code not in (0, None):
+            return "failed"
+    return "succeeded"
 
 
 async def _own_approval(setting: Any, *args: Any) -> bool:
@@ -404,6 +415,10 @@ class OpenAIAgentsGuard:
         """
         A local `ShellTool` whose every action the gateway reviews before ``executor`` runs it.
 
+        What happened is recorded in the audit log (``call.outcome``):
+        ``failed`` when the executor raises or a command times out or exits
+        non-zero, else ``succeeded``.
+
         The gateway must treat ``name`` as a shell tool whose command is in the
         ``command`` field (``shell`` is one by default: ``[[shell-tools]]``).
         """
@@ -413,9 +428,21 @@ class OpenAIAgentsGuard:
         ) -> bool:
             return await self.shell_needs_approval(context, action, call_id, tool=name)
 
+        async def run(request: ShellCommandRequest) -> str | ShellResult:
+            call_id = request.data.call_id or None
+            try:
+                result = executor(request)
+                if inspect.isawaitable(result):
+                    result = await result
+            except Exception as error:
+                await guarded_outcome(self.gateway, call_id, "failed", type(error).__name__)
+                raise
+            await guarded_outcome(self.gateway, call_id, _shell_outcome(result))
+            return result
+
         on_approval = cast("ShellOnApprovalFunction", self.on_approval)
         return ShellTool(
-            executor=executor, name=name, needs_approval=needs_approval, on_approval=on_approval
+            executor=run, name=name, needs_approval=needs_approval, on_approval=on_approval
         )
 
     # ── the apply_patch tool ──

@@ -9,6 +9,7 @@ interrupts them. Executors record what actually ran.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from typing import Any, cast
@@ -27,6 +28,7 @@ from agents import (
 )
 from agents.sandbox.capabilities.tools.shell_tool import ExecCommandTool
 from agents.testing import ScriptedModel, assistant_message, function_call
+from agents.tool import ShellCallOutcome, ShellCommandOutput, ShellResult
 from gateway_openai_agents import OpenAIAgentsGuard, describe, patch_input
 from openai.types.responses import ResponseApplyPatchToolCall, ResponseFunctionShellToolCall
 from openai.types.responses.response_apply_patch_tool_call import (
@@ -49,6 +51,7 @@ from gateway import (
     Abstain,
     Allow,
     Answer,
+    CallOutcome,
     Decline,
     Gateway,
     HostDecided,
@@ -521,3 +524,29 @@ async def test_guard_takes_the_sandboxs_exec_command_tool(gateway: Gateway) -> N
     assert "Declined `rm -rf ~`" in outputs["e1"]
     assert "not bash" in outputs["e2"]
     assert [item.call_id for item in result.interruptions] == ["e3"]
+
+
+async def test_shell_outcomes_are_audited() -> None:
+    """What ran is recorded: a zero exit succeeded, a non-zero exit or a raising executor failed."""
+
+    def executor(request: ShellCommandRequest) -> ShellResult:
+        if request.data.call_id == "c3":
+            raise RuntimeError("the executor broke")
+        code = 0 if request.data.call_id == "c1" else 1
+        outcome = ShellCallOutcome(type="exit", exit_code=code)
+        return ShellResult(output=[ShellCommandOutput(stdout="", stderr="", outcome=outcome)])
+
+    sink = MemorySink()
+    async with Gateway(approvers=[ScriptApprover()], sinks={"memory": sink}) as gateway:
+        guard = OpenAIAgentsGuard(gateway)
+        model = ScriptedModel(
+            [
+                [shell_call("c1", ALLOWED), shell_call("c2", ALLOWED), shell_call("c3", ALLOWED)],
+                [assistant_message("done")],
+            ]
+        )
+        agent = Agent(name="ops", model=model, tools=[guard.shell_tool(executor)])
+        with contextlib.suppress(Exception):
+            await Runner.run(agent, "go", run_config=NO_TRACING)
+    outcomes = {e.call_id: e.outcome for e in sink.events if isinstance(e, CallOutcome)}
+    assert outcomes == {"c1": "succeeded", "c2": "failed", "c3": "failed"}
