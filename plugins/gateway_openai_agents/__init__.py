@@ -14,6 +14,9 @@ it has for deciding whether a tool may run:
   ``needs_approval`` reviews the commands of the shell *action* (they are not
   tool arguments) and whose ``on_approval`` rejects a declined call at once;
   an ``ask`` becomes an interruption (or goes to the ``ask`` callback).
+* **The local shell tool** — `OpenAIAgentsGuard.local_shell_tool` builds a
+  `LocalShellTool` (which has no approval step in the SDK) whose executor
+  runs only what the gateway allows, or a person says yes to through ``ask``.
 * **The apply_patch tool** — `OpenAIAgentsGuard.apply_patch_tool` builds an
   `ApplyPatchTool` whose every call is reviewed with its patch: all its
   operations, written as one patch in the ``apply_patch`` format
@@ -48,6 +51,9 @@ from agents import (
     ApplyPatchOperation,
     ApplyPatchTool,
     FunctionTool,
+    LocalShellCommandRequest,
+    LocalShellExecutor,
+    LocalShellTool,
     RunContextWrapper,
     RunState,
     ShellActionRequest,
@@ -444,6 +450,46 @@ class OpenAIAgentsGuard:
         return ShellTool(
             executor=run, name=name, needs_approval=needs_approval, on_approval=on_approval
         )
+
+    # ── the local shell tool ──
+
+    def local_shell_tool(self, executor: LocalShellExecutor) -> LocalShellTool:
+        """
+        A `LocalShellTool` whose every call the gateway reviews before ``executor`` runs it.
+
+        The SDK gives this tool no approval step, so the review happens in the
+        executor: an allow runs ``executor``; a decline does not, and the
+        model gets the gateway's reason as the call's output; an ``ask`` goes
+        to the ``ask`` callback (yes runs it) and is otherwise refused the same
+        way, since the run cannot pause for this tool. The call is reviewed as
+        ``local_shell`` with its whole action (the command's words, its
+        environment, user and working directory), and its outcome recorded.
+        """
+
+        async def run(request: LocalShellCommandRequest) -> str:
+            data = request.data
+            action = _field(data, "action")
+            dumped = getattr(action, "model_dump", None)
+            tool_input = {"action": dumped() if callable(dumped) else action}
+            call, verdict = await self.review(
+                "local_shell", tool_input, _field(data, "call_id") or ""
+            )
+            decision = host_decision(verdict)
+            if decision == "decline":
+                return verdict.reason
+            if decision == "ask" and not await self._person_allows(call, verdict):
+                return verdict.reason + (_NOBODY_TO_ASK if self.ask is None else "")
+            try:
+                output = executor(request)
+                if inspect.isawaitable(output):
+                    output = await output
+            except Exception as error:
+                await guarded_outcome(self.gateway, call.call_id, "failed", type(error).__name__)
+                raise
+            await guarded_outcome(self.gateway, call.call_id, "succeeded")
+            return output
+
+        return LocalShellTool(executor=run)
 
     # ── the apply_patch tool ──
 

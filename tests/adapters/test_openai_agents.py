@@ -19,6 +19,7 @@ from agents import (
     Agent,
     ApplyPatchOperation,
     FunctionTool,
+    LocalShellCommandRequest,
     RunConfig,
     RunContextWrapper,
     Runner,
@@ -37,6 +38,7 @@ from openai.types.responses.response_apply_patch_tool_call import (
     OperationUpdateFile,
 )
 from openai.types.responses.response_function_shell_tool_call import Action
+from openai.types.responses.response_output_item import LocalShellCall, LocalShellCallAction
 
 from adapters.scripted import (
     ALLOWED,
@@ -58,6 +60,7 @@ from gateway import (
     ReviewRequest,
     ToolCall,
     Verdict,
+    default_config,
 )
 from gateway.effects import Write
 from gateway.testing import MemorySink
@@ -95,7 +98,12 @@ def tool_outputs(items: list[Any]) -> dict[str, str]:
     for item in items:
         raw = item.raw_item
         kind = raw.get("type") if isinstance(raw, dict) else getattr(raw, "type", None)
-        if kind in ("shell_call_output", "function_call_output", "apply_patch_call_output"):
+        if kind in (
+            "shell_call_output",
+            "function_call_output",
+            "apply_patch_call_output",
+            "local_shell_call_output",
+        ):
             call_id = raw.get("call_id") if isinstance(raw, dict) else raw.call_id
             outputs[str(call_id)] = str(item.output)
     return outputs
@@ -550,3 +558,52 @@ async def test_shell_outcomes_are_audited() -> None:
             await Runner.run(agent, "go", run_config=NO_TRACING)
     outcomes = {e.call_id: e.outcome for e in sink.events if isinstance(e, CallOutcome)}
     assert outcomes == {"c1": "succeeded", "c2": "failed", "c3": "failed"}
+
+
+def local_shell_call(call_id: str, *words: str) -> LocalShellCall:
+    return LocalShellCall(
+        id=f"ls_{call_id}",
+        call_id=call_id,
+        type="local_shell_call",
+        status="completed",
+        action=LocalShellCallAction(type="exec", command=list(words), env={}),
+    )
+
+
+async def test_local_shell_runs_only_what_the_gateway_allows() -> None:
+    """LocalShellTool has no approval step: the guarded executor is it (judged by the default policy)."""
+    ran: list[list[str]] = []
+
+    def executor(request: LocalShellCommandRequest) -> str:
+        ran.append(list(request.data.action.command))
+        return "ok"
+
+    async def person(call: ToolCall, verdict: Verdict) -> bool:
+        return False
+
+    sink = MemorySink()
+    async with Gateway(default_config(), sinks={"memory": sink}) as gateway:
+        for ask in (None, person):
+            guard = OpenAIAgentsGuard(gateway, ask=ask)
+            model = ScriptedModel(
+                [
+                    [
+                        local_shell_call("l1", "ls", "-la"),
+                        local_shell_call("l2", "bash", "-lc", DECLINED),
+                        local_shell_call("l3", "git", "push", "origin", "main"),
+                    ],
+                    [assistant_message("done")],
+                ]
+            )
+            agent = Agent(name="ops", model=model, tools=[guard.local_shell_tool(executor)])
+            result = await Runner.run(agent, "go", run_config=NO_TRACING)
+            outputs = tool_outputs(result.new_items)
+            assert ran == [["ls", "-la"]]
+            assert outputs["l1"] == "ok"
+            assert outputs["l2"].startswith("Declined `rm -rf ~`")
+            assert outputs["l3"].startswith("Asked about `git push origin main`")
+            ran.clear()
+    outcomes = [(e.call_id, e.outcome) for e in sink.events if isinstance(e, CallOutcome)]
+    assert outcomes == [("l1", "succeeded"), ("l1", "succeeded")]
+    (decided,) = [e for e in sink.events if isinstance(e, HostDecided) and e.by == "person"]
+    assert (decided.call_id, decided.decision) == ("l3", "decline")
