@@ -72,6 +72,7 @@ from gateway_guard import (
     Reviewer,
     VerdictMemory,
     ask_and_record,
+    guarded_decision,
     guarded_outcome,
     host_decision,
 )
@@ -333,6 +334,10 @@ class OpenAIAgentsGuard:
             return ToolGuardrailFunctionOutput.allow(output_info=verdict)
         if decision == "ask":
             if context.is_tool_approved(context.tool_name, context.tool_call_id):
+                # A person approved the interruption (RunState.approve): their answer is audited.
+                await guarded_decision(
+                    self.gateway, call.call_id, "allow", by="person", host=HOST, detail="approved"
+                )
                 return ToolGuardrailFunctionOutput.allow(output_info=verdict)
             if await self._person_allows(call, verdict):
                 return ToolGuardrailFunctionOutput.allow(output_info=verdict)

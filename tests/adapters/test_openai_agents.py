@@ -607,3 +607,24 @@ async def test_local_shell_runs_only_what_the_gateway_allows() -> None:
     assert outcomes == [("l1", "succeeded"), ("l1", "succeeded")]
     (decided,) = [e for e in sink.events if isinstance(e, HostDecided) and e.by == "person"]
     assert (decided.call_id, decided.decision) == ("l3", "decline")
+
+
+async def test_a_persons_approval_of_an_interruption_is_audited() -> None:
+    sink = MemorySink()
+    ran: list[str] = []
+    async with Gateway(approvers=[ScriptApprover()], sinks={"memory": sink}) as gateway:
+        guard = OpenAIAgentsGuard(gateway)
+        model = ScriptedModel(
+            [
+                [function_call("run_shell_command", {"command": NEEDS_HUMAN}, call_id="f1")],
+                [assistant_message("done")],
+            ]
+        )
+        agent = Agent(name="ops", model=model, tools=[guard.guard(run_shell_tool(ran))])
+        result = await Runner.run(agent, "go", run_config=NO_TRACING)
+        state = result.to_state()
+        state.approve(result.interruptions[0])
+        await Runner.run(agent, state, run_config=NO_TRACING)
+    assert ran == [NEEDS_HUMAN]
+    (decided,) = [e for e in sink.events if isinstance(e, HostDecided)]
+    assert (decided.call_id, decided.decision, decided.by) == ("f1", "allow", "person")
