@@ -72,6 +72,7 @@ from gateway_guard import (
     Reviewer,
     VerdictMemory,
     ask_and_record,
+    blocked,
     guarded_decision,
     guarded_outcome,
     host_decision,
@@ -185,6 +186,14 @@ def describe(item: ToolApprovalItem) -> str:
     return f"{name} {item.arguments or '{}'}"
 
 
+def _refused(
+    tool: str, tool_input: dict[str, Any], call_id: str, reason: str
+) -> tuple[ToolCall, Verdict]:
+    """A call the adapter declines before any review, with one sentence of reason."""
+    call = ToolCall(tool, tool_input, call_id=call_id or None, host=HOST)
+    return call, blocked(call, reason)
+
+
 def _shell_outcome(result: object) -> str:
     """``failed`` when a command of a shell result timed out or exited non-zero, else ``succeeded``."""
     outputs = result.output if isinstance(result, ShellResult) else []
@@ -247,15 +256,15 @@ class OpenAIAgentsGuard:
         self, tool: str, tool_input: dict[str, Any], call_id: str
     ) -> tuple[ToolCall, Verdict]:
         """The verdict for one call, reviewed once per call id (and per input)."""
-        call = ToolCall(tool, tool_input, call_id=call_id or None, host=HOST)
         shell = tool_input.get("shell") if tool == _EXEC_COMMAND else None
         if shell is not None and str(shell).rsplit("/", 1)[-1] not in _BASH_SHELLS:
-            return call, Verdict(
-                decision="decline",
-                reason=f"The command would run in {str(shell)!r}, not bash, so what it does is not known.",
-                digest="",
-                call_id=call.call_id,
+            return _refused(
+                tool,
+                tool_input,
+                call_id,
+                f"The command would run in {str(shell)!r}, not bash, so what it does is not known.",
             )
+        call = ToolCall(tool, tool_input, call_id=call_id or None, host=HOST)
         return await self._memory.review(self.gateway, call, within=self.timeout)
 
     async def review_shell(
@@ -269,12 +278,11 @@ class OpenAIAgentsGuard:
         next). An action without commands is declined.
         """
         if not commands:
-            call = ToolCall(tool, {"command": ""}, call_id=call_id or None, host=HOST)
-            return call, Verdict(
-                decision="decline",
-                reason="The shell action has no commands, so there is nothing to review.",
-                digest="",
-                call_id=call.call_id,
+            return _refused(
+                tool,
+                {"command": ""},
+                call_id,
+                "The shell action has no commands, so there is nothing to review.",
             )
         results = [
             await self.review(
@@ -293,17 +301,13 @@ class OpenAIAgentsGuard:
         try:
             tool_input = patch_input(raw_item)
         except ValueError as error:
-            call = ToolCall(tool, {"input": ""}, call_id=call_id or None, host=HOST)
-            return call, Verdict(
-                decision="decline", reason=str(error), digest="", call_id=call.call_id
-            )
+            return _refused(tool, {"input": ""}, call_id, str(error))
         if tool_input is None:
-            call = ToolCall(tool, {"input": ""}, call_id=call_id or None, host=HOST)
-            return call, Verdict(
-                decision="decline",
-                reason="The call holds no patch, so there is nothing to review.",
-                digest="",
-                call_id=call.call_id,
+            return _refused(
+                tool,
+                {"input": ""},
+                call_id,
+                "The call holds no patch, so there is nothing to review.",
             )
         return await self.review(tool, tool_input, call_id)
 
