@@ -172,7 +172,8 @@ class GatewayMiddleware(AgentMiddleware):
         if pause is None:
             pause = _has_checkpointer(request)
         if not pause:
-            await guarded_decision(self.gateway, call.call_id, "decline", by="nobody", host=HOST)
+            # Nobody to ask: recorded as such.
+            await ask_and_record(None, self.gateway, call, verdict, within=self.timeout)
             return False, verdict.reason + _NO_PERSON
         tool_call = request.tool_call
         value = ToolApprovalRequest(
