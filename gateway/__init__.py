@@ -32,12 +32,14 @@ from gateway._config import (
     ShellDialect as ShellDialect,
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
+    TelemetrySection as TelemetrySection,
     TiersSection as TiersSection,
     WitnessConfig as WitnessConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
     default_token_file as default_token_file,
     load_config as load_config,
+    secret_files as secret_files,
     validation_path as validation_path,
 )
 from gateway._errors import (
@@ -124,6 +126,7 @@ from gateway._sinks import (
     read_audit_log as read_audit_log,
     verify_audit_log as verify_audit_log,
 )
+from gateway._telemetry import trace_context as trace_context
 from gateway._verdicts import (
     DECISION_ORDER as DECISION_ORDER,
     DECISION_VERBS as DECISION_VERBS,
@@ -219,6 +222,7 @@ __all__ = [
     "SinkConfig",
     "SinkFailure",
     "StatementPlan",
+    "TelemetrySection",
     "TiersSection",
     "ToolCall",
     "Verdict",
@@ -241,8 +245,10 @@ __all__ = [
     "read_program_position",
     "read_shell",
     "repository_refusal",
+    "secret_files",
     "strictest",
     "strictness",
+    "trace_context",
     "validation_path",
     "verify_audit_log",
     "verify_chain",
