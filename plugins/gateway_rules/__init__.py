@@ -53,6 +53,7 @@ from gateway import (
     default_config_bytes,
     iter_commands,
     plan_program,
+    strictness,
     validation_path,
 )
 from gateway.effects import PLAN_FORMAT
@@ -70,6 +71,7 @@ __all__ = [
     "RulesApprover",
     "RulesOptions",
     "check_examples",
+    "check_verdicts",
     "convert_rules",
     "display_hazards",
     "load_rules",
@@ -90,7 +92,7 @@ class ExampleResult(msgspec.Struct, frozen=True, kw_only=True):
     source: str
     rule: str
     example: str
-    expect: Literal["match", "not-match"]
+    expect: Literal["match", "not-match", "allowed"]
     passed: bool
     detail: str | None = None
 
@@ -257,6 +259,45 @@ def check_examples(rules: Iterable[tuple[str, Rule]]) -> list[ExampleResult]:
                     expect="not-match",
                     passed=not hit and detail is None,
                     detail=detail,
+                )
+            )
+    return results
+
+
+def check_verdicts(
+    sources: Iterable[tuple[str, Rule]], rules: RuleSet, *, default: bool = True
+) -> list[ExampleResult]:
+    """
+    Whether the policy ``rules`` allows every ``match`` example of each allow rule.
+
+    A rule's examples say what the rule matches; an allow rule is written so
+    that its examples are allowed, yet a stricter rule (``ask.interpreter``
+    for ``make test``) or a built-in ask may still decide them. Each such
+    example is judged by the whole policy, the way the gateway would judge
+    the call (``expect`` is ``allowed``). ``default=False`` leaves the default
+    policy's own rules out (their examples are the policy's own business).
+    """
+    results: list[ExampleResult] = []
+    for source, rule in sources:
+        if rule.decision != "allow" or rule.tools or (not default and source == _DEFAULT_SOURCE):
+            continue
+        for example in rule.match:
+            plan = plan_program(example)
+            if plan.status != "measured":
+                continue  # reported by check_examples
+            judgements = rules.judge_plans([s.plan for s in plan.statements], cwd=None)
+            worst = max(judgements, key=lambda j: strictness(j.decision), default=None)
+            passed = worst is None or worst.decision == "allow"
+            results.append(
+                ExampleResult(
+                    source=source,
+                    rule=rule.id,
+                    example=example,
+                    expect="allowed",
+                    passed=passed,
+                    detail=None
+                    if passed or worst is None
+                    else f"the rule matches, but the policy does not allow it: {worst.reason}",
                 )
             )
     return results

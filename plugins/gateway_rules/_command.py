@@ -17,16 +17,18 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(arguments: argparse.Namespace) -> int:
-    from gateway_rules import RulesOptions, check_examples, load_rules
+    from gateway_rules import RulesOptions, check_examples, check_verdicts, load_rules
 
     options = RulesOptions(
         include_default=not arguments.no_default, files=(arguments.file,) if arguments.file else ()
     )
     try:
-        sources, _ = load_rules(options)
+        sources, rules = load_rules(options)
     except ValueError as error:
         raise CommandError(str(error)) from None
-    results = check_examples(sources)
+    # The file's allow rules must also have their examples allowed by the
+    # whole policy: a rule that matches yet loses to a stricter one has no effect.
+    results = check_examples(sources) + check_verdicts(sources, rules, default=False)
     failed = 0
     for result in results:
         failed += not result.passed
