@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable, Sequence
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
 from typing import Final
 
 from gateway._cli import _audit, _check, _parse, _plan, _policy, _settings, _token, _verify
@@ -62,18 +62,30 @@ def _plugin_commands(wanted: str | None) -> Iterable[Subcommand]:
             )
 
 
+def version_line() -> str:
+    """What ``gateway --version`` prints: the installed distribution's version."""
+    try:
+        found = version("agent-gateway")
+    except PackageNotFoundError:
+        found = "unknown (not installed)"
+    return f"gateway (agent-gateway) {found}"
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser with the core subcommands and the plugins' (only the one ``argv`` names, if it names one)."""
     parser = argparse.ArgumentParser(
         prog="gateway",
         description="Decide, before anything runs, whether an AI agent's proposed tool call may run.",
     )
+    shown = version_line()
+    parser.add_argument("--version", action="version", version=shown)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     wanted = next((word for word in argv if not word.startswith("-")), None)
     for subcommand in (*CORE, *_plugin_commands(wanted)):
         sub = commands.add_parser(
             subcommand.name, help=subcommand.help, description=subcommand.help
         )
+        sub.add_argument("--version", action="version", version=shown)
         subcommand.configure(sub)
         sub.set_defaults(run=subcommand.run)
     return parser
