@@ -1,7 +1,7 @@
 """
 The ``gateway`` command.
 
-The core subcommands (``plan``, ``check``, ``parse``, ``verify``, ``audit``,
+The core subcommands (``plan``, ``check``, ``explain``, ``parse``, ``verify``, ``audit``,
 ``policy``, ``settings``, ``token``) live beside this module; every other one comes from a plugin through the
 ``gateway.commands`` entry-point group (``serve`` from the approval service,
 ``rules`` from the rules approver, ``hook``, ``install``, ``uninstall`` and
@@ -20,7 +20,17 @@ from collections.abc import Iterable, Sequence
 from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
 from typing import Final
 
-from gateway._cli import _audit, _check, _parse, _plan, _policy, _settings, _token, _verify
+from gateway._cli import (
+    _audit,
+    _check,
+    _explain,
+    _parse,
+    _plan,
+    _policy,
+    _settings,
+    _token,
+    _verify,
+)
 from gateway._cli._common import COMMAND_GROUP, CommandError, Subcommand
 
 __all__ = ["build_parser", "main"]
@@ -28,6 +38,7 @@ __all__ = ["build_parser", "main"]
 CORE: Final = (
     _plan.COMMAND,
     _check.COMMAND,
+    _explain.COMMAND,
     _parse.COMMAND,
     _verify.COMMAND,
     _audit.COMMAND,
