@@ -58,11 +58,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         service = None
         if arguments.server:
             token_file = Path(arguments.token_file or default_token_file()).expanduser()
-            service = ServiceReviewer(
-                arguments.server,
-                token_file.read_text("utf-8").strip(),
-                timeout=arguments.timeout,
-            )
+            try:
+                token = token_file.read_text("utf-8").strip()
+            except (OSError, UnicodeDecodeError) as error:
+                problem = error.strerror if isinstance(error, OSError) else "it is not UTF-8"
+                raise ValueError(
+                    f"Cannot read the service's token file {str(token_file)!r} ({problem}); pass --token-file FILE."
+                ) from None
+            service = ServiceReviewer(arguments.server, token, timeout=arguments.timeout)
     except (GatewayError, OSError, ValueError) as error:
         sys.stderr.write(f"gateway_mcp: {error}\n")
         return 2

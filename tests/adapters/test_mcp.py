@@ -164,3 +164,31 @@ async def test_a_service_that_refuses_blocks_the_call() -> None:
                 result = await client.call_tool("shell", {"command": ALLOWED})
     assert (ran, result.is_error) == ([], True)
     assert "blocked" in text(result)
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (
+            ["--server", "http://127.0.0.1:9", "--token-file", "missing-token"],
+            "gateway_mcp: Cannot read the service's token file 'missing-token' (No such file or directory); pass --token-file FILE.\n",
+        ),
+        (
+            ["--server", "ftp://example", "--token-file", "token"],
+            "gateway_mcp: The server 'ftp://example' is not an http:// or https:// URL.\n",
+        ),
+    ],
+)
+def test_a_server_the_proxy_cannot_use_stops_it_with_one_sentence(
+    words: list[str],
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from gateway_mcp.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "token").write_text("t\n")
+    assert main([*words, "--", "true"]) == 2
+    assert capsys.readouterr().err == said
