@@ -134,6 +134,14 @@ async def _check(config: GatewayConfig, lines: list[bytes], emit: _Printer) -> N
             )
 
 
+def without_person(config: GatewayConfig) -> GatewayConfig:
+    """``config`` with only the approvers that decide without a person: nobody is there to ask."""
+    approvers = tuple(name for name in config.gateway.approvers if name != "human")
+    return msgspec.structs.replace(
+        config, gateway=msgspec.structs.replace(config.gateway, approvers=approvers)
+    )
+
+
 def _run(arguments: argparse.Namespace) -> int:
     # The managed, user (--config) and project tiers, strictest wins.
     config = load_tiers(arguments).config
@@ -150,11 +158,7 @@ def _run(arguments: argparse.Namespace) -> int:
         )
     else:
         config = msgspec.structs.replace(config, sinks={})
-    # Only approvers that decide without a person: `check` has nobody to ask.
-    approvers = tuple(name for name in config.gateway.approvers if name != "human")
-    config = msgspec.structs.replace(
-        config, gateway=msgspec.structs.replace(config.gateway, approvers=approvers)
-    )
+    config = without_person(config)
     try:
         data = (
             sys.stdin.buffer.read()

@@ -10,8 +10,9 @@ import anyio
 import msgspec
 
 from gateway._calls import ToolCall
+from gateway._cli._check import without_person
 from gateway._cli._common import CommandError, Subcommand, read_source, write_json
-from gateway._cli._fleet import load_tiers
+from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, wants_json, write_text
 from gateway._config import GatewayConfig
 from gateway._errors import GatewayError
@@ -79,12 +80,7 @@ def explain(config: GatewayConfig, source: str, cwd: str | None = None) -> dict[
     Each judgement carries the sentence of what would change it (``change``;
     ``None`` for an allow).
     """
-    approvers = tuple(name for name in config.gateway.approvers if name != "human")
-    config = msgspec.structs.replace(
-        config,
-        sinks={},
-        gateway=msgspec.structs.replace(config.gateway, approvers=approvers),
-    )
+    config = msgspec.structs.replace(without_person(config), sinks={})
     result: dict[str, Any] = anyio.run(_explain, config, source, cwd)
     return result
 
@@ -125,11 +121,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         metavar="CMD",
         help="the shell command; '-' or nothing reads standard input",
     )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="the user tier's config (default: ~/.config/agent-gateway/config.toml if it exists, else the embedded one)",
-    )
+    add_config_argument(parser)
     parser.add_argument("--cwd", metavar="DIR", help="the directory the command would run in")
     add_json_argument(parser)
 
