@@ -37,5 +37,17 @@ def test_every_subcommand_takes_version(name: str, capsys: pytest.CaptureFixture
     assert capsys.readouterr().out == EXPECTED
 
 
+@pytest.mark.parametrize(
+    "words", [["rules", "test"], ["token", "create"], ["audit", "export"], ["config", "show"]]
+)
+def test_actions_under_a_subcommand_take_version_too(
+    words: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main([*words, "--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == EXPECTED
+
+
 def test_there_are_core_and_plugin_subcommands() -> None:
     assert {"plan", "check", "parse", "verify", "serve", "rules", "install"} <= set(_subcommands())

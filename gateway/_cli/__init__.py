@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable, Sequence
+from functools import cache
 from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
-from typing import Final
+from typing import Any, Final
 
 from gateway._cli import (
     _audit,
@@ -73,6 +74,7 @@ def _plugin_commands(wanted: str | None) -> Iterable[Subcommand]:
             )
 
 
+@cache
 def version_line() -> str:
     """What ``gateway --version`` prints: the installed distribution's version."""
     try:
@@ -82,21 +84,26 @@ def version_line() -> str:
     return f"gateway (agent-gateway) {found}"
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser with ``--version``; the parsers of subcommands and their actions are made of it too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_argument("--version", action="version", version=version_line())
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser with the core subcommands and the plugins' (only the one ``argv`` names, if it names one)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gateway",
         description="Decide, before anything runs, whether an AI agent's proposed tool call may run.",
     )
-    shown = version_line()
-    parser.add_argument("--version", action="version", version=shown)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     wanted = next((word for word in argv if not word.startswith("-")), None)
     for subcommand in (*CORE, *_plugin_commands(wanted)):
         sub = commands.add_parser(
             subcommand.name, help=subcommand.help, description=subcommand.help
         )
-        sub.add_argument("--version", action="version", version=shown)
         subcommand.configure(sub)
         sub.set_defaults(run=subcommand.run)
     return parser
