@@ -50,6 +50,7 @@ import msgspec
 
 from gateway import (
     Abstain,
+    Allow,
     Answer,
     ApproverContext,
     GatewayError,
@@ -422,7 +423,7 @@ class RulesApprover:
         if request.call.session_id:
             found.append(self.propose(request, "session"))
         prefix = self._prefix_offer(request)
-        if prefix is not None:
+        if isinstance(prefix, RememberedApproval):
             found.append(prefix)
         return found
 
@@ -443,16 +444,24 @@ class RulesApprover:
 
     def _prefix_offer(
         self, request: ReviewRequest, prefix: Sequence[str] | None = None
-    ) -> RememberedApproval | None:
+    ) -> RememberedApproval | str:
+        """
+        The prefix approval for ``request``, or why there is none, as a sentence.
+
+        A prefix approval is offered only when it would take effect: with it
+        remembered, this very call is allowed. Where a rule asks about the
+        command (``pip install``, ``git push``, ``sed -i``), the approval would
+        stay below that rule and change nothing, so it is not offered.
+        """
         single = self._single_command(request)
         if single is None:
-            return None
+            return "A prefix approval needs a call of one command whose arguments start with that prefix."
         program, literal = single
         chosen = list(literal[:1] if prefix is None else prefix)
         if chosen != literal[: len(chosen)]:
-            return None
+            return "A prefix approval needs a call of one command whose arguments start with that prefix."
         shown = " ".join([program, *chosen])
-        return RememberedApproval(
+        offer = RememberedApproval(
             scope="prefix",
             description=(
                 f"Allow `{shown}` followed by anything again without asking, unless a rule asks or declines."
@@ -460,6 +469,20 @@ class RulesApprover:
             program=program,
             prefix=tuple(chosen),
         )
+        _, roots = workspace_roots(self._paths, request.call.cwd, self._home)
+        context = JudgeContext(
+            cwd=request.call.cwd,
+            roots=roots,
+            remembered=(self._as_rule(len(self.remembered), offer),),
+            profile=self.rules.profile,
+        )
+        answer, _ = self.rules.evaluate(request, context)
+        if not isinstance(answer, Allow):
+            return (
+                f"A prefix approval of `{shown}` would not take effect "
+                f"({(answer.reason or 'no rule allows it').rstrip('.')}); remember this exact command instead."
+            )
+        return offer
 
     def propose(
         self, request: ReviewRequest, scope: str, prefix: Sequence[str] | None = None
@@ -490,10 +513,8 @@ class RulesApprover:
             )
         if scope == "prefix":
             offer = self._prefix_offer(request, prefix)
-            if offer is None:
-                raise ValueError(
-                    "A prefix approval needs a call of one command whose arguments start with that prefix."
-                )
+            if isinstance(offer, str):
+                raise ValueError(offer)
             return offer
         raise ValueError(f"Unknown scope {scope!r}; use 'digest', 'session' or 'prefix'.")
 

@@ -451,7 +451,8 @@ class RuleSet:
         for effect in effects:
             if isinstance(effect, Opaque):
                 return _unpermitted(effect, text, context.profile, subject=shown)
-        used: dict[str, None] = {c.rule.id: None for c in owners[:1]}
+        used: dict[str, None] = {}
+        permitted: set[str] = set()
         trusted: bool | None = None
         for effect in effects:
             if isinstance(effect, ChangeDirectory):
@@ -476,6 +477,7 @@ class RuleSet:
             if permitting is None:
                 return _unpermitted(effect, text, context.profile, subject=shown)
             used[permitting.rule.id] = None
+            permitted.add(permitting.rule.id)
         rules = tuple(used)
         if not owners:
             clause = (
@@ -483,7 +485,10 @@ class RuleSet:
             )
             shown = subject or _subject(text or "(redirect)")
             return Judgement("allow", _sentence("allow", shown, None, clause), None, text, rules)
-        rule = owners[0].rule
+        # Name the rule about the program that vouched for an effect (`make
+        # test` allowed by a team's rule, not by one that only allows `make -v`).
+        rule = next((c.rule for c in owners if c.rule.id in permitted), owners[0].rule)
+        rules = (rule.id, *(r for r in rules if r != rule.id))
         return Judgement(
             "allow", _sentence("allow", shown, rule, rule.reason), rule.id, text, rules
         )

@@ -192,3 +192,39 @@ def test_rules_test_stops_with_one_sentence_on_an_invalid_file(
         err
         == f"gateway rules: Invalid rule 'team.x' in {path}: it selects nothing (give programs, paths, launchers, tools, fed-by or an effect condition).\n"
     )
+
+
+def test_rules_test_fails_an_allow_example_the_policy_still_asks_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make test` matches an allow rule, yet make runs recipes no rule vouches for: not passed."""
+    path = tmp_path / "team.toml"
+    path.write_text(
+        '[[rule]]\nid = "make.test"\ndecision = "allow"\nprograms = ["make"]\n'
+        'prefix = ["test"]\nreason = "runs the tests"\nmatch = ["make test"]\n'
+    )
+    status, results, _ = run(capsys, "rules", "test", str(path))
+    assert status == 1
+    failed = [r for r in results[:-1] if not r["passed"]]
+    assert [(r["rule"], r["expect"], r["example"]) for r in failed] == [
+        ("make.test", "match", "make test")
+    ] * 2
+    assert "code the rules cannot read" in failed[0]["detail"]
+    path.write_text(path.read_text() + 'executes = ["code"]\n')
+    status, results, _ = run(capsys, "rules", "test", str(path))
+    assert status == 0
+
+
+def test_the_rule_example_of_the_rules_page_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The `[[approver.rules.rule]]` of docs/rules.md, as a rule file: every example holds."""
+    page = (Path(__file__).parents[2] / "docs" / "rules.md").read_text()
+    block = page.split("```toml\n", 1)[1].split("```", 1)[0]
+    rules = block[block.index("[[approver.rules.rule]]") :]
+    path = tmp_path / "team-rules.toml"
+    path.write_text(rules.replace("[[approver.rules.rule]]", "[[rule]]"))
+    status, results, _ = run(capsys, "rules", "test", str(path))
+    own = [r for r in results[:-1] if r["source"] == str(path)]
+    assert status == 0, [r for r in own if not r["passed"]]
+    assert {r["expect"] for r in own} == {"match", "not-match"}
