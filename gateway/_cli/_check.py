@@ -40,6 +40,11 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--audit", metavar="FILE", help="write the audit log here (instead of the config's sinks)"
     )
     parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="judge under this profile of the rules (read-only, workspace-write) instead of the config's",
+    )
+    parser.add_argument(
         "input",
         nargs="?",
         default="-",
@@ -159,6 +164,9 @@ def _run(arguments: argparse.Namespace) -> int:
     else:
         config = msgspec.structs.replace(config, sinks={})
     config = without_person(config)
+    if arguments.profile:
+        rules = {**config.approver.get("rules", {}), "profile": arguments.profile}
+        config = msgspec.structs.replace(config, approver={**config.approver, "rules": rules})
     try:
         data = (
             sys.stdin.buffer.read()

@@ -228,3 +228,25 @@ def test_the_rule_example_of_the_rules_page_holds(
     own = [r for r in results[:-1] if r["source"] == str(path)]
     assert status == 0, [r for r in own if not r["passed"]]
     assert {r["expect"] for r in own} == {"match", "not-match"}
+
+
+def test_check_profile_shows_what_workspace_write_allows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same calls under each profile: only the workspace write changes; the persistence write stays declined."""
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text(
+        '{"cmd": "sed -i s/a/b/ notes.txt"}\n{"cmd": "echo x >> ~/.bashrc"}\n{"cmd": "ls"}\n'
+    )
+    decided = {}
+    for profile in ("read-only", "workspace-write"):
+        status, verdicts, err = run(capsys, "check", "--profile", profile, str(calls))
+        assert status == 0, err
+        decided[profile] = [v["decision"] for v in verdicts]
+    assert decided == {
+        "read-only": ["ask", "decline", "allow"],
+        "workspace-write": ["allow", "decline", "allow"],
+    }
+    status, verdicts, err = run(capsys, "check", "--profile", "everything", str(calls))
+    assert status == 2
+    assert "'everything'" in err
