@@ -252,9 +252,20 @@ def test_statement_kind_follows_the_documented_shape_rules(source: str, kind: st
     assert only_plan(source).statement_kind == kind
 
 
-def test_case_statements_are_unmeasured_because_bashlex_cannot_read_them() -> None:
-    """A known limit of the consensus reader: bashlex 0.18 raises on `case`, so no plan has kind `case`."""
-    plan = plan_program("case $x in a) echo a;; esac")
+def test_case_statements_are_planned_with_the_commands_of_every_arm() -> None:
+    """A `case` is one statement of kind `case`; each arm's commands are planned, none dropped."""
+    plan = plan_program("case $x in a) echo a;; b) rm -rf q;; esac")
+    assert plan.status == "measured"
+    (statement,) = plan.statements
+    assert statement.plan.statement_kind == "case"
+    assert [tuple(w and w.plain for w in c.argv) for c in statement.plan.commands] == [
+        ("echo", "a"),
+        ("rm", "-rf", "q"),
+    ]
+
+
+def test_coproc_is_unmeasured_because_bashlex_cannot_read_it() -> None:
+    plan = plan_program("coproc cat")
     assert plan.status == "unmeasured"
     assert plan.statements == ()
 

@@ -158,8 +158,8 @@ def read_shell(text: str | bytes) -> ShellReading:
     Examples:
         >>> read_shell("ls -la | wc -l").status
         'measured'
-        >>> read_shell("case $x in a) echo;; esac").reason
-        'Bashlex does not support `case` statements.'
+        >>> read_shell("coproc cat").reason
+        'Bashlex does not support `coproc`.'
     """
     try:
         return _read(text)
