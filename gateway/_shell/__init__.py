@@ -158,7 +158,7 @@ def read_shell(text: str | bytes) -> ShellReading:
     Examples:
         >>> read_shell("ls -la | wc -l").status
         'measured'
-        >>> read_shell("coproc cat").reason
+        >>> read_shell("coproc x { :; }").reason
         'Bashlex does not support `coproc`.'
     """
     try:
