@@ -252,11 +252,25 @@ def test_statement_kind_follows_the_documented_shape_rules(source: str, kind: st
     assert only_plan(source).statement_kind == kind
 
 
-def test_case_statements_are_unmeasured_because_bashlex_cannot_read_them() -> None:
-    """A known limit of the consensus reader: bashlex 0.18 raises on `case`, so no plan has kind `case`."""
-    plan = plan_program("case $x in a) echo a;; esac")
-    assert plan.status == "unmeasured"
-    assert plan.statements == ()
+CASES = [
+    ("case $x in a) echo a;; esac", ["echo"], ("x",)),
+    ("case $(id -u) in 0) echo root;; esac", ["id", "echo"], ()),
+    ("case $x in $(whoami)) echo me;; esac", ["whoami", "echo"], ("x",)),
+    ("case $x in a) echo a;& b) rm -f y;;& *) ls;; esac", ["echo", "rm", "ls"], ("x",)),
+]
+
+
+@pytest.mark.parametrize(("source", "names", "free"), CASES, ids=[s for s, _, _ in CASES])
+def test_case_statements_are_planned_with_every_command_of_subject_patterns_and_arms(
+    source: str, names: list[str], free: tuple[str, ...]
+) -> None:
+    """bashlex cannot read `case`; the readers' consensus can (tests/oracle checks it against bash)."""
+    plan = plan_program(source)
+    assert plan.status == "measured", plan.reason
+    (statement,) = plan.statements
+    assert statement.plan.statement_kind == "case"
+    assert [c.name for c in statement.plan.commands] == names
+    assert statement.plan.free_variables == free
 
 
 # ───────────────────────── variables ─────────────────────────
