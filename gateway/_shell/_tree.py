@@ -628,22 +628,15 @@ def _compound(node: Command) -> Sequence[Node]:
 
 
 def _assignment(node: Assignment) -> Sequence[Node]:
-    out: list[Node] = []
-    if node.subscript is not None:
-        out.append(node.subscript)
-    if node.value is not None:
-        out.append(node.value)
-    out.extend(node.array or ())
-    return out
+    return (*_present(node.subscript, node.value), *(node.array or ()))
 
 
 def _redirect(node: Redirect) -> Sequence[Node]:
-    out: list[Node] = []
-    if node.target is not None:
-        out.append(node.target)
-    if node.heredoc is not None:
-        out.append(node.heredoc)
-    return out
+    return _present(node.target, node.heredoc)
+
+
+def _present(*nodes: Node | None) -> tuple[Node, ...]:
+    return tuple(node for node in nodes if node is not None)
 
 
 def _program(node: Program) -> Sequence[Node]:
