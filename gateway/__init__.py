@@ -38,6 +38,7 @@ from gateway._config import (
     default_config_bytes as default_config_bytes,
     default_token_file as default_token_file,
     load_config as load_config,
+    secret_files as secret_files,
     validation_path as validation_path,
 )
 from gateway._errors import (
@@ -239,6 +240,7 @@ __all__ = [
     "read_program_position",
     "read_shell",
     "repository_refusal",
+    "secret_files",
     "strictest",
     "strictness",
     "validation_path",

@@ -50,6 +50,7 @@ __all__ = [
     "default_config_bytes",
     "default_token_file",
     "load_config",
+    "secret_files",
     "validation_path",
 ]
 
@@ -583,6 +584,59 @@ def default_token_file(environ: Mapping[str, str] | None = None) -> Path:
     environ = os.environ if environ is None else environ
     state = environ.get("XDG_STATE_HOME") or str(Path("~/.local/state").expanduser())
     return Path(state) / "agent-gateway" / "token"
+
+
+_SECRET_OPTION: Final = re.compile(r"(token|password|secret|credential|seed|key)")
+
+
+def secret_files(
+    config: GatewayConfig, environ: Mapping[str, str] | None = None
+) -> tuple[str, ...]:
+    """
+    Every file the configuration names that holds a secret, as absolute paths, sorted.
+
+    The bearer token files (configured, and `default_token_file`), the state
+    directory that file is in (``gateway serve`` keeps people's token
+    digests, its links and its hooks' socket there too), the audit
+    signing keys, the broker's credentials and client key, and, in every
+    plugin's options (``[approver.NAME]``, ``[sinks.NAME.options]``,
+    ``[witnesses.NAME.options]``, ``[notifiers.NAME.options]``), a string
+    under a key that ends in ``-file`` and names a token, password, secret,
+    credential, seed or key (``token-file``, ``password-file``), or is
+    ``credentials``. What runs on the gateway's behalf must not read them.
+
+    Examples:
+        >>> config = GatewayConfig(serve=ServeSection(token_file="/srv/token"))
+        >>> "/srv/token" in secret_files(config)
+        True
+    """
+    broker = config.broker
+    named: list[str | None] = [
+        config.serve.token_file,
+        str(default_token_file(environ)),
+        str(default_token_file(environ).parent),
+        config.audit.signing_key,
+        config.audit.hmac_key,
+        broker.password_file,
+        broker.token_file,
+        broker.credentials,
+        broker.nkey_seed,
+        broker.tls_key,
+    ]
+    tables: list[Mapping[str, Any]] = [
+        *config.approver.values(),
+        *(sink.options for sink in config.sinks.values()),
+        *(witness.options for witness in config.witnesses.values()),
+        *(notifier.options for notifier in config.notifiers.values()),
+    ]
+    for table in tables:
+        named.extend(
+            value
+            for key, value in table.items()
+            if isinstance(value, str)
+            and (key == "credentials" or (key.endswith("-file") and _SECRET_OPTION.search(key)))
+        )
+    return tuple(sorted({os.path.abspath(os.path.expanduser(path)) for path in named if path}))
 
 
 def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -> GatewayConfig:

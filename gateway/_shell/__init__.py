@@ -160,8 +160,8 @@ def read_shell(text: str | bytes) -> ShellReading:
         'measured'
         >>> read_shell("case $x in a) echo;; esac").status
         'measured'
-        >>> read_shell("echo 'unclosed").reason
-        'Bashlex could not parse the text: an unterminated single quote.'
+        >>> read_shell("coproc x { :; }").reason
+        'Bashlex does not support `coproc`.'
     """
     try:
         return _read(text)

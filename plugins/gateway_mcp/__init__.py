@@ -9,14 +9,18 @@ asks the gateway first:
 * ``decline`` answers with a tool error (``isError: true``) whose text is the
   gateway's reason — the client shows it to the model and the user, and the
   upstream server never sees the call;
-* ``ask`` goes to the ``ask`` callback when one was given, and is otherwise a
-  tool error saying a person must decide. (With the ``human`` approver in the
+* ``ask`` goes to the ``ask`` callback when one was given (its answer is
+  recorded in the audit log, ``host.decided``), and is otherwise a tool error
+  whose text is the rule's reason. (With the ``human`` approver in the
   gateway's chain, a person decides inside the gateway instead, and the
   verdict that arrives here is already ``allow`` or ``decline``.)
 
-A gateway that crashes or hangs past ``timeout`` is a tool error too: nothing
-reaches the upstream server unreviewed. Only tools are proxied (not
-resources or prompts).
+Every forwarded call's outcome is recorded (``call.outcome``: succeeded, or
+failed when the upstream result is an error or the call raised). Call ids are
+``mcp-<connection>-<request id>``, with a random id per proxy, so they never
+repeat across connections or restarts. A gateway that crashes or hangs past
+``timeout`` is a tool error too: nothing reaches the upstream server
+unreviewed. Only tools are proxied (not resources or prompts).
 
 `serve_stdio` (``python -m gateway_mcp -- COMMAND ARGS…``) starts the upstream
 server as a subprocess over stdio and serves the proxy on this process's
@@ -27,11 +31,20 @@ instead of the server's.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Sequence
 from typing import Any, Final
 
 import mcp_types as types
-from gateway_guard import DEFAULT_TIMEOUT, AskPerson, Reviewer, ask_person, guarded_review
+from gateway_guard import (
+    DEFAULT_TIMEOUT,
+    AskPerson,
+    Reviewer,
+    ask_and_record,
+    guarded_outcome,
+    guarded_review,
+    host_decision,
+)
 from mcp import Client, StdioServerParameters
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
@@ -42,7 +55,7 @@ from gateway import Gateway, GatewayConfig, ToolCall
 __all__ = ["HOST", "build_proxy", "serve_stdio", "tool_error"]
 
 HOST: Final = "mcp"
-_NOBODY_TO_ASK: Final = " No person could be asked, so it was not run."
+_NOBODY_TO_ASK: Final = " No person could be asked here, so it was not run."
 
 
 def tool_error(text: str) -> types.CallToolResult:
@@ -74,6 +87,10 @@ def build_proxy(
     ) -> types.ListToolsResult:
         return await upstream.list_tools(cursor=params.cursor if params is not None else None)
 
+    # Request ids start again at every connection (and every restart): the
+    # proxy's own random id keeps call ids unique in the audit log.
+    proxy_id = uuid.uuid4().hex[:12]
+
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
@@ -81,15 +98,25 @@ def build_proxy(
         call = ToolCall(
             params.name,
             dict(params.arguments or {}),
-            call_id=None if request_id is None else f"mcp-{request_id}",
+            call_id=f"mcp-{proxy_id}-{request_id if request_id is not None else uuid.uuid4().hex}",
             host=HOST,
         )
         verdict = await guarded_review(gateway, call, within=timeout)
-        if verdict.decision == "decline":
+        decision = host_decision(verdict)
+        if decision == "decline":
             return tool_error(verdict.reason)
-        if verdict.decision == "ask" and not await ask_person(ask, call, verdict, within=timeout):
+        if decision == "ask" and not await ask_and_record(
+            ask, gateway, call, verdict, within=timeout
+        ):
             return tool_error(verdict.reason + (_NOBODY_TO_ASK if ask is None else ""))
-        return await upstream.call_tool(params.name, params.arguments)
+        try:
+            result = await upstream.call_tool(params.name, params.arguments)
+        except Exception as error:
+            await guarded_outcome(gateway, call.call_id, "failed", type(error).__name__)
+            raise
+        failed = bool(getattr(result, "is_error", False))
+        await guarded_outcome(gateway, call.call_id, "failed" if failed else "succeeded")
+        return result
 
     return Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
 

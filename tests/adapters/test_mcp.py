@@ -25,14 +25,17 @@ from mcp import Client, StdioServerParameters
 from adapters.mcp_upstream import upstream_server
 from adapters.scripted import (
     ALLOWED,
+    ASK_REASON,
     DECLINED,
     NEEDS_HUMAN,
     PLUGIN_DIR,
     TESTS_DIR,
     CrashingGateway,
     HangingGateway,
+    ScriptApprover,
 )
-from gateway import Gateway, ToolCall, Verdict
+from gateway import CallOutcome, Gateway, HostDecided, ToolCall, Verdict, VerdictReached
+from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio
 
@@ -58,24 +61,44 @@ async def test_proxy_lists_upstream_tools_and_reviews_each_call(gateway: Gateway
             declined = await client.call_tool("shell", {"command": DECLINED})
             asked = await client.call_tool("shell", {"command": NEEDS_HUMAN})
     assert ran == [ALLOWED]
-    assert (allowed.is_error, text(allowed)) == (False, "ran ls")
+    assert (allowed.is_error, text(allowed)) == (False, f"ran {ALLOWED}")
     assert (declined.is_error, text(declined)) == (
         True,
         "Declined `rm -rf ~`: it deletes the home directory.",
     )
     assert asked.is_error is True
-    assert text(asked).endswith("No person could be asked, so it was not run.")
+    # The person reading the error is told the rule's reason.
+    assert text(asked) == ASK_REASON + " No person could be asked here, so it was not run."
 
 
-async def test_a_person_can_allow_an_ask(gateway: Gateway) -> None:
+async def test_a_person_can_allow_an_ask_and_the_answer_and_outcome_are_audited() -> None:
     async def person(call: ToolCall, verdict: Verdict) -> bool:
         return call.input == {"command": NEEDS_HUMAN}
 
     ran: list[str] = []
-    with anyio.fail_after(30):
-        async with proxied(gateway, ran, ask=person) as client:
-            result = await client.call_tool("shell", {"command": NEEDS_HUMAN})
+    sink = MemorySink()
+    async with Gateway(approvers=[ScriptApprover()], sinks={"memory": sink}) as gateway:
+        with anyio.fail_after(30):
+            async with proxied(gateway, ran, ask=person) as client:
+                result = await client.call_tool("shell", {"command": NEEDS_HUMAN})
     assert (result.is_error, ran) == (False, [NEEDS_HUMAN])
+    (decided,) = [e for e in sink.events if isinstance(e, HostDecided)]
+    (outcome,) = [e for e in sink.events if isinstance(e, CallOutcome)]
+    assert (decided.decision, decided.by, decided.host) == ("allow", "person", "mcp")
+    assert outcome.call_id == decided.call_id
+    assert outcome.outcome == "succeeded"
+
+
+async def test_call_ids_never_repeat_across_connections() -> None:
+    sink = MemorySink()
+    async with Gateway(approvers=[ScriptApprover()], sinks={"memory": sink}) as gateway:
+        for _ in range(2):
+            with anyio.fail_after(30):
+                async with proxied(gateway, []) as client:
+                    await client.call_tool("shell", {"command": DECLINED})
+    ids = [e.call_id for e in sink.events if isinstance(e, VerdictReached)]
+    assert len(ids) == 2
+    assert len(set(ids)) == 2
 
 
 @pytest.mark.parametrize("broken", [CrashingGateway, HangingGateway], ids=["crash", "hang"])

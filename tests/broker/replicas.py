@@ -120,6 +120,12 @@ class Replica:
         return self.process.wait(timeout=WAIT)
 
 
+def _announced(printed: list[str], prefix: str) -> str:
+    """The rest of the one announced line that starts with ``prefix``."""
+    (line,) = (line for line in printed if line.startswith(prefix))
+    return line[len(prefix) :]
+
+
 @contextmanager
 def serve(
     config: Path, broker: str, name: str, *extra: str, env: dict[str, str] | None = None
@@ -141,6 +147,9 @@ def serve(
             "0",
             "--token-file",
             str(state / "token"),
+            # Replicas share one HOME here, so only one could own the
+            # default hook socket; the fleet's tests forward no hooks.
+            *(() if "--socket" in extra else ("--no-socket",)),
             *extra,
         ],
         stdout=subprocess.PIPE,
@@ -153,16 +162,18 @@ def serve(
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_read, args=(process.stdout, lines), daemon=True).start()
         try:
+            # The replica's line comes last: the page, the token and (when
+            # hooks forward to a socket) the socket are announced before it.
             printed: list[str] = []
-            while len(printed) < 3:
+            while not printed or not printed[-1].startswith("gateway serve: replica '"):
                 line = lines.get(timeout=WAIT)
                 if line is None:
                     text = (config.parent / f"serve-{name}.log").read_text()
                     raise AssertionError(f"gateway serve ended before it was ready: {text}")
                 printed.append(line)
-            url = printed[0].rsplit(" ", 1)[1]
-            token = printed[1].rsplit(" ", 1)[1]
-            replica = printed[2].split("'")[1]
+            url = _announced(printed, "gateway serve: the approval page is at ")
+            token = _announced(printed, "gateway serve: bearer token ").rsplit(" ", 1)[1]
+            replica = printed[-1].split("'")[1]
             yield Replica(process, url, token, replica, printed)
         finally:
             if process.poll() is None:
