@@ -17,7 +17,12 @@ with the real ``rules`` approver when it is installed (else
 sink on, writing and flushing every event to a temporary file before each
 verdict is released. Then it prints reviews per second with 1, 10 and 100
 calls in flight at once (cache warm), and (d) repeated calls with no sink at
-all, to show what the audit write costs.
+all, to show what the audit write costs; and (e) what telemetry costs: the
+same repeated calls without a sink, with the OpenTelemetry API alone (no SDK:
+every span and instrument a no-op), with the SDK's tracer and meter providers
+(spans batched to an exporter that drops them, metrics aggregated in memory),
+and with the SDK sampling nothing, in three rounds taken in turn (a busy
+spell of a shared machine then falls on every set-up).
 
 Nothing here is asserted: speed is measured here, never in unit tests.
 """
@@ -38,6 +43,11 @@ from typing import Final
 
 import anyio
 import msgspec
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
 
 from gateway import (
     Approver,
@@ -197,10 +207,63 @@ async def run(limit: int, total: int) -> None:
         print()
         print("for comparison")
         describe("(d) review, repeated call, no audit sink", bare)
+        await telemetry_cost(quiet, approvers, commands)
         broken = verify_audit_log(audit)
         records = sum(1 for _ in audit.open("rb"))
         print()
         print(f"audit log: {records} records, chain {'intact' if broken is None else broken}")
+
+
+class _Dropped(SpanExporter):
+    """An exporter that drops what it is given: the SDK's work without the network's."""
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        return SpanExportResult.SUCCESS
+
+
+def _providers(*, sampled: bool) -> tuple[TracerProvider, MeterProvider]:
+    tracer = TracerProvider(sampler=ALWAYS_ON if sampled else ALWAYS_OFF)
+    tracer.add_span_processor(BatchSpanProcessor(_Dropped()))
+    meter = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    return tracer, meter
+
+
+TELEMETRY_ROUNDS: Final = 3
+"""Rounds of the telemetry set-ups, taken in turn, so a busy spell of the machine falls on all of them."""
+
+
+async def telemetry_cost(
+    settings: GatewayConfig, approvers: list[Approver] | None, commands: list[str]
+) -> None:
+    """(e) Repeated calls, no sink: the API alone, the SDK recording, the SDK sampling nothing."""
+    print()
+    print(f"telemetry cost (repeated call, no audit sink; {TELEMETRY_ROUNDS} rounds taken in turn)")
+    setups = (
+        ("(e1) API only, no SDK provider", False, False),
+        ("(e2) SDK tracer + meter providers", True, True),
+        ("(e3) SDK providers, sampling nothing", True, False),
+    )
+    timings: dict[str, list[int]] = {label: [] for label, _, _ in setups}
+    for round_number in range(TELEMETRY_ROUNDS):
+        for label, sdk, sampled in setups:
+            tracer, meter = _providers(sampled=sampled) if sdk else (None, None)
+            async with Gateway(
+                settings, approvers=approvers, tracer_provider=tracer, meter_provider=meter
+            ) as gateway:
+                await timed_reviews(gateway, commands, f"warm{round_number}", Counter())
+                timings[label] += await timed_reviews(
+                    gateway, commands, f"tele{round_number}", Counter()
+                )
+            if tracer is not None and meter is not None:
+                tracer.shutdown()
+                meter.shutdown()
+    for label, values in timings.items():
+        describe(label, values)
+    base = percentile(sorted(timings[setups[0][0]]), 0.50)
+    for label, values in timings.items():
+        print(
+            f"  {label:<44} p50 {percentile(sorted(values), 0.50) / base:.2f} times the API alone"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

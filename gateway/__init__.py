@@ -32,6 +32,7 @@ from gateway._config import (
     ShellDialect as ShellDialect,
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
+    TelemetrySection as TelemetrySection,
     TiersSection as TiersSection,
     WitnessConfig as WitnessConfig,
     default_config as default_config,
@@ -124,6 +125,7 @@ from gateway._sinks import (
     read_audit_log as read_audit_log,
     verify_audit_log as verify_audit_log,
 )
+from gateway._telemetry import trace_context as trace_context
 from gateway._verdicts import (
     DECISION_ORDER as DECISION_ORDER,
     DECISION_VERBS as DECISION_VERBS,
@@ -219,6 +221,7 @@ __all__ = [
     "SinkConfig",
     "SinkFailure",
     "StatementPlan",
+    "TelemetrySection",
     "TiersSection",
     "ToolCall",
     "Verdict",
@@ -243,6 +246,7 @@ __all__ = [
     "secret_files",
     "strictest",
     "strictness",
+    "trace_context",
     "validation_path",
     "verify_audit_log",
     "verify_chain",

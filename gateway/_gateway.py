@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -38,6 +39,7 @@ import anyio.to_thread
 import msgspec
 from anyio import AsyncContextManagerMixin
 from anyio.abc import ObjectReceiveStream
+from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
 from gateway._analysis import (
@@ -82,30 +84,32 @@ from gateway._events import (
 )
 from gateway._fragments import expand_planned
 from gateway._grounds import plan_founded
+from gateway._metrics import Metrics
 from gateway._plan import iter_commands, unreadable_plan
 from gateway._plan._paths import path_context
 from gateway._plans import FragmentAddr, FragmentError, Hole, ProgramPlan, SequencePlan
 from gateway._redact import Redactor, find_secrets
 from gateway._sinks import Sink, load_sink
 from gateway._telemetry import (
-    ATTR_APPROVER,
+    ATTR_APPROVER_NAME,
+    ATTR_APPROVER_ROLE,
     ATTR_COMMANDS,
     ATTR_CONVERSATION_ID,
-    ATTR_DECISION,
     ATTR_HOLES,
-    ATTR_OPERATION,
     ATTR_PLAN_DIGEST,
-    ATTR_PLAN_STATUS,
     ATTR_QUESTION,
-    ATTR_RULE,
     ATTR_TOOL_CALL_ID,
     ATTR_TOOL_NAME,
-    ATTR_UNMEASURED_REASON,
+    REVIEW_ATTRIBUTES,
     SPAN_APPROVE,
     SPAN_HOLE,
     SPAN_PLAN,
     SPAN_REVIEW,
     Telemetry,
+    answer_attributes,
+    plan_attributes,
+    unmeasured_kind,
+    verdict_attributes,
 )
 from gateway._verdicts import Abstain, Allow, Answer, Decision, Decline, Verdict, strictest
 
@@ -246,6 +250,7 @@ class Gateway(AsyncContextManagerMixin):
         approvers: Approvers to use instead of loading the configured ones.
         sinks: Sinks to use (all required) instead of the configured ones.
         tracer_provider: Where spans go (default: the global provider).
+        meter_provider: Where metrics go (default: the global provider).
         clock: Gives event timestamps (default: the UTC time now).
 
     Examples:
@@ -267,12 +272,14 @@ class Gateway(AsyncContextManagerMixin):
         approvers: Sequence[Approver] | None = None,
         sinks: Mapping[str, Sink] | None = None,
         tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
         clock: Callable[[], str] | None = None,
     ) -> None:
         self.config = config if config is not None else GatewayConfig()
         self._given_approvers = approvers
         self._given_sinks = sinks
-        self._telemetry = Telemetry(tracer_provider)
+        self._telemetry = Telemetry(tracer_provider, remember=self.config.gateway.recent_calls)
+        self._metrics = Metrics(meter_provider)
         self._clock = clock or _now
         self.services: dict[str, Any] = {}
         self._approvers: list[Approver] = []
@@ -518,10 +525,8 @@ class Gateway(AsyncContextManagerMixin):
             call = msgspec.structs.replace(call, call_id=uuid.uuid4().hex)
         call_id = call.call_id
         self._counts["reviews"] += 1
-        attributes: dict[str, str | int | bool] = {
-            ATTR_OPERATION: "execute_tool",
-            ATTR_TOOL_NAME: call.tool,
-        }
+        started = time.perf_counter()
+        attributes: dict[str, str | int | bool] = {**REVIEW_ATTRIBUTES, ATTR_TOOL_NAME: call.tool}
         if call_id:
             attributes[ATTR_TOOL_CALL_ID] = call_id
         if call.session_id:
@@ -554,20 +559,20 @@ class Gateway(AsyncContextManagerMixin):
                     digest=digest,
                     call_id=call_id,
                 )
-                self._telemetry.error(span, type(error).__name__)
+                self._telemetry.error(span, type(error).__name__, type(error).__name__)
                 with anyio.move_on_after(self.config.gateway.audit_timeout):
                     await bus.publish(
                         VerdictReached, call_id, verdict=verdict, mode=self._mode, **ids
                     )
-            self._telemetry.set(
-                span,
-                {
-                    ATTR_DECISION: verdict.decision,
-                    ATTR_APPROVER: verdict.approver,
-                    ATTR_RULE: verdict.rule,
-                    ATTR_PLAN_DIGEST: verdict.digest,
-                },
-            )
+            self._telemetry.set(span, verdict_attributes(verdict, self._mode))
+            self._telemetry.reviewed(call_id, call.tool, span)
+        self._metrics.reviewed(
+            time.perf_counter() - started,
+            verdict.decision,
+            verdict.rule,
+            verdict.approver,
+            self._mode,
+        )
         self._counts[verdict.decision] += 1
         return self._deferred(verdict) if self._mode == "shadow" else verdict
 
@@ -626,23 +631,17 @@ class Gateway(AsyncContextManagerMixin):
             with self._telemetry.span(SPAN_PLAN) as plan_span:
                 analysis = await self.analyse(source, cwd or "")
                 plan, sequence = analysis.plan, analysis.sequence
-                self._telemetry.set(
-                    plan_span,
-                    {
-                        ATTR_PLAN_DIGEST: plan.digest,
-                        ATTR_PLAN_STATUS: plan.status,
-                        ATTR_UNMEASURED_REASON: plan.reason,
-                    },
-                )
+                self._telemetry.set(plan_span, plan_attributes(plan))
+            if plan.status != "measured":
+                self._metrics.unmeasured(unmeasured_kind(plan.reason))
             digest = plan.digest
         commands = [c for s in (plan.statements if plan else ()) for c in iter_commands(s.plan)]
         holes = self.holes_of(analysis) if analysis is not None and analysis.measured else []
         self._telemetry.set(
             span,
             {
+                **(plan_attributes(plan) if plan is not None else {}),
                 ATTR_PLAN_DIGEST: digest,
-                ATTR_PLAN_STATUS: None if plan is None else plan.status,
-                ATTR_UNMEASURED_REASON: None if plan is None else plan.reason,
                 ATTR_COMMANDS: len(commands),
                 ATTR_HOLES: len(holes),
             },
@@ -743,9 +742,11 @@ class Gateway(AsyncContextManagerMixin):
         )
         if not bus.required_sinks:
             return verdict
+        writing = time.perf_counter()
         try:
             await bus.wait_written(event.seq, self.config.gateway.audit_timeout)
         except SinkFailure as failure:
+            self._metrics.audit_written(time.perf_counter() - writing, written=False)
             if verdict.decision == "decline":
                 return verdict
             declined = Verdict(
@@ -764,6 +765,7 @@ class Gateway(AsyncContextManagerMixin):
                     **ids,
                 )
             return declined
+        self._metrics.audit_written(time.perf_counter() - writing, written=True)
         return verdict
 
     def approver_timeout(self, approver: Approver) -> float:
@@ -797,10 +799,16 @@ class Gateway(AsyncContextManagerMixin):
                 continue
             name = str(getattr(approver, "name", type(approver).__name__))
             timeout = self.approver_timeout(approver)
-            with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: name}) as span:
+            with self._telemetry.span(
+                SPAN_APPROVE, {ATTR_APPROVER_NAME: name, ATTR_APPROVER_ROLE: role}
+            ) as span:
                 failure: str | None = None
+                kind = "timeout"
                 answer: Any = None
                 late = f"Approver {name!r} did not answer within {timeout:g} s, and the gateway fails closed."
+                asked_at = time.perf_counter()
+                if role == "person":
+                    self._metrics.waiting(+1)
                 try:
                     with anyio.fail_after(timeout) as deadline:
                         answer = await approver.review(
@@ -810,23 +818,37 @@ class Gateway(AsyncContextManagerMixin):
                     failure = late
                 except (Exception, SystemExit) as error:  # noqa: BLE001 -- the one boundary where plugin failures become declines
                     failure = f"Approver {name!r} failed ({type(error).__name__}), and the gateway fails closed."
+                    kind = "exception"
                 else:
                     if deadline.cancel_called:
                         # It swallowed the timeout's cancellation and answered
                         # anyway: an answer after the deadline never counts.
-                        failure = late
+                        failure, kind = late, "late"
                     elif not isinstance(answer, Allow | Decline | Abstain):
                         failure = (
                             f"Approver {name!r} answered {type(answer).__name__!r}, not Allow, Decline or Abstain, "
                             "and the gateway fails closed."
                         )
+                        kind = "wrong_type"
                     elif not _well_formed(answer):
                         failure = (
                             f"Approver {name!r} answered a malformed {type(answer).__name__} "
                             "(a field of the wrong type), and the gateway fails closed."
                         )
+                        kind = "malformed"
+                finally:
+                    if role == "person":
+                        self._metrics.waiting(-1)
+                waited = time.perf_counter() - asked_at
+                self._metrics.answered(
+                    name,
+                    role,
+                    waited,
+                    "decline" if failure is not None else answer.decision,
+                    kind if failure is not None else None,
+                )
                 if failure is not None:
-                    self._telemetry.error(span, failure)
+                    self._telemetry.error(span, failure, kind)
                     await bus.publish(
                         ApproverFailed,
                         call_id,
@@ -836,7 +858,7 @@ class Gateway(AsyncContextManagerMixin):
                         **ids,
                     )
                     return _Outcome("decline", failure, name, None)
-                self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
+                self._telemetry.set(span, answer_attributes(answer, role, waited))
                 policy = getattr(approver, "policy_version", None)
                 policy = policy if isinstance(policy, str) else None
                 decided_by = answer.decided_by if not isinstance(answer, Abstain) else None
@@ -1014,12 +1036,17 @@ class Gateway(AsyncContextManagerMixin):
     ) -> None:
         """Record what happened when the host ran (or did not run) a call."""
         value = outcome if outcome in ("succeeded", "failed", "denied") else "unknown"
-        await self.bus.publish(
-            CallOutcome,
-            call_id,
-            outcome=value,
-            detail=None if detail is None else _short(mask_value(detail), 500),
-        )
+        bus = self.bus
+        with self._telemetry.outcome(call_id, value) as span:
+            trace_id, span_id = self._telemetry.ids(span)
+            await bus.publish(
+                CallOutcome,
+                call_id,
+                outcome=value,
+                detail=None if detail is None else _short(mask_value(detail), 500),
+                trace_id=trace_id,
+                span_id=span_id,
+            )
 
     async def record_decision(
         self,
@@ -1037,11 +1064,18 @@ class Gateway(AsyncContextManagerMixin):
         other than ``person``, ``timeout``, ``failed`` or ``nobody`` as
         ``failed``: the record never says more than what happened.
         """
-        await self.bus.publish(
-            HostDecided,
-            call_id,
-            decision="allow" if decision == "allow" else "decline",
-            by=by if by in ("person", "timeout", "failed", "nobody") else "failed",
-            host=host,
-            detail=None if detail is None else _short(mask_value(detail), 500),
-        )
+        value = "allow" if decision == "allow" else "decline"
+        who = by if by in ("person", "timeout", "failed", "nobody") else "failed"
+        bus = self.bus
+        with self._telemetry.host_decision(call_id, value, who, host) as span:
+            trace_id, span_id = self._telemetry.ids(span)
+            await bus.publish(
+                HostDecided,
+                call_id,
+                decision=value,
+                by=who,
+                host=host,
+                detail=None if detail is None else _short(mask_value(detail), 500),
+                trace_id=trace_id,
+                span_id=span_id,
+            )

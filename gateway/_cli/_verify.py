@@ -8,6 +8,7 @@ import sys
 from gateway._cli._audit import verify_on_broker
 from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import add_broker_argument, add_config_argument, load_tiers
+from gateway._cli._view import Style, add_json_argument, verify_view, wants_json, write_text
 from gateway._sinks import verify_audit_log
 
 
@@ -20,6 +21,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
     add_broker_argument(parser)
     add_config_argument(parser)
+    add_json_argument(parser)
     parser.add_argument(
         "--open",
         action="store_true",
@@ -37,21 +39,29 @@ def _run(arguments: argparse.Namespace) -> int:
     except OSError as error:
         raise CommandError(f"Cannot read {arguments.audit_file!r}: {error.strerror}.") from None
     if broken is None:
-        write_json({"file": arguments.audit_file, "intact": True})
+        _show(arguments, {"file": arguments.audit_file, "intact": True})
         return 0
-    write_json(
+    _show(
+        arguments,
         {
             "file": arguments.audit_file,
             "intact": False,
             "record": broken.index + 1,
             "seq": broken.seq,
             "reason": broken.reason,
-        }
+        },
     )
     sys.stderr.write(
         f"gateway verify: record {broken.index + 1} breaks the chain: {broken.reason}.\n"
     )
     return 1
+
+
+def _show(arguments: argparse.Namespace, row: dict[str, object]) -> None:
+    if wants_json(arguments):
+        write_json(row)
+    else:
+        write_text(verify_view(row, Style()))
 
 
 COMMAND = Subcommand(

@@ -26,6 +26,12 @@ unreviewed. Only tools are proxied (not resources or prompts).
 server as a subprocess over stdio and serves the proxy on this process's
 stdin/stdout, so an MCP client is configured with the proxy's command line
 instead of the server's.
+
+The proxy reviews in its own process unless given a running approval service
+(``--server URL``): a gateway of its own has no page, so a call the rules
+leave to a person could only be refused. `ServiceReviewer` posts each call to
+the service's ``POST /v1/review`` instead, where the page asks a person while
+the call waits.
 """
 
 from __future__ import annotations
@@ -35,7 +41,9 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, Final
 
+import httpx
 import mcp_types as types
+import msgspec
 from gateway_guard import (
     DEFAULT_TIMEOUT,
     AskPerson,
@@ -50,9 +58,9 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
 
-from gateway import Gateway, GatewayConfig, ToolCall
+from gateway import Gateway, GatewayConfig, GatewayError, ToolCall, Verdict
 
-__all__ = ["HOST", "build_proxy", "serve_stdio", "tool_error"]
+__all__ = ["HOST", "ServiceReviewer", "build_proxy", "serve_stdio", "tool_error"]
 
 HOST: Final = "mcp"
 _NOBODY_TO_ASK: Final = " No person could be asked here, so it was not run."
@@ -61,6 +69,60 @@ _NOBODY_TO_ASK: Final = " No person could be asked here, so it was not run."
 def tool_error(text: str) -> types.CallToolResult:
     """A ``tools/call`` result the client shows as a failed tool call with ``text``."""
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+class ServiceReviewer:
+    """
+    Reviews each call with a running approval service (``POST URL/v1/review``), where a person can be asked.
+
+    Environment proxies and redirects are not followed (the call and the token
+    go only to ``server``). Any answer but a verdict raises, and the proxy
+    refuses the call.
+
+    Args:
+        server: The service's URL (``http://127.0.0.1:8765``).
+        token: Its bearer token (an agent or approver token).
+        timeout: Seconds one review may take (a person's wait included).
+        transport: An ``httpx`` transport, for tests.
+    """
+
+    def __init__(
+        self,
+        server: str,
+        token: str | None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if not server.startswith(("http://", "https://")):
+            raise ValueError(f"The server {server!r} is not an http:// or https:// URL.")
+        self.url = server.rstrip("/") + "/v1/review"
+        self._headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._timeout = timeout
+        self._transport = transport
+
+    async def review(self, call: ToolCall) -> Verdict:
+        """The service's verdict for ``call`` (waiting while a person decides)."""
+        body: dict[str, Any] = {"tool": call.tool, "input": dict(call.input), "host": call.host}
+        if call.call_id is not None:
+            body["call_id"] = call.call_id
+        async with httpx.AsyncClient(
+            trust_env=False,
+            follow_redirects=False,
+            timeout=self._timeout,
+            transport=self._transport,
+        ) as client:
+            response = await client.post(self.url, json=body, headers=self._headers)
+        if response.status_code != 200:
+            raise GatewayError(
+                f"The approval service answered HTTP {response.status_code}: {response.text[:200]}"
+            )
+        try:
+            return msgspec.json.decode(response.content, type=Verdict)
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            raise GatewayError(
+                f"The approval service's answer is not a verdict ({error})."
+            ) from None
 
 
 def build_proxy(
@@ -128,16 +190,26 @@ async def serve_stdio(
     config: GatewayConfig | None = None,
     ask: AskPerson | None = None,
     within: float = DEFAULT_TIMEOUT,
+    service: ServiceReviewer | None = None,
 ) -> None:
     """
     Start ``command`` as the upstream MCP server and serve the proxy on standard input and output.
 
     The upstream server inherits this process's environment; ``within`` is
-    the seconds each review may take before the call is refused. Returns when the
-    client closes the connection.
+    the seconds each review may take before the call is refused. Calls are
+    reviewed by ``service`` when given (a running approval service), else by
+    a gateway started here with ``config``. Returns when the client closes
+    the connection.
     """
     upstream_params = StdioServerParameters(command=command, args=list(args), env=dict(os.environ))
-    async with Gateway(config) as gateway, Client(upstream_params) as upstream:
-        proxy = build_proxy(upstream, gateway, ask=ask, timeout=within)
-        async with stdio_server() as (read_stream, write_stream):
-            await proxy.run(read_stream, write_stream, proxy.create_initialization_options())
+    async with Client(upstream_params) as upstream:
+        if service is not None:
+            await _serve(build_proxy(upstream, service, ask=ask, timeout=within))
+            return
+        async with Gateway(config) as gateway:
+            await _serve(build_proxy(upstream, gateway, ask=ask, timeout=within))
+
+
+async def _serve(proxy: Server[Any]) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await proxy.run(read_stream, write_stream, proxy.create_initialization_options())

@@ -44,6 +44,7 @@ import msgspec
 
 from gateway import (
     Abstain,
+    Allow,
     Answer,
     ApproverContext,
     GatewayError,
@@ -52,6 +53,7 @@ from gateway import (
     default_config_bytes,
     iter_commands,
     plan_program,
+    strictness,
     validation_path,
 )
 from gateway.effects import PLAN_FORMAT
@@ -69,6 +71,7 @@ __all__ = [
     "RulesApprover",
     "RulesOptions",
     "check_examples",
+    "check_verdicts",
     "convert_rules",
     "display_hazards",
     "load_rules",
@@ -89,7 +92,7 @@ class ExampleResult(msgspec.Struct, frozen=True, kw_only=True):
     source: str
     rule: str
     example: str
-    expect: Literal["match", "not-match"]
+    expect: Literal["match", "not-match", "allowed"]
     passed: bool
     detail: str | None = None
 
@@ -261,6 +264,45 @@ def check_examples(rules: Iterable[tuple[str, Rule]]) -> list[ExampleResult]:
     return results
 
 
+def check_verdicts(
+    sources: Iterable[tuple[str, Rule]], rules: RuleSet, *, default: bool = True
+) -> list[ExampleResult]:
+    """
+    Whether the policy ``rules`` allows every ``match`` example of each allow rule.
+
+    A rule's examples say what the rule matches; an allow rule is written so
+    that its examples are allowed, yet a stricter rule (``ask.interpreter``
+    for ``make test``) or a built-in ask may still decide them. Each such
+    example is judged by the whole policy, the way the gateway would judge
+    the call (``expect`` is ``allowed``). ``default=False`` leaves the default
+    policy's own rules out (their examples are the policy's own business).
+    """
+    results: list[ExampleResult] = []
+    for source, rule in sources:
+        if rule.decision != "allow" or rule.tools or (not default and source == _DEFAULT_SOURCE):
+            continue
+        for example in rule.match:
+            plan = plan_program(example)
+            if plan.status != "measured":
+                continue  # reported by check_examples
+            judgements = rules.judge_plans([s.plan for s in plan.statements], cwd=None)
+            worst = max(judgements, key=lambda j: strictness(j.decision), default=None)
+            passed = worst is None or worst.decision == "allow"
+            results.append(
+                ExampleResult(
+                    source=source,
+                    rule=rule.id,
+                    example=example,
+                    expect="allowed",
+                    passed=passed,
+                    detail=None
+                    if passed or worst is None
+                    else f"the rule matches, but the policy does not allow it: {worst.reason}",
+                )
+            )
+    return results
+
+
 def rules_digest(sources: Iterable[tuple[str, Rule]]) -> str:
     """The digest of a rule set: ``sha256:`` over its rules, canonically encoded, in order."""
     encoded = msgspec.json.encode(
@@ -391,7 +433,7 @@ class RulesApprover:
         if request.call.session_id:
             found.append(self.propose(request, "session"))
         prefix = self._prefix_offer(request)
-        if prefix is not None:
+        if isinstance(prefix, RememberedApproval):
             found.append(prefix)
         return found
 
@@ -412,16 +454,24 @@ class RulesApprover:
 
     def _prefix_offer(
         self, request: ReviewRequest, prefix: Sequence[str] | None = None
-    ) -> RememberedApproval | None:
+    ) -> RememberedApproval | str:
+        """
+        The prefix approval for ``request``, or why there is none, as a sentence.
+
+        A prefix approval is offered only when it would take effect: with it
+        remembered, this very call is allowed. Where a rule asks about the
+        command (``pip install``, ``git push``, ``sed -i``), the approval would
+        stay below that rule and change nothing, so it is not offered.
+        """
         single = self._single_command(request)
         if single is None:
-            return None
+            return "A prefix approval needs a call of one command whose arguments start with that prefix."
         program, literal = single
         chosen = list(literal[:1] if prefix is None else prefix)
         if chosen != literal[: len(chosen)]:
-            return None
+            return "A prefix approval needs a call of one command whose arguments start with that prefix."
         shown = " ".join([program, *chosen])
-        return RememberedApproval(
+        offer = RememberedApproval(
             scope="prefix",
             description=(
                 f"Allow `{shown}` followed by anything again without asking, unless a rule asks or declines."
@@ -429,6 +479,13 @@ class RulesApprover:
             program=program,
             prefix=tuple(chosen),
         )
+        answer = self.rules.evaluate(request, [self._as_rule(len(self.remembered), offer)])
+        if not isinstance(answer, Allow):
+            return (
+                f"A prefix approval of `{shown}` would not take effect "
+                f"({(answer.reason or 'no rule allows it').rstrip('.')}); remember this exact command instead."
+            )
+        return offer
 
     def propose(
         self, request: ReviewRequest, scope: str, prefix: Sequence[str] | None = None
@@ -459,10 +516,8 @@ class RulesApprover:
             )
         if scope == "prefix":
             offer = self._prefix_offer(request, prefix)
-            if offer is None:
-                raise ValueError(
-                    "A prefix approval needs a call of one command whose arguments start with that prefix."
-                )
+            if isinstance(offer, str):
+                raise ValueError(offer)
             return offer
         raise ValueError(f"Unknown scope {scope!r}; use 'digest', 'session' or 'prefix'.")
 

@@ -40,6 +40,7 @@ from gateway._cli._fleet import (
     nats_plugin,
     sole_exception,
 )
+from gateway._cli._otlp import Exporters, open_exporters
 from gateway._config import GatewayConfig, SinkConfig, default_token_file
 from gateway._errors import GatewayError
 from gateway._tiers import Tier
@@ -134,7 +135,11 @@ def _hook_socket(arguments: argparse.Namespace) -> str | None:
 
 
 async def _serve(
-    arguments: argparse.Namespace, config: GatewayConfig, token: str, stored: Path
+    arguments: argparse.Namespace,
+    config: GatewayConfig,
+    token: str,
+    stored: Path,
+    exporters: Exporters,
 ) -> None:
     import gateway_web
 
@@ -153,6 +158,8 @@ async def _serve(
             audit_path=arguments.audit,
             tokens=book,
             hook_socket=_hook_socket(arguments),
+            tracer_provider=exporters.tracer_provider,
+            meter_provider=exporters.meter_provider,
         )
         async with service as running, anyio.create_task_group() as group:
             # People's tokens made or revoked while the service runs count within a second.
@@ -178,6 +185,7 @@ async def _serve_fleet(
     tiers: tuple[Tier, ...],
     token: str,
     stored: Path,
+    exporters: Exporters,
 ) -> None:
     import gateway_web
 
@@ -193,6 +201,8 @@ async def _serve_fleet(
                 hook_socket=_hook_socket(arguments),
                 services=fleet.services,
                 tokens=fleet.tokens,
+                tracer_provider=exporters.tracer_provider,
+                meter_provider=exporters.meter_provider,
             )
             async with service as running:
                 fleet.bind(running.gateway, running.url)
@@ -244,10 +254,14 @@ def _run(arguments: argparse.Namespace) -> int:
         raise CommandError(
             f"Cannot store the token in {str(token_file)!r} ({error.strerror}); pass --token-file FILE."
         ) from None
-    if config.broker.servers:
-        anyio.run(_serve_fleet, arguments, config, tiers, token, stored, backend="asyncio")
-    else:
-        anyio.run(_serve, arguments, config, token, stored)
+    # Traces and metrics go where [telemetry] says; what is buffered is sent before the exit.
+    with open_exporters(config.telemetry) as exporters:
+        if config.broker.servers:
+            anyio.run(
+                _serve_fleet, arguments, config, tiers, token, stored, exporters, backend="asyncio"
+            )
+        else:
+            anyio.run(_serve, arguments, config, token, stored, exporters)
     return 0
 
 

@@ -197,3 +197,45 @@ def test_rules_test_stops_with_one_sentence_on_an_invalid_file(
         err
         == f"gateway rules: Invalid rule 'team.x' in {path}: it selects nothing (give programs, paths, tools, launchers, assigns, redirect or write targets, fed-by, runs-shell or writes).\n"
     )
+
+
+def test_rules_test_fails_an_allow_example_the_policy_still_asks_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make test` matches an allow rule, yet the default `ask.interpreter` decides it: not passed."""
+    path = tmp_path / "team.toml"
+    path.write_text(
+        '[[rule]]\nid = "make.test"\ndecision = "allow"\nprograms = ["make"]\n'
+        'subcommands = ["test"]\nreason = "runs the tests"\nmatch = ["make test"]\n'
+    )
+    status, results, _ = run(capsys, "rules", "test", str(path))
+    assert status == 1
+    assert results[-1]["failed"] == 1
+    assert [r for r in results[:-1] if not r["passed"]] == [
+        {
+            "rule": "make.test",
+            "source": str(path),
+            "expect": "allowed",
+            "example": "make test",
+            "passed": False,
+            "detail": "the rule matches, but the policy does not allow it: Asked about `make test`: rule ask.interpreter runs program code the rules cannot read; a person must look at what it runs.",
+        }
+    ]
+    status, results, _ = run(capsys, "rules", "test", "--no-default", str(path))
+    assert status == 0
+    assert [r["expect"] for r in results[:-1]] == ["match", "allowed"]
+
+
+def test_the_rule_example_of_the_rules_page_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The `[[approver.rules.rule]]` of docs/rules.md, as a rule file: every example holds."""
+    page = (Path(__file__).parents[2] / "docs" / "rules.md").read_text()
+    block = page.split("```toml\n", 1)[1].split("```", 1)[0]
+    rules = block[block.index("[[approver.rules.rule]]") :]
+    path = tmp_path / "team-rules.toml"
+    path.write_text(rules.replace("[[approver.rules.rule]]", "[[rule]]"))
+    status, results, _ = run(capsys, "rules", "test", str(path))
+    own = [r for r in results[:-1] if r["source"] == str(path)]
+    assert status == 0, [r for r in own if not r["passed"]]
+    assert {r["expect"] for r in own} == {"match", "not-match", "allowed"}

@@ -785,9 +785,47 @@ def test_a_prefix_approval_is_never_broader_than_asked() -> None:
     assert decision(anyio.run(approver.review, request_for("mytool build > out.txt"))) == "ask"
 
 
-def test_a_prefix_approval_does_not_override_ask_or_decline_rules() -> None:
+@pytest.mark.parametrize(
+    ("command", "prefix", "rule"),
+    [
+        ("pip install requests", ["install"], "ask.install"),
+        ("git push origin main", ["push"], "ask.git-writes"),
+        ("sed -i s/a/b/ notes.txt", ["-i"], "ask.sed-writes"),
+    ],
+)
+def test_a_prefix_approval_is_offered_only_where_it_would_take_effect(
+    command: str, prefix: list[str], rule: str
+) -> None:
+    """A rule that asks about the command stays above a remembered prefix, so none is offered."""
     approver = RulesApprover({})
-    approver.remember(request_for("git push origin main"), "prefix", prefix=["push"])
+    request = request_for(command, session_id="s1")
+    assert [offer.scope for offer in approver.offers(request)] == ["digest", "session"]
+    with pytest.raises(ValueError, match=f"would not take effect.*rule {rule}"):
+        approver.propose(request, "prefix", prefix)
+    with pytest.raises(ValueError, match="would not take effect"):
+        approver.remember(request, "prefix", prefix=prefix)
+    assert approver.remembered == []
+    approver.remember(request, "digest")
+    assert decision(anyio.run(approver.review, request_for(command))) == "allow"
+
+
+def test_every_prefix_offered_takes_effect() -> None:
+    """What is offered is what happens: the same command is allowed once the offer is taken."""
+    approver = RulesApprover({})
+    for command in ("mytool build --fast", "mytool", "./run.sh check", "pip install x", "git push"):
+        request = request_for(command)
+        for offer in approver.offers(request):
+            if offer.scope == "prefix":
+                approver.remember(request, "prefix", prefix=offer.prefix)
+                assert decision(anyio.run(approver.review, request_for(command))) == "allow"
+
+
+def test_a_remembered_prefix_does_not_override_ask_or_decline_rules(tmp_path: Path) -> None:
+    """A prefix saved before a rule asked about it (an older policy, a hand edit) stays below the rules."""
+    path = tmp_path / "memory.json"
+    saved = {"scope": "prefix", "description": "git push", "program": "git", "prefix": ["push"]}
+    path.write_bytes(msgspec.json.encode([saved]))
+    approver = RulesApprover({"memory": str(path)})
     assert decision(anyio.run(approver.review, request_for("git push origin main"))) == "ask"
     assert decision(anyio.run(approver.review, request_for("git push --force"))) == "decline"
 
