@@ -276,6 +276,27 @@ def test_coproc_is_unmeasured_because_bashlex_cannot_read_it() -> None:
     assert plan.statements == ()
 
 
+CASES = [
+    ("case $x in a) echo a;; esac", ["echo"], ("x",)),
+    ("case $(id -u) in 0) echo root;; esac", ["id", "echo"], ()),
+    ("case $x in $(whoami)) echo me;; esac", ["whoami", "echo"], ("x",)),
+    ("case $x in a) echo a;& b) rm -f y;;& *) ls;; esac", ["echo", "rm", "ls"], ("x",)),
+]
+
+
+@pytest.mark.parametrize(("source", "names", "free"), CASES, ids=[s for s, _, _ in CASES])
+def test_case_statements_are_planned_with_every_command_of_subject_patterns_and_arms(
+    source: str, names: list[str], free: tuple[str, ...]
+) -> None:
+    """bashlex cannot read `case`; the readers' consensus can (tests/oracle checks it against bash)."""
+    plan = plan_program(source)
+    assert plan.status == "measured", plan.reason
+    (statement,) = plan.statements
+    assert statement.plan.statement_kind == "case"
+    assert [c.name for c in statement.plan.commands] == names
+    assert statement.plan.free_variables == free
+
+
 # ───────────────────────── variables ─────────────────────────
 
 FREE = [

@@ -158,6 +158,8 @@ def read_shell(text: str | bytes) -> ShellReading:
     Examples:
         >>> read_shell("ls -la | wc -l").status
         'measured'
+        >>> read_shell("case $x in a) echo;; esac").status
+        'measured'
         >>> read_shell("coproc x { :; }").reason
         'Bashlex does not support `coproc`.'
     """
