@@ -19,6 +19,12 @@ worker processes together — the machine this runs on may be shared, and CPU
 time is what a review costs wherever it runs). Then reviews per CPU-second
 and per wall-second with 1, 100 and 1000 identical-call reviews in flight,
 with the audit log on. ``--profile`` prints where the CPU of (c) goes.
+(e) what telemetry costs: identical calls without a sink, with the
+OpenTelemetry API alone (no SDK: every span and instrument a no-op), with the
+SDK's tracer and meter providers (spans batched to an exporter that drops
+them, metrics aggregated in memory), and with the SDK sampling nothing, in
+three rounds taken in turn (a busy spell of a shared machine then falls on
+every set-up).
 
 Nothing here is asserted: speed is measured here, never in unit tests.
 """
@@ -42,6 +48,11 @@ from typing import Final
 import anyio
 import msgspec
 from _corpus import load
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
 
 from gateway import (
     Approver,
@@ -230,6 +241,7 @@ async def run(limit: int, total: int, *, profile: bool) -> None:
             bare, bare_cpu = await timed_reviews(gateway, commands, "bare", Counter())
         print()
         describe("(d) review, identical call, no sink", bare, bare_cpu)
+        await telemetry_cost(gateway_config(None, rules=rules, cache=cache), approvers, commands)
         broken = verify_audit_log(audit)
         records = sum(1 for _ in audit.open("rb"))
         print()
@@ -242,6 +254,61 @@ async def run(limit: int, total: int, *, profile: bool) -> None:
             print()
             print("where the CPU of (c) goes (cProfile, this process):")
             pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
+
+
+class _Dropped(SpanExporter):
+    """An exporter that drops what it is given: the SDK's work without the network's."""
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        return SpanExportResult.SUCCESS
+
+
+def _providers(*, sampled: bool) -> tuple[TracerProvider, MeterProvider]:
+    tracer = TracerProvider(sampler=ALWAYS_ON if sampled else ALWAYS_OFF)
+    tracer.add_span_processor(BatchSpanProcessor(_Dropped()))
+    meter = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    return tracer, meter
+
+
+TELEMETRY_ROUNDS: Final = 3
+"""Rounds of the telemetry set-ups, taken in turn, so a busy spell of the machine falls on all of them."""
+
+
+async def telemetry_cost(
+    settings: GatewayConfig, approvers: list[Approver] | None, commands: list[str]
+) -> None:
+    """(e) Repeated calls, no sink: the API alone, the SDK recording, the SDK sampling nothing."""
+    print()
+    print(f"telemetry cost (repeated call, no audit sink; {TELEMETRY_ROUNDS} rounds taken in turn)")
+    setups = (
+        ("(e1) API only, no SDK provider", False, False),
+        ("(e2) SDK tracer + meter providers", True, True),
+        ("(e3) SDK providers, sampling nothing", True, False),
+    )
+    timings: dict[str, list[int]] = {label: [] for label, _, _ in setups}
+    cpus: dict[str, list[float]] = {label: [] for label, _, _ in setups}
+    for round_number in range(TELEMETRY_ROUNDS):
+        for label, sdk, sampled in setups:
+            tracer, meter = _providers(sampled=sampled) if sdk else (None, None)
+            async with Gateway(
+                settings, approvers=approvers, tracer_provider=tracer, meter_provider=meter
+            ) as gateway:
+                await timed_reviews(gateway, commands, f"warm{round_number}", Counter())
+                wall, cpu_per_review = await timed_reviews(
+                    gateway, commands, f"tele{round_number}", Counter()
+                )
+                timings[label] += wall
+                cpus[label].append(cpu_per_review)
+            if tracer is not None and meter is not None:
+                tracer.shutdown()
+                meter.shutdown()
+    for label, values in timings.items():
+        describe(label, values, statistics.fmean(cpus[label]))
+    base = percentile(sorted(timings[setups[0][0]]), 0.50)
+    for label, values in timings.items():
+        print(
+            f"  {label:<44} p50 {percentile(sorted(values), 0.50) / base:.2f} times the API alone"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

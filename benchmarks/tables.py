@@ -24,12 +24,46 @@ import argparse
 from collections import Counter
 
 from _corpus import CORPORA, load
-from gateway_rules._match import may_spell_option
 from positions import walk
 
 from gateway import plan_program
 from gateway._programs import read_arguments
 from gateway._programs._languages import LANGUAGE_READERS
+
+_CANNOT_START_OPTION = frozenset("/._:,=+@%^~")
+
+
+def _may_spell_option(written: str) -> bool:
+    """
+    True when an argument that expands, written as ``written``, could expand to an option.
+
+    A word cannot when it starts with a literal character other than ``-`` and
+    nothing in it is split into more words: ``~/dir``, ``./*``, ``"src/$name"``.
+    A word that starts with an expansion, a glob or a brace (``$X``, ``*``,
+    ``{-delete,x}``) can, and so can one with an unquoted ``$`` or backquote
+    (``/x$(cmd)`` splits on blanks) or an ``@`` expansion (``"${a[@]}"``).
+    """
+    text = written.removeprefix('"')
+    if not text or not (text[0].isalnum() or text[0] in _CANNOT_START_OPTION):
+        return True
+    if "$" in written and "@" in written:
+        return True
+    quote = ""
+    index = 0
+    while index < len(written):
+        char = written[index]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "\\":
+            index += 1
+        elif quote == '"':
+            quote = "" if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "$`":
+            return True
+        index += 1
+    return False
 
 
 def _process_substitution(written: str) -> bool:
@@ -80,7 +114,7 @@ def main() -> None:
                     i
                     for i, text in enumerate(written)
                     if values[i] is None
-                    and (_process_substitution(text) or not may_spell_option(text))
+                    and (_process_substitution(text) or not _may_spell_option(text))
                 )
                 one_word = frozenset(
                     i for i, text in enumerate(written) if values[i] is None and _one_word(text)

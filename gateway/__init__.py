@@ -40,12 +40,14 @@ from gateway._config import (
     ShellDialect as ShellDialect,
     ShellTool as ShellTool,
     SinkConfig as SinkConfig,
+    TelemetrySection as TelemetrySection,
     TiersSection as TiersSection,
     WitnessConfig as WitnessConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
     default_token_file as default_token_file,
     load_config as load_config,
+    secret_files as secret_files,
     validation_path as validation_path,
 )
 from gateway._errors import (
@@ -85,6 +87,7 @@ from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewaySta
 from gateway._git_trust import (
     ConfiguredCode as ConfiguredCode,
     RepositoryInspection as RepositoryInspection,
+    configured_refusal as configured_refusal,
     inspect_repository as inspect_repository,
     repository_refusal as repository_refusal,
 )
@@ -131,6 +134,7 @@ from gateway._programs._gitconfig import (
 from gateway._sequence import command_sequence_plan as command_sequence_plan
 from gateway._shell import ShellReading as ShellReading, read_shell as read_shell
 from gateway._sinks import ChainTip as ChainTip, Sink as Sink
+from gateway._telemetry import trace_context as trace_context
 from gateway._verdicts import (
     DECISION_ORDER as DECISION_ORDER,
     DECISION_VERBS as DECISION_VERBS,
@@ -230,6 +234,7 @@ __all__ = [
     "SinkFailed",
     "SinkFailure",
     "StatementPlan",
+    "TelemetrySection",
     "TiersSection",
     "ToolCall",
     "Verdict",
@@ -238,6 +243,7 @@ __all__ = [
     "WitnessConfig",
     "WitnessFailed",
     "command_sequence_plan",
+    "configured_refusal",
     "default_config",
     "default_config_bytes",
     "default_token_file",
@@ -253,8 +259,10 @@ __all__ = [
     "read_program_position",
     "read_shell",
     "repository_refusal",
+    "secret_files",
     "strictest",
     "strictness",
+    "trace_context",
     "validation_path",
     "verify_audit_log",
     "verify_chain",

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import inspect
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Literal, NamedTuple, Protocol, runtime_checkable
 
@@ -46,9 +47,16 @@ from gateway._errors import PluginLoadError
 from gateway._events import ApproverDecided, ApproverFailed, Event, HoleRef
 from gateway._grounds import plan_founded
 from gateway._isolation import LoopThread, call_isolated
+from gateway._metrics import Metrics
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
 from gateway._plugins import installed
-from gateway._telemetry import ATTR_APPROVER, ATTR_DECISION, ATTR_RULE, SPAN_APPROVE, Telemetry
+from gateway._telemetry import (
+    ATTR_APPROVER_NAME,
+    ATTR_APPROVER_ROLE,
+    SPAN_APPROVE,
+    Telemetry,
+    answer_attributes,
+)
 from gateway._verdicts import Abstain, Allow, Answer, Decision, Decline, Verdict, strictest
 
 __all__ = [
@@ -429,14 +437,21 @@ class ApproverChain:
         slots: The approvers, resolved.
         approver_timeout: The default seconds per approver.
         telemetry: Where spans go.
+        metrics: Where the approvers' durations, failures and people's waits are counted.
     """
 
     def __init__(
-        self, slots: Sequence[ApproverSlot], *, approver_timeout: float, telemetry: Telemetry
+        self,
+        slots: Sequence[ApproverSlot],
+        *,
+        approver_timeout: float,
+        telemetry: Telemetry,
+        metrics: Metrics,
     ) -> None:
         self.slots = tuple(slots)
         self._default = approver_timeout
         self._telemetry = telemetry
+        self._metrics = metrics
         self._threads: dict[int, LoopThread] = {}
 
     @property
@@ -484,8 +499,13 @@ class ApproverChain:
 
     async def _answer(
         self, index: int, slot: ApproverSlot, request: ReviewRequest, deadline: float
-    ) -> tuple[Any, str | None]:
-        """The approver's answer, or the sentence of its failure."""
+    ) -> tuple[Any, str | None, str | None]:
+        """
+        The approver's answer, or the sentence of its failure and its kind.
+
+        The kinds: ``timeout``, ``late`` (it answered after its deadline),
+        ``exception``, ``wrong_type``, ``malformed``.
+        """
         limit = max(0.0, deadline - anyio.current_time())
         own = self.timeout_of(slot)
         late = (
@@ -500,7 +520,7 @@ class ApproverChain:
             if thread is not None:
                 outcome = await call_isolated(thread, slot.approver.review, request)
                 if outcome.error is not None:
-                    return None, _raised(slot.name, outcome.error)
+                    return None, _raised(slot.name, outcome.error), "exception"
                 answer = outcome.value
             else:
                 try:
@@ -512,23 +532,50 @@ class ApproverChain:
                         raise
                     # The one boundary where a plugin's failure — any
                     # exception, BaseException included — becomes a decline.
-                    return None, _raised(slot.name, error)
+                    return None, _raised(slot.name, error), "exception"
         if scope.cancelled_caught or scope.cancel_called or anyio.current_time() > stop:
             # Cut off, or it swallowed the cancellation, or it blocked its
             # thread past the deadline and answered anyway: an answer after
             # the deadline never counts.
-            return None, late
+            return None, late, "timeout" if scope.cancelled_caught else "late"
         if not isinstance(answer, Allow | Decline | Abstain):
-            return None, (
+            return (
+                None,
                 f"Approver {slot.name!r} answered {type(answer).__name__!r}, not Allow, Decline or Abstain, "
-                "and the gateway fails closed."
+                "and the gateway fails closed.",
+                "wrong_type",
             )
         if not _well_formed(answer):
-            return None, (
+            return (
+                None,
                 f"Approver {slot.name!r} answered a malformed {type(answer).__name__} "
-                "(a field of the wrong type), and the gateway fails closed."
+                "(a field of the wrong type), and the gateway fails closed.",
+                "malformed",
             )
-        return answer, None
+        return answer, None, None
+
+    async def _timed(
+        self, index: int, slot: ApproverSlot, request: ReviewRequest, deadline: float
+    ) -> tuple[Any, str | None, str | None, float]:
+        """`_answer`, with the seconds it took, counted (and a person's wait gauged while it lasts)."""
+        person = slot.role == "person"
+        asked = time.perf_counter()
+        if person:
+            self._metrics.waiting(+1)
+        try:
+            answer, failure, kind = await self._answer(index, slot, request, deadline)
+        finally:
+            if person:
+                self._metrics.waiting(-1)
+        waited = time.perf_counter() - asked
+        self._metrics.answered(
+            slot.name,
+            slot.role,
+            waited,
+            "decline" if failure is not None else answer.decision,
+            kind,
+        )
+        return answer, failure, kind, waited
 
     def _key(self, index: int, slot: ApproverSlot, walk: _Walk) -> MemoKey | None:
         if not slot.deterministic:
@@ -565,16 +612,21 @@ class ApproverChain:
             index, slot, question = step
             if record is not None and not slot.deterministic:
                 record.replayable = False
-            with self._telemetry.span(SPAN_APPROVE, {ATTR_APPROVER: slot.name}) as span:
+            with self._telemetry.span(
+                SPAN_APPROVE, {ATTR_APPROVER_NAME: slot.name, ATTR_APPROVER_ROLE: slot.role}
+            ) as span:
                 key = None if memo is None else self._key(index, slot, walk)
                 answer: Any = None if key is None or memo is None else memo.get(key)
                 reused = answer is not None
+                waited = 0.0
                 if answer is None:
-                    answer, failure = await self._answer(index, slot, question, deadline)
+                    answer, failure, kind, waited = await self._timed(
+                        index, slot, question, deadline
+                    )
                     if failure is not None:
                         if record is not None:
                             record.replayable = False
-                        self._telemetry.error(span, failure)
+                        self._telemetry.error(span, failure, kind)
                         await bus.publish(
                             ApproverFailed(
                                 call_id=call_id,
@@ -588,7 +640,7 @@ class ApproverChain:
                         return Outcome("decline", failure, slot.name, None)
                     if key is not None and memo is not None:
                         memo[key] = answer
-                self._telemetry.set(span, {ATTR_DECISION: answer.decision, ATTR_RULE: answer.rule})
+                self._telemetry.set(span, answer_attributes(answer, slot.role, waited))
                 policy = _policy(slot)
                 note, final = walk.take(slot, answer, policy)
                 decided = ApproverDecided(

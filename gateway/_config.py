@@ -43,6 +43,7 @@ __all__ = [
     "ShellDialect",
     "ShellTool",
     "SinkConfig",
+    "TelemetrySection",
     "TiersSection",
     "WitnessConfig",
     "config_from_table",
@@ -50,6 +51,7 @@ __all__ = [
     "default_config_bytes",
     "default_token_file",
     "load_config",
+    "secret_files",
     "validation_path",
 ]
 
@@ -534,6 +536,71 @@ class TiersSection(
     trust_project: bool = False
 
 
+_HEADER_NAME: Final = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}")
+
+
+class TelemetrySection(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    The ``[telemetry]`` table: where ``gateway serve`` sends its traces and metrics (OTLP).
+
+    Without an ``endpoint`` nothing is exported (the default). The library
+    itself never exports: only the ``gateway`` command's entry points install
+    the OpenTelemetry SDK and its OTLP exporters (the ``otlp`` extra, or
+    ``otlp-grpc`` for ``protocol = "grpc"``).
+
+    Attributes:
+        endpoint: The OTLP receiver's base URL (``http://127.0.0.1:4318``);
+            over HTTP, traces go to ``/v1/traces`` and metrics to
+            ``/v1/metrics`` under it.
+        protocol: ``http/protobuf`` (the default) or ``grpc``.
+        headers: Headers sent with every export (``x-tenant = "ops"``). They
+            are printed by ``gateway config show``: put a secret in
+            ``headers-file`` instead.
+        headers_file: A file only its owner can read (mode 0600) of
+            ``name=value`` lines (an API key: ``authorization=Bearer …``).
+        traces_endpoint: Where traces go instead (a full URL), or ``off``.
+        metrics_endpoint: Where metrics go instead (a full URL), or ``off``
+            (Arize Phoenix takes traces, not metrics).
+        export_interval: Seconds between exports of spans and of metrics.
+        timeout: Seconds one export may take.
+        service_name: The ``service.name`` of the resource.
+    """
+
+    endpoint: str = ""
+    protocol: Literal["http/protobuf", "grpc"] = "http/protobuf"
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
+    headers_file: str | None = None
+    traces_endpoint: str = ""
+    metrics_endpoint: str = ""
+    export_interval: Annotated[float, msgspec.Meta(ge=0.1, le=3600.0)] = 10.0
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=600.0)] = 10.0
+    service_name: str = "agent-gateway"
+
+    def __post_init__(self) -> None:
+        for key, value in (
+            ("endpoint", self.endpoint),
+            ("traces-endpoint", self.traces_endpoint),
+            ("metrics-endpoint", self.metrics_endpoint),
+        ):
+            if value and value != "off" and not value.startswith(("http://", "https://")):
+                raise ValueError(
+                    f"{key} must start with http:// or https:// (or be 'off'), not {value!r}"
+                )
+        if self.endpoint == "off":
+            raise ValueError("endpoint is a URL; leave it empty to export nothing")
+        for name, value in self.headers.items():
+            if not _HEADER_NAME.fullmatch(name):
+                raise ValueError(f"headers has a name that is not an HTTP header name: {name!r}")
+            if not value.isprintable() or len(value) > 8192:
+                raise ValueError(
+                    f"headers.{name} must be printable text of at most 8192 characters"
+                )
+        if not self.service_name or not self.service_name.isprintable():
+            raise ValueError("service-name must be printable text")
+
+
 class GatewayConfig(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
@@ -556,6 +623,7 @@ class GatewayConfig(
         notifiers: Who is told when a call starts waiting (``[notifiers.NAME]``).
         tiers: How configuration tiers combine (``[tiers]``).
         hosts: How adapters answer hosts with checks of their own (``[hosts]``).
+        telemetry: Where traces and metrics are exported (``[telemetry]``).
     """
 
     gateway: GatewaySection = GatewaySection()
@@ -572,6 +640,7 @@ class GatewayConfig(
     notifiers: dict[str, NotifierConfig] = msgspec.field(default_factory=dict)
     tiers: TiersSection = TiersSection()
     hosts: HostsSection = HostsSection()
+    telemetry: TelemetrySection = TelemetrySection()
 
 
 def default_token_file(environ: Mapping[str, str] | None = None) -> Path:
@@ -583,6 +652,59 @@ def default_token_file(environ: Mapping[str, str] | None = None) -> Path:
     environ = os.environ if environ is None else environ
     state = environ.get("XDG_STATE_HOME") or str(Path("~/.local/state").expanduser())
     return Path(state) / "agent-gateway" / "token"
+
+
+_SECRET_OPTION: Final = re.compile(r"(token|password|secret|credential|seed|key)")
+
+
+def secret_files(
+    config: GatewayConfig, environ: Mapping[str, str] | None = None
+) -> tuple[str, ...]:
+    """
+    Every file the configuration names that holds a secret, as absolute paths, sorted.
+
+    The bearer token files (configured, and `default_token_file`), the state
+    directory that file is in (``gateway serve`` keeps people's token
+    digests, its links and its hooks' socket there too), the audit
+    signing keys, the broker's credentials and client key, and, in every
+    plugin's options (``[approver.NAME]``, ``[sinks.NAME.options]``,
+    ``[witnesses.NAME.options]``, ``[notifiers.NAME.options]``), a string
+    under a key that ends in ``-file`` and names a token, password, secret,
+    credential, seed or key (``token-file``, ``password-file``), or is
+    ``credentials``. What runs on the gateway's behalf must not read them.
+
+    Examples:
+        >>> config = GatewayConfig(serve=ServeSection(token_file="/srv/token"))
+        >>> "/srv/token" in secret_files(config)
+        True
+    """
+    broker = config.broker
+    named: list[str | None] = [
+        config.serve.token_file,
+        str(default_token_file(environ)),
+        str(default_token_file(environ).parent),
+        config.audit.signing_key,
+        config.audit.hmac_key,
+        broker.password_file,
+        broker.token_file,
+        broker.credentials,
+        broker.nkey_seed,
+        broker.tls_key,
+    ]
+    tables: list[Mapping[str, Any]] = [
+        *config.approver.values(),
+        *(sink.options for sink in config.sinks.values()),
+        *(witness.options for witness in config.witnesses.values()),
+        *(notifier.options for notifier in config.notifiers.values()),
+    ]
+    for table in tables:
+        named.extend(
+            value
+            for key, value in table.items()
+            if isinstance(value, str)
+            and (key == "credentials" or (key.endswith("-file") and _SECRET_OPTION.search(key)))
+        )
+    return tuple(sorted({os.path.abspath(os.path.expanduser(path)) for path in named if path}))
 
 
 def load_config(path_or_bytes: str | Path | bytes, *, name: str | None = None) -> GatewayConfig:

@@ -32,6 +32,7 @@ allow, and no exception from a plugin escapes `review`.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -44,6 +45,7 @@ import anyio
 import msgspec
 from anyio import AsyncContextManagerMixin
 from anyio.abc import ObjectReceiveStream
+from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
 from gateway._analysis import CallAnalysis
@@ -88,6 +90,7 @@ from gateway._events import (
     WitnessFailed,
 )
 from gateway._isolation import LoopThread, call_isolated
+from gateway._metrics import Metrics
 from gateway._plans import Hole, ProgramPlan, SequencePlan
 from gateway._reading import (
     BodyText,
@@ -102,23 +105,21 @@ from gateway._reading import (
 from gateway._signing import load_signer
 from gateway._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
 from gateway._telemetry import (
-    ATTR_APPROVER,
     ATTR_COMMANDS,
     ATTR_CONVERSATION_ID,
-    ATTR_DECISION,
     ATTR_HOLES,
-    ATTR_OPERATION,
     ATTR_PLAN_DIGEST,
-    ATTR_PLAN_STATUS,
     ATTR_QUESTION,
-    ATTR_RULE,
     ATTR_TOOL_CALL_ID,
     ATTR_TOOL_NAME,
-    ATTR_UNMEASURED_REASON,
+    REVIEW_ATTRIBUTES,
     SPAN_HOLE,
     SPAN_PLAN,
     SPAN_REVIEW,
     Telemetry,
+    plan_attributes,
+    unmeasured_kind,
+    verdict_attributes,
 )
 from gateway._verdicts import Verdict
 from gateway._witness import Witness, load_witness
@@ -345,6 +346,7 @@ class Gateway(AsyncContextManagerMixin):
         sinks: Sinks to use (all required) instead of the configured ones.
         witnesses: Witnesses to use instead of the configured ones.
         tracer_provider: Where spans go (default: the global provider).
+        meter_provider: Where metrics go (default: the global provider).
         clock: Gives event timestamps (default: the UTC time now).
 
     Examples:
@@ -367,6 +369,7 @@ class Gateway(AsyncContextManagerMixin):
         sinks: Mapping[str, Sink] | None = None,
         witnesses: Mapping[str, Witness] | None = None,
         tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
         clock: Callable[[], str] | None = None,
     ) -> None:
         self.config = config if config is not None else GatewayConfig()
@@ -374,14 +377,18 @@ class Gateway(AsyncContextManagerMixin):
         self._given_approvers = approvers
         self._given_sinks = sinks
         self._given_witnesses = witnesses
-        self._telemetry = Telemetry(tracer_provider)
+        self._telemetry = Telemetry(tracer_provider, remember=self.config.gateway.recent_calls)
+        self._metrics = Metrics(meter_provider)
         self._clock = clock or _now
         self.services: dict[str, Any] = {}
         self._pool = BoundedPool(
             workers=section.workers, memory=section.worker_memory * _MIB, preload=_PRELOAD
         )
         self._chain = ApproverChain(
-            (), approver_timeout=section.approver_timeout, telemetry=self._telemetry
+            (),
+            approver_timeout=section.approver_timeout,
+            telemetry=self._telemetry,
+            metrics=self._metrics,
         )
         self._bus: EventBus | None = None
         self._sinks: dict[str, Sink] = {}
@@ -412,6 +419,7 @@ class Gateway(AsyncContextManagerMixin):
             [resolve_approver(approver) for approver in approvers],
             approver_timeout=section.approver_timeout,
             telemetry=self._telemetry,
+            metrics=self._metrics,
         )
 
     def _build_sinks(self) -> list[SinkSlot]:
@@ -774,7 +782,8 @@ class Gateway(AsyncContextManagerMixin):
         self._counts.reviews += 1
         admitted = admit(call, self._cache)
         tool = getattr(call, "tool", None)
-        attributes: dict[str, str | int | bool] = {ATTR_OPERATION: "execute_tool"}
+        started = time.perf_counter()
+        attributes: dict[str, str | int | bool] = dict(REVIEW_ATTRIBUTES)
         if isinstance(admitted, Admitted):
             call = admitted.call
             attributes[ATTR_TOOL_NAME] = call.tool
@@ -839,7 +848,7 @@ class Gateway(AsyncContextManagerMixin):
                     raise
                 # A bug, or a BaseException that is not ours to let through:
                 # it still ends in a recorded decline.
-                self._telemetry.error(span, type(error).__name__)
+                self._telemetry.error(span, type(error).__name__, type(error).__name__)
                 verdict = self._decline(
                     state,
                     f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
@@ -848,15 +857,16 @@ class Gateway(AsyncContextManagerMixin):
                     await self._end(state, verdict.reason)
                 if isinstance(error, KeyboardInterrupt | SystemExit):
                     raise  # The process is being stopped: the decline is recorded, the stop goes on.
-            self._telemetry.set(
-                span,
-                {
-                    ATTR_DECISION: verdict.decision,
-                    ATTR_APPROVER: verdict.approver,
-                    ATTR_RULE: verdict.rule,
-                    ATTR_PLAN_DIGEST: verdict.digest,
-                },
-            )
+            self._telemetry.set(span, verdict_attributes(verdict, self._mode))
+            if isinstance(admitted, Admitted):
+                self._telemetry.reviewed(admitted.call.call_id, admitted.call.tool, span)
+        self._metrics.reviewed(
+            time.perf_counter() - started,
+            verdict.decision,
+            verdict.rule,
+            verdict.approver,
+            self._mode,
+        )
         self._counts.count(verdict)
         return self._deferred(verdict) if self._mode == "shadow" else verdict
 
@@ -879,6 +889,11 @@ class Gateway(AsyncContextManagerMixin):
             policy=verdict.policy,
             defer=True,
         )
+
+    def _count_unmeasured(self, plan: ProgramPlan | None) -> None:
+        """Count a shell call the gateway could not measure, by why."""
+        if plan is not None and plan.status != "measured":
+            self._metrics.unmeasured(unmeasured_kind(plan.reason))
 
     def _replay(self, admitted: Admitted) -> _Replay | None:
         """What an identical call got, if it can be given again now (nothing changed, nothing would wait)."""
@@ -920,6 +935,7 @@ class Gateway(AsyncContextManagerMixin):
             else None,
         )
         self._telemetry.set(span, replay.attributes)
+        self._count_unmeasured(prepared.plan)
         if bus.recording:
             ids = state.ids
             for draft in replay.drafts:
@@ -1007,14 +1023,7 @@ class Gateway(AsyncContextManagerMixin):
                 if isinstance(prepared, BoundedFailure):
                     self._telemetry.error(plan_span, prepared.kind)
                 elif prepared.plan is not None:
-                    self._telemetry.set(
-                        plan_span,
-                        {
-                            ATTR_PLAN_DIGEST: prepared.plan.digest,
-                            ATTR_PLAN_STATUS: prepared.plan.status,
-                            ATTR_UNMEASURED_REASON: prepared.plan.reason,
-                        },
-                    )
+                    self._telemetry.set(plan_span, plan_attributes(prepared.plan))
         else:
             prepared = await self._prepare(admitted, deadline)
         if isinstance(prepared, BoundedFailure):
@@ -1030,10 +1039,10 @@ class Gateway(AsyncContextManagerMixin):
             input=prepared.masked,
             user_request=await self._mask_request(call.user_request, prepared.secrets, deadline),
         )
+        self._count_unmeasured(plan)
         attributes: dict[str, str | int | bool | None] = {
+            **(plan_attributes(plan) if plan is not None else {}),
             ATTR_PLAN_DIGEST: prepared.digest,
-            ATTR_PLAN_STATUS: None if plan is None else plan.status,
-            ATTR_UNMEASURED_REASON: None if plan is None else plan.reason,
             ATTR_COMMANDS: prepared.commands,
             ATTR_HOLES: len(holes),
         }
@@ -1139,9 +1148,11 @@ class Gateway(AsyncContextManagerMixin):
         state.verdict_seq = seq
         if not bus.required_sinks:
             return verdict
+        writing = time.perf_counter()
         try:
             await bus.wait_written(seq, self.config.gateway.audit_timeout)
         except SinkFailure as failure:
+            self._metrics.audit_written(time.perf_counter() - writing, written=False)
             if verdict.decision == "decline":
                 return verdict
             declined = self._decline(
@@ -1150,6 +1161,7 @@ class Gateway(AsyncContextManagerMixin):
             )
             await self._end(state, declined.reason)
             return declined
+        self._metrics.audit_written(time.perf_counter() - writing, written=True)
         return verdict
 
     # ── after the verdict ──
@@ -1346,11 +1358,19 @@ class Gateway(AsyncContextManagerMixin):
             # Cut before masking: the scan is bounded by what is shown (and
             # a little more, so a secret cut at the edge is still found).
             shown = _short(str(mask_value(detail[:2000])), 500)
-        await self.bus.publish(
-            CallOutcome(
-                call_id=call_id if isinstance(call_id, str) else None, outcome=value, detail=shown
+        call_id = call_id if isinstance(call_id, str) else None
+        bus = self.bus
+        with self._telemetry.outcome(call_id, value) as span:
+            trace_id, span_id = self._telemetry.ids(span)
+            await bus.publish(
+                CallOutcome(
+                    call_id=call_id,
+                    outcome=value,
+                    detail=shown,
+                    trace_id=trace_id,
+                    span_id=span_id,
+                )
             )
-        )
 
     async def record_decision(
         self,
@@ -1371,12 +1391,21 @@ class Gateway(AsyncContextManagerMixin):
         shown = None
         if isinstance(detail, str):
             shown = _short(str(mask_value(detail[:2000])), 500)
-        await self.bus.publish(
-            HostDecided(
-                call_id=call_id if isinstance(call_id, str) else None,
-                decision="allow" if decision == "allow" else "decline",
-                by=_DECIDERS.get(by, "failed") if type(by) is str else "failed",
-                host=_short(host, 200) if isinstance(host, str) else None,
-                detail=shown,
+        call_id = call_id if isinstance(call_id, str) else None
+        value: Literal["allow", "decline"] = "allow" if decision == "allow" else "decline"
+        who = _DECIDERS.get(by, "failed") if type(by) is str else "failed"
+        named = _short(host, 200) if isinstance(host, str) else None
+        bus = self.bus
+        with self._telemetry.host_decision(call_id, value, who, named) as span:
+            trace_id, span_id = self._telemetry.ids(span)
+            await bus.publish(
+                HostDecided(
+                    call_id=call_id,
+                    decision=value,
+                    by=who,
+                    host=named,
+                    detail=shown,
+                    trace_id=trace_id,
+                    span_id=span_id,
+                )
             )
-        )

@@ -40,6 +40,7 @@ __all__ = [
     "DISTRUSTED_ENVIRONMENT",
     "ConfiguredCode",
     "RepositoryInspection",
+    "configured_refusal",
     "inspect_repository",
     "repository_refusal",
 ]
@@ -451,18 +452,40 @@ def repository_refusal(reading: ArgumentReading, inspection: RepositoryInspectio
     >>> repository_refusal(read_git("git", ["status"]), hooked)
     'the repository has a `post-index-change` hook, which `git status` may run'
     """
+    configured = [
+        fact.via for fact in reading.facts if fact.kind == "execute" and fact.action == "configured"
+    ]
+    return configured_refusal(reading.subcommand, configured, inspection)
+
+
+def configured_refusal(
+    subcommand: Sequence[str], configured: Iterable[str], inspection: RepositoryInspection
+) -> str | None:
+    """
+    `repository_refusal` from what a plan states: the subcommand, and the configured code it may run.
+
+    Args:
+        subcommand: The subcommand path (``("status",)``).
+        configured: What the subcommand may run: `GIT_CODE_KEYS` patterns
+            (``core.fsmonitor``) and hooks (``hooks/post-index-change``), as
+            the ``configured`` executions of a planned git command name them
+            (without their ``git `` prefix).
+        inspection: What the repository git would use sets.
+
+    >>> clean = RepositoryInspection(work_tree="/w", git_dir="/w/.git")
+    >>> configured_refusal(("status",), ["core.fsmonitor"], clean) is None
+    True
+    """
     if inspection.distrust is not None:
         return inspection.distrust
-    shown = "git " + " ".join(reading.subcommand) if reading.subcommand else "git"
-    for fact in reading.facts:
-        if fact.kind != "execute" or fact.action != "configured":
-            continue
-        if fact.via.startswith("hooks/"):
-            hook = fact.via[len("hooks/") :]
+    shown = "git " + " ".join(subcommand) if subcommand else "git"
+    for via in configured:
+        if via.startswith("hooks/"):
+            hook = via[len("hooks/") :]
             if hook in inspection.hooks:
                 return f"the repository has a `{hook}` hook, which `{shown}` may run"
             continue
         for code in inspection.code:
-            if code.scope == "repository" and _matches(fact.via, code):
+            if code.scope == "repository" and _matches(via, code):
                 return f"the repository's configuration sets `{code.name}`, which `{shown}` may run"
     return None

@@ -358,6 +358,14 @@ class PlannedCommand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
             what its words expand (number sites, ``${V:=…}``), its
             assignments, its redirects, its launchers and its program. A
             command whose effects cannot all be stated has an ``opaque`` one.
+        subcommand: The subcommand path its option table read (``("remote",
+            "add")`` for ``git remote add``); empty when it has none or its
+            arguments were not read by a table.
+        options: The declared options present, in their canonical spelling
+            and in order (``git push -fu`` has ``--force`` and
+            ``--set-upstream``), as its option table or language reader read
+            them: abbreviations, clusters and fused values are already
+            resolved, so a policy matches options here and never in `argv`.
     """
 
     name: str
@@ -374,6 +382,8 @@ class PlannedCommand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     fed_by: tuple[str, ...] = ()
     directories: tuple[EffectPath, ...] = ()
     effects: tuple[Effect, ...] = ()
+    subcommand: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
 
 
 class Plan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -56,6 +56,7 @@ from gateway._config import (
     load_config,
 )
 from gateway._errors import ConfigError
+from gateway._verdicts import DECISION_ORDER
 
 __all__ = [
     "MANAGED_FILE",
@@ -79,7 +80,9 @@ PROJECT_FILE: Final = ".agent-gateway.toml"
 
 TierName = Literal["managed", "user", "project"]
 _AUTHORITY: Final[dict[str, int]] = {"managed": 0, "user": 1, "project": 2}
-_DECISION_RANK: Final = {"allow": 0, "ask": 1, "decline": 2}
+_DECISION_RANK: Final[dict[str, int]] = {
+    decision: rank for rank, decision in enumerate(DECISION_ORDER)
+}
 _RULES: Final = ("approver", "rules")
 
 
@@ -205,7 +208,7 @@ def _tier_rules(tier: Tier) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 
 
 def _rank(rule: Mapping[str, Any]) -> int:
-    return _DECISION_RANK.get(str(rule.get("decision")), 2)
+    return _DECISION_RANK.get(str(rule.get("decision")), _DECISION_RANK["decline"])
 
 
 def merge_tiers(tiers: Sequence[Tier]) -> tuple[dict[str, Any], dict[str, str]]:

@@ -19,12 +19,24 @@ from gateway._cli._common import (
     read_source as read_source,
     write_json as write_json,
 )
+from gateway._cli._view import (
+    Style as Style,
+    add_json_argument as add_json_argument,
+    rules_test_view as rules_test_view,
+    wants_json as wants_json,
+    write_text as write_text,
+)
 
 __all__ = [
     "COMMAND_GROUP",
     "CommandError",
+    "Style",
     "Subcommand",
+    "add_json_argument",
     "decode_utf8",
     "read_source",
+    "rules_test_view",
+    "wants_json",
     "write_json",
+    "write_text",
 ]

@@ -16,4 +16,17 @@ echo "== nats-server" && .venv/bin/nats-server --version
 # The hosts' end-to-end tests (tests/hosts/) drive the real agent CLIs: say so
 # now, loudly, if one is missing or does not run.
 echo "== agent CLIs" && .hosts/node_modules/.bin/codex --version && .hosts/node_modules/.bin/gemini --version
+# The telemetry end-to-end test (tests/telemetry/test_phoenix.py) starts a
+# real Arize Phoenix (OTLP receiver and query API) on free loopback ports once
+# per test session and stops it, reads the spans back with phoenix.client, and
+# decodes the exported metrics with the OTLP protobuf classes; all come with
+# the dev extra. Say so now, loudly, if any is missing.
+echo "== arize-phoenix" && .venv/bin/python -c "
+import importlib.metadata as m, importlib.util as u
+for name in ('phoenix.server.main', 'phoenix.client', 'opentelemetry.exporter.otlp.proto.http',
+             'opentelemetry.proto.collector.metrics.v1.metrics_service_pb2'):
+    if u.find_spec(name) is None:
+        raise SystemExit(f'{name} is not installed: run pip install -e .[dev]')
+print('arize-phoenix', m.version('arize-phoenix'), 'arize-phoenix-client', m.version('arize-phoenix-client'))
+"
 echo "== pytest" && exec .venv/bin/python -m pytest "$@"

@@ -130,10 +130,33 @@ def _shell_runs_text(executable: Any, args: Any) -> bool:
         shells = [i for i, a in enumerate(argv) if os.path.basename(a) in _SHELLS]
         if not shells:
             return False
-        return "-n" not in argv[shells[0] + 1 :]
+        return not _syntax_check_only(argv[shells[0] + 1 :])
     if program not in _SHELLS:
         return False
-    return "-n" not in argv[1:]
+    return not _syntax_check_only(argv[1:])
+
+
+def _syntax_check_only(options: list[str]) -> bool:
+    """
+    Whether a shell's leading options leave ``-n`` (read, run nothing) in force.
+
+    Only the options before the first operand count: in ``bash -c TEXT -n`` the
+    ``-n`` is ``$0`` and TEXT runs. ``+n`` undoes it, and ``-o``/``-O`` (also
+    ending a cluster, as in ``-eo``) take the next word as their argument.
+    """
+    noexec = False
+    words = iter(options)
+    for word in words:
+        if word in ("-", "--") or len(word) < 2 or word[0] not in "-+":
+            break
+        if word.startswith("--"):
+            continue
+        letters = word[1:]
+        if "n" in letters:
+            noexec = word[0] == "-"
+        if letters[-1] in "oO":
+            next(words, None)
+    return noexec
 
 
 def _oracle_box(path: str) -> Path | None:

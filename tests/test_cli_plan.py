@@ -199,3 +199,14 @@ def test_an_unknown_subcommand_is_a_usage_error() -> None:
     assert result.returncode == 2
     assert result.stdout == b""
     assert b"invalid choice" in result.stderr
+
+
+def test_plan_prints_every_effect_with_paths_resolved_where_the_call_runs() -> None:
+    result = run("plan", "--cwd", "/work/app", "cd /tmp; echo x > notes && cat ~/.ssh/id_rsa")
+    assert result.returncode == 0, result.stderr
+    value = output(result)
+    writes = [e for e in value["effects"] if e["effect"] == "write"]
+    assert [w["path"]["value"] for w in writes] == ["/tmp/notes", "/work/app/notes"]  # noqa: S108
+    reads = [e["path"]["classes"] for e in value["effects"] if e["effect"] == "read"]
+    assert ["home", "secret"] in reads
+    assert output(run("plan", "echo x > notes"))["effects"][0]["path"]["value"] == "./notes"

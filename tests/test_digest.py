@@ -204,40 +204,40 @@ GOLDEN_PLAN_BYTES = (
     b'"argv":[{"plain":"ls"}],"assignments":[],"background":false,"context":"command",'
     b'"directories":[{"classes":["workspace"],"pattern":false,"value":".","written":""}],'
     b'"effects":[],"expansions":[],"fed_by":[],"heredocs":[],"name":"ls","nested":[],'
-    b'"position":{"argv_from_stdin":false,"assignments":[],"control_words":[],'
+    b'"options":[],"position":{"argv_from_stdin":false,"assignments":[],"control_words":[],'
     b'"decline":null,"dynamic_program":false,"launchers":[],'
     b'"program":{"basename":"ls","index":0,"name":"ls"},"reason":null,"refusal":null,'
-    b'"runs_default_program":false,"runs_shell":false},"redirects":[]}],'
+    b'"runs_default_program":false,"runs_shell":false},"redirects":[],"subcommand":[]}],'
     b'"effects":[],"free_variables":[],"functions":[],"rendered":"ls","statement_kind":"command"}'
 )
 
 GOLDEN_DIGESTS = [
     (
         "ls -la",
-        "sha256:9c4451daca34738b1f435be19ffebffc5ff166bb47692546207d86f9b84f23a9",
-        ["sha256:c50219c908d7e049bb9e73a1da0ae4aea98e4aa9abec18ba636d8e42f9020f26"],
+        "sha256:feec25c6b6a5e4e07b4b00c59c4a99f6679a3d68f5fb22c27c5745a3f5d73157",
+        ["sha256:cf227e2143d5a82a095011990c242466454ae035c15ce4b460b0fe01bdc3ac1b"],
     ),
     (
         "cd src && grep -rn TODO .",
-        "sha256:cc840cface4a45f94b67b458c08feaea4c19a46a9b014ef48965efe5fe53e90b",
-        ["sha256:32dc9eb0e0cb7b7ce8d7542b2fd64b5754f5f48f2a3ec392ffa9cd2ebc921ce6"],
+        "sha256:2b9ffd2d89bf7abe2f7f1ee9b05ef3cc8cea3e7b39344aac7cee79f3bc24ba59",
+        ["sha256:f374158d0e0911bd82a97e25a0ec274c37978d1ab9daeb141c3ccf6c882d54eb"],
     ),
     (
         "cat <<'EOF' > f.py\nprint(1)\nEOF",
-        "sha256:f93bf9ace35767d791a6605326820f9d85b7c7b9e54d6df04fa4741a3fc4b13f",
-        ["sha256:6bccb05e79469f5620ee1dcccb9e8d73e790119f94f04468699272bb51ff6dc1"],
+        "sha256:2935a757d8a20ddd190df7c7883002f0744e8860778b37921907f4ae67e65835",
+        ["sha256:90398d1e54673ebee6fb248ded22983388548373bebd96dc438ff65a4079515a"],
     ),
     (
         "sudo -u root timeout 5 rm -rf build &",
-        "sha256:37e5c65d81e5bd80d4c0e2caf303fb11221ce8827f9f3265769d73a3136f671e",
-        ["sha256:0c49cfcbb4022003a6bf484e0560c604154c8c001e4acd6f230c961700999243"],
+        "sha256:889790ede576faa0a6221b335311a0b5113ef954f3f9d128b8eae49db0340506",
+        ["sha256:17085c54d160da6a3f29716d2de556ab8d44ee591178396fb095e8af3abae0ad"],
     ),
     (
         "x=1; echo $x",
-        "sha256:2560254e2fc5889b94835ba078adb0994ac404edf08c2ff86fb80ab56427bd2f",
+        "sha256:6bcf0905a126bfc0188502cfa657a89a492a9aca647c9675020e966c19ef5ebe",
         [
             "sha256:7d7a45f33982e0aa2b68a0ee9b5c4336ad134b9eb5a85db614b87fde33bcf66c",
-            "sha256:954097e69fcd767d46ee3dda0ae4b5c3bf3a53ab2c411f8efc7c1f192cca9a29",
+            "sha256:43bc7163e84ba89ae671207ce09f015ab966e3c26f6bac2445534d7941f3fff7",
         ],
     ),
 ]

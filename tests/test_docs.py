@@ -48,3 +48,32 @@ def test_readme_example_prints_what_the_readme_shows(capsys: pytest.CaptureFixtu
     )
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})  # noqa: S102 -- our own README's example
     assert capsys.readouterr().out == shown
+
+
+def test_install_commands_are_ones_that_work_before_the_package_is_published() -> None:
+    """No page tells a newcomer to `pip install 'agent-gateway[…]'` (no index has it); the README says how."""
+    import re
+    import tomllib
+
+    pages = [DOCS.parent / "README.md", *DOCS.rglob("*.md")]
+    wrong = [
+        f"{page.name}: {line.strip()}"
+        for page in pages
+        for line in page.read_text(encoding="utf-8").splitlines()
+        if re.search(r"pip install +['\"]?agent-gateway\b", line) and "not published" not in line
+    ]
+    assert wrong == []
+    extras = tomllib.loads((DOCS.parent / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    named = {
+        extra
+        for page in pages
+        for group in re.findall(r"pip install -e '\.\[([a-z,]+)\]'", page.read_text("utf-8"))
+        for extra in group.split(",")
+    }
+    assert named
+    assert named <= set(extras)
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    assert "## Installing" in readme
+    assert "not published" in readme

@@ -20,6 +20,30 @@ def test_a_shell_given_text_is_refused() -> None:
 
 def test_a_syntax_check_is_allowed() -> None:
     assert subprocess.run(["bash", "-n", "-c", "rm -rf ~"], check=False).returncode == 0
+    assert subprocess.run(["bash", "-c", "-n", "rm -rf ~"], check=False).returncode == 0
+    assert subprocess.run(["bash", "-enc", "rm -rf ~"], check=False).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bash", "-c", "true", "-n"],
+        ["bash", "-n", "+n", "-c", "true"],
+        ["bash", "-O", "-n", "-c", "true"],
+        ["bash", "--", "-n", "-c", "true"],
+        ["timeout", "5", "bash", "-c", "true", "-n"],
+    ],
+    ids=[
+        "n-is-dollar-zero",
+        "n-undone",
+        "n-is-an-option-argument",
+        "after-double-dash",
+        "launcher",
+    ],
+)
+def test_a_syntax_check_flag_that_bash_does_not_obey_is_refused(argv: list[str]) -> None:
+    with pytest.raises(RuntimeError, match=r"never run them"):
+        subprocess.run(argv, check=False)
 
 
 def test_os_system_is_refused() -> None:

@@ -1,7 +1,7 @@
 """
 The ``gateway`` command.
 
-The core subcommands (``plan``, ``check``, ``parse``, ``verify``, ``keygen``, ``audit``,
+The core subcommands (``plan``, ``check``, ``explain``, ``parse``, ``verify``, ``keygen``, ``audit``,
 ``policy``, ``settings``, ``token``) live beside this module; every other one comes from a plugin through the
 ``gateway.commands`` entry-point group (``serve`` from the approval service,
 ``rules`` from the rules approver, ``hook``, ``install``, ``uninstall`` and
@@ -17,10 +17,21 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable, Sequence
-from importlib.metadata import EntryPoint, entry_points
-from typing import Final
+from functools import cache
+from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
+from typing import Any, Final
 
-from gateway._cli import _audit, _check, _parse, _plan, _policy, _settings, _token, _verify
+from gateway._cli import (
+    _audit,
+    _check,
+    _explain,
+    _parse,
+    _plan,
+    _policy,
+    _settings,
+    _token,
+    _verify,
+)
 from gateway._cli._common import COMMAND_GROUP, CommandError, Subcommand
 
 __all__ = ["build_parser", "main"]
@@ -28,6 +39,7 @@ __all__ = ["build_parser", "main"]
 CORE: Final = (
     _plan.COMMAND,
     _check.COMMAND,
+    _explain.COMMAND,
     _parse.COMMAND,
     _verify.COMMAND,
     _verify.KEYGEN,
@@ -63,9 +75,27 @@ def _plugin_commands(wanted: str | None) -> Iterable[Subcommand]:
             )
 
 
+@cache
+def version_line() -> str:
+    """What ``gateway --version`` prints: the installed distribution's version."""
+    try:
+        found = version("agent-gateway")
+    except PackageNotFoundError:
+        found = "unknown (not installed)"
+    return f"gateway (agent-gateway) {found}"
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser with ``--version``; the parsers of subcommands and their actions are made of it too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_argument("--version", action="version", version=version_line())
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser with the core subcommands and the plugins' (only the one ``argv`` names, if it names one)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gateway",
         description="Decide, before anything runs, whether an AI agent's proposed tool call may run.",
     )

@@ -13,6 +13,7 @@ import msgspec
 from gateway._calls import ToolCall
 from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import load_tiers
+from gateway._cli._view import Style, add_json_argument, verdict_view, wants_json, write_text
 from gateway._config import GatewayConfig, SinkConfig
 from gateway._errors import GatewayError
 from gateway._gateway import Gateway
@@ -39,12 +40,18 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--audit", metavar="FILE", help="write the audit log here (instead of the config's sinks)"
     )
     parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="judge under this profile of the rules (read-only, workspace-write) instead of the config's",
+    )
+    parser.add_argument(
         "input",
         nargs="?",
         default="-",
         metavar="FILE",
         help="JSON lines to read ('-': standard input)",
     )
+    add_json_argument(parser)
 
 
 def _call(line: bytes, number: int) -> tuple[str | None, ToolCall | None, str | None]:
@@ -86,7 +93,21 @@ def _call(line: bytes, number: int) -> tuple[str | None, ToolCall | None, str | 
     )
 
 
-async def _check(config: GatewayConfig, lines: list[bytes]) -> None:
+class _Printer:
+    """Each verdict as JSON (piped, or ``--json``) or as a readable block (a terminal)."""
+
+    def __init__(self, arguments: argparse.Namespace) -> None:
+        self.json = wants_json(arguments)
+        self.style = Style()
+
+    def __call__(self, row: dict[str, Any]) -> None:
+        if self.json:
+            write_json(row)
+        else:
+            write_text(verdict_view(row, self.style))
+
+
+async def _check(config: GatewayConfig, lines: list[bytes], emit: _Printer) -> None:
     async with Gateway(config) as gateway:
         for number, raw in enumerate(lines, start=1):
             line = raw.strip()
@@ -94,7 +115,7 @@ async def _check(config: GatewayConfig, lines: list[bytes]) -> None:
                 continue
             call_id, call, problem = _call(line, number)
             if call is None:
-                write_json(
+                emit(
                     {
                         "id": call_id,
                         "decision": "decline",
@@ -106,7 +127,7 @@ async def _check(config: GatewayConfig, lines: list[bytes]) -> None:
                 )
                 continue
             verdict = await gateway.review(call)
-            write_json(
+            emit(
                 {
                     "id": call_id if call_id is not None else verdict.call_id,
                     "decision": verdict.decision,
@@ -116,6 +137,14 @@ async def _check(config: GatewayConfig, lines: list[bytes]) -> None:
                     "rule": verdict.rule,
                 }
             )
+
+
+def without_person(config: GatewayConfig) -> GatewayConfig:
+    """``config`` with only the approvers that decide without a person: nobody is there to ask."""
+    approvers = tuple(name for name in config.gateway.approvers if name != "human")
+    return msgspec.structs.replace(
+        config, gateway=msgspec.structs.replace(config.gateway, approvers=approvers)
+    )
 
 
 def _run(arguments: argparse.Namespace) -> int:
@@ -134,11 +163,10 @@ def _run(arguments: argparse.Namespace) -> int:
         )
     else:
         config = msgspec.structs.replace(config, sinks={})
-    # Only approvers that decide without a person: `check` has nobody to ask.
-    approvers = tuple(name for name in config.gateway.approvers if name != "human")
-    config = msgspec.structs.replace(
-        config, gateway=msgspec.structs.replace(config.gateway, approvers=approvers)
-    )
+    config = without_person(config)
+    if arguments.profile:
+        rules = {**config.approver.get("rules", {}), "profile": arguments.profile}
+        config = msgspec.structs.replace(config, approver={**config.approver, "rules": rules})
     try:
         data = (
             sys.stdin.buffer.read()
@@ -148,7 +176,7 @@ def _run(arguments: argparse.Namespace) -> int:
     except OSError as error:
         raise CommandError(f"Cannot read {arguments.input!r}: {error.strerror}.") from None
     try:
-        anyio.run(_check, config, data.split(b"\n"))
+        anyio.run(_check, config, data.split(b"\n"), _Printer(arguments))
     except GatewayError as error:
         raise CommandError(str(error)) from None
     return 0

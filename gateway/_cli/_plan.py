@@ -10,6 +10,7 @@ import msgspec
 
 from gateway._analysis import analyse_call, analysis_context, mask_text
 from gateway._cli._common import Subcommand, decode_utf8, read_source, write_json
+from gateway._cli._view import Style, add_json_argument, plan_view, wants_json, write_text
 from gateway._fragments import expand_planned
 from gateway._places import PathsSection
 from gateway._plans import FragmentAddr, FragmentError
@@ -84,12 +85,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help="the absolute directory the call would run in: paths in effects resolve there "
         "(default: shown relative, as ./…)",
     )
+    add_json_argument(parser)
 
 
 def _run(arguments: argparse.Namespace) -> int:
     if not arguments.jsonl:
         result = describe(read_source(arguments.source), arguments.cwd)
-        write_json(result)
+        if wants_json(arguments):
+            write_json(result)
+        else:
+            write_text(plan_view(result, Style()))
         return 0 if result["status"] == "measured" else 2
     for number, raw in enumerate(sys.stdin.buffer, start=1):
         line = raw.strip()
@@ -120,7 +125,7 @@ def _short(error: Exception) -> str:
 
 COMMAND = Subcommand(
     name="plan",
-    help="Print the plan of a shell call, the expansion of each heredoc, its sequence plan and its effects, as JSON.",
+    help="Print the plan of a shell call, the expansion of each heredoc, its sequence plan and its effects (JSON when piped or with --json).",
     configure=_configure,
     run=_run,
 )

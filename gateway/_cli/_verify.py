@@ -1,7 +1,8 @@
 """
 ``gateway verify``: check an audit log as an outsider can; ``gateway keygen``: make the key that signs one.
 
-``verify`` prints a JSON report and its verdict in one sentence, and exits 0
+``verify`` prints its report (JSON, or read aloud on a terminal without
+``--json``) and its verdict in one sentence, and exits 0
 when the log is intact, 1 when it is not. With ``--key`` (the public key, or
 the HMAC secret) it also checks every signature and that every record is
 covered by one; with ``--witness`` (the file a ``file`` witness keeps) it
@@ -19,6 +20,7 @@ from gateway._auditlog import check_audit_log
 from gateway._cli._audit import verify_on_broker
 from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import add_broker_argument, add_config_argument, load_tiers
+from gateway._cli._view import Style, add_json_argument, verify_view, wants_json, write_text
 from gateway._errors import AuditLogError, ConfigError
 from gateway._signing import generate_key, load_verifier
 
@@ -32,6 +34,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
     add_broker_argument(parser)
     add_config_argument(parser)
+    add_json_argument(parser)
     parser.add_argument(
         "--open",
         action="store_true",
@@ -89,11 +92,18 @@ def _run(arguments: argparse.Namespace) -> int:
             "reason": report.problem.reason,
             "kind": report.kind,
         }
-    write_json(output)
+    _show(arguments, output)
     if report.intact:
         return 0
     sys.stderr.write(f"gateway verify: {report.verdict}\n")
     return 1
+
+
+def _show(arguments: argparse.Namespace, row: dict[str, Any]) -> None:
+    if wants_json(arguments):
+        write_json(row)
+    else:
+        write_text(verify_view(row, Style()))
 
 
 COMMAND = Subcommand(

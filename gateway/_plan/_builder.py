@@ -72,7 +72,7 @@ from gateway._plans import (
     ProgramPosition,
 )
 from gateway._position import PositionReading, PositionWord, read_position
-from gateway._programs import ArgumentFact
+from gateway._programs import ArgumentFact, ArgumentReading
 from gateway._redact import Redactor, Secret, find_secrets
 from gateway._shell import ShellReading, read_shell
 from gateway._shell._source import Source
@@ -795,9 +795,10 @@ class Builder:
         position = reading.position if words else ProgramPosition()
         found: list[Effect] = []
         sink = self.sink(scope, found)
-        directories, runs, table = self.command_effects(
+        directories, runs, arguments = self.command_effects(
             command, reading, taken, sink, background=background
         )
+        table = arguments is not None and arguments.table
         stdin = [*taken, *(r for r in command.redirects if r.operator == "<<<")]
         nested = self.nested(
             words, reading, runs, sink, scope, directories, table=table, stdin=stdin
@@ -838,6 +839,8 @@ class Builder:
             fed_by=self.fed_by,
             directories=tuple(sink.located(d, "") for d in (directories or snapshot.directories)),
             effects=tuple(found),
+            subcommand=() if arguments is None else tuple(map(self.scrub, arguments.subcommand)),
+            options=() if arguments is None else arguments.options,
         )
         self.commands.append(planned)
         # Then what runs inside it, in source order: substitutions in its
@@ -865,14 +868,15 @@ class Builder:
         sink: EffectSink,
         *,
         background: bool,
-    ) -> tuple[tuple[str | None, ...] | None, list[ArgumentFact], bool]:
+    ) -> tuple[tuple[str | None, ...] | None, list[ArgumentFact], ArgumentReading | None]:
         """
         Every effect of one simple command, in bash's order, into ``sink``.
 
         Returns:
             Where the program runs when a launcher moves it (else ``None``),
             the program's facts that run commands of its own (``find -exec``),
-            and whether its arguments were read by a table or a language reader.
+            and the reading of its arguments by its table or language reader
+            (``None`` when they were not read so: a builtin, a shell, a function).
         """
         words = command.words
         for assignment in command.assignments:
@@ -889,16 +893,16 @@ class Builder:
             self.redirect_effects(redirect, sink)
         directories: tuple[str | None, ...] | None = None
         runs: list[ArgumentFact] = []
-        table = False
+        arguments: ArgumentReading | None = None
         if words:
-            directories, runs, table = self.program_effects(command, reading, sink)
+            directories, runs, arguments = self.program_effects(command, reading, sink)
         if background:
             sink.add(Lifetime(kind="background", via="&"))
-        return directories, runs, table
+        return directories, runs, arguments
 
     def program_effects(
         self, command: SimpleCommand, reading: PositionReading, sink: EffectSink
-    ) -> tuple[tuple[str | None, ...] | None, list[ArgumentFact], bool]:
+    ) -> tuple[tuple[str | None, ...] | None, list[ArgumentFact], ArgumentReading | None]:
         words = command.words
         position = reading.position
         if position.dynamic_program:
@@ -915,7 +919,7 @@ class Builder:
             ):
                 launcher = position.launchers[-1].name if position.launchers else "a shell"
                 sink.add(Execute(kind="shell_text", via=launcher, text=None, origin="unknown"))
-            return directories, [], False
+            return directories, [], None
         if any(step.basename == "xargs" for step in position.launchers):
             sink.add(
                 Execute(
@@ -935,17 +939,17 @@ class Builder:
             if facts.moves:
                 sink.scope.forget_directories()
             sink.scope.forget_variables(facts.binds)
-            return directories, [], False
+            return directories, [], None
         if "/" not in program.name and base in BASH_BUILTINS:
             # What `eval`, `source` and `.` run is planned as nested text, in this very shell.
             builtin_effects(base, args, sink)
-            return directories, [], False
+            return directories, [], None
         if base == "env" and program.index is not None:
             # `env` named no program: its words were its own options, and it prints the environment.
             sink.add(ReadEnvironment(via="env"))
-            return directories, [], False
+            return directories, [], None
         if base in SHELLS:
-            return directories, [], False  # what a shell runs is its nested text
+            return directories, [], None  # what a shell runs is its nested text
         argv = stand_ins(args, sink)
         if position.argv_from_stdin:
             argv.append(None)  # operands arrive on standard input
@@ -961,7 +965,7 @@ class Builder:
             given=argv,
         )
         self.endless_reads(sink, base, args)
-        return directories, runs, arguments.table
+        return directories, runs, arguments
 
     def endless_reads(self, sink: EffectSink, base: str, args: Sequence[Word]) -> None:
         """Reading ``/dev/zero`` or ``/dev/urandom`` never ends, unless the program stops by itself."""

@@ -131,7 +131,11 @@ class EffectSink:
         makes a literal value a glob; ``within`` (``git_dir``, ``work_tree``)
         says the value is relative to a directory only the repository knows.
         """
-        shown = written if written is not None else (self.written(word) if word else value or "")
+        shown = (
+            written
+            if written is not None
+            else (self.written(word) if word else (value or "").replace(HOME, "~"))
+        )
         shown = self.scrub(shown)
         if within is not None:
             if value is None:

@@ -398,7 +398,13 @@ def program_effects(
         word = words[index] if index is not None and index < len(words) else None
         value: str | None = None
         if word is None:
-            value = fact.value  # from no argument (a default file)
+            # From no argument (a default file), or named after one (`find d
+            # -name x -delete` deletes below `d/`).
+            value = None if fact.value is None else _derived(fact.value, words, given, sink)
+            if value is not None and (value == "~" or value.startswith("~/")):
+                # The reader's own path under the home directory (`git config
+                # --global` writes `~/.gitconfig`).
+                value = HOME + value[1:]
         elif fact.value is not None:
             own = given[index] if index is not None and index < len(given) else word.value
             if fact.value != own:  # derived from an argument (`gzip f` writes `f.gz`)

@@ -79,6 +79,17 @@ _PRIMARIES: Final[dict[str, _Primary]] = {
 # fmt: on
 """GNU findutils 4.9's primaries, by spelling: how many words follow, and what the first names."""
 
+_NOT_TESTS: Final = frozenset(
+    {
+        "-daystart", "-depth", "-d", "-follow", "-help", "--help", "-ignore_readdir_race",
+        "-noignore_readdir_race", "-mount", "-nowarn", "-version", "--version", "-warn", "-xdev",
+        "-noleaf", "-maxdepth", "-mindepth", "-regextype", "-files0-from", "-true", "-ls",
+        "-print", "-print0", "-prune", "-quit", "-delete", "-printf", "-fls", "-fprint",
+        "-fprint0", "-fprintf",
+    }
+)  # fmt: skip
+"""The primaries that select nothing: options and actions (and ``-true``). Any other is a test."""
+
 _TIME_LETTERS: Final = frozenset("aBcm")
 
 
@@ -105,6 +116,7 @@ class _Reading:
         self.facts: list[ArgumentFact] = []
         self.roots: list[tuple[int | None, str | None]] = []
         self.follow = False
+        self.tested = False
         self.unreadable: str | None = None
 
     def fact(self, fact: ArgumentFact) -> None:
@@ -178,6 +190,8 @@ class _Reading:
             self.options.append(word)
             if word == "-follow":
                 self.follow = True
+            if word not in _NOT_TESTS:
+                self.tested = True
             if word == "-delete":
                 self.delete(word)
             value = self.args[at + 1] if primary.arguments else None
@@ -242,15 +256,19 @@ class _Reading:
         )
 
     def delete(self, word: str) -> None:
+        # After a test (`-name '*.pyc' -delete`) what is deleted is what passes
+        # it, below each starting point: the point's contents, not the point.
         for root_index, root in self.roots or [(None, ".")]:
+            contents = self.tested and root is not None
             self.fact(
                 ArgumentFact(
                     kind="write",
                     via=word,
-                    index=root_index,
-                    value=root,
+                    index=None if contents else root_index,
+                    value=(root.rstrip("/") + "/") if contents and root is not None else root,
                     action="delete",
                     recursive=True,
+                    prefix=contents,
                 )
             )
         if self.follow:

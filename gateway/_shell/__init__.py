@@ -158,8 +158,10 @@ def read_shell(text: str | bytes) -> ShellReading:
     Examples:
         >>> read_shell("ls -la | wc -l").status
         'measured'
-        >>> read_shell("case $x in a) echo;; esac").reason
-        'Bashlex does not support `case` statements.'
+        >>> read_shell("case $x in a) echo;; esac").status
+        'measured'
+        >>> read_shell("coproc x { :; }").reason
+        'Bashlex does not support `coproc`.'
     """
     try:
         return _read(text)

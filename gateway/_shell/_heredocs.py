@@ -295,7 +295,8 @@ class _Scanner:
             if not continued:
                 logical_start = line_start
         raise Unreadable(
-            f"the heredoc at offset {heredoc.start} has no line reading {heredoc.delimiter!r}",
+            f"the text ends in an unterminated heredoc (at offset {heredoc.start}): no line reads "
+            f"{heredoc.delimiter!r} (bash would take the rest of the text as its body)",
             heredoc.start,
         )
 

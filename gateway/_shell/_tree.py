@@ -23,8 +23,8 @@ This module must not import anything but msgspec and the standard library.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Literal as L
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Literal as L, cast
 
 import msgspec
 
@@ -537,14 +537,9 @@ def within(part: Part) -> Iterator[Part]:
     expression's expansions. A substitution's body is statements, not parts,
     and is not yielded (`children` yields it); the other parts hold nothing.
     """
-    if isinstance(part, DoubleQuoted | Brace):
-        yield from part.parts
-    elif isinstance(part, Parameter):
-        if part.subscript is not None:
-            yield part.subscript
-        yield from part.operand
-    elif isinstance(part, Arithmetic):
-        yield from part.parts
+    if not isinstance(part, CommandSubstitution | ProcessSubstitution):
+        # A part's children are parts: the table's rows for parts return nothing else.
+        yield from cast("Sequence[Part]", _CHILDREN[type(part)](part))
 
 
 def walk_parts(parts: Iterable[Part]) -> Iterator[Part]:
@@ -556,13 +551,14 @@ def walk_parts(parts: Iterable[Part]) -> Iterator[Part]:
     """
     stack = list(parts)
     stack.reverse()
+    table = _CHILDREN
     while stack:
         part = stack.pop()
         yield part
-        inner = list(within(part))
-        if inner:
-            inner.reverse()
-            stack.extend(inner)
+        if not isinstance(part, CommandSubstitution | ProcessSubstitution):
+            inner = cast("Sequence[Part]", table[type(part)](part))
+            if inner:
+                stack.extend(reversed(inner))
 
 
 Node = (
@@ -583,44 +579,103 @@ def children(node: Node) -> Iterator[Node]:
     value and array elements; a redirect's target word and heredoc; a
     heredoc's body parts; a word's parts; a part's parts (`within`).
     """
-    if isinstance(node, Word):
-        yield from node.parts
-    elif isinstance(node, CommandSubstitution | ProcessSubstitution):
-        yield from node.body
-    elif isinstance(node, _Part):
-        yield from within(node)
-    elif isinstance(node, Statement):
-        yield node.body
-    elif isinstance(node, AndOr):
-        yield from node.pipelines
-    elif isinstance(node, Pipeline):
-        yield from node.commands
-    elif isinstance(node, SimpleCommand):
-        yield from node.assignments
-        yield from node.words
-        yield from node.redirects
-    elif isinstance(node, _Command):
-        for child in inside(node):
-            if isinstance(child, tuple):
-                yield from child
-            else:
-                yield child
-        yield from node.redirects
-    elif isinstance(node, Assignment):
-        if node.subscript is not None:
-            yield node.subscript
-        if node.value is not None:
-            yield node.value
-        yield from node.array or ()
-    elif isinstance(node, Redirect):
-        if node.target is not None:
-            yield node.target
-        if node.heredoc is not None:
-            yield node.heredoc
-    elif isinstance(node, Heredoc):
-        yield from node.parts
-    elif isinstance(node, Program):
-        yield from node.statements
+    yield from _CHILDREN[type(node)](node)
+
+
+def _nothing(node: Node) -> Sequence[Node]:
+    return ()
+
+
+def _parts(node: Word | DoubleQuoted | Brace | Arithmetic | Heredoc) -> Sequence[Node]:
+    return node.parts
+
+
+def _body(node: CommandSubstitution | ProcessSubstitution) -> Sequence[Node]:
+    return node.body
+
+
+def _parameter(node: Parameter) -> Sequence[Node]:
+    if node.subscript is None:
+        return node.operand
+    return (node.subscript, *node.operand)
+
+
+def _statement(node: Statement) -> Sequence[Node]:
+    return (node.body,)
+
+
+def _andor(node: AndOr) -> Sequence[Node]:
+    return node.pipelines
+
+
+def _pipeline(node: Pipeline) -> Sequence[Node]:
+    return node.commands
+
+
+def _simple(node: SimpleCommand) -> Sequence[Node]:
+    return (*node.assignments, *node.words, *node.redirects)
+
+
+def _compound(node: Command) -> Sequence[Node]:
+    out: list[Node] = []
+    for child in inside(node):
+        if isinstance(child, tuple):
+            out.extend(child)
+        else:
+            out.append(child)
+    out.extend(node.redirects)
+    return out
+
+
+def _assignment(node: Assignment) -> Sequence[Node]:
+    return (*_present(node.subscript, node.value), *(node.array or ()))
+
+
+def _redirect(node: Redirect) -> Sequence[Node]:
+    return _present(node.target, node.heredoc)
+
+
+def _present(*nodes: Node | None) -> tuple[Node, ...]:
+    return tuple(node for node in nodes if node is not None)
+
+
+def _program(node: Program) -> Sequence[Node]:
+    return node.statements
+
+
+_CHILDREN: dict[type, Callable[[Any], Sequence[Node]]] = {
+    Literal: _nothing,
+    SingleQuoted: _nothing,
+    AnsiC: _nothing,
+    Tilde: _nothing,
+    Glob: _nothing,
+    DoubleQuoted: _parts,
+    Brace: _parts,
+    Arithmetic: _parts,
+    Parameter: _parameter,
+    CommandSubstitution: _body,
+    ProcessSubstitution: _body,
+    Word: _parts,
+    Statement: _statement,
+    AndOr: _andor,
+    Pipeline: _pipeline,
+    SimpleCommand: _simple,
+    Subshell: _compound,
+    Group: _compound,
+    If: _compound,
+    For: _compound,
+    ArithFor: _compound,
+    While: _compound,
+    Case: _compound,
+    Function: _compound,
+    ArithCommand: _compound,
+    Test: _compound,
+    Assignment: _assignment,
+    Redirect: _redirect,
+    Heredoc: _parts,
+    Program: _program,
+}
+"""Each node type's direct children, in order: the one table `children` and `walk` read."""
 
 
 def walk(node: Node, descend: Callable[[Node], bool] | None = None) -> Iterator[Node]:
@@ -632,12 +687,12 @@ def walk(node: Node, descend: Callable[[Node], bool] | None = None) -> Iterator[
     children are then skipped (the node itself is still yielded). It keeps
     its own stack, so no nesting the readers admit can exhaust Python's.
     """
+    table = _CHILDREN
     stack: list[Node] = [node]
     while stack:
         item = stack.pop()
         yield item
         if descend is None or descend(item):
-            inner = list(children(item))
+            inner = table[type(item)](item)
             if inner:
-                inner.reverse()
-                stack.extend(inner)
+                stack.extend(reversed(inner))

@@ -25,7 +25,6 @@ schemas and its behaviour, driven offline by the end-to-end tests):
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from pathlib import Path, PurePath
 from typing import Any, Final
@@ -41,6 +40,8 @@ from gateway_hooks import (
     install_events,
 )
 
+from gateway import plan_program
+
 __all__ = ["HOST", "Codex", "shell_text"]
 
 _SHELLS: Final = frozenset({"bash", "sh", "zsh"})
@@ -53,21 +54,37 @@ def shell_text(command: object) -> str | None:
 
     Only the exact shape ``SHELL FLAG TEXT`` (``bash``, ``sh`` or ``zsh``, by
     path or name; ``-c`` or ``-lc``) is unwrapped; anything else is judged as
-    it is.
+    it is. One string is read by the planner, as bash reads it (``"echo
+    \\$(id)"`` runs ``echo $(id)``): only one simple command whose words are
+    all literals, with no redirect or assignment, is unwrapped.
     """
-    words: list[str]
+    words: list[str] | None
     if isinstance(command, list) and all(isinstance(word, str) for word in command):
         words = list(command)
     elif isinstance(command, str):
-        try:
-            words = shlex.split(command)
-        except ValueError:
-            return None
+        words = _literal_words(command)
     else:
+        return None
+    if words is None:
         return None
     if len(words) == 3 and PurePath(words[0]).name in _SHELLS and words[1] in _COMMAND_FLAGS:
         return words[2]
     return None
+
+
+def _literal_words(text: str) -> list[str] | None:
+    """The words of ``text`` as bash reads them, if it is one simple command of literal words only."""
+    plan = plan_program(text)
+    if plan.status != "measured" or len(plan.statements) != 1:
+        return None
+    statement = plan.statements[0].plan
+    if statement.statement_kind != "command" or statement.effects or len(statement.commands) != 1:
+        return None
+    (only,) = statement.commands
+    if only.assignments or only.redirects or only.background or only.heredocs or only.expansions:
+        return None
+    words = [value.plain for value in only.argv if value is not None and value.plain is not None]
+    return words if len(words) == len(only.argv) else None
 
 
 class Codex(ClaudeCode):

@@ -17,6 +17,7 @@ allow.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from typing import Annotated, Any, Final, Literal, TypeVar
 
@@ -176,15 +177,8 @@ def too_large(document: bytes, limit: int, who: str, on_failure: OnFailure) -> F
 
 
 def document_of(request: ReviewRequest) -> dict[str, Any]:
-    """
-    The document a delegate is sent about one question, as JSON-ready data.
-
-    The request's fields, with ``version`` added; ``effects`` is ``null`` when
-    the gateway states none for the call (nothing may then be allowed on
-    effects).
-    """
+    """The document a delegate is sent about one question, as JSON-ready data: the request's fields, with ``version``."""
     data = msgspec.to_builtins(request)
-    data.setdefault("effects", None)
     return {"version": CONTRACT_VERSION, **data}
 
 
@@ -216,6 +210,32 @@ def _problem(error: msgspec.ValidationError) -> str:
     return reason_text(text[:1].lower() + text[1:] + (f" (at `{where}`)" if where else ""))
 
 
+class _Repeated(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Repeated(key)
+        seen[key] = value
+    return seen
+
+
+def _repeated_key(data: bytes | str) -> str | None:
+    """A key that some object of ``data`` (valid JSON, already bounded) has twice, if any."""
+    try:
+        json.loads(data, object_pairs_hook=_unique_pairs)
+    except _Repeated as repeated:
+        return repeated.key
+    except (ValueError, RecursionError):
+        return None  # msgspec read it; whatever the standard library refuses is not a repeat
+    return None
+
+
 def read_answer(data: bytes | str, who: str, on_failure: OnFailure) -> DelegateAnswer | Failure:
     """
     Read one answer: the decision, or the failure that says why there is none.
@@ -231,6 +251,11 @@ def read_answer(data: bytes | str, who: str, on_failure: OnFailure) -> DelegateA
         return failed("not_json", on_failure, who=who)
     if not isinstance(raw, dict):
         return failed("not_json", on_failure, who=who)
+    twice = _repeated_key(data)
+    if twice is not None:
+        # Parsers disagree on which of two values counts: neither does.
+        detail = f"the key `{reason_text(twice)[:40]}` appears twice"
+        return failed("off_schema", on_failure, who=who, detail=detail)
     try:
         answer = msgspec.convert(raw, DelegateAnswer)
     except msgspec.ValidationError as error:

@@ -16,36 +16,44 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-__all__ = ["DEFAULT_MAY_ALLOW", "KIND_TERMS", "PATH_TERMS", "check_terms", "outside"]
+from gateway.effects import PATH_CLASSES
 
-PATH_TERMS: Final = (
-    "workspace",
-    "temp",
-    "home",
-    "other",
-    "secret",
-    "persistence",
-    "system",
-    "unknown",
-)
+__all__ = [
+    "DEFAULT_MAY_ALLOW",
+    "KIND_TERMS",
+    "PATH_TERMS",
+    "check_terms",
+    "outside",
+    "unknown_term_message",
+]
+
+PATH_TERMS: Final[tuple[str, ...]] = PATH_CLASSES
 """Path classes: a read, write or change of directory is allowed only when every class of its path is named."""
 
 KIND_TERMS: Final = (
     "read",
     "write",
+    "delete",
     "cwd",
     "execute",
     "bind",
     "lifetime",
     "network",
     "environment",
+    "privilege",
 )
-"""Effect kinds (``environment``: reading the whole environment, as ``env`` does)."""
+"""
+Effect kinds. ``environment``: reading the whole environment, as ``env``
+does. ``delete``: a write that deletes or moves a path, or reaches everything
+below one (``rm``, ``mv``, ``chmod -R``); it needs ``write`` too.
+``privilege``: running as another user or with privilege (``sudo``).
+"""
 
 DEFAULT_MAY_ALLOW: Final = (
     "workspace",
     "temp",
     "home",
+    "stream",
     "other",
     "read",
     "write",
@@ -54,9 +62,14 @@ DEFAULT_MAY_ALLOW: Final = (
     "bind",
     "lifetime",
 )
-"""No ``secret``, ``persistence``, ``system`` or ``unknown`` path, no network, no reading the whole environment."""
+"""
+No ``secret``, ``persistence``, ``system`` or ``unknown`` path, no deleting,
+no network, no reading the whole environment, no privilege.
+"""
 
 _PATH_EFFECTS: Final = {"read": "reads", "write": "writes", "cwd": "moves into"}
+_DELETING: Final = frozenset({"delete", "move"})
+"""Write actions that take a path away: they need ``delete`` as well as ``write``."""
 _SHOWN: Final = 60
 
 
@@ -64,6 +77,14 @@ def check_terms(terms: Iterable[str]) -> str | None:
     """The first term that is neither a path class nor an effect kind, if any."""
     known = {*PATH_TERMS, *KIND_TERMS}
     return next((term for term in terms if term not in known), None)
+
+
+def unknown_term_message(term: str, table: str) -> str:
+    """The sentence that refuses ``term`` in ``may-allow``, naming every term there is."""
+    return (
+        f"Invalid [{table}] options: {term!r} in `may-allow` is neither a path class "
+        f"({', '.join(PATH_TERMS)}) nor an effect kind ({', '.join(KIND_TERMS)})."
+    )
 
 
 def outside(effects: Sequence[Any] | None, may_allow: frozenset[str]) -> str | None:
@@ -107,6 +128,13 @@ def _outside(effect: Any, may_allow: frozenset[str]) -> str | None:
         if outside_classes or not classes:
             kind = outside_classes[0] if outside_classes else "unknown"
             return f"it {verb} `{written}`, a `{kind}` path"
+        deletes = tag == "write" and (
+            effect.get("action") in _DELETING or effect.get("recursive") is True
+        )
+        if deletes and "delete" not in may_allow:
+            action = str(effect.get("action"))
+            what = {"delete": "deletes", "move": "moves"}.get(action, "changes all below")
+            return f"it {what} `{written}` (through `{via}`), and `delete` is not in may-allow"
         return None
     if tag == "execute":
         if "execute" not in may_allow:
@@ -124,6 +152,14 @@ def _outside(effect: Any, may_allow: frozenset[str]) -> str | None:
         if "environment" in may_allow:
             return None
         return f"it reads the whole environment (through `{via}`)"
+    if tag == "privilege":
+        if "privilege" in may_allow:
+            return None
+        user = effect.get("user")
+        who = (
+            f"as `{_shown(user)}`" if isinstance(user, str) else "as a user only known when it runs"
+        )
+        return f"it runs {who} (through `{via}`), and `privilege` is not in may-allow"
     if tag in ("bind", "lifetime"):
         if tag in may_allow:
             return None

@@ -230,4 +230,6 @@ def _cause(error: BaseException) -> str:
     for cause in _chain(error):
         if isinstance(cause, OSError) and cause.errno:
             return os.strerror(cause.errno).lower()
+    if isinstance(error, httpx.RemoteProtocolError):
+        return "the connection closed before the answer was complete"
     return type(error).__name__

@@ -137,6 +137,17 @@ def _exit_as(status: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else _CANNOT_ISOLATE)
 
 
+def _let_go_of_the_pipes() -> None:
+    """
+    Put ``/dev/null`` in place of standard input and output: only the program
+    holds the call's pipes, so its output ends when it (and everything it
+    started, killed with its namespace) has gone.
+    """
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+
+
 def _report(channel: int, line: str) -> None:
     os.write(channel, (line + "\n").encode(errors="replace"))
 
@@ -168,11 +179,7 @@ def _init(channel: int, program: list[str], environment: dict[str, str], *, prob
             code = _NOT_FOUND if isinstance(error, FileNotFoundError) else _NOT_EXECUTABLE
             _report(channel, f"error {code} cannot run the program: {error.strerror}")
             os._exit(code)
-    # Only the program holds the call's pipes: its output ends when it (and
-    # everything it started, killed with this namespace) has gone.
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
+    _let_go_of_the_pipes()
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
@@ -228,9 +235,7 @@ def main(argv: list[str]) -> None:
         os.close(read_end)
         _init(write_end, program, environment, probe=probe)
     os.close(write_end)
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
+    _let_go_of_the_pipes()
     while True:
         try:
             _, status = os.waitpid(init, 0)

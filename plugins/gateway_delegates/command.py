@@ -12,11 +12,12 @@ The program gets nothing else of the gateway's: an empty environment (only
 the variables ``env`` names are passed), ``/`` as its working directory, no
 open file but its standard input, output (a pipe) and error (discarded),
 and — unless ``isolate = false`` — mount and PID namespaces of its own (and
-a user one, when the gateway is not root) in which the bearer token files
-(and every ``hide`` path) are covered and the gateway's processes cannot be
-seen (``_isolate.py``). It runs in its own process group, which is killed
-when it answers, fails or runs out of time: nothing it started outlives the
-question.
+a user one, when the gateway is not root) in which every secret file the
+config names (`gateway.secret_files`: bearer tokens, the service's state
+directory, signing keys, broker credentials…) and every ``hide`` path are covered and the gateway's
+processes cannot be seen (``_isolate.py``). It runs in its own process
+group, which is killed when it answers, fails or runs out of time: nothing
+it started outlives the question.
 
 A non-zero exit, a timeout, output past ``max-output``, anything but one
 answer object, an unknown field, or exiting before reading the whole call:
@@ -55,7 +56,7 @@ import anyio
 import msgspec
 from anyio.abc import ByteReceiveStream, Process
 
-from gateway import Answer, ApproverContext, ReviewRequest, default_token_file
+from gateway import Answer, ApproverContext, ReviewRequest, secret_files
 from gateway_delegates._contract import (
     GRACE,
     DelegateAnswer,
@@ -113,8 +114,8 @@ class CommandApprover:
 
     Args:
         options: The ``[approver.command]`` table.
-        context: The gateway's context (the token files to hide are taken
-            from its config).
+        context: The gateway's context (the secret files to hide are taken
+            from its config: `gateway.secret_files`).
 
     Raises:
         ValueError: The options are invalid, the program is not found, or it
@@ -143,11 +144,12 @@ class CommandApprover:
             name: os.environ[name] for name in self.options.env if name in os.environ
         }
         argv = [program, *self.options.argv[1:]]
-        if not self.options.isolate:
-            self._command = argv
-            self._command_environment = self._environment
-        else:
-            hidden = [*_secret_files(context), *(_absolute(path) for path in self.options.hide)]
+        self._command = argv
+        if self.options.isolate:
+            hidden = [
+                *secret_files(context.config),
+                *(_absolute(path) for path in self.options.hide),
+            ]
             prefix = [sys.executable, "-I", "-S", "-B", _ISOLATE]
             for path in hidden:
                 prefix += ["--hide", path]
@@ -159,10 +161,9 @@ class CommandApprover:
                     f"The `command` approver cannot isolate its program here ({problem}); "
                     "set isolate = false in [approver.command] to run it with a clean environment only."
                 )
-            self._command = [*prefix, "--", *argv]
             # Python adds variables of its own (LC_CTYPE) to the environment
             # of the isolating interpreter: it passes on only the named ones.
-            self._command_environment = self._environment
+            self._command = [*prefix, "--", *argv]
         self._limiter = anyio.CapacityLimiter(self.options.concurrency)
 
     async def review(self, request: ReviewRequest) -> Answer:
@@ -200,7 +201,7 @@ class CommandApprover:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,
                     cwd="/",
-                    env=self._command_environment,
+                    env=self._environment,
                     start_new_session=True,
                 )
             except OSError as error:
@@ -313,16 +314,6 @@ def _resolve(program: str) -> str:
             f"Invalid [approver.command] options: no program {program!r} is on the PATH; give its full path."
         )
     return _absolute(found)
-
-
-def _secret_files(context: ApproverContext) -> list[str]:
-    """The bearer token files the approval service uses: never the program's to see."""
-    config = context.config
-    files = {
-        _absolute(config.serve.token_file) if config.serve.token_file else None,
-        str(default_token_file()),
-    }
-    return sorted(path for path in files if path is not None)
 
 
 def _probe(prefix: list[str]) -> str | None:

@@ -17,8 +17,8 @@ Those are where prompt injection lives.
 
 What it may allow: only a call whose every effect is within ``may-allow``
 (by default no ``secret``, ``persistence``, ``system`` or ``unknown`` path, no
-network, no reading the whole environment; never an opaque effect or code
-only known when it runs), and only a plan that could be measured. An allow
+deleting, no network, no reading the whole environment, no privilege; never an opaque
+effect or code only known when it runs), and only a plan that could be measured. An allow
 outside that becomes an abstain that quotes the model's reason: a person
 decides. And as a delegate, its allow never outranks a rule's decline.
 
@@ -69,7 +69,12 @@ from gateway_delegates._contract import (
     reason_text,
     too_large,
 )
-from gateway_delegates._envelope import DEFAULT_MAY_ALLOW, check_terms, outside
+from gateway_delegates._envelope import (
+    DEFAULT_MAY_ALLOW,
+    check_terms,
+    outside,
+    unknown_term_message,
+)
 from gateway_delegates._http import Reply, check_url, make_client, post, time_needed
 
 __all__ = ["SYSTEM_PROMPT", "ModelApprover", "ModelOptions", "model_view"]
@@ -228,11 +233,7 @@ class ModelApprover:
         self.options = decode_options(dict(options), ModelOptions, _TABLE)
         unknown = check_terms(self.options.may_allow)
         if unknown is not None:
-            raise ValueError(
-                f"Invalid [{_TABLE}] options: {unknown!r} in `may-allow` is neither a path class "
-                "(workspace, temp, home, other, secret, persistence, system, unknown) nor an effect "
-                "kind (read, write, cwd, execute, bind, lifetime, network, environment)."
-            )
+            raise ValueError(unknown_term_message(unknown, _TABLE))
         self._may_allow = frozenset(self.options.may_allow)
         base, key_env = _DEFAULTS[self.options.api]
         base = (self.options.base_url or base).rstrip("/")

@@ -209,14 +209,24 @@ async def ask_person(
     ``False`` when there is nobody to ask, when the person says no, and when
     asking fails or takes longer than ``within`` seconds.
     """
+    allowed, _ = await _asked(ask, call, verdict, within)
+    return allowed
+
+
+async def _asked(
+    ask: AskPerson | None, call: ToolCall, verdict: Verdict, within: float
+) -> tuple[bool, str]:
+    """Whether the person allows the call, and who answered: ``person``, ``nobody``, ``timeout`` or ``failed``."""
     if ask is None:
-        return False
+        return False, "nobody"
     try:
         with anyio.fail_after(within):
             answer = await ask(call, verdict)
+    except TimeoutError:
+        return False, "timeout"
     except Exception:  # noqa: BLE001 -- a failed question is a no, never a yes
-        return False
-    return answer is True
+        return False, "failed"
+    return answer is True, "person"
 
 
 async def guarded_outcome(
@@ -271,18 +281,7 @@ async def ask_and_record(
     Who answered is ``person`` for a yes or a no, ``nobody`` when there was no
     one to ask, ``timeout`` or ``failed`` when asking did not end in an answer.
     """
-    if ask is None:
-        await guarded_decision(gateway, call.call_id, "decline", by="nobody", host=call.host)
-        return False
-    by = "person"
-    try:
-        with anyio.fail_after(within):
-            answer = await ask(call, verdict)
-    except TimeoutError:
-        answer, by = False, "timeout"
-    except Exception:  # noqa: BLE001 -- a failed question is a no, never a yes
-        answer, by = False, "failed"
-    allowed = answer is True
+    allowed, by = await _asked(ask, call, verdict, within)
     await guarded_decision(
         gateway, call.call_id, "allow" if allowed else "decline", by=by, host=call.host
     )

@@ -4,18 +4,31 @@ The gateway in LangChain v1 agents: an agent middleware that reviews every tool 
 `GatewayMiddleware` goes in ``create_agent(..., middleware=[...])``. Its
 ``awrap_tool_call`` runs before each tool:
 
-* ``allow`` runs the tool;
+* ``allow`` runs the tool (LangChain has no permission checks of its own, so
+  an allow the plan does not found runs too, as the tool would without the
+  gateway);
 * ``decline`` does not run it, and answers with an error `ToolMessage`
   (``status="error"``) carrying the gateway's reason, which the model sees;
 * ``ask`` goes to the ``ask`` callback when one was given; otherwise, when the
-  agent has a checkpointer, the run pauses with a LangGraph ``interrupt()``
-  whose value describes the call (a person resumes it with
-  ``Command(resume={"decision": "allow"})`` or ``{"decision": "decline"}``);
-  with neither, the call is declined.
+  agent has a checkpointer, the run pauses with LangChain's own
+  human-in-the-loop interrupt, one per call, as ``HumanInTheLoopMiddleware``
+  raises it in ``per_call`` mode: the value is a ``ToolApprovalRequest``
+  (``{"type": "tool_approval", "tool_call_id", "name", "args",
+  "description"}``, the description being the rule's reason), answered with
+  an ``approve`` or ``reject`` decision keyed by the interrupt's id. Several
+  calls of one turn pause together; resume them all at once::
+
+      result = await agent.ainvoke(inputs, config)
+      while result.get("__interrupt__"):
+          decisions = {i.id: {"type": "approve"} for i in result["__interrupt__"]}
+          result = await agent.ainvoke(Command(resume=decisions), config)
+
+  With neither, the call is declined.
 
 Verdicts are remembered by tool-call id, so when a resumed run replays the
 tool step the gateway is not asked again and the interrupt receives the
-person's answer. A gateway that crashes or hangs past ``timeout`` declines.
+person's answer, which is recorded in the audit log (``host.decided``) with
+every outcome. A gateway that crashes or hangs past ``timeout`` declines.
 Only the async path (``ainvoke`` / ``astream``) is supported: the gateway is
 asynchronous, and the synchronous path raises rather than run a tool
 unreviewed.
@@ -24,28 +37,44 @@ unreviewed.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final
+from typing import Annotated, Any, Final, Union
 
 from gateway_guard import (
     DEFAULT_TIMEOUT,
     AskPerson,
     Reviewer,
     VerdictMemory,
-    ask_person,
+    ask_and_record,
+    guarded_decision,
     guarded_outcome,
+    host_decision,
 )
 from langchain.agents.middleware import AgentMiddleware
+from langchain.agents.middleware.human_in_the_loop import (
+    ApproveDecision,
+    RejectDecision,
+    ToolApprovalRequest,
+)
 from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
+from pydantic import Discriminator
 
 from gateway import ToolCall, Verdict
 
-__all__ = ["HOST", "INTERRUPT_KIND", "GatewayMiddleware"]
+__all__ = ["DECISION_SCHEMA", "HOST", "GatewayMiddleware"]
 
 HOST: Final = "langchain"
-INTERRUPT_KIND: Final = "agent_gateway.ask"
-"""The ``kind`` of the interrupt value the middleware raises for an ``ask``."""
+
+DECISION_SCHEMA: Final[Any] = Annotated[
+    Union[ApproveDecision, RejectDecision],  # noqa: UP007 -- a discriminated union of TypedDicts
+    Discriminator("type"),
+]
+"""
+What a person may answer an interrupt with: ``{"type": "approve"}`` or
+``{"type": "reject", "message": …}``. No ``edit``: an edited call is not the
+call the gateway reviewed. LangGraph checks the answer against it.
+"""
 
 # LangGraph puts the run's checkpointer in the config under this key (its
 # public re-export is deprecated); without one an interrupt could never resume.
@@ -109,10 +138,12 @@ class GatewayMiddleware(AgentMiddleware):
     ) -> ToolMessage | Command[Any]:
         """Run the tool only if the gateway (or a person it defers to) allows it."""
         call, verdict = await self.review(request)
-        if verdict.decision == "ask":
+        decision = host_decision(verdict)
+        if decision == "ask":
             allowed, reason = await self._ask(request, call, verdict)
         else:
-            allowed, reason = verdict.decision == "allow", verdict.reason
+            # LangChain has no checks of its own: what is left to the host runs.
+            allowed, reason = decision in ("allow", "host"), verdict.reason
         if not allowed:
             return ToolMessage(
                 content=reason,
@@ -133,37 +164,46 @@ class GatewayMiddleware(AgentMiddleware):
         self, request: ToolCallRequest, call: ToolCall, verdict: Verdict
     ) -> tuple[bool, str]:
         if self.ask is not None:
-            allowed = await ask_person(self.ask, call, verdict, within=self.timeout)
+            allowed = await ask_and_record(
+                self.ask, self.gateway, call, verdict, within=self.timeout
+            )
             return allowed, verdict.reason
         pause = self.interrupt_on_ask
         if pause is None:
             pause = _has_checkpointer(request)
         if not pause:
+            # Nobody to ask: recorded as such.
+            await ask_and_record(None, self.gateway, call, verdict, within=self.timeout)
             return False, verdict.reason + _NO_PERSON
-        # Raises GraphInterrupt the first time (it must propagate); on resume it
-        # returns the person's answer.
-        answer = interrupt(
-            {
-                "kind": INTERRUPT_KIND,
-                "tool": call.tool,
-                "input": call.input,
-                "call_id": call.call_id,
-                "reason": verdict.reason,
-                "digest": verdict.digest,
-            }
+        tool_call = request.tool_call
+        value = ToolApprovalRequest(
+            type="tool_approval",
+            tool_call_id=tool_call.get("id") or "",
+            name=call.tool,
+            args=dict(call.input),
+            description=verdict.reason,
         )
-        return self._accepts(answer, verdict)
+        # Raises GraphInterrupt the first time (it must propagate); on resume it
+        # returns the person's answer, which LangGraph checked against the schema.
+        answer = interrupt(value, response_schema=DECISION_SCHEMA)
+        allowed, reason = self._accepts(answer, verdict)
+        note = answer.get("message") if isinstance(answer, Mapping) else None
+        await guarded_decision(
+            self.gateway,
+            call.call_id,
+            "allow" if allowed else "decline",
+            by="person",
+            host=HOST,
+            detail=note if isinstance(note, str) else None,
+        )
+        return allowed, reason
 
     @staticmethod
     def _accepts(answer: Any, verdict: Verdict) -> tuple[bool, str]:
-        """Whether a resume value allows the call: ``{"decision": "allow"}``, bound to the digest if it names one."""
-        if not isinstance(answer, Mapping) or answer.get("decision") != "allow":
-            note = answer.get("note") if isinstance(answer, Mapping) else None
-            return False, str(note) if note else "A person declined the call."
-        digest = answer.get("digest")
-        if digest is not None and digest != verdict.digest:
-            return (
-                False,
-                "The approval names a different plan digest than the call's, so it was not run.",
-            )
-        return True, "A person allowed the call."
+        """Whether a person's decision lets the call run: only ``{"type": "approve"}``."""
+        if isinstance(answer, Mapping) and answer.get("type") == "approve":
+            return True, "A person allowed the call."
+        message = answer.get("message") if isinstance(answer, Mapping) else None
+        if isinstance(message, str) and message.strip():
+            return False, f"A person declined the call: {message.strip()}"
+        return False, "A person declined the call."

@@ -9,7 +9,9 @@ proxies and redirects are not followed (the event and the token go only to
 the URL given), the whole exchange is bounded by the timeout (a service that
 trickles bytes is abandoned at the deadline), and the answer is relayed only
 if it is a JSON object, which the service wrote in the host's own format.
-Anything else blocks the call.
+Anything else blocks the call. A host that runs its hooks inside a trace
+(``TRACEPARENT`` in the hook's environment) has it sent as ``traceparent``,
+so the review joins that trace.
 
 Standard library only; imported only in this mode (``urllib`` is slow to
 import, and the socket path does not need it).
@@ -18,18 +20,25 @@ import, and the socket path does not need it).
 from __future__ import annotations
 
 import json
+import os
 import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from gateway_relay import MAX_REPLY_BYTES, Blocked, Reply
 
-__all__ = ["forward_http", "hook_url"]
+__all__ = ["forward_http", "hook_url", "trace_headers"]
 
 _LIMIT: Final = MAX_REPLY_BYTES
+
+_TRACE_VARIABLES: Final = (("TRACEPARENT", "traceparent"), ("TRACESTATE", "tracestate"))
+"""The host's W3C trace context, as OpenTelemetry's environment carriers name it."""
+
+_TRACE_LIMIT: Final = 512
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -63,10 +72,30 @@ def _token(token_file: str | None) -> str | None:
     return token
 
 
+def trace_headers(environ: Mapping[str, str]) -> dict[str, str]:
+    """
+    The host's trace context to send along (``TRACEPARENT``, ``TRACESTATE``), when it sets one.
+
+    Only short printable ASCII is sent; the service reads the context and
+    ignores one that is not valid W3C trace context. Without a
+    ``TRACEPARENT`` nothing is sent.
+    """
+    if "TRACEPARENT" not in environ:
+        return {}
+    headers: dict[str, str] = {}
+    for variable, header in _TRACE_VARIABLES:
+        value = environ.get(variable, "")
+        if value and len(value) <= _TRACE_LIMIT and value.isascii() and value.isprintable():
+            headers[header] = value
+    return headers
+
+
 def _post(url: str, body: bytes, token: str | None, timeout: float) -> bytes:
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
+    # The review joins the host's trace when the host runs the hook inside one.
+    headers.update(trace_headers(os.environ))
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")  # noqa: S310 -- the scheme is checked in hook_url
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
     try:

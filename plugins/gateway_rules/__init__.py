@@ -15,6 +15,7 @@ naming the file, the rule and the problem.
 Options (``[approver.rules]`` in the gateway config)::
 
     [approver.rules]
+    profile = "read-only"           # or "workspace-write": writes inside the workspace allowed
     include-default = true          # the default policy shipped with the gateway
     files = ["team-rules.toml"]     # more rule files ([[rule]] tables)
     memory = "remembered.json"      # approvals a person asked to remember
@@ -23,10 +24,15 @@ Options (``[approver.rules]`` in the gateway config)::
     id = "make.test"
     decision = "allow"
     programs = ["make"]
-    subcommands = ["test", "check"]
+    prefix = ["test"]
+    executes = ["code"]             # make runs the makefile's recipes: allow that here
     reason = "runs the project's tests"
     match = ["make test"]
     not-match = ["make install"]
+
+Judging is pure computation over the plan's effects; the only thing read
+from outside is the configuration of the git repository a git command would
+use (`gateway.inspect_repository`), read in a worker thread before judging.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ import msgspec
 
 from gateway import (
     Abstain,
+    Allow,
     Answer,
     ApproverContext,
     GatewayError,
@@ -51,16 +58,29 @@ from gateway import (
     ReviewRequest,
     default_config_bytes,
     iter_commands,
-    plan_program,
     validation_path,
 )
-from gateway.effects import PLAN_FORMAT
+from gateway.effects import PLAN_FORMAT, PathsSection
 from gateway_rules._checked import examples_key, known_good, remember_good
-from gateway_rules._engine import Judgement, RuleSet, display_hazards
-from gateway_rules._match import CommandView, matches
-from gateway_rules._schema import Rule, RulesOptions, validate_rule
+from gateway_rules._context import (
+    git_directories,
+    inspect_all,
+    repository_check,
+    workspace_roots,
+)
+from gateway_rules._engine import (
+    REMEMBERED_PREFIX,
+    JudgeContext,
+    Judgement,
+    RuleSet,
+    display_hazards,
+)
+from gateway_rules._examples import ExampleResult, check_examples, example_profiles
+from gateway_rules._match import CommandView
+from gateway_rules._schema import PROFILES, Rule, RulesOptions, validate_rule
 
 __all__ = [
+    "PROFILES",
     "ExampleResult",
     "RememberedApproval",
     "Rule",
@@ -83,17 +103,6 @@ class RuleError(GatewayError, ValueError):
     """A rule file or rule is invalid; the message names the file, the rule and the problem."""
 
 
-class ExampleResult(msgspec.Struct, frozen=True, kw_only=True):
-    """One ``match`` / ``not-match`` example of one rule, and whether it held."""
-
-    source: str
-    rule: str
-    example: str
-    expect: Literal["match", "not-match"]
-    passed: bool
-    detail: str | None = None
-
-
 class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
     """
     An approval a person asked to remember, never broader than what they saw.
@@ -101,7 +110,9 @@ class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
     Attributes:
         scope: ``digest`` (this exact plan, anywhere), ``session`` (this exact
             plan, in this session only) or ``prefix`` (this program with these
-            leading arguments; still below every ask and decline rule).
+            leading arguments: it counts as an allow rule about the program,
+            still below every ask and decline rule, and every effect of the
+            command must still be permitted).
         description: What will be allowed again, as one sentence to show first.
         digest: The plan digest, for ``digest`` and ``session``.
         session_id: The session, for ``session``.
@@ -184,10 +195,12 @@ def load_rules(
     Load and validate the rules the options name; later rules replace earlier ones with the same id.
 
     Returns:
-        The rules with the source each came from, and the rule set.
+        The rules with the source each came from, and the rule set under the
+        options' profile.
 
     Raises:
-        RuleError: A file cannot be read, a rule is invalid, or an id repeats within one source.
+        RuleError: A file cannot be read, a rule is invalid, an id repeats
+            within one source, or the profile is one no rule knows.
     """
     sources: list[tuple[str, tuple[Rule, ...]]] = []
     if options.include_default:
@@ -214,51 +227,14 @@ def load_rules(
             seen.add(rule.id)
             by_id[rule.id] = (source, rule)
     ordered = list(by_id.values())
-    return ordered, RuleSet([rule for _, rule in ordered])
-
-
-def _example_matches(rule: Rule, example: str) -> tuple[bool, str | None]:
-    if rule.tools:
-        return example in rule.tools, None
-    plan = plan_program(example)
-    if plan.status != "measured":
-        return False, f"the example is not measured ({plan.reason})"
-    for statement in plan.statements:
-        for command in iter_commands(statement.plan):
-            if matches(rule, CommandView(command)):
-                return True, None
-    return False, None
-
-
-def check_examples(rules: Iterable[tuple[str, Rule]]) -> list[ExampleResult]:
-    """Run every rule's ``match`` and ``not-match`` examples (tool rules: the example is a tool name)."""
-    results: list[ExampleResult] = []
-    for source, rule in rules:
-        for example in rule.match:
-            hit, detail = _example_matches(rule, example)
-            results.append(
-                ExampleResult(
-                    source=source,
-                    rule=rule.id,
-                    example=example,
-                    expect="match",
-                    passed=hit,
-                    detail=detail,
-                )
-            )
-        for example in rule.not_match:
-            hit, detail = _example_matches(rule, example)
-            results.append(
-                ExampleResult(
-                    source=source,
-                    rule=rule.id,
-                    example=example,
-                    expect="not-match",
-                    passed=not hit and detail is None,
-                    detail=detail,
-                )
-            )
-    return results
+    known = example_profiles(rule for _, rule in ordered)
+    if options.profile not in known:
+        raise RuleError(
+            f"The profile {options.profile!r} is not one the rules know; known: "
+            + ", ".join(repr(p) for p in known)
+            + "."
+        )
+    return ordered, RuleSet([rule for _, rule in ordered], options.profile)
 
 
 def rules_digest(sources: Iterable[tuple[str, Rule]]) -> str:
@@ -281,11 +257,14 @@ def _checked_rules(options: RulesOptions) -> tuple[list[tuple[str, Rule]], RuleS
         remember_good(key)
     if failed:
         first = failed[0]
-        verb = "does not match" if first.expect == "match" else "matches"
+        # Each example is checked under every profile: count it once.
+        examples = {(r.source, r.rule, r.expect, r.example) for r in failed}
+        verb = "does not behave as it says on" if first.expect == "match" else "decides"
         detail = f" ({first.detail})" if first.detail else ""
         raise RuleError(
-            f"Rule {first.rule!r} in {first.source} {verb} its example `{first.example}`{detail}"
-            + (f", and {len(failed) - 1} more examples fail." if len(failed) > 1 else ".")
+            f"Rule {first.rule!r} in {first.source} {verb} its example `{first.example}` "
+            f"under the {first.profile} profile{detail}"
+            + (f", and {len(examples) - 1} more examples fail." if len(examples) > 1 else ".")
         )
     return sources, rules
 
@@ -298,12 +277,14 @@ class RulesApprover:
         options: The ``[approver.rules]`` table.
         context: The gateway's context; the approver registers itself in
             ``context.services["rules"]`` so the approval service can offer
-            and save remembered approvals.
+            and save remembered approvals, and reads the ``[paths]`` table
+            (the workspace roots, the home directory) from its config.
 
     Attributes:
         policy_version: Which rule set decides now: ``local:`` and the
             digest of the rules, or what `replace_policy` was given (the
             managed version a fleet shares). Every verdict names it.
+        profile: The profile in force (``[approver.rules] profile``).
 
     Raises:
         RuleError: The rules are invalid or their examples fail.
@@ -320,16 +301,13 @@ class RulesApprover:
     def __init__(
         self, options: Mapping[str, Any] | None = None, context: ApproverContext | None = None
     ) -> None:
-        given = dict(options or {})
-        inline = convert_rules(given.pop("rule", []), "the gateway config")
-        try:
-            self.options = msgspec.structs.replace(
-                msgspec.convert(given, RulesOptions), rule=inline
-            )
-        except msgspec.ValidationError as error:
-            raise RuleError(f"Invalid [approver.rules] options: {_problem(error)}.") from None
-        self.sources, self.rules = _checked_rules(self.options)
+        self.options, self.sources, self.rules = self._parse(
+            dict(options or {}), "the gateway config"
+        )
         self.policy_version = f"local:{rules_digest(self.sources)}"
+        self._paths = context.config.paths if context is not None else PathsSection()
+        home = self._paths.home or os.path.expanduser("~")
+        self._home = home if home.startswith("/") and home.rstrip("/") else None
         self._memory_path = Path(self.options.memory).expanduser() if self.options.memory else None
         self._changes = 0
         self._remembered: list[RememberedApproval] = self._load_memory()
@@ -351,6 +329,23 @@ class RulesApprover:
         """Changes whenever what the approver knows changes: its rules, its remembered approvals."""
         return self._changes
 
+    @staticmethod
+    def _parse(
+        given: dict[str, Any], source: str
+    ) -> tuple[RulesOptions, list[tuple[str, Rule]], RuleSet]:
+        inline = convert_rules(given.pop("rule", []), source)
+        try:
+            parsed = msgspec.structs.replace(msgspec.convert(given, RulesOptions), rule=inline)
+        except msgspec.ValidationError as error:
+            raise RuleError(f"Invalid rules options in {source}: {_problem(error)}.") from None
+        sources, rules = _checked_rules(parsed)
+        return parsed, sources, rules
+
+    @property
+    def profile(self) -> str:
+        """The profile in force."""
+        return self.rules.profile
+
     def replace_policy(self, options: Mapping[str, Any], *, version: str) -> None:
         """
         Decide every later review by the rules ``options`` (an ``[approver.rules]`` table) give.
@@ -361,26 +356,57 @@ class RulesApprover:
         Raises:
             RuleError: The rules are invalid or their examples fail.
         """
-        given = dict(options)
-        inline = convert_rules(given.pop("rule", []), version)
-        try:
-            parsed = msgspec.structs.replace(msgspec.convert(given, RulesOptions), rule=inline)
-        except msgspec.ValidationError as error:
-            raise RuleError(f"Invalid rules options in {version}: {_problem(error)}.") from None
-        sources, rules = _checked_rules(parsed)
-        self.options, self.sources, self.rules = parsed, sources, rules
+        self.options, self.sources, self.rules = self._parse(dict(options), version)
         self.policy_version = version
         self._changes += 1
 
     # ── reviewing ──
 
-    async def review(self, request: ReviewRequest) -> Answer:
-        """Judge a request by the rules (pure computation; it never waits)."""
-        remembered_rules = [
+    def _plans(self, request: ReviewRequest) -> list[Any]:
+        if request.kind == "hole" and request.hole is not None:
+            return list(request.hole.plans)
+        if request.kind == "body" and request.body_plan is not None:
+            return [s.plan for s in request.body_plan.statements]
+        if request.plan is not None and request.plan.status == "measured":
+            return [s.plan for s in request.plan.statements]
+        return []
+
+    async def context_for(self, request: ReviewRequest) -> JudgeContext:
+        """
+        What judging this request needs from outside its plan.
+
+        The workspace roots, the remembered prefix approvals, and the
+        inspection of every repository the plan's git commands would use
+        (read in a worker thread).
+        """
+        absolute, roots = workspace_roots(self._paths, request.call.cwd, self._home)
+        directories = git_directories(self._plans(request))
+        inspections = (
+            await inspect_all(
+                directories,
+                home=self._home,
+                cwd=request.call.cwd,
+                roots=absolute,
+                environ=os.environ,
+            )
+            if directories
+            else {}
+        )
+        remembered = tuple(
             self._as_rule(index, item)
             for index, item in enumerate(self.remembered)
             if item.scope == "prefix"
-        ]
+        )
+        return JudgeContext(
+            cwd=request.call.cwd,
+            roots=roots,
+            remembered=remembered,
+            repository=repository_check(inspections),
+            profile=self.rules.profile,
+        )
+
+    async def review(self, request: ReviewRequest) -> Answer:
+        """Judge a request by the rules (pure computation, after the repository inspections)."""
         digest_allowed = any(
             item.digest == request.digest
             and item.plan_format == PLAN_FORMAT
@@ -394,16 +420,22 @@ class RulesApprover:
             )
             for item in self.remembered
         )
+        context = await self.context_for(request)
         try:
-            return self.rules.evaluate(request, remembered_rules, digest_allowed=digest_allowed)
+            answer, _ = self.rules.evaluate(request, context, digest_allowed=digest_allowed)
         except RecursionError:
             return Abstain(reason="The plan nests too deeply for the rules to judge it.")
+        return answer
 
     def judge(self, plan: ProgramPlan, *, cwd: str | None = None) -> list[Judgement]:
-        """Every command's judgement, for tools and tests (``gateway rules explain``)."""
+        """Every command's judgement, for tools and tests (``gateway rules explain``); git as in a clean repository."""
         if plan.status != "measured":
             return []
-        return self.rules.judge_plans([s.plan for s in plan.statements], cwd=cwd)
+        _, roots = workspace_roots(self._paths, cwd, self._home)
+        context = JudgeContext(
+            cwd=cwd, roots=roots, repository=repository_check(None), profile=self.rules.profile
+        )
+        return self.rules.judge_plans([s.plan for s in plan.statements], context)
 
     # ── remembering approvals ──
 
@@ -413,7 +445,7 @@ class RulesApprover:
         if request.call.session_id:
             found.append(self.propose(request, "session"))
         prefix = self._prefix_offer(request)
-        if prefix is not None:
+        if isinstance(prefix, RememberedApproval):
             found.append(prefix)
         return found
 
@@ -434,16 +466,24 @@ class RulesApprover:
 
     def _prefix_offer(
         self, request: ReviewRequest, prefix: Sequence[str] | None = None
-    ) -> RememberedApproval | None:
+    ) -> RememberedApproval | str:
+        """
+        The prefix approval for ``request``, or why there is none, as a sentence.
+
+        A prefix approval is offered only when it would take effect: with it
+        remembered, this very call is allowed. Where a rule asks about the
+        command (``pip install``, ``git push``, ``sed -i``), the approval would
+        stay below that rule and change nothing, so it is not offered.
+        """
         single = self._single_command(request)
         if single is None:
-            return None
+            return "A prefix approval needs a call of one command whose arguments start with that prefix."
         program, literal = single
         chosen = list(literal[:1] if prefix is None else prefix)
         if chosen != literal[: len(chosen)]:
-            return None
+            return "A prefix approval needs a call of one command whose arguments start with that prefix."
         shown = " ".join([program, *chosen])
-        return RememberedApproval(
+        offer = RememberedApproval(
             scope="prefix",
             description=(
                 f"Allow `{shown}` followed by anything again without asking, unless a rule asks or declines."
@@ -451,6 +491,20 @@ class RulesApprover:
             program=program,
             prefix=tuple(chosen),
         )
+        _, roots = workspace_roots(self._paths, request.call.cwd, self._home)
+        context = JudgeContext(
+            cwd=request.call.cwd,
+            roots=roots,
+            remembered=(self._as_rule(len(self.remembered), offer),),
+            profile=self.rules.profile,
+        )
+        answer, _ = self.rules.evaluate(request, context)
+        if not isinstance(answer, Allow):
+            return (
+                f"A prefix approval of `{shown}` would not take effect "
+                f"({(answer.reason or 'no rule allows it').rstrip('.')}); remember this exact command instead."
+            )
+        return offer
 
     def propose(
         self, request: ReviewRequest, scope: str, prefix: Sequence[str] | None = None
@@ -481,10 +535,8 @@ class RulesApprover:
             )
         if scope == "prefix":
             offer = self._prefix_offer(request, prefix)
-            if offer is None:
-                raise ValueError(
-                    "A prefix approval needs a call of one command whose arguments start with that prefix."
-                )
+            if isinstance(offer, str):
+                raise ValueError(offer)
             return offer
         raise ValueError(f"Unknown scope {scope!r}; use 'digest', 'session' or 'prefix'.")
 
@@ -509,7 +561,7 @@ class RulesApprover:
 
     def _as_rule(self, index: int, item: RememberedApproval) -> Rule:
         return Rule(
-            id=f"remembered.{index}",
+            id=f"{REMEMBERED_PREFIX}{index}",
             decision="allow",
             programs=(item.program or "",),
             prefix=item.prefix,

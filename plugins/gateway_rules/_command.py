@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from gateway.cli import CommandError, Subcommand, write_json
+from gateway.cli import (
+    CommandError,
+    Style,
+    Subcommand,
+    add_json_argument,
+    rules_test_view,
+    wants_json,
+    write_json,
+    write_text,
+)
 
 __all__ = ["RULES"]
 
@@ -14,6 +23,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     test = actions.add_parser("test", help="run the examples of the default policy and of FILE")
     test.add_argument("file", nargs="?", metavar="FILE", help="a rule file ([[rule]] tables)")
     test.add_argument("--no-default", action="store_true", help="leave the default policy out")
+    add_json_argument(test)
 
 
 def _run(arguments: argparse.Namespace) -> int:
@@ -26,28 +36,33 @@ def _run(arguments: argparse.Namespace) -> int:
         sources, _ = load_rules(options)
     except ValueError as error:
         raise CommandError(str(error)) from None
+    # Every example is judged by the whole policy, under every profile the
+    # rule is in force in: an allow rule that loses to a stricter one fails.
     results = check_examples(sources)
-    failed = 0
-    for result in results:
-        failed += not result.passed
-        write_json(
-            {
-                "rule": result.rule,
-                "source": result.source,
-                "expect": result.expect,
-                "example": result.example,
-                "passed": result.passed,
-                **({"detail": result.detail} if result.detail else {}),
-            }
-        )
-    write_json(
+    rows = [
         {
-            "rules": len(sources),
-            "examples": len(results),
-            "passed": len(results) - failed,
-            "failed": failed,
+            "rule": result.rule,
+            "source": result.source,
+            "expect": result.expect,
+            "example": result.example,
+            "passed": result.passed,
+            "profile": result.profile,
+            **({"detail": result.detail} if result.detail else {}),
         }
-    )
+        for result in results
+    ]
+    failed = sum(not result.passed for result in results)
+    summary = {
+        "rules": len(sources),
+        "examples": len(results),
+        "passed": len(results) - failed,
+        "failed": failed,
+    }
+    if wants_json(arguments):
+        for row in [*rows, summary]:
+            write_json(row)
+    else:
+        write_text(rules_test_view(rows, summary, Style()))
     return 1 if failed else 0
 
 

@@ -1,42 +1,52 @@
 """
-The rules engine: judge every command of a call, and let the strictest decision win.
+The rules engine: judge every command of a call by its effects, and let the strictest decision win.
 
 For each command — statement commands, substitutions, heredoc ``$( )``,
 function bodies, nested shell text, ``find -exec`` and ``xargs`` targets —
 the decision is, in order of precedence:
 
-1. a matching ``decline`` rule, or a built-in decline (the program comes from
-   an expansion; shell text that is not a literal);
-2. a matching ``ask`` rule, or a built-in ask (an option no launcher row
-   declares, operands fed from a stream, a variable it sets that the rules do
-   not know or cannot name, a value it evaluates as a number that the plan
-   cannot see or that runs code, ``time -o``, a launcher that is not transparent, a file write
-   no allow rule permits, nested text that could not be read);
-3. a matching ``allow`` rule, or a remembered approval;
-4. otherwise ``ask``: no rule covers it.
+1. ``decline``: a decline rule applies (some effect fits it), or a built-in
+   decline: the program comes from an expansion; shell text built at run
+   time or piped in from another program; a function that starts copies of
+   itself (the fork bomb);
+2. ``ask``: an ask rule applies, or a built-in ask: it calls a function the
+   call defines, an option or control word at the program position, operands
+   fed from a stream;
+3. ``allow``, only when **every fact it rests on is known and allowed**: an
+   allow rule about its program (or a remembered approval) applies; every
+   launcher in front of it is transparent or named by that rule; every
+   nested shell text and ``-exec`` target was read (and is judged itself);
+   no effect is ``opaque``; and every effect is permitted by that rule or by
+   an allow rule about no program in particular (``reads = [...]`` for any
+   program). A git command also needs the repository check
+   (`gateway.repository_refusal`) to find nothing;
+4. otherwise ``ask``, naming the first thing that stood in the way ("no rule
+   covers `frob`", "it reads `~/.ssh/id_rsa` (home, secret), …").
 
-The call is allowed only when every command is; any decline declines it;
-anything else asks (the approver abstains to the next one). Whole-call checks
-come too: an unmeasured plan is never allowed; display-spoofing characters
-are at least an ask; variables that change which program runs (``PATH``) are
-declined, and rules about variables alone judge plain assignments; unknown
-upper-case variables are asked about, and so is every place the plan says bash
-evaluates text as a number when the text runs code (a subscript with an
-expansion, written or bound) or its origin is unknown (the planner's number
-sites, ``Execute`` effects of kind ``number`` and ``expansion``).
+The statement's own effects (a bare assignment, ``(( ))``, a ``for`` loop)
+and the tool row's (``local_shell``'s ``env`` and ``user``) are judged the
+same way, by the rules about no program. A call of a tool that is not a
+shell is judged by its effects too, with the rules that name the tool. The
+call is allowed only when every command is; any decline declines it;
+anything else asks. An unmeasured plan is never allowed, and text that can
+hide what runs from a person (control characters, invisible Unicode) is at
+least an ask.
+
+Judging is pure and linear: no I/O (the repository inspections are made
+beforehand and handed in), globs are automata.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final, NamedTuple
+
+from msgspec.structs import replace
 
 from gateway import (
     DECISION_VERBS,
-    LAUNCHERS,
     Abstain,
     Allow,
     Answer,
@@ -44,20 +54,33 @@ from gateway import (
     Plan,
     PlannedCommand,
     ReviewRequest,
-    iter_commands,
     strictness,
 )
-from gateway.effects import Effect, Execute
-from gateway_rules._match import (
-    CommandView,
-    command_text,
-    matches,
-    option_present,
-    redirect_writes,
+from gateway.effects import (
+    Bind,
+    ChangeDirectory,
+    Effect,
+    EffectPath,
+    Execute,
+    Lifetime,
+    Network,
+    Opaque,
+    Read,
+    ReadEnvironment,
+    Write,
+    iter_effects,
 )
-from gateway_rules._schema import Rule, RuleDecision
+from gateway_rules._conditions import Condition, compile_condition, describe
+from gateway_rules._match import CommandView, Selectors, command_text
+from gateway_rules._schema import DEFAULT_PROFILE, Rule, RuleDecision
 
-__all__ = ["Judgement", "RuleSet", "display_hazards", "unknown_variable"]
+__all__ = [
+    "GIT_ROLE_READS",
+    "JudgeContext",
+    "Judgement",
+    "RuleSet",
+    "display_hazards",
+]
 
 _ASCII_CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _NOT_ASCII: Final = re.compile("[^\x00-\x7f]")
@@ -67,90 +90,55 @@ _INVISIBLE_LETTERS: Final = frozenset(
 """Characters that are letters or marks to Unicode but show as nothing."""
 _HAZARD_CATEGORIES: Final = frozenset({"Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cs"})
 _PADDING: Final = re.compile(r"[ \t]{48,}")
-_DANGEROUS_BINDINGS: Final = frozenset(
-    {
-        "PATH",
-        "LD_PRELOAD",
-        "LD_LIBRARY_PATH",
-        "LD_AUDIT",
-        "BASH_ENV",
-        "ENV",
-        "IFS",
-        "PROMPT_COMMAND",
-        "PS4",
-        "SHELLOPTS",
-        "BASHOPTS",
-        "GLOBIGNORE",
-        "CDPATH",
-    }
-)
 
-
-_HARMLESS_VARIABLES: Final = frozenset(
-    {
-        "LANG",
-        "LANGUAGE",
-        "TZ",
-        "COLUMNS",
-        "LINES",
-        "TERM",
-        "COLORTERM",
-        "NO_COLOR",
-        "FORCE_COLOR",
-        "CLICOLOR",
-        "CLICOLOR_FORCE",
-        "CI",
-        "PYTHONUNBUFFERED",
-        "PYTHONDONTWRITEBYTECODE",
-        "PYTHONIOENCODING",
-        "PYTHONHASHSEED",
-        "PYTHONUTF8",
-        "PYTHONFAULTHANDLER",
-        "OMP_NUM_THREADS",
-        "MKL_NUM_THREADS",
-        "OPENBLAS_NUM_THREADS",
-        "NUMEXPR_NUM_THREADS",
-        "REPLY",
-        "MAPFILE",
-        "OPTIND",
-        "OPTARG",
-        "OPTERR",
-        "TIMEFORMAT",
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_AUTHOR_DATE",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-        "GIT_COMMITTER_DATE",
-        "GIT_TERMINAL_PROMPT",
-    }
-)
-"""Upper-case variables known not to change what an allowed program runs, reads or writes."""
-_TIME_WRITES: Final = ("-o", "--output", "-a", "--append")
-
-
-def unknown_variable(name: str) -> bool:
-    """
-    True when setting ``name`` may change what a program does and the rules do not know it harmless.
-
-    Programs read their settings from upper-case environment variables
-    (``GIT_DIR``, ``GIT_EXTERNAL_DIFF``, ``LESSOPEN``, ``HOME``…), and an
-    assignment reaches them when the variable is exported, or already was:
-    only a short list of upper-case names is known to be harmless; lower-case
-    names are the script's own.
-    """
-    if any(char.islower() for char in name):
-        return False
-    return name not in _HARMLESS_VARIABLES and not name.startswith("LC_")
+GIT_ROLE_READS: Final = frozenset({"git repository", "git work tree"})
+"""Reads of a repository's git directory and work tree, whose place only the repository check knows."""
+_FIND_EXEC: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FOUND: Final = "{}"
 
 
 class Judgement(NamedTuple):
-    """One decision with its reason and the rule behind it."""
+    """
+    One decision with its reason and the rules behind it.
+
+    Attributes:
+        decision: ``allow``, ``ask`` or ``decline``.
+        reason: One sentence.
+        rule: The rule that decided (for an allow: the rule about the
+            program), or ``None`` when no rule did.
+        command: The command judged, as shown in the sentence.
+        rules: Every rule the decision rests on (for an allow, also the rules
+            that permitted its effects).
+    """
 
     decision: RuleDecision
     reason: str
     rule: str | None
     command: str | None = None
+    rules: tuple[str, ...] = ()
+
+
+class JudgeContext(NamedTuple):
+    """
+    What judging needs besides the plans and the rules.
+
+    Attributes:
+        cwd: The call's working directory, if known.
+        roots: The workspace roots, as effect paths show them (``/work/app``,
+            ``~/project``; ``.`` when the working directory is not known).
+        remembered: Remembered prefix approvals, as allow rules.
+        repository: For a git command, why the repository it runs in cannot be
+            trusted (a clause), or ``None`` when it can.
+        profile: The profile in force (named in the sentence of an ask about a write).
+    """
+
+    cwd: str | None
+    roots: tuple[str, ...]
+    remembered: tuple[Rule, ...] = ()
+    repository: Callable[[PlannedCommand], str | None] = lambda command: (
+        "the repository git would use is not known"
+    )
+    profile: str = DEFAULT_PROFILE
 
 
 def _hazard_character(text: str) -> str | None:
@@ -193,87 +181,219 @@ def display_hazards(text: str) -> str | None:
     return None
 
 
+# ───────────────────────── sentences ─────────────────────────
+
+
 def _sentence(
-    decision: RuleDecision, command: str, rule: Rule | None, clause: str, instead: str | None = None
+    decision: RuleDecision,
+    subject: str,
+    rule: Rule | None,
+    clause: str,
+    instead: str | None = None,
 ) -> str:
     verb = DECISION_VERBS[decision]
     where = f"rule {rule.id} " if rule is not None else ""
     tail = f"; {instead}" if instead else ""
-    return f"{verb} `{command}`: {where}{clause}{tail}."
+    return f"{verb} {subject}: {where}{clause}{tail}."
+
+
+def _subject(command: str | None) -> str:
+    """How a sentence names what it judges: the command in backquotes, else the call."""
+    return "the call" if command is None else f"`{command}`"
 
 
 def _judged(
-    decision: RuleDecision, command: str, clause: str, instead: str | None = None
+    decision: RuleDecision,
+    command: str | None,
+    clause: str,
+    instead: str | None = None,
+    *,
+    subject: str | None = None,
 ) -> Judgement:
-    """A judgement of ``command`` that no rule gave, with its sentence (see `_sentence`)."""
-    return Judgement(decision, _sentence(decision, command, None, clause, instead), None, command)
+    """A judgement no rule gave, with its sentence (see `_sentence`)."""
+    shown = subject or _subject(command)
+    return Judgement(decision, _sentence(decision, shown, None, clause, instead), None, command)
 
 
-def _by_rule(rule: Rule, command: str) -> Judgement:
-    """The judgement ``rule`` gives ``command``: its decision, reason and what to do instead."""
+def _by_rule(
+    rule: Rule, command: str | None, effect: Effect | None, *, subject: str | None = None
+) -> Judgement:
+    """The judgement ``rule`` gives, with the effect it applied to."""
+    clause = rule.reason + (f" (it {describe(effect)})" if effect is not None else "")
+    shown = subject or _subject(command)
     return Judgement(
         rule.decision,
-        _sentence(rule.decision, command, rule, rule.reason, rule.instead),
+        _sentence(rule.decision, shown, rule, clause, rule.instead),
         rule.id,
         command,
+        (rule.id,),
     )
 
 
-class RuleSet:
-    """A loaded, validated set of rules, with remembered approvals."""
+def _why(effect: Effect, profile: str) -> str:
+    """Why an effect no rule permits is asked about, as the end of a clause."""
+    if isinstance(effect, ReadEnvironment):
+        return "where credentials usually are, and what it prints reaches the model"
+    if isinstance(effect, Read):
+        if "unknown" in effect.path.classes:
+            return "a path only known when it runs"
+        if "secret" in effect.path.classes:
+            return "which may hold credentials, and what it prints reaches the model"
+        return "which no rule allows it to read"
+    if isinstance(effect, Write):
+        if "unknown" in effect.path.classes:
+            return "a path only known when it runs"
+        if profile == DEFAULT_PROFILE:
+            return "and the read-only profile asks before any write"
+        return f"which the {profile} profile does not allow"
+    if isinstance(effect, Execute):
+        if effect.kind == "number":
+            return "and bash evaluates a value it cannot see as an expression that can run commands"
+        if effect.kind == "code":
+            return "code the rules cannot read"
+        if effect.origin == "unknown":
+            return "which the plan cannot see"
+        return "which no rule allows"
+    if isinstance(effect, Network):
+        return "and the rules never allow the network by themselves"
+    if isinstance(effect, Opaque):
+        return "so what it does is not known"
+    if isinstance(effect, Bind):
+        if effect.via in ("set", "shopt"):
+            return "which changes how the shell runs what follows, and no rule knows it harmless"
+        if effect.name is not None and not any(c.islower() for c in effect.name):
+            return "which programs may read from their environment, and no rule knows it harmless"
+        return "which no rule allows"
+    if isinstance(effect, Lifetime):
+        return "so it may outlive the call or never end"
+    return "which no rule allows"
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+
+def _unpermitted(
+    effect: Effect, command: str | None, profile: str, *, subject: str | None = None
+) -> Judgement:
+    """The ask about an effect no rule permits."""
+    if isinstance(effect, Opaque):
+        return _judged("ask", command, effect.reason, subject=subject)
+    clause = f"it {describe(effect)}, {_why(effect, profile)}"
+    return _judged("ask", command, clause, subject=subject)
+
+
+# ───────────────────────── compiled rules ─────────────────────────
+
+
+class _Compiled:
+    """One rule, compiled: its selectors and its effect conditions."""
+
+    __slots__ = ("conditions", "rule", "selectors")
+
+    def __init__(self, rule: Rule) -> None:
+        self.rule = rule
+        self.selectors = Selectors(rule)
+        self.conditions: tuple[Condition, ...] = tuple(
+            compile_condition(
+                name,
+                tokens,
+                actions=rule.write_actions if name == "writes" else (),
+                recursive=rule.recursive if name == "writes" else None,
+            )
+            for name, tokens in rule.conditions.items()
+        )
+
+    def hit(self, effects: Sequence[Effect], roots: Sequence[str]) -> tuple[bool, Effect | None]:
+        """For a decline or ask rule whose selectors hold: whether every condition has an effect that fits."""
+        first: Effect | None = None
+        for condition in self.conditions:
+            found = next((e for e in effects if condition.hits(e, roots)), None)
+            if found is None:
+                return False, None
+            first = first or found
+        return True, first
+
+    def permits(self, effect: Effect) -> bool:
+        """For an allow rule whose selectors hold: whether one of its conditions permits the effect."""
+        return any(condition.permits(effect) for condition in self.conditions)
+
+
+class RuleSet:
+    """
+    A loaded, validated set of rules under one profile.
+
+    Attributes:
+        rules: Every rule, in load order.
+        profile: The profile in force.
+        active: The rules that count under it.
+    """
+
+    def __init__(self, rules: Sequence[Rule], profile: str = DEFAULT_PROFILE) -> None:
         self.rules = tuple(rules)
-        self.tool_rules = tuple(rule for rule in self.rules if rule.tools)
-        self.command_rules = tuple(rule for rule in self.rules if not rule.tools)
-        self.variable_rules = tuple(
-            rule
-            for rule in self.command_rules
-            if rule.assigns and rule.decision != "allow" and _only_assigns(rule)
+        self.profile = profile
+        self.active = tuple(r for r in self.rules if not r.profiles or profile in r.profiles)
+        compiled = [_Compiled(rule) for rule in self.active]
+        self._declines = tuple(c for c in compiled if c.rule.decision == "decline")
+        self._asks = tuple(c for c in compiled if c.rule.decision == "ask")
+        allows = [c for c in compiled if c.rule.decision == "allow"]
+        self._owners = tuple(c for c in allows if c.selectors.about_programs)
+        self._tools = tuple(c for c in allows if c.selectors.about_tools)
+        self._general = tuple(
+            c for c in allows if not c.selectors.about_programs and not c.selectors.about_tools
         )
 
     # ── one command ──
 
+    def _refusal(
+        self, view: CommandView, effects: Sequence[Effect], context: JudgeContext
+    ) -> Judgement | None:
+        """The decline or ask a rule gives the command (declines first), if any."""
+        text = command_text(view.command)
+        for group in (self._declines, self._asks):
+            for compiled in group:
+                if not compiled.selectors.command(view, context.cwd):
+                    continue
+                hit, effect = compiled.hit(effects, context.roots)
+                if hit:
+                    return _by_rule(compiled.rule, text, effect)
+            if group is self._declines:
+                builtin = _builtin_decline(view.command, text, context)
+                if builtin is not None:
+                    return builtin
+        return None
+
     def judge_command(
         self,
         command: PlannedCommand,
+        context: JudgeContext,
         *,
-        cwd: str | None,
-        functions: frozenset[str],
-        remembered: Iterable[Rule] = (),
+        functions: frozenset[str] = frozenset(),
+        found: Sequence[EffectPath] = (),
     ) -> Judgement:
-        """Decide one command by the precedence in the module docstring."""
+        """
+        Decide one command by the precedence in the module docstring.
+
+        Args:
+            command: The command.
+            context: Where the call runs, and what else judging needs.
+            functions: The functions the call defines.
+            found: For the command of a ``find -exec``: the paths find walks,
+                which ``{}`` stands for.
+        """
         view = CommandView(command)
         text = command_text(command)
-        matched = [rule for rule in self.command_rules if matches(rule, view, cwd)]
-        for rule in matched:
-            if rule.decision == "decline":
-                return _by_rule(rule, text)
-        position = command.position
-        if position.dynamic_program:
+        effects = _with_found(command.effects, found)
+        refused = self._refusal(view, effects, context)
+        if refused is not None:
+            return refused
+        if (
+            command.context == "function"
+            and command.name in functions
+            and (command.background or command.fed_by)
+        ):
             return _judged(
                 "decline",
                 text,
-                "the program comes from an expansion and is only known when it runs",
-                "name the program literally",
+                "a function that starts copies of itself in the background or a pipeline never stops (a fork bomb)",
             )
-        for nested in command.nested:
-            if nested.status == "dynamic" and nested.origin == "expansion":
-                return _judged(
-                    "decline",
-                    text,
-                    f"the text `{nested.via}` runs is built at run time, so no one can see it first",
-                )
-            if nested.status == "dynamic" and nested.origin == "stdin" and command.fed_by:
-                return _judged(
-                    "decline",
-                    text,
-                    f"`{command.fed_by[-1]}` pipes text into a shell, which runs it unseen",
-                    "save it to a file, read it, then run it",
-                )
-        for rule in matched:
-            if rule.decision == "ask":
-                return _by_rule(rule, text)
+        position = command.position
         if command.name and command.name in functions:
             return _judged(
                 "ask", text, f"`{command.name}` calls a shell function this call defines"
@@ -282,33 +402,18 @@ class RuleSet:
             return _judged("ask", text, _clause(position.reason))
         if position.decline == "stream_fed_operands":
             return _judged("ask", text, _clause(position.reason))
-        if view.hidden_assignment is not None:
-            return _judged(
-                "ask",
-                text,
-                f"it sets a variable whose name the plan cannot see ({view.hidden_assignment})",
-                "name the variable literally",
-            )
-        unknown = [name for name in view.assigned if unknown_variable(name)]
-        if unknown:
-            return _judged(
-                "ask",
-                text,
-                f"it sets `{unknown[0]}`, which programs may read from their environment and no rule knows to be harmless",
-            )
-        evaluated = _evaluation(command.effects)
-        if evaluated is not None:
-            return _judged("ask", text, evaluated)
-        for launcher, own in view.launcher_args:
-            if launcher == "time" and option_present(own, _TIME_WRITES) is not None:
-                return _judged("ask", text, "`time -o` writes its report to a file")
-        # A launcher that runs the named program unchanged (its row says so) is
-        # decided by the rule about the program.
-        opaque = [step for step in view.launchers if not LAUNCHERS[step].transparent]
-        allows = [rule for rule in matched if rule.decision == "allow"]
-        allows += [rule for rule in remembered if matches(rule, view, cwd)]
-        if opaque and not any(rule.launchers for rule in allows):
-            return _judged("ask", text, f"it runs through `{opaque[0]}`, which no rule allows")
+        owners = [
+            c
+            for c in (*self._owners, *(_Compiled(r) for r in context.remembered))
+            if c.selectors.command(view, context.cwd)
+        ]
+        program = position.program
+        if program is not None and not owners:
+            return _judged("ask", text, f"no rule covers `{program.basename}`")
+        named = {name for c in owners for name in c.rule.launchers}
+        hidden = [name for name in view.opaque_launchers if name not in named]
+        if hidden:
+            return _judged("ask", text, f"it runs through `{hidden[0]}`, which no rule allows")
         for nested in command.nested:
             if nested.status != "measured":
                 return _judged(
@@ -316,127 +421,180 @@ class RuleSet:
                     text,
                     f"what `{nested.via}` runs could not be read ({_clause(nested.reason)})",
                 )
-        writes = [r for r in command.redirects if redirect_writes(r)]
-        if writes and not any(rule.writes for rule in allows):
-            target = writes[0].target.display if writes[0].target is not None else "?"
-            return _judged("ask", text, f"it writes to `{target}`")
-        if position.runs_shell and position.program is None and not command.nested:
-            return _judged("ask", text, "it starts a shell whose commands the plan cannot see")
-        if allows:
-            rule = allows[0]
-            return Judgement("allow", _sentence("allow", text, rule, rule.reason), rule.id, text)
-        if not command.name:
-            return Judgement(
-                "allow",
-                _sentence("allow", text or "(redirect)", None, "it runs no program"),
-                None,
-                text,
+        general = [c for c in self._general if c.selectors.command(view, context.cwd)]
+        return self._permit(effects, text, owners, general, context, command=command)
+
+    def _permit(
+        self,
+        effects: Sequence[Effect],
+        text: str | None,
+        owners: Sequence[_Compiled],
+        general: Sequence[_Compiled],
+        context: JudgeContext,
+        *,
+        command: PlannedCommand | None = None,
+        subject: str | None = None,
+    ) -> Judgement:
+        """Allow when every effect is permitted (module docstring, step 3), else ask about the first that is not."""
+        shown = subject or _subject(text)
+        # A remembered approval is a person's word for the program's own
+        # arguments (what its table could not state included), never for what
+        # the shell adds around it (a redirect, a binding): those still need rules.
+        vouched = (
+            command.position.program.basename
+            if command is not None
+            and command.position.program is not None
+            and any(c.rule.id.startswith(REMEMBERED_PREFIX) for c in owners)
+            else None
+        )
+        effects = [e for e in effects if vouched is None or not _own_effect(e, vouched)]
+        for effect in effects:
+            if isinstance(effect, Opaque):
+                return _unpermitted(effect, text, context.profile, subject=shown)
+        used: dict[str, None] = {}
+        permitted: set[str] = set()
+        trusted: bool | None = None
+        for effect in effects:
+            if isinstance(effect, ChangeDirectory):
+                continue  # the paths after it are resolved through it
+            git = command is not None and _needs_repository(command, effect)
+            if git and command is not None:
+                if trusted is None:
+                    refusal = context.repository(command)
+                    if refusal is not None:
+                        return _judged("ask", text, refusal, subject=shown)
+                    trusted = True
+                if isinstance(effect, Read):
+                    continue  # inside the work tree the check found in the workspace
+            if (
+                command is not None
+                and isinstance(effect, Execute)
+                and effect.kind in ("program", "shell_text")
+                and not any(n.via == effect.via and n.status == "measured" for n in command.nested)
+            ):
+                return _unpermitted(effect, text, context.profile, subject=shown)
+            permitting = next((c for c in (*owners, *general) if c.permits(effect)), None)
+            if permitting is None:
+                return _unpermitted(effect, text, context.profile, subject=shown)
+            used[permitting.rule.id] = None
+            permitted.add(permitting.rule.id)
+        rules = tuple(used)
+        if not owners:
+            clause = (
+                "it runs no program" if command is not None else "everything it does is allowed"
             )
-        program = position.program.basename if position.program is not None else command.name
-        return _judged("ask", text, f"no rule covers `{program}`")
+            shown = subject or _subject(text or "(redirect)")
+            return Judgement("allow", _sentence("allow", shown, None, clause), None, text, rules)
+        # Name the rule about the program that vouched for an effect (`make
+        # test` allowed by a team's rule, not by one that only allows `make -v`).
+        rule = next((c.rule for c in owners if c.rule.id in permitted), owners[0].rule)
+        rules = (rule.id, *(r for r in rules if r != rule.id))
+        return Judgement(
+            "allow", _sentence("allow", shown, rule, rule.reason), rule.id, text, rules
+        )
+
+    def judge_effects(
+        self, effects: Sequence[Effect], context: JudgeContext, *, tool: str | None = None
+    ) -> Judgement:
+        """
+        Decide effects no command of the plan owns: a statement's own, a tool row's, or a tool call's.
+
+        For a tool call (``tool`` given) the rules that name the tool count as
+        rules about its program; otherwise only rules about no program apply.
+        """
+        subject = "the call" if tool is None else f"the tool `{tool}`"
+        cwd = context.cwd
+
+        def applies(compiled: _Compiled) -> bool:
+            if tool is None:
+                selectors = compiled.selectors
+                return not selectors.about_tools and selectors.tool("", cwd)
+            return compiled.selectors.tool(tool, cwd)
+
+        for group in (self._declines, self._asks):
+            for compiled in group:
+                if applies(compiled):
+                    hit, effect = compiled.hit(effects, context.roots)
+                    if hit:
+                        return _by_rule(compiled.rule, None, effect, subject=subject)
+        owners = [c for c in self._tools if applies(c)] if tool is not None else []
+        if tool is not None and not owners:
+            return Judgement("ask", f"Asked about {subject}: no rule covers it.", None)
+        general = [c for c in self._general if applies(c)]
+        return self._permit(effects, None, owners, general, context, subject=subject)
+
+    def applying(self, request: ReviewRequest, context: JudgeContext) -> set[str]:
+        """The ids of the decline and ask rules that apply to some part of a request (for examples)."""
+        found: set[str] = set()
+        refusing = (*self._declines, *self._asks)
+        if request.plan is None:
+            tool = request.call.tool
+            for compiled in refusing:
+                if compiled.selectors.tool(tool, context.cwd):
+                    hit, _ = compiled.hit(request.effects, context.roots)
+                    if hit:
+                        found.add(compiled.rule.id)
+            return found
+        plans = [s.plan for s in request.plan.statements]
+        for plan in plans:
+            for command, walked in _commands(plan, ()):
+                view = CommandView(command)
+                effects = _with_found(command.effects, walked)
+                for compiled in refusing:
+                    if compiled.selectors.command(view, context.cwd):
+                        hit, _ = compiled.hit(effects, context.roots)
+                        if hit:
+                            found.add(compiled.rule.id)
+        own = [effect for plan in _with_nested(plans) for effect in plan.effects]
+        for compiled in refusing:
+            if own and compiled.selectors.tool("", context.cwd):
+                hit, _ = compiled.hit(own, context.roots)
+                if hit:
+                    found.add(compiled.rule.id)
+        return found
 
     # ── a whole plan ──
 
-    def judge_plans(
-        self,
-        plans: Sequence[Plan],
-        *,
-        cwd: str | None,
-        remembered: Iterable[Rule] = (),
-    ) -> list[Judgement]:
-        """Judge every command of some plans (nested text included), then the call as a whole."""
-        remembered = tuple(remembered)
+    def judge_plans(self, plans: Sequence[Plan], context: JudgeContext) -> list[Judgement]:
+        """Judge every command of some plans (nested text included), and each statement's own effects."""
         every = list(_with_nested(plans))
         functions = frozenset(name for plan in every for name in plan.functions)
         judgements = [
-            self.judge_command(command, cwd=cwd, functions=functions, remembered=remembered)
+            self.judge_command(command, context, functions=functions, found=found)
             for plan in plans
-            for command in iter_commands(plan)
+            for command, found in _commands(plan, ())
         ]
-        bound = {name for plan in every for name in plan.bound_variables}
-        # A plain assignment (``HISTFILE=/dev/null``, ``for PATH in …``) runs no
-        # command, so rules about variables alone are also held against them.
-        for rule in self.variable_rules:
-            hit = sorted(
-                name
-                for name in bound
-                if any(fnmatch.fnmatchcase(name, pattern) for pattern in rule.assigns)
-            )
-            if hit:
-                verb = DECISION_VERBS[rule.decision]
-                tail = f"; {rule.instead}" if rule.instead else ""
-                judgements.append(
-                    Judgement(
-                        rule.decision,
-                        f"{verb} the call: rule {rule.id} {rule.reason} (it sets `{hit[0]}`){tail}.",
-                        rule.id,
-                    )
-                )
-        dangerous = sorted(bound & _DANGEROUS_BINDINGS)
-        if dangerous:
-            judgements.append(
-                Judgement(
-                    "decline",
-                    f"Declined the call: it sets `{dangerous[0]}`, which changes which program runs or what the shell does; set it in the agent's environment instead.",
-                    None,
-                )
-            )
-        unknown = sorted(name for name in bound if unknown_variable(name))
-        if unknown:
-            judgements.append(
-                Judgement(
-                    "ask",
-                    f"Asked about the call: it sets `{unknown[0]}`, which programs may read from their environment and no rule knows to be harmless.",
-                    None,
-                )
-            )
-        for plan in every:
-            # What the statement's own syntax evaluates: `(( ))`, `[[ ]]`, a
-            # subscript in a bare assignment, a `for (( ))` loop.
-            evaluated = _evaluation(plan.effects)
-            if evaluated is not None:
-                judgements.append(Judgement("ask", f"Asked about the call: {evaluated}.", None))
-                break
+        own = [effect for plan in every for effect in plan.effects]
+        if own:
+            judgements.append(self.judge_effects(own, context))
         return judgements
-
-    def judge_tool(self, tool: str) -> Judgement:
-        """Decide a call of a tool that is not a shell, by the tool rules (strictest match wins)."""
-        matched = [rule for rule in self.tool_rules if tool in rule.tools]
-        if not matched:
-            return Judgement("ask", f"Asked about the tool `{tool}`: no rule covers it.", None)
-        rule = max(matched, key=lambda r: strictness(r.decision))
-        verb = DECISION_VERBS[rule.decision]
-        tail = f"; {rule.instead}" if rule.instead else ""
-        return Judgement(
-            rule.decision, f"{verb} the tool `{tool}`: rule {rule.id} {rule.reason}{tail}.", rule.id
-        )
 
     def evaluate(
         self,
         request: ReviewRequest,
-        remembered: Iterable[Rule] = (),
+        context: JudgeContext,
         *,
         digest_allowed: bool = False,
-    ) -> Answer:
-        """Answer one review request."""
+    ) -> tuple[Answer, list[Judgement]]:
+        """Answer one review request; return the answer and the judgements it rests on."""
         plans: list[Plan] = []
         if request.kind == "hole":
             if request.hole is None:
-                return Abstain(reason="The hole question carries no hole.")
+                return Abstain(reason="The hole question carries no hole."), []
             plans = list(request.hole.plans)
         elif request.kind == "body":
             if request.body_plan is None:
                 return Abstain(
                     reason="The completed heredoc body is not shell text, so the rules cannot judge it; a person must."
-                )
+                ), []
             if request.body_plan.status != "measured":
                 return Abstain(
                     reason=f"The completed heredoc body could not be read with confidence ({_clause(request.body_plan.reason)})."
-                )
+                ), []
             plans = [s.plan for s in request.body_plan.statements]
         elif request.plan is None:
-            judgement = self.judge_tool(request.call.tool)
-            return _answer([judgement])
+            judgements = [self.judge_effects(request.effects, context, tool=request.call.tool)]
+            return _answer(judgements), judgements
         else:
             plan = request.plan
             hazard = display_hazards(plan.source)
@@ -444,35 +602,120 @@ class RuleSet:
                 reason = f"The command could not be read with confidence ({_clause(plan.reason)}), so the rules do not allow it"
                 if hazard:
                     reason += f", and {hazard}"
-                return Abstain(reason=reason + ".")
+                return Abstain(reason=reason + "."), []
             plans = [s.plan for s in plan.statements]
-            if not plans:
-                return Allow(reason="The command is empty: it runs nothing.", rule=None)
-            judgements = self.judge_plans(plans, cwd=request.call.cwd, remembered=remembered)
+            judgements = self.judge_plans(plans, context)
+            extra = _tool_row_effects(request)
+            if extra:
+                judgements.append(self.judge_effects(extra, context))
             if hazard:
                 judgements.append(Judgement("ask", f"Asked about the call: {hazard}.", None))
+            if not plans:
+                return Allow(reason="The command is empty: it runs nothing.", rule=None), judgements
             if digest_allowed and not any(j.decision == "decline" for j in judgements):
                 return Allow(
                     reason="A person approved this exact command before (remembered for its plan digest).",
                     rule="remembered.digest",
-                )
-            return _answer(judgements)
-        return _answer(self.judge_plans(plans, cwd=request.call.cwd, remembered=remembered))
+                ), judgements
+            return _answer(judgements), judgements
+        judgements = self.judge_plans(plans, context)
+        return _answer(judgements), judgements
 
 
-_METADATA: Final = frozenset(
-    {"id", "decision", "reason", "instead", "assigns", "match", "not_match"}
-)
+def _tool_row_effects(request: ReviewRequest) -> list[Effect]:
+    """
+    The effects of a shell call that its plan does not state: its tool row's (``env``, ``user``).
+
+    The gateway puts them first in `ReviewRequest.effects`, before every
+    effect of the plan (`gateway.effects.iter_effects` of each statement).
+    """
+    if request.plan is None:
+        return []
+    planned = sum(1 for s in request.plan.statements for _ in iter_effects(s.plan))
+    extra = len(request.effects) - planned
+    return list(request.effects[:extra]) if extra > 0 else []
 
 
-def _only_assigns(rule: Rule) -> bool:
-    """True when ``assigns`` is the rule's only condition (it can then judge a plain assignment)."""
-    defaults = Rule(id=rule.id, decision=rule.decision, reason=rule.reason)
-    return all(
-        getattr(rule, field) == getattr(defaults, field)
-        for field in rule.__struct_fields__
-        if field not in _METADATA
-    )
+def _builtin_decline(command: PlannedCommand, text: str, context: JudgeContext) -> Judgement | None:
+    """The declines no rule is needed for: what runs is only known when it runs."""
+    position = command.position
+    if position.dynamic_program:
+        return _judged(
+            "decline",
+            text,
+            "the program comes from an expansion and is only known when it runs",
+            "name the program literally",
+        )
+    for nested in command.nested:
+        if nested.status == "dynamic" and nested.origin == "expansion":
+            return _judged(
+                "decline",
+                text,
+                f"the text `{nested.via}` runs is built at run time, so no one can see it first",
+            )
+        if nested.status == "dynamic" and nested.origin == "stdin" and command.fed_by:
+            return _judged(
+                "decline",
+                text,
+                f"`{command.fed_by[-1]}` pipes text into a shell, which runs it unseen",
+                "save it to a file, read it, then run it",
+            )
+    return None
+
+
+def _needs_repository(command: PlannedCommand, effect: Effect) -> bool:
+    """True when allowing ``effect`` of a git command rests on the repository check."""
+    if command.position.program is None or command.position.program.basename != "git":
+        return False
+    if isinstance(effect, Execute):
+        return effect.kind == "configured"
+    return isinstance(effect, Read) and effect.path.value is None and effect.via in GIT_ROLE_READS
+
+
+REMEMBERED_PREFIX: Final = "remembered."
+"""The id prefix of the allow rules remembered approvals become."""
+
+
+def _own_effect(effect: Effect, program: str) -> bool:
+    """Whether an effect comes from the program's own arguments (not from the shell around it)."""
+    if isinstance(effect, Opaque):
+        return True
+    via = getattr(effect, "via", "")
+    return via == program or via.startswith(program + " ")
+
+
+def _with_found(effects: Sequence[Effect], found: Sequence[EffectPath]) -> Sequence[Effect]:
+    """``{}`` in a ``find -exec`` command stands for every path find walks: give it their classes."""
+    if not found:
+        return effects
+    out: list[Effect] = []
+    for effect in effects:
+        if (
+            isinstance(effect, Read | Write)
+            and effect.path.written == _FOUND
+            and effect.path.value is None
+        ):
+            out.extend(replace(effect, path=path) for path in found)
+        else:
+            out.append(effect)
+    return out
+
+
+def _commands(
+    plan: Plan, found: Sequence[EffectPath]
+) -> Iterator[tuple[PlannedCommand, Sequence[EffectPath]]]:
+    """Every command of a plan with what ``{}`` stands for in it, nested text included."""
+    for command in plan.commands:
+        yield command, found
+        walked = tuple(
+            e.path
+            for e in command.effects
+            if isinstance(e, Read) and e.recursive and e.via == "find starting point"
+        )
+        for nested in command.nested:
+            inner = walked if nested.via.rsplit(" ", 1)[-1] in _FIND_EXEC else ()
+            for inner_plan in nested.plans:
+                yield from _commands(inner_plan, inner)
 
 
 def _with_nested(plans: Iterable[Plan]) -> Iterator[Plan]:
@@ -484,31 +727,6 @@ def _with_nested(plans: Iterable[Plan]) -> Iterator[Plan]:
                 yield from _with_nested(nested.plans)
 
 
-def _evaluation(effects: Iterable[Effect]) -> str | None:
-    """
-    Why a command (or a statement) may run code hidden in a value bash evaluates, as a clause.
-
-    From the planner's number sites: text that runs code when bash evaluates
-    it (a subscript with an expansion, written or bound), or a value bash
-    evaluates as a number whose origin the plan cannot see.
-    """
-    for effect in effects:
-        if isinstance(effect, Execute) and effect.kind == "expansion":
-            shown = _shown(effect.text) if effect.text is not None else "a value"
-            return f"bash runs the expansion in `{shown}` when it evaluates it ({effect.via})"
-    for effect in effects:
-        if isinstance(effect, Execute) and effect.kind == "number" and effect.origin == "unknown":
-            shown = _shown(effect.text) if effect.text is not None else "a value"
-            return f"it evaluates `{shown}` as a number ({effect.via}), and bash evaluates a value it cannot see as an expression that can run commands"
-    return None
-
-
-def _shown(text: str, limit: int = 60) -> str:
-    """Text for a reason sentence: one line, no backquotes, shortened."""
-    text = " ".join(text.split()).replace("`", "'")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _clause(sentence: str | None) -> str:
     if not sentence:
         return "no reason given"
@@ -516,7 +734,7 @@ def _clause(sentence: str | None) -> str:
     return sentence[:1].lower() + sentence[1:]
 
 
-def _answer(judgements: list[Judgement]) -> Answer:
+def _answer(judgements: Sequence[Judgement]) -> Answer:
     """The strictest judgement as an answer (decline, else ask → abstain, else allow)."""
     if not judgements:
         return Allow(reason="Nothing in the call runs a program.", rule=None)
@@ -525,9 +743,9 @@ def _answer(judgements: list[Judgement]) -> Answer:
         return Decline(reason=worst.reason, rule=worst.rule)
     if worst.decision == "ask":
         return Abstain(reason=worst.reason, rule=worst.rule)
-    rules = sorted({j.rule for j in judgements if j.rule})
     if len(judgements) == 1:
         return Allow(reason=worst.reason, rule=worst.rule)
+    rules = sorted({j.rule for j in judgements if j.rule})
     named = ", ".join(rules[:4]) + ("…" if len(rules) > 4 else "")
     return Allow(
         reason=f"Allowed: every one of the {len(judgements)} commands is allowed ({named or 'no program runs'}).",

@@ -26,7 +26,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway import GatewayConfig, PluginLoadError, ToolCall, Verdict, read_audit_log
+from gateway import (
+    GatewayConfig,
+    PluginLoadError,
+    ToolCall,
+    Verdict,
+    read_audit_log,
+    trace_context,
+)
 from gateway.fleet import Identity, TokenBook
 from gateway_web._guard import Guard
 from gateway_web._http import BadRequest, error_response, json_response, read_json
@@ -99,8 +106,9 @@ class _Reviewing:
     async def record_outcome(
         self, call_id: str | None, outcome: str, detail: str | None = None
     ) -> None:
-        """Record what the host did with the call."""
-        await self.api.service.gateway.record_outcome(call_id, outcome, detail)
+        """Record what the host did with the call (in the caller's trace, when it sent one)."""
+        with trace_context(self.request.headers):
+            await self.api.service.gateway.record_outcome(call_id, outcome, detail)
 
 
 def _answers(handler: Handler) -> Handler:
@@ -187,7 +195,8 @@ class _Api:
                         return
 
             group.start_soon(watch)
-            with anyio.move_on_after(self.review_limit):
+            # A caller's W3C traceparent makes the review a child of its span.
+            with anyio.move_on_after(self.review_limit), trace_context(request.headers):
                 try:
                     verdicts.append(await self.service.gateway.review(call))
                 except RuntimeError:

@@ -42,6 +42,7 @@ from gateway._cli._fleet import (
     nats_plugin,
     sole_exception,
 )
+from gateway._cli._otlp import Exporters, open_exporters
 from gateway._config import GatewayConfig, SinkConfig, default_token_file
 from gateway._errors import GatewayError
 from gateway._tiers import Tier
@@ -159,7 +160,11 @@ def _token_stored(token_file: Path, token: str) -> Iterator[Path]:
 
 
 async def _serve(
-    arguments: argparse.Namespace, config: GatewayConfig, token: str, token_file: Path
+    arguments: argparse.Namespace,
+    config: GatewayConfig,
+    token: str,
+    token_file: Path,
+    exporters: Exporters,
 ) -> None:
     import gateway_web
 
@@ -178,6 +183,8 @@ async def _serve(
             audit_path=arguments.audit,
             tokens=book,
             hook_socket=_hook_socket(arguments),
+            tracer_provider=exporters.tracer_provider,
+            meter_provider=exporters.meter_provider,
         )
         async with service as running, anyio.create_task_group() as group:
             # People's tokens made or revoked while the service runs count within a second.
@@ -204,6 +211,7 @@ async def _serve_fleet(
     tiers: tuple[Tier, ...],
     token: str,
     token_file: Path,
+    exporters: Exporters,
 ) -> None:
     import gateway_web
 
@@ -219,6 +227,8 @@ async def _serve_fleet(
                 hook_socket=_hook_socket(arguments),
                 services=fleet.services,
                 tokens=fleet.tokens,
+                tracer_provider=exporters.tracer_provider,
+                meter_provider=exporters.meter_provider,
             )
             async with service as running:
                 fleet.bind(running.gateway, running.url)
@@ -265,10 +275,21 @@ def _run(arguments: argparse.Namespace) -> int:
     token_file = Path(
         arguments.token_file or config.serve.token_file or default_token_file()
     ).expanduser()
-    if config.broker.servers:
-        anyio.run(_serve_fleet, arguments, config, tiers, token, token_file, backend="asyncio")
-    else:
-        anyio.run(_serve, arguments, config, token, token_file)
+    # Traces and metrics go where [telemetry] says; what is buffered is sent before the exit.
+    with open_exporters(config.telemetry) as exporters:
+        if config.broker.servers:
+            anyio.run(
+                _serve_fleet,
+                arguments,
+                config,
+                tiers,
+                token,
+                token_file,
+                exporters,
+                backend="asyncio",
+            )
+        else:
+            anyio.run(_serve, arguments, config, token, token_file, exporters)
     return 0
 
 

@@ -149,6 +149,8 @@ async def open_service(
     audit_path: str | None = None,
     tokens: TokenBook | None = None,
     hook_socket: str | Path | None = None,
+    tracer_provider: Any = None,
+    meter_provider: Any = None,
 ) -> AsyncIterator[RunningService]:
     """
     Start the approval service; stop it on leaving.
@@ -168,6 +170,8 @@ async def open_service(
             store: the state directory's file, or the broker's bucket).
         hook_socket: Also answer hook events on this Unix socket (mode 0600), where
             ``gateway-hook HOST`` forwards them (see ``gateway_web._socket``).
+        tracer_provider: Where the gateway's spans go (default: the global provider).
+        meter_provider: Where the gateway's metrics go (default: the global provider).
 
     Raises:
         OSError: The address cannot be bound.
@@ -191,7 +195,13 @@ async def open_service(
             allowed_hosts = {
                 f"{name}:{bound_port}" for name in ("127.0.0.1", "localhost", "[::1]", url_host)
             }
-        gateway = Gateway(config, approvers=approvers, sinks=sinks)
+        gateway = Gateway(
+            config,
+            approvers=approvers,
+            sinks=sinks,
+            tracer_provider=tracer_provider,
+            meter_provider=meter_provider,
+        )
         gateway.services.update(services or {})
         async with gateway:
             found = gateway.services.get(SERVICE_KEY)

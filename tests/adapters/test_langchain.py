@@ -2,10 +2,11 @@
 The LangChain middleware, driven through ``create_agent`` with a scripted chat model.
 
 `ScriptedChatModel` is a real `BaseChatModel` that answers from a script: first
-three tool calls of a ``shell`` tool (``ls``, ``rm -rf ~`` and a command that
-needs a person), then a final message. The agent graph, its tool node, the
-middleware chain, LangGraph's ``interrupt()`` and the in-memory checkpointer
-are all the real ones.
+tool calls of a ``shell`` tool (allowed, declined, and commands that need a
+person), then a final message. The agent graph, its tool node, the
+middleware chain, LangGraph's ``interrupt()`` (in LangChain's own per-call
+human-in-the-loop format) and the in-memory checkpointer are all the real
+ones.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from gateway_langchain import INTERRUPT_KIND, GatewayMiddleware
+from gateway_langchain import GatewayMiddleware
 from langchain.agents import create_agent
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -21,16 +22,19 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
+from pydantic import ValidationError
 
 from adapters.scripted import (
     ALLOWED,
+    ASK_REASON,
     DECLINED,
     NEEDS_HUMAN,
     CrashingGateway,
     HangingGateway,
     ScriptApprover,
 )
-from gateway import Gateway, ToolCall, Verdict
+from gateway import CallOutcome, Gateway, HostDecided, ToolCall, Verdict
+from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio
 
@@ -91,8 +95,9 @@ def tool_messages(result: dict[str, Any]) -> dict[str, ToolMessage]:
 
 async def test_allow_runs_decline_is_a_tool_error_and_ask_interrupts_then_resumes() -> None:
     approver = ScriptApprover()
+    sink = MemorySink()
     ran: list[str] = []
-    async with Gateway(approvers=[approver]) as gateway:
+    async with Gateway(approvers=[approver], sinks={"memory": sink}) as gateway:
         agent = create_agent(
             model=ScriptedChatModel(
                 script=[shell_calls(ALLOWED, DECLINED, NEEDS_HUMAN), AIMessage(content="done")]
@@ -109,21 +114,61 @@ async def test_allow_runs_decline_is_a_tool_error_and_ask_interrupts_then_resume
         assert messages["call_1"].status == "error"
         assert messages["call_1"].content == "Declined `rm -rf ~`: it deletes the home directory."
         (pause,) = first["__interrupt__"]
-        assert pause.value["kind"] == INTERRUPT_KIND
-        assert (pause.value["call_id"], pause.value["input"]) == (
-            "call_2",
-            {"command": NEEDS_HUMAN},
-        )
-
-        resumed = await agent.ainvoke(
-            Command(resume={"decision": "allow", "digest": pause.value["digest"]}), config
-        )
+        # LangChain's own human-in-the-loop request, with the rule's reason.
+        assert pause.value == {
+            "type": "tool_approval",
+            "tool_call_id": "call_2",
+            "name": "shell",
+            "args": {"command": NEEDS_HUMAN},
+            "description": ASK_REASON,
+        }
+        resumed = await agent.ainvoke(Command(resume={pause.id: {"type": "approve"}}), config)
     assert ran == [ALLOWED, NEEDS_HUMAN]
     assert resumed["messages"][-1].content == "done"
     assert len(approver.requests) == 3  # the replayed call was not reviewed again
+    (decided,) = [e for e in sink.events if isinstance(e, HostDecided)]
+    assert (decided.call_id, decided.decision, decided.by, decided.host) == (
+        "call_2",
+        "allow",
+        "person",
+        "langchain",
+    )
+    outcomes = {e.call_id: e.outcome for e in sink.events if isinstance(e, CallOutcome)}
+    assert outcomes == {"call_0": "succeeded", "call_2": "succeeded"}
 
 
-async def test_a_declining_person_resumes_with_a_tool_error(gateway: Gateway) -> None:
+async def test_two_asks_in_one_turn_pause_together_and_resume_together(gateway: Gateway) -> None:
+    """The documented resume loop: every pending interrupt answered by its id, at once."""
+    ran: list[str] = []
+    agent = create_agent(
+        model=ScriptedChatModel(
+            script=[shell_calls(NEEDS_HUMAN, "make deploy"), AIMessage(content="done")]
+        ),
+        tools=[shell_tool(ran)],
+        middleware=[GatewayMiddleware(gateway)],
+        checkpointer=InMemorySaver(),
+    )
+    config: Any = {"configurable": {"thread_id": "t-two"}}
+    result = await agent.ainvoke({"messages": [HumanMessage("ship it")]}, config)
+    rounds = 0
+    while result.get("__interrupt__"):
+        rounds += 1
+        assert rounds <= 3
+        answers = {
+            pause.id: {"type": "approve"}
+            if pause.value["args"]["command"] == NEEDS_HUMAN
+            else {"type": "reject", "message": "Not on a Friday."}
+            for pause in result["__interrupt__"]
+        }
+        result = await agent.ainvoke(Command(resume=answers), config)
+    assert ran == [NEEDS_HUMAN]
+    messages = tool_messages(result)
+    assert messages["call_1"].status == "error"
+    assert messages["call_1"].content == "A person declined the call: Not on a Friday."
+    assert result["messages"][-1].content == "done"
+
+
+async def test_a_rejecting_person_resumes_with_a_tool_error(gateway: Gateway) -> None:
     ran: list[str] = []
     agent = create_agent(
         model=ScriptedChatModel(script=[shell_calls(NEEDS_HUMAN), AIMessage(content="done")]),
@@ -132,16 +177,18 @@ async def test_a_declining_person_resumes_with_a_tool_error(gateway: Gateway) ->
         checkpointer=InMemorySaver(),
     )
     config: Any = {"configurable": {"thread_id": "t2"}}
-    await agent.ainvoke({"messages": [HumanMessage("push it")]}, config)
+    first = await agent.ainvoke({"messages": [HumanMessage("push it")]}, config)
+    (pause,) = first["__interrupt__"]
     resumed = await agent.ainvoke(
-        Command(resume={"decision": "decline", "note": "Not today."}), config
+        Command(resume={pause.id: {"type": "reject", "message": "Not today."}}), config
     )
     assert ran == []
-    assert tool_messages(resumed)["call_0"].content == "Not today."
+    assert tool_messages(resumed)["call_0"].content == "A person declined the call: Not today."
     assert tool_messages(resumed)["call_0"].status == "error"
 
 
-async def test_an_approval_bound_to_another_digest_is_refused(gateway: Gateway) -> None:
+async def test_an_edit_is_not_an_answer(gateway: Gateway) -> None:
+    """An edited call is not the call the gateway reviewed: LangGraph refuses the answer, nothing runs."""
     ran: list[str] = []
     agent = create_agent(
         model=ScriptedChatModel(script=[shell_calls(NEEDS_HUMAN), AIMessage(content="done")]),
@@ -150,12 +197,12 @@ async def test_an_approval_bound_to_another_digest_is_refused(gateway: Gateway) 
         checkpointer=InMemorySaver(),
     )
     config: Any = {"configurable": {"thread_id": "t3"}}
-    await agent.ainvoke({"messages": [HumanMessage("push it")]}, config)
-    resumed = await agent.ainvoke(
-        Command(resume={"decision": "allow", "digest": "sha256:" + "0" * 64}), config
-    )
+    first = await agent.ainvoke({"messages": [HumanMessage("push it")]}, config)
+    (pause,) = first["__interrupt__"]
+    edit = {"type": "edit", "edited_action": {"name": "shell", "args": {"command": "rm -rf ~"}}}
+    with pytest.raises(ValidationError):
+        await agent.ainvoke(Command(resume={pause.id: edit}), config)
     assert ran == []
-    assert "different plan digest" in str(tool_messages(resumed)["call_0"].content)
 
 
 async def test_without_a_checkpointer_ask_is_declined(gateway: Gateway) -> None:

@@ -25,14 +25,17 @@ from mcp import Client, StdioServerParameters
 from adapters.mcp_upstream import upstream_server
 from adapters.scripted import (
     ALLOWED,
+    ASK_REASON,
     DECLINED,
     NEEDS_HUMAN,
     PLUGIN_DIR,
     TESTS_DIR,
     CrashingGateway,
     HangingGateway,
+    ScriptApprover,
 )
-from gateway import Gateway, ToolCall, Verdict
+from gateway import CallOutcome, Gateway, HostDecided, ToolCall, Verdict, VerdictReached
+from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio
 
@@ -58,24 +61,44 @@ async def test_proxy_lists_upstream_tools_and_reviews_each_call(gateway: Gateway
             declined = await client.call_tool("shell", {"command": DECLINED})
             asked = await client.call_tool("shell", {"command": NEEDS_HUMAN})
     assert ran == [ALLOWED]
-    assert (allowed.is_error, text(allowed)) == (False, "ran ls")
+    assert (allowed.is_error, text(allowed)) == (False, f"ran {ALLOWED}")
     assert (declined.is_error, text(declined)) == (
         True,
         "Declined `rm -rf ~`: it deletes the home directory.",
     )
     assert asked.is_error is True
-    assert text(asked).endswith("No person could be asked, so it was not run.")
+    # The person reading the error is told the rule's reason.
+    assert text(asked) == ASK_REASON + " No person could be asked here, so it was not run."
 
 
-async def test_a_person_can_allow_an_ask(gateway: Gateway) -> None:
+async def test_a_person_can_allow_an_ask_and_the_answer_and_outcome_are_audited() -> None:
     async def person(call: ToolCall, verdict: Verdict) -> bool:
         return call.input == {"command": NEEDS_HUMAN}
 
     ran: list[str] = []
-    with anyio.fail_after(30):
-        async with proxied(gateway, ran, ask=person) as client:
-            result = await client.call_tool("shell", {"command": NEEDS_HUMAN})
+    sink = MemorySink()
+    async with Gateway(approvers=[ScriptApprover()], sinks={"memory": sink}) as gateway:
+        with anyio.fail_after(30):
+            async with proxied(gateway, ran, ask=person) as client:
+                result = await client.call_tool("shell", {"command": NEEDS_HUMAN})
     assert (result.is_error, ran) == (False, [NEEDS_HUMAN])
+    (decided,) = [e for e in sink.events if isinstance(e, HostDecided)]
+    (outcome,) = [e for e in sink.events if isinstance(e, CallOutcome)]
+    assert (decided.decision, decided.by, decided.host) == ("allow", "person", "mcp")
+    assert outcome.call_id == decided.call_id
+    assert outcome.outcome == "succeeded"
+
+
+async def test_call_ids_never_repeat_across_connections() -> None:
+    sink = MemorySink()
+    async with Gateway(approvers=[ScriptApprover()], sinks={"memory": sink}) as gateway:
+        for _ in range(2):
+            with anyio.fail_after(30):
+                async with proxied(gateway, []) as client:
+                    await client.call_tool("shell", {"command": DECLINED})
+    ids = [e.call_id for e in sink.events if isinstance(e, VerdictReached)]
+    assert len(ids) == 2
+    assert len(set(ids)) == 2
 
 
 @pytest.mark.parametrize("broken", [CrashingGateway, HangingGateway], ids=["crash", "hang"])
@@ -118,3 +141,77 @@ async def test_the_stdio_proxy_command_guards_a_subprocess_server(tmp_path: Path
     assert log.read_text().splitlines() == [ALLOWED]
     assert (allowed.is_error, declined.is_error) == (False, True)
     assert text(declined) == "Declined `rm -rf ~`: it deletes the home directory."
+
+
+async def test_with_a_running_service_a_person_decides_in_its_page() -> None:
+    """`--server`: the proxy's call waits in the service's page, and the person's allow runs it."""
+    from gateway_mcp import ServiceReviewer
+    from web.support import serve
+
+    ran: list[str] = []
+    with serve(human=True) as served:
+        reviewer = ServiceReviewer(served.url, served.token, timeout=30)
+        async with served.client(headers=served.auth) as person:
+
+            async def decide() -> None:
+                while True:
+                    pending = (await person.get("/v1/calls?state=pending")).json()["calls"]
+                    if pending:
+                        break
+                    await anyio.sleep(0.05)
+                entry = pending[0]
+                assert entry["request"]["call"]["host"] == "mcp"
+                answer = await person.post(
+                    f"/v1/calls/{entry['id']}/decision",
+                    json={"decision": "allow", "digest": entry["digest"]},
+                )
+                assert answer.status_code == 200, answer.text
+
+            with anyio.fail_after(30):
+                async with proxied(reviewer, ran) as client, anyio.create_task_group() as group:
+                    group.start_soon(decide)
+                    result = await client.call_tool("shell", {"command": NEEDS_HUMAN})
+    assert (result.is_error, ran) == (False, [NEEDS_HUMAN])
+
+
+async def test_a_service_that_refuses_blocks_the_call() -> None:
+    """A wrong token (or anything but a verdict) from the service: nothing is forwarded."""
+    from gateway_mcp import ServiceReviewer
+    from web.support import serve
+
+    ran: list[str] = []
+    with serve() as served:
+        reviewer = ServiceReviewer(served.url, "not-the-token", timeout=30)
+        with anyio.fail_after(30):
+            async with proxied(reviewer, ran) as client:
+                result = await client.call_tool("shell", {"command": ALLOWED})
+    assert (ran, result.is_error) == ([], True)
+    assert "blocked" in text(result)
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (
+            ["--server", "http://127.0.0.1:9", "--token-file", "missing-token"],
+            "gateway_mcp: Cannot read the service's token file 'missing-token' (No such file or directory); pass --token-file FILE.\n",
+        ),
+        (
+            ["--server", "ftp://example", "--token-file", "token"],
+            "gateway_mcp: The server 'ftp://example' is not an http:// or https:// URL.\n",
+        ),
+    ],
+)
+def test_a_server_the_proxy_cannot_use_stops_it_with_one_sentence(
+    words: list[str],
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from gateway_mcp.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "token").write_text("t\n")
+    assert main([*words, "--", "true"]) == 2
+    assert capsys.readouterr().err == said

@@ -6,7 +6,10 @@ loopback port, so the approvers are tested through real sockets, real TLS
 (a throwaway certificate authority made with ``trustme``; verification stays
 on) and real HTTP framing. A server answers from a script — a queue of
 `Reply` — and records every request. `Reply(hang=True)` accepts the request
-and never answers until the server closes.
+and never answers until the server closes; `Reply(delay=S)` answers after S
+seconds (with ``headers_first``, the status and headers at once and the body
+after S seconds): a late answer. `Reply(cut=True)` declares twice the body's
+length, sends the body and closes: a server that dies mid-answer.
 
 * `webhook_receiver` checks the signature as a receiver would, with its own
   HMAC code (not the gateway's), and answers 401 to a request it cannot verify.
@@ -46,6 +49,9 @@ class Reply(NamedTuple):
     hang: bool = False
     headers: tuple[tuple[str, str], ...] = ()
     chunked: bool = False
+    delay: float = 0.0
+    headers_first: bool = False
+    cut: bool = False
 
 
 class Recorded(NamedTuple):
@@ -100,25 +106,39 @@ class Server:
                     server._closing.wait(HANG_LIMIT)
                     self.close_connection = True
                     return
+                try:
+                    self._send(reply)
+                except OSError:
+                    self.close_connection = True  # the client stopped reading: as it should
+
+            def _send(self, reply: Reply) -> None:
+                late = reply.delay > 0
+                if late and not reply.headers_first and server._closing.wait(reply.delay):
+                    self.close_connection = True
+                    return
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
                 if reply.chunked:
                     self.send_header("Transfer-Encoding", "chunked")
                 else:
-                    self.send_header("Content-Length", str(len(reply.body)))
+                    declared = len(reply.body) * (2 if reply.cut else 1)
+                    self.send_header("Content-Length", str(declared))
                 for name, value in reply.headers:
                     self.send_header(name, value)
                 self.end_headers()
+                if late and reply.headers_first:
+                    self.wfile.flush()
+                    if server._closing.wait(reply.delay):
+                        self.close_connection = True
+                        return
                 if not reply.chunked:
                     self.wfile.write(reply.body)
+                    self.close_connection = reply.cut
                     return
-                try:
-                    for start in range(0, len(reply.body), 4096):
-                        piece = reply.body[start : start + 4096]
-                        self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
-                    self.wfile.write(b"0\r\n\r\n")
-                except OSError:
-                    self.close_connection = True  # the client stopped reading: as it should
+                for start in range(0, len(reply.body), 4096):
+                    piece = reply.body[start : start + 4096]
+                    self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                self.wfile.write(b"0\r\n\r\n")
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True

@@ -44,8 +44,6 @@ from gateway import (
     Decline,
     EarlierAnswer,
     Gateway,
-    GatewayConfig,
-    ServeSection,
     ToolCall,
     default_token_file,
     load_config,
@@ -177,6 +175,13 @@ FAILURES = [
         "answered JSON that is not a decision (invalid enum value 'yes' (at `decision`))",
         id="bad-decision",
     ),
+    pytest.param(
+        "decision-twice",
+        {},
+        LS,
+        "answered JSON that is not a decision (the key `decision` appears twice)",
+        id="decision-twice",
+    ),
     pytest.param("never-reads", {"timeout": 1}, LS, "did not answer within 1 s", id="never-reads"),
     pytest.param(
         "never-reads", {"timeout": 1}, WRITE, "did not answer within 1 s", id="never-reads-big"
@@ -188,6 +193,7 @@ FAILURES = [
         "exits-unread", {}, WRITE, "exited before it read the whole call", id="answers-unread-big"
     ),
     pytest.param("never-exits", {"timeout": 1}, LS, "did not answer within 1 s", id="never-exits"),
+    pytest.param("late-allow", {"timeout": 1}, LS, "did not answer within 1 s", id="late-allow"),
     pytest.param(
         "allow",
         {"max-document": 1000},
@@ -336,7 +342,12 @@ def test_the_gateway_cli_keeps_its_token_from_the_program(tmp_path: Path) -> Non
     store_token(state / "agent-gateway" / "token", FAKE_TOKEN)
     store_token(served, FAKE_TOKEN)
     record = tmp_path / "seen.json"
-    looked_at = [str(state / "agent-gateway" / "token"), str(served)]
+    (state / "agent-gateway" / "tokens.json").write_text(json.dumps({"digest": FAKE_TOKEN}))
+    looked_at = [
+        str(state / "agent-gateway" / "token"),
+        str(state / "agent-gateway" / "tokens.json"),
+        str(served),
+    ]
     config = tmp_path / "gateway.toml"
     config.write_text(
         "[gateway]\n"
@@ -398,17 +409,34 @@ async def test_hide_covers_more_paths(tmp_path: Path) -> None:
     assert FAKE_KEY not in json.dumps(_peeked(record)["files"])
 
 
-def test_the_token_files_of_the_config_are_hidden(tmp_path: Path) -> None:
-    served = tmp_path / "token"
-    approver = CommandApprover(
-        command_options("allow"),
-        context(GatewayConfig(serve=ServeSection(token_file=str(served)))),
+def test_every_secret_file_of_the_config_is_hidden(tmp_path: Path) -> None:
+    config = load_config(
+        f"""
+        [serve]
+        token-file = "{tmp_path}/serve-token"
+        [audit]
+        signing-key = "{tmp_path}/audit.pem"
+        [broker]
+        url = "tls://nats.example:4222"
+        credentials = "{tmp_path}/fleet.creds"
+        tls-cert = "{tmp_path}/client.pem"
+        tls-key = "{tmp_path}/client.key"
+        [notifiers.phone]
+        plugin = "ntfy"
+        options = {{ topic = "calls", token-file = "{tmp_path}/ntfy-token", ca-file = "{tmp_path}/ca.pem" }}
+        [approver.command]
+        argv = ["true"]
+        """.encode()
     )
-    hidden = [
+    approver = CommandApprover(command_options("allow"), context(config))
+    hidden = {
         approver._command[i + 1] for i, word in enumerate(approver._command) if word == "--hide"
-    ]
-    assert str(served) in hidden
+    }
+    for name in ("serve-token", "audit.pem", "fleet.creds", "client.key", "ntfy-token"):
+        assert str(tmp_path / name) in hidden
     assert str(default_token_file()) in hidden
+    assert str(default_token_file().parent) in hidden, "the service's state directory"
+    assert str(tmp_path / "ca.pem") not in hidden, "a CA bundle is no secret"
 
 
 # ── loading ──

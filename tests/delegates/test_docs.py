@@ -5,6 +5,7 @@ as the page says, and its tables name every field of the document and every opti
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import anyio
 import msgspec
 import pytest
+from gateway_delegates._envelope import DEFAULT_MAY_ALLOW, KIND_TERMS, PATH_TERMS
 from gateway_delegates.command import CommandApprover, CommandOptions
 from gateway_delegates.model import ModelOptions
 from gateway_delegates.webhook import WebhookOptions
@@ -75,7 +77,7 @@ async def test_the_example_program_decides_as_the_page_says(
 
 
 def test_the_page_names_every_field_of_the_document() -> None:
-    fields = {"version", "effects", *ReviewRequest.__struct_fields__}
+    fields = {"version", *ReviewRequest.__struct_fields__}
     assert _first_column(_section("The document a delegate is sent")) == fields
 
 
@@ -96,3 +98,17 @@ def test_the_page_names_every_option(
     if shared:  # "as for `command`" rows name the shared keys too
         named -= {"command"}
     assert named == keys
+
+
+def test_the_page_gives_may_allow_as_the_code_has_it() -> None:
+    """The default of `may-allow`, and every term it takes, as `_envelope` has them."""
+    row = next(
+        line
+        for line in _section("`model`: ask a language model").splitlines()
+        if line.startswith("| `may-allow` |")
+    )
+    _, default, terms = row.strip("| ").split(" | ")
+    assert json.loads(default.strip("`")) == list(DEFAULT_MAY_ALLOW)
+    classes, kinds = terms.split(" and effect kinds ")
+    assert re.findall(r"`([^`]+)`", classes) == list(PATH_TERMS)
+    assert re.findall(r"`([^`]+)`", kinds) == list(KIND_TERMS)

@@ -3,9 +3,10 @@ The ``webhook`` approver, against a local TLS receiver that checks signatures wi
 
 TLS verification stays on throughout: the receiver's certificate comes from
 a throwaway certificate authority the approver is told to trust. Every
-failure kind (a receiver that hangs, answers 500, redirects, answers
-garbage or too much, refuses the signature; a certificate that does not
-verify; nothing listening) ends in a decline, or an abstain when configured.
+failure kind (a receiver that hangs, answers an allow too late, answers 500,
+redirects, answers garbage or too much, refuses the signature; a certificate
+that does not verify; nothing listening) ends in a decline, or an abstain
+when configured.
 """
 
 from __future__ import annotations
@@ -141,6 +142,27 @@ async def test_a_retry_carries_the_same_delivery_and_a_fresh_signature(
             2,
             id="hangs-twice",
         ),
+        pytest.param(
+            [Reply(delay=30, body=answer("allow", "Too late."))],
+            {"timeout": 1, "retries": 0},
+            "did not answer within 1 s",
+            1,
+            id="late-allow",
+        ),
+        pytest.param(
+            [Reply(delay=30, headers_first=True, body=answer("allow", "Too late."))],
+            {"timeout": 1, "retries": 0},
+            "did not answer within 1 s",
+            1,
+            id="late-body",
+        ),
+        pytest.param(
+            [Reply(cut=True, body=answer("allow", "Cut short."))],
+            {"retries": 1},
+            "could not be reached (the connection closed before the answer was complete)",
+            2,
+            id="dies-mid-answer",
+        ),
         pytest.param([Reply(status=500)], {"retries": 2}, "answered HTTP 500", 3, id="500"),
         pytest.param([Reply(status=429)], {"retries": 1}, "answered HTTP 429", 2, id="429"),
         pytest.param(
@@ -187,6 +209,13 @@ async def test_a_retry_carries_the_same_delivery_and_a_fresh_signature(
             "answered JSON that is not a decision (object contains unknown field `until`)",
             1,
             id="unknown-field",
+        ),
+        pytest.param(
+            [Reply(body=b'{"decision": "decline", "reason": "No.", "decision": "allow"}')],
+            {},
+            "answered JSON that is not a decision (the key `decision` appears twice)",
+            1,
+            id="decision-twice",
         ),
         pytest.param(
             [Reply(body=b'{"decision": "allow"}')],

@@ -10,12 +10,15 @@ configuration; a tool no row maps is ``opaque``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from effects.support import CWD, HOME, PATHS, effects_of, only
+from gateway import load_config
 from gateway._analysis import tool_directory, tool_effects
+from gateway._plan._paths import path_context
 from gateway._tools import ToolEffects
 from gateway.effects import Bind, Network, Opaque, Privilege, Read, Write
 
@@ -184,3 +187,28 @@ def test_a_tool_no_row_maps_is_opaque() -> None:
 
 def test_a_tool_with_no_effects_outside_the_agent_has_none() -> None:
     assert _effects("TodoWrite", {"todos": []}) == []
+
+
+def test_the_configuration_examples_load_and_mean_what_the_page_says() -> None:
+    """The ``[paths]`` and ``[[tool-effects]]`` examples of docs/configuration.md are valid config."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    blocks = {
+        heading: body.split("```toml\n", 1)[1].split("```", 1)[0]
+        for heading, body in (
+            (section.split("`", 2)[1], section)
+            for section in page.split("\n## ")[1:]
+            if "```toml\n" in section
+        )
+        if heading in ("[paths]", "[[tool-effects]]")
+    }
+    config = load_config(blocks["[paths]"].encode() + blocks["[[tool-effects]]"].encode())
+    assert config.paths.project_roots == ("/srv/shared",)
+    paths = path_context(config.paths, CWD, HOME)
+    assert "**/vault-token" in paths.secret_patterns
+    (write,) = only(
+        tool_effects(
+            "mcp__filesystem__write_file", {"path": "~/.zshrc"}, config.tool_effects, paths
+        ),
+        Write,
+    )
+    assert write.path.classes == ("home", "persistence")

@@ -70,11 +70,11 @@ async def test_a_review_is_one_span_with_children_for_plan_approvers_and_holes()
         "gateway.plan",
     ]
     approvals = [span for span in children if span.name == "gateway.approve"]
-    assert [_attributes(s)["agent_gateway.verdict.approver"] for s in approvals] == [
+    assert [_attributes(s)["agent_gateway.approver.name"] for s in approvals] == [
         "first",
         "second",
     ]
-    assert [_attributes(s)["agent_gateway.verdict.decision"] for s in approvals] == [
+    assert [_attributes(s)["agent_gateway.approver.decision"] for s in approvals] == [
         "abstain",
         "allow",
     ]
@@ -86,7 +86,7 @@ async def test_a_review_is_one_span_with_children_for_plan_approvers_and_holes()
 
 
 async def test_the_review_span_carries_genai_and_project_attributes() -> None:
-    """Tool name, call id and session follow the GenAI conventions; digest, decision, approver, rule and counts are ours."""
+    """A guardrail span by the GenAI conventions (target, result, policy rule); digest, counts and approver are ours."""
     provider, exporter = tracing()
     chain = [StaticApprover("abstain", name="first"), StaticApprover("allow", name="second")]
     with anyio.fail_after(BOUND):
@@ -95,18 +95,28 @@ async def test_the_review_span_carries_genai_and_project_attributes() -> None:
     spans = exporter.get_finished_spans()
     (review,) = _named(spans, "gateway.review")
     assert _attributes(review) == {
-        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.operation.name": "apply_guardrail",
+        "gen_ai.provider.name": "agent_gateway",
+        "gen_ai.guardrail.component.name": "agent-gateway",
+        "gen_ai.guardrail.source": "tool_input",
+        "gen_ai.guardrail.result.type": "decision",
+        "gen_ai.guardrail.result.value": "allow",
+        "gen_ai.guardrail.result.reason": verdict.reason,
+        "gen_ai.guardrail.policy.id": "static",
         "gen_ai.tool.name": "Bash",
         "gen_ai.tool.call.id": "c1",
         "gen_ai.conversation.id": "s1",
+        "openinference.span.kind": "GUARDRAIL",
         "agent_gateway.plan.digest": verdict.digest,
         "agent_gateway.plan.status": "measured",
         "agent_gateway.plan.commands": 3,
         "agent_gateway.plan.holes": 2,
-        "agent_gateway.verdict.decision": "allow",
         "agent_gateway.verdict.approver": "second",
-        "agent_gateway.verdict.rule": "static",
+        # Whether the allow is founded, as the verdict says (here it is not).
+        "agent_gateway.verdict.founded": verdict.founded,
+        "agent_gateway.mode": "enforce",
     }
+    assert verdict.founded is False
     (plan,) = _named(spans, "gateway.plan")
     assert _attributes(plan) == {
         "agent_gateway.plan.digest": plan_program(HOLES).digest,
@@ -131,7 +141,8 @@ async def test_an_unmeasured_plan_is_traced_with_its_reason() -> None:
     for span in (review, plan):
         assert _attributes(span)["agent_gateway.plan.status"] == "unmeasured"
         assert _attributes(span)["agent_gateway.plan.unmeasured_reason"] == reason
-    assert _attributes(review)["agent_gateway.verdict.decision"] == verdict.decision == "ask"
+        assert _attributes(span)["agent_gateway.plan.unmeasured_kind"] == "parse_error"
+    assert _attributes(review)["gen_ai.guardrail.result.value"] == verdict.decision == "ask"
     assert "gen_ai.conversation.id" not in _attributes(review)
 
 
@@ -151,7 +162,7 @@ async def test_a_tool_that_is_not_a_shell_has_no_plan_span() -> None:
     assert attributes["agent_gateway.plan.digest"] == verdict.digest
     assert attributes["agent_gateway.plan.commands"] == 0
     assert "agent_gateway.plan.status" not in attributes
-    assert attributes["agent_gateway.verdict.decision"] == "decline"
+    assert attributes["gen_ai.guardrail.result.value"] == "decline"
 
 
 async def test_a_failing_approver_marks_its_span_as_an_error() -> None:
@@ -166,8 +177,9 @@ async def test_a_failing_approver_marks_its_span_as_an_error() -> None:
     (approve,) = _named(exporter.get_finished_spans(), "gateway.approve")
     assert approve.status.status_code is StatusCode.ERROR
     assert approve.status.description == verdict.reason
+    assert _attributes(approve)["error.type"] == "exception"
     (review,) = _named(exporter.get_finished_spans(), "gateway.review")
-    assert _attributes(review)["agent_gateway.verdict.decision"] == "decline"
+    assert _attributes(review)["gen_ai.guardrail.result.value"] == "decline"
     assert _attributes(review)["agent_gateway.verdict.approver"] == "crashy"
 
 

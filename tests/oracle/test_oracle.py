@@ -71,6 +71,9 @@ COVERED = {
     "quoted-tab-heredoc-then-and": "cat <<-\\EOF &&\n\tx\n\tEOF\necho done",
     "escaped-dollar-in-body": "cat <<EOF\n\\$X and $Y\nEOF",
     "partly-quoted-delimiter": 'cat <<EO"F"\n$(not run)\nEOF',
+    "case-statement": "case $x in\n  a|b) echo ab ;;\n  *) touch z ;;\nesac",
+    "case-fallthrough": "case $x in a) echo a;& b) rm -f y;;& *) ls;; esac",
+    "case-substitutions": "case $(id -u) in $(whoami)) echo me;; esac",
 }
 
 

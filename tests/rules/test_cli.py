@@ -60,15 +60,14 @@ def test_check_writes_one_verdict_per_line_in_order(
         "decline",
         "decline",
         "decline",
-        "allow",
+        "ask",  # git, where the repository cannot be checked
     ]
     assert [v["id"] for v in verdicts[:4]] == ["1", "2", "3", "4"]
-    assert verdicts[1]["rule"] == "rm.recursive-outside"
+    assert verdicts[1]["rule"] == "delete.outside"
     assert verdicts[1]["approver"] == "rules"
     assert verdicts[1]["digest"].startswith("sha256:")
     assert (
-        verdicts[0]["reason"]
-        == "Allowed `ls -la`: rule read.listing only lists or describes files."
+        verdicts[0]["reason"] == "Allowed `ls -la`: rule read.look only lists or describes files."
     )
     for verdict in verdicts:
         assert set(verdict) == {"id", "decision", "reason", "digest", "approver", "rule"}
@@ -114,7 +113,7 @@ def test_check_uses_the_rules_of_a_given_config(
     config.write_text(
         '[gateway]\napprovers = ["rules"]\n\n[approver.rules]\ninclude-default = false\n\n'
         '[[approver.rules.rule]]\nid = "team.make"\ndecision = "allow"\nprograms = ["make"]\n'
-        'subcommands = ["test"]\nreason = "runs the tests"\nmatch = ["make test"]\n'
+        'prefix = ["test"]\nexecutes = ["code"]\nreason = "runs the tests"\nmatch = ["make test"]\n'
     )
     calls = tmp_path / "calls.jsonl"
     calls.write_text('{"cmd": "make test"}\n{"cmd": "ls"}\n')
@@ -129,7 +128,7 @@ def test_check_stops_with_one_sentence_on_an_invalid_rule(
     config = tmp_path / "gateway.toml"
     config.write_text(
         '[gateway]\napprovers = ["rules"]\n\n[approver.rules]\ninclude-default = false\n\n'
-        '[[approver.rules.rule]]\nid = "team.make"\ndecision = "allow"\nprograms = ["make"]\n'
+        '[[approver.rules.rule]]\nid = "team.make"\ndecision = "decline"\nprograms = ["make"]\n'
         'reason = "runs the tests"\nnot-match = ["make test"]\n'
     )
     calls = tmp_path / "calls.jsonl"
@@ -138,7 +137,7 @@ def test_check_stops_with_one_sentence_on_an_invalid_rule(
     assert status == 2
     assert verdicts == []
     assert "team.make" in err
-    assert "matches its example `make test`" in err
+    assert "decides its example `make test`" in err
     assert err.count("\n") == 1
 
 
@@ -172,16 +171,12 @@ def test_rules_test_reports_a_failing_example_and_exits_1(
     )
     status, results, _ = run(capsys, "rules", "test", "--no-default", str(path))
     assert status == 1
-    assert results[-1] == {"rules": 1, "examples": 3, "passed": 2, "failed": 1}
+    # Each example runs under both profiles.
+    assert results[-1] == {"rules": 1, "examples": 6, "passed": 4, "failed": 2}
     failed = [r for r in results[:-1] if not r["passed"]]
-    assert failed == [
-        {
-            "rule": "team.x",
-            "source": str(path),
-            "expect": "match",
-            "example": "y run",
-            "passed": False,
-        }
+    assert [(r["rule"], r["source"], r["expect"], r["example"]) for r in failed] == [
+        ("team.x", str(path), "match", "y run"),
+        ("team.x", str(path), "match", "y run"),
     ]
 
 
@@ -195,5 +190,63 @@ def test_rules_test_stops_with_one_sentence_on_an_invalid_file(
     assert results == []
     assert (
         err
-        == f"gateway rules: Invalid rule 'team.x' in {path}: it selects nothing (give programs, paths, tools, launchers, assigns, redirect or write targets, fed-by, runs-shell or writes).\n"
+        == f"gateway rules: Invalid rule 'team.x' in {path}: it selects nothing (give programs, paths, launchers, tools, fed-by or an effect condition).\n"
     )
+
+
+def test_rules_test_fails_an_allow_example_the_policy_still_asks_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make test` matches an allow rule, yet make runs recipes no rule vouches for: not passed."""
+    path = tmp_path / "team.toml"
+    path.write_text(
+        '[[rule]]\nid = "make.test"\ndecision = "allow"\nprograms = ["make"]\n'
+        'prefix = ["test"]\nreason = "runs the tests"\nmatch = ["make test"]\n'
+    )
+    status, results, _ = run(capsys, "rules", "test", str(path))
+    assert status == 1
+    failed = [r for r in results[:-1] if not r["passed"]]
+    assert [(r["rule"], r["expect"], r["example"]) for r in failed] == [
+        ("make.test", "match", "make test")
+    ] * 2
+    assert "code the rules cannot read" in failed[0]["detail"]
+    path.write_text(path.read_text() + 'executes = ["code"]\n')
+    status, results, _ = run(capsys, "rules", "test", str(path))
+    assert status == 0
+
+
+def test_the_rule_example_of_the_rules_page_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The `[[approver.rules.rule]]` of docs/rules.md, as a rule file: every example holds."""
+    page = (Path(__file__).parents[2] / "docs" / "rules.md").read_text()
+    block = page.split("```toml\n", 1)[1].split("```", 1)[0]
+    rules = block[block.index("[[approver.rules.rule]]") :]
+    path = tmp_path / "team-rules.toml"
+    path.write_text(rules.replace("[[approver.rules.rule]]", "[[rule]]"))
+    status, results, _ = run(capsys, "rules", "test", str(path))
+    own = [r for r in results[:-1] if r["source"] == str(path)]
+    assert status == 0, [r for r in own if not r["passed"]]
+    assert {r["expect"] for r in own} == {"match", "not-match"}
+
+
+def test_check_profile_shows_what_workspace_write_allows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same calls under each profile: only the workspace write changes; the persistence write stays declined."""
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text(
+        '{"cmd": "sed -i s/a/b/ notes.txt"}\n{"cmd": "echo x >> ~/.bashrc"}\n{"cmd": "ls"}\n'
+    )
+    decided = {}
+    for profile in ("read-only", "workspace-write"):
+        status, verdicts, err = run(capsys, "check", "--profile", profile, str(calls))
+        assert status == 0, err
+        decided[profile] = [v["decision"] for v in verdicts]
+    assert decided == {
+        "read-only": ["ask", "decline", "allow"],
+        "workspace-write": ["allow", "decline", "allow"],
+    }
+    status, verdicts, err = run(capsys, "check", "--profile", "everything", str(calls))
+    assert status == 2
+    assert "'everything'" in err

@@ -17,16 +17,9 @@ import anyio
 import msgspec
 import pytest
 from gateway_rules import RulesApprover
-from gateway_rules._match import (
-    CommandView,
-    builtin_assignments,
-    command_text,
-    matches,
-    may_spell_option,
-    option_present,
-)
+from gateway_rules._engine import JudgeContext
+from gateway_rules._match import CommandView, Selectors, command_text
 from gateway_rules._schema import Rule
-from gateway_rules._sed import sed_effect
 
 from gateway import (
     Abstain,
@@ -65,16 +58,24 @@ def make_rule(**fields: Any) -> Rule:
 def hits(source: str, cwd: str | None = None, **fields: Any) -> bool:
     """True when the rule matches some command of ``source``."""
     rule = make_rule(**fields)
-    return any(matches(rule, CommandView(command), cwd) for command in commands(source))
+    selectors = Selectors(rule)
+    return any(selectors.command(CommandView(command), cwd) for command in commands(source))
 
 
 def first(source: str, **fields: Any) -> bool:
     """True when the rule matches the first command of ``source``."""
-    return matches(make_rule(**fields), CommandView(commands(source)[0]))
+    return Selectors(make_rule(**fields)).command(CommandView(commands(source)[0]), None)
 
 
 LS = {"id": "ls", "decision": "allow", "programs": ["ls"], "reason": "only lists"}
 CAT = {"id": "cat", "decision": "allow", "programs": ["cat"], "reason": "only reads"}
+READS = {
+    "id": "reads",
+    "decision": "allow",
+    "reads": ["workspace", "temp", "system", "other", "stream"],
+    "reason": "reads what holds no secret",
+}
+"""A program rule allows the program; the effects it has need rules of their own, like this one."""
 
 
 # ───────────────────────── the program that really runs ─────────────────────────
@@ -103,17 +104,18 @@ def test_paths_pin_an_exact_program_path() -> None:
 def test_transparent_launchers_leave_the_program_to_the_rule() -> None:
     assert first("timeout 5 ls", programs=["ls"])
     assert first("nice -n 5 env LANG=C ls", programs=["ls"])
-    assert decision(review("timeout 5 ls", approver=approver_with(LS))) == "allow"
+    assert decision(review("timeout 5 ls", approver=approver_with(LS, READS))) == "allow"
 
 
 def test_an_opaque_launcher_asks_unless_a_rule_names_it() -> None:
-    plain = approver_with(LS)
+    plain = approver_with(LS, READS)
     answer = review("flock /tmp/lock ls", approver=plain)
     assert decision(answer) == "ask"
     assert answer.reason == (
         "Asked about `flock /tmp/lock ls`: it runs through `flock`, which no rule allows."
     )
-    naming = approver_with({**LS, "id": "ls.flock", "launchers": ["flock"]})
+    lock = {"id": "lock", "decision": "allow", "writes": ["/tmp/lock"], "reason": "a lock"}  # noqa: S108
+    naming = approver_with({**LS, "id": "ls.flock", "launchers": ["flock"]}, READS, lock)
     assert decision(review("flock /tmp/lock ls", approver=naming)) == "allow"
 
 
@@ -126,214 +128,41 @@ def test_launchers_match_any_step_of_the_chain() -> None:
 # ───────────────────────── subcommands, prefixes, arguments ─────────────────────────
 
 
-def test_subcommands_skip_declared_global_options() -> None:
-    git = {"programs": ["git"], "subcommands": ["push"], "global_options": {"-C": 1}}
-    assert first("git push origin", **git)
-    assert first("git -C repo push origin", **git)
-    assert first("git --no-pager push", **git)
-    assert not first("git status", **git)
-    assert not first("git -C push status", **git)
-
-
-def test_an_undeclared_global_option_with_a_value_hides_the_subcommand() -> None:
-    """Better to miss an allow than to read `x` as the subcommand: an undeclared option is arity 0."""
-    assert not first("git --namespace x push", programs=["git"], subcommands=["push"])
-
-
 def test_prefix_matches_the_leading_arguments() -> None:
     assert first("git stash list", programs=["git"], prefix=["stash", "list"])
     assert not first("git stash", programs=["git"], prefix=["stash", "list"])
     assert not first("git stash drop list", programs=["git"], prefix=["stash", "list"])
 
 
-def test_arg_patterns_match_values_after_quote_removal() -> None:
-    assert first("git push origin '+main'", programs=["git"], arg_patterns=["^\\+"])
-    assert not first("git push origin main", programs=["git"], arg_patterns=["^\\+"])
-
-
-def test_arg_patterns_match_the_written_text_of_an_argument_that_expands() -> None:
-    assert first("rm -rf ~", programs=["rm"], arg_patterns=["^~"])
-    assert first('rm -rf "$HOME/x"', programs=["rm"], arg_patterns=['^"?\\$HOME'])
-    assert first("rm -rf ${HOME}", programs=["rm"], arg_patterns=["^\\$\\{HOME\\}"])
-
-
-def test_dynamic_args_tells_literal_from_expanding_arguments() -> None:
-    assert first("rm -rf $X", programs=["rm"], dynamic_args=True)
-    assert not first("rm -rf build", programs=["rm"], dynamic_args=True)
-    assert first("rm -rf build", programs=["rm"], dynamic_args=False)
-
-
-def test_max_args_and_max_operands() -> None:
-    assert first("git branch", programs=["git"], max_args=1)
-    assert not first("git branch topic", programs=["git"], max_args=1)
-    assert first("uniq -c -d in.txt", programs=["uniq"], max_operands=1)
-    assert not first("uniq in.txt out.txt", programs=["uniq"], max_operands=1)
-    assert not first("uniq $X", programs=["uniq"], max_operands=0)
-
-
 # ───────────────────────── options in every spelling ─────────────────────────
 
 
-@pytest.mark.parametrize(
-    ("args", "option"),
-    [
-        (["-rf"], "-f"),
-        (["-r", "-f"], "-f"),
-        (["-ofile"], "-o"),
-        (["--force"], "--force"),
-        (["--output=x"], "--output"),
-        (["--compress-prog=gzip"], "--compress-program"),
-        (["--i"], "--in-place"),
-        (["-exec"], "-exec"),
-        (["-exec=x"], "-exec"),
-        (["-fprint0"], "-fprint*"),
-        (["--lesskey-src=x"], "--lesskey*"),
-    ],
-    ids=[
-        "cluster",
-        "separate",
-        "fused-value",
-        "long",
-        "long-with-value",
-        "abbreviation",
-        "one-letter-abbreviation",
-        "single-dash-long",
-        "single-dash-long-with-value",
-        "glob",
-        "long-glob",
-    ],
-)
-def test_option_spellings_are_recognised(args: list[str], option: str) -> None:
-    assert option_present(args, [option]) is not None
-
-
-def test_options_after_a_double_dash_are_operands() -> None:
-    assert option_present(["--", "-rf"], ["-r"]) is None
-    assert option_present(["-f", "x", "--", "-r"], ["-r"]) is None
-
-
-def test_a_double_dash_right_after_an_option_may_be_its_value() -> None:
-    """`awk -F -- -f prog.awk`: -F takes `--`, so -f is an option; a refusing rule must see it."""
-    args = ["-F", "--", "-f", "prog.awk"]
-    assert option_present(args, ["-f"], wide=True) == "-f"
-    assert option_present(args, ["-f"], wide=False) is None
-    assert option_present(["x", "--", "-f"], ["-f"], wide=True) is None
-    assert option_present(["--sep=x", "--", "-f"], ["-f"], wide=True) is None
-
-
-def test_abbreviations_count_only_when_reading_wide() -> None:
-    assert option_present(["--comp=gzip"], ["--compress-program"], wide=False) is None
-    assert option_present(["--compress-program=gzip"], ["--compress-program"], wide=False)
-
-
 def test_options_and_without_options_read_the_way_that_makes_the_rule_stricter() -> None:
-    """A refusing rule finds `--i`; an allow rule's without-options does too; an allow rule needing an option does not."""
+    """Options are the table's canonical spellings: `--i` is `--in-place`, `--out=x` is `--output`."""
     assert first("sed --i s/a/b/ f", programs=["sed"], decision="ask", options=["--in-place"])
     assert not first(
         "sed --i s/a/b/ f", programs=["sed"], decision="allow", without_options=["--in-place"]
     )
-    assert not first("sort --out=x f", programs=["sort"], decision="allow", options=["--output"])
+    assert first("sort --out=x f", programs=["sort"], decision="allow", options=["--output"])
     assert first(
         "awk -F -- -f prog.awk data",
         programs=["awk"],
         decision="decline",
-        options=["-f"],
+        options=["--file"],
     )
     assert not first(
-        "awk -F -- -f prog.awk data", programs=["awk"], decision="allow", without_options=["-f"]
+        "awk -F -- -f prog.awk data", programs=["awk"], decision="allow", without_options=["--file"]
     )
 
 
-def test_without_options_refuses_an_expanding_argument_that_could_spell_an_option() -> None:
-    allow = {"programs": ["find"], "decision": "allow", "without_options": ["-delete"]}
-    assert not first("find . $X", **allow)
-    assert not first("find . *", **allow)
-    assert not first("find . {-delete,x}", **allow)
-    assert not first("find /x$(echo ' -delete')", **allow)
-    assert first("find ~ -name x", **allow)
-    assert first('find "src/$name" -type f', **allow)
-    assert first("find ./* -type f", **allow)
-
-
-@pytest.mark.parametrize(
-    ("written", "may"),
-    [
-        ("$X", True),
-        ('"$X"', True),
-        ("*", True),
-        ("{-a,b}", True),
-        ("/lib/$(uname -r)", True),
-        ('"a${b[@]}"', True),
-        ("~", False),
-        ("~/dir", False),
-        ("./*", False),
-        ('"src/$n"', False),
-        ("a'$x'", False),
-    ],
-)
-def test_which_expanding_words_may_spell_an_option(written: str, may: bool) -> None:
-    assert may_spell_option(written) is may
-
-
-def test_before_subcommand_looks_only_in_front_of_the_subcommand() -> None:
-    rule = {
-        "programs": ["git"],
-        "options": ["-c"],
-        "before_subcommand": True,
-        "global_options": {"-C": 1},
-    }
-    assert first("git -c core.pager=x log", **rule)
-    assert first("git -C repo -c x=y log", **rule)
-    assert not first("git switch -c topic", **rule)
-    assert not first("git log -c", **rule)
+def test_an_expanding_argument_that_could_spell_an_option_is_never_allowed() -> None:
+    """The table cannot read a word that may become an option: the default policy asks."""
+    for source in ("find . $X", "find . *", "find /x$(echo ' -delete')", "find . {-delete,x}"):
+        assert decision(review(source)) != "allow", source
+    assert decision(review("find ./src -type f")) == "allow"
 
 
 # ───────────────────────── variables, redirects, pipelines, places ─────────────────────────
-
-
-def test_assigns_sees_every_way_a_command_sets_a_variable() -> None:
-    for source in (
-        "PATH=/tmp ls",
-        "env PATH=/tmp ls",
-        "sudo PATH=/tmp ls",
-        "export PATH=/tmp",
-        "declare -x PATH=/tmp",
-        "read PATH <<< x",
-        "read -a PATH <<< x",
-        "printf -v PATH %s x",
-        "declare -n ref=PATH",
-        "getopts ab PATH",
-    ):
-        assert first(source, assigns=["PATH"]), source
-    assert not first("LANG=C ls", assigns=["PATH"])
-    assert first("LD_PRELOAD=x.so ls", assigns=["LD_*"])
-
-
-def test_builtin_assignments_and_hidden_names() -> None:
-    assert builtin_assignments("read", ["-r", "line"]) == (["line"], None)
-    assert builtin_assignments("printf", ["-vNAME", "x"]) == (["NAME"], None)
-    assert builtin_assignments("export", ["A=1", "B"]) == (["A", "B"], None)
-    assert builtin_assignments("export", [None], ["PYTHONPATH=$PWD"]) == (["PYTHONPATH"], None)
-    assert builtin_assignments("export", [None], ["$v=1"]) == ([], "`$v=1`")
-    assert builtin_assignments("read", [None], ["$v"]) == ([], "`$v`")
-    assert builtin_assignments("echo", ["A=1"]) == ([], None)
-
-
-def test_writes_is_about_files_not_devices_or_descriptors() -> None:
-    assert first("echo x > out.txt", programs=["echo"], writes=True)
-    assert first("echo x >> out.txt", programs=["echo"], writes=True)
-    assert first("echo x &> out.txt", programs=["echo"], writes=True)
-    assert first("echo x > /dev/null 2>&1", programs=["echo"], writes=False)
-    assert first("echo x >&2", programs=["echo"], writes=False)
-    assert first("cat < in.txt", programs=["cat"], writes=False)
-
-
-def test_write_targets_and_redirect_targets() -> None:
-    assert first("echo x >> ~/.bashrc", write_targets=["~/.*"])
-    assert not first("cat < ~/.bashrc", write_targets=["~/.*"])
-    assert first("cat < ~/.bashrc", redirect_targets=["~/.*"])
-    assert first('echo x > "$HOME/.profile"', write_targets=["$HOME/.*"])
-    assert first("bash < /dev/tcp/h/80", redirect_targets=["/dev/tcp/*"])
 
 
 def test_fed_by_names_an_earlier_stage_of_the_pipeline() -> None:
@@ -341,11 +170,6 @@ def test_fed_by_names_an_earlier_stage_of_the_pipeline() -> None:
     assert hits("curl -s x | grep y | sh", programs=["sh"], fed_by=["curl"])
     assert not hits("sh x.sh", programs=["sh"], fed_by=["curl"])
     assert not hits("sh x.sh; curl x", programs=["sh"], fed_by=["curl"])
-
-
-def test_runs_shell() -> None:
-    assert first("sh -c 'ls'", runs_shell=True, programs=["sh"])
-    assert first("ls", runs_shell=False, programs=["ls"])
 
 
 def test_contexts_tell_where_a_command_sits() -> None:
@@ -364,73 +188,15 @@ def test_cwd_under_needs_a_working_directory_inside() -> None:
     assert not hits("make", cwd=None, **rule)
 
 
-def test_expansions_name_the_kinds_a_command_uses() -> None:
-    assert first("echo ${!x}", expansions=["indirect"])
-    assert first("echo ${x@P}", expansions=["transform"])
-    assert first("echo $(date)", expansions=["command_substitution"])
-    assert not first("echo x", expansions=["indirect", "transform"])
-
-
-def test_an_unquoted_heredoc_body_counts_as_the_commands_expansions() -> None:
-    """Fails without the planner fix: `${x@P}` in a heredoc body was invisible to the rules."""
-    assert first("cat <<EOF\n${x@P}\nEOF", expansions=["transform"])
-    assert not first("cat <<'EOF'\n${x@P}\nEOF", expansions=["transform"])
-    assert decision(review("cat <<EOF\n${x@P}\nEOF")) == "decline"
-
-
-def test_sed_runs_reads_the_script_not_the_file_names() -> None:
-    assert first("sed '/x/e id' f", programs=["sed"], sed_runs=True)
-    assert first("sed -n -e p -e 'w out' f", programs=["sed"], sed_runs=True)
-    assert first("sed -n '1,5p' tests/writer.py", programs=["sed"], sed_runs=False)
-    assert first("sed -n 1p west.txt", programs=["sed"], sed_runs=False)
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["/x/e id", "f"],
-        ["1,/re/w out"],
-        ["\\,x,e id"],
-        [":a e id"],
-        ["s/a/b/w out"],
-        ["sxaxbxe"],
-        ["-e", "p", "--expression=1e id"],
-        ["-ni", "p"],
-        ["--in-pl", "s/a/b/"],
-        ["-f", "x.sed"],
-        ["-n", None],
-        ["--frobnicate", "p"],
-        ["s/a/b"],
-    ],
-)
-def test_sed_scripts_that_run_write_or_cannot_be_read(args: list[str | None]) -> None:
-    assert sed_effect(args) is not None
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["-n", "240,260p", "f"],
-        ["s/e/w/g", "f"],
-        [":a;N;$!ba;s/\\n/ /g"],
-        ["-n", "/start/,/end/{/x/p}"],
-        ["1a hello; e id"],
-        ["s/x/y/w /dev/stdout"],
-        ["-l", "5", "l"],
-    ],
-)
-def test_sed_scripts_that_only_print(args: list[str | None]) -> None:
-    assert sed_effect(args) is None
-
-
 def test_tool_rules_match_only_tool_names() -> None:
     approver = approver_with(
         {"id": "tool.read", "decision": "allow", "tools": ["Read"], "reason": "only reads"},
         {"id": "tool.read-no", "decision": "decline", "tools": ["Read"], "reason": "says no"},
     )
-    judged = approver.rules.judge_tool("Read")
+    context = JudgeContext(cwd=None, roots=(".",))
+    judged = approver.rules.judge_effects((), context, tool="Read")
     assert (judged.decision, judged.rule) == ("decline", "tool.read-no")
-    assert approver.rules.judge_tool("Write").decision == "ask"
+    assert approver.rules.judge_effects((), context, tool="Write").decision == "ask"
     assert not hits("Read", tools=["Read"])
 
 
@@ -438,21 +204,21 @@ def test_tool_rules_match_only_tool_names() -> None:
 
 
 def test_decline_beats_ask_beats_allow_beats_the_default_ask() -> None:
-    allow = {"id": "a", "decision": "allow", "programs": ["tool"], "reason": "is fine"}
-    ask = {"id": "b", "decision": "ask", "programs": ["tool"], "reason": "needs a look"}
-    decline = {"id": "c", "decision": "decline", "programs": ["tool"], "reason": "is bad"}
-    assert decision(review("tool", approver=approver_with(decline, ask, allow))) == "decline"
-    assert decision(review("tool", approver=approver_with(allow, ask, decline))) == "decline"
-    assert decision(review("tool", approver=approver_with(allow, ask))) == "ask"
-    assert decision(review("tool", approver=approver_with(allow))) == "allow"
-    nothing = review("tool", approver=approver_with(ask | {"programs": ["other"]}))
+    allow = {"id": "a", "decision": "allow", "programs": ["ls"], "reason": "is fine"}
+    ask = {"id": "b", "decision": "ask", "programs": ["ls"], "reason": "needs a look"}
+    decline = {"id": "c", "decision": "decline", "programs": ["ls"], "reason": "is bad"}
+    assert decision(review("ls", approver=approver_with(decline, ask, allow, READS))) == "decline"
+    assert decision(review("ls", approver=approver_with(allow, ask, decline, READS))) == "decline"
+    assert decision(review("ls", approver=approver_with(allow, ask, READS))) == "ask"
+    assert decision(review("ls", approver=approver_with(allow, READS))) == "allow"
+    nothing = review("ls", approver=approver_with(ask | {"programs": ["other"]}))
     assert decision(nothing) == "ask"
-    assert nothing.reason == "Asked about `tool`: no rule covers `tool`."
+    assert nothing.reason == "Asked about `ls`: no rule covers `ls`."
 
 
 def test_the_strictest_command_of_a_call_decides() -> None:
     approver = approver_with(
-        LS, CAT, {"id": "rm", "decision": "decline", "programs": ["rm"], "reason": "removes"}
+        LS, CAT, READS, {"id": "rm", "decision": "decline", "programs": ["rm"], "reason": "removes"}
     )
     assert decision(review("ls | cat", approver=approver)) == "allow"
     assert decision(review("ls; cat x; other", approver=approver)) == "ask"
@@ -461,7 +227,9 @@ def test_the_strictest_command_of_a_call_decides() -> None:
 
 
 def test_an_unmeasured_call_is_never_allowed() -> None:
-    everything = approver_with({"id": "all", "decision": "allow", "writes": False, "reason": "x"})
+    everything = approver_with(
+        {"id": "all", "decision": "allow", "reads": ["workspace"], "reason": "x"}
+    )
     answer = review("echo 'unterminated", approver=everything)
     assert isinstance(answer, Abstain)
     assert answer.reason is not None
@@ -469,16 +237,19 @@ def test_an_unmeasured_call_is_never_allowed() -> None:
 
 
 def test_an_empty_call_and_a_redirect_alone() -> None:
-    assert decision(review("", approver=approver_with(LS))) == "allow"
-    assert decision(review("> /dev/null", approver=approver_with(LS))) == "allow"
-    written = review("> notes.txt", approver=approver_with(LS))
+    assert decision(review("", approver=approver_with(LS, READS))) == "allow"
+    streams = {"id": "streams", "decision": "allow", "writes": ["stream"], "reason": "streams"}
+    assert decision(review("> /dev/null", approver=approver_with(LS, READS))) == "ask"
+    assert decision(review("> /dev/null", approver=approver_with(LS, READS, streams))) == "allow"
+    written = review("> notes.txt", approver=approver_with(LS, READS, streams))
     assert decision(written) == "ask"
-    assert "it writes to `notes.txt`" in (written.reason or "")
+    assert "it writes `./notes.txt` (workspace)" in (written.reason or "")
 
 
 def test_a_write_asks_unless_an_allow_rule_permits_writes() -> None:
-    assert decision(review("ls > out.txt", approver=approver_with(LS))) == "ask"
-    writer = approver_with({**LS, "writes": True, "write-targets": ["out.txt"]})
+    assert decision(review("ls > out.txt", approver=approver_with(LS, READS))) == "ask"
+    out = {"id": "out", "decision": "allow", "writes": ["./out.txt"], "reason": "one file"}
+    writer = approver_with(LS, READS, out)
     assert decision(review("ls > out.txt", approver=writer)) == "allow"
 
 
@@ -488,14 +259,14 @@ SH = {
     "id": "sh",
     "decision": "allow",
     "programs": ["sh", "bash"],
-    "runs-shell": True,
+    "executes": ["shell_text", "literal"],
     "reason": "runs shell text that is judged command by command",
 }
 RM = {"id": "rm", "decision": "decline", "programs": ["rm"], "reason": "removes files"}
 
 
 def test_measured_nested_text_is_judged_command_by_command() -> None:
-    approver = approver_with(SH, LS, RM)
+    approver = approver_with(SH, LS, RM, READS)
     assert decision(review("sh -c 'ls'", approver=approver)) == "allow"
     assert decision(review("sh -c 'ls; rm x'", approver=approver)) == "decline"
     assert decision(review("sh -c 'ls; other'", approver=approver)) == "ask"
@@ -563,8 +334,8 @@ def test_every_reason_is_one_sentence(source: str) -> None:
 def test_the_reason_names_the_rule_that_decided() -> None:
     for source, rule in (
         ("git push -f", "git.force-push"),
-        ("pip install x", "ask.install"),
-        ("cat README.md", "read.files"),
+        ("pip install x", "ask.writes"),
+        ("cat README.md", "read.text"),
     ):
         answer = review(source)
         assert answer.rule == rule
@@ -626,7 +397,7 @@ def test_an_unknown_upper_case_variable_asks() -> None:
 def test_a_variable_name_the_plan_cannot_see_asks() -> None:
     answer = review("export $v=1")
     assert decision(answer) == "ask"
-    assert "whose name the plan cannot see" in (answer.reason or "")
+    assert "a value only known when it runs" in (answer.reason or "")
 
 
 def test_arithmetic_on_values_the_plan_cannot_see_asks() -> None:
@@ -653,7 +424,7 @@ def test_arithmetic_on_values_the_plan_cannot_see_asks() -> None:
 def test_text_that_runs_code_when_evaluated_asks() -> None:
     answer = review("test -v 'a[$(id)]' && echo set")
     assert decision(answer) == "ask"
-    assert "bash runs the expansion in `a[$(id)]` when it evaluates it (test -v)" in (
+    assert "it expands text a second time, which runs any expansion in it (`test -v`)" in (
         answer.reason or ""
     )
 
@@ -661,9 +432,9 @@ def test_text_that_runs_code_when_evaluated_asks() -> None:
 def test_a_variable_rule_judges_a_plain_assignment() -> None:
     answer = review("HISTFILE=/dev/null")
     assert isinstance(answer, Decline)
-    assert answer.rule == "hide.history-variables"
+    assert answer.rule == "hide.history"
     assert answer.reason == (
-        "Declined the call: rule hide.history-variables hides what was run (it sets `HISTFILE`)."
+        "Declined the call: rule hide.history hides what was run (it sets `HISTFILE` (`assignment`))."
     )
 
 
@@ -674,11 +445,11 @@ def test_a_function_the_call_defines_is_asked_about_and_its_body_judged() -> Non
 
 
 def test_time_with_an_output_file_asks() -> None:
-    approver = approver_with(LS)
+    approver = approver_with(LS, READS)
     assert decision(review("/usr/bin/time ls", approver=approver)) == "allow"
     answer = review("/usr/bin/time -o out.txt ls", approver=approver)
     assert decision(answer) == "ask"
-    assert "`time -o` writes" in (answer.reason or "")
+    assert "it writes `./out.txt` (workspace)" in (answer.reason or "")
 
 
 # ───────────────────────── holes, bodies, tools ─────────────────────────
@@ -785,9 +556,47 @@ def test_a_prefix_approval_is_never_broader_than_asked() -> None:
     assert decision(anyio.run(approver.review, request_for("mytool build > out.txt"))) == "ask"
 
 
-def test_a_prefix_approval_does_not_override_ask_or_decline_rules() -> None:
+@pytest.mark.parametrize(
+    ("command", "prefix", "rule"),
+    [
+        ("pip install requests", ["install"], "ask.writes"),
+        ("git push origin main", ["push"], "ask.writes"),
+        ("sed -i s/a/b/ notes.txt", ["-i"], "ask.writes"),
+    ],
+)
+def test_a_prefix_approval_is_offered_only_where_it_would_take_effect(
+    command: str, prefix: list[str], rule: str
+) -> None:
+    """A rule that asks about the command stays above a remembered prefix, so none is offered."""
     approver = RulesApprover({})
-    approver.remember(request_for("git push origin main"), "prefix", prefix=["push"])
+    request = request_for(command, session_id="s1")
+    assert [offer.scope for offer in approver.offers(request)] == ["digest", "session"]
+    with pytest.raises(ValueError, match=f"would not take effect.*rule {rule}"):
+        approver.propose(request, "prefix", prefix)
+    with pytest.raises(ValueError, match="would not take effect"):
+        approver.remember(request, "prefix", prefix=prefix)
+    assert approver.remembered == []
+    approver.remember(request, "digest")
+    assert decision(anyio.run(approver.review, request_for(command))) == "allow"
+
+
+def test_every_prefix_offered_takes_effect() -> None:
+    """What is offered is what happens: the same command is allowed once the offer is taken."""
+    approver = RulesApprover({})
+    for command in ("mytool build --fast", "mytool", "./run.sh check", "pip install x", "git push"):
+        request = request_for(command)
+        for offer in approver.offers(request):
+            if offer.scope == "prefix":
+                approver.remember(request, "prefix", prefix=offer.prefix)
+                assert decision(anyio.run(approver.review, request_for(command))) == "allow"
+
+
+def test_a_remembered_prefix_does_not_override_ask_or_decline_rules(tmp_path: Path) -> None:
+    """A prefix saved before a rule asked about it (an older policy, a hand edit) stays below the rules."""
+    path = tmp_path / "memory.json"
+    saved = {"scope": "prefix", "description": "git push", "program": "git", "prefix": ["push"]}
+    path.write_bytes(msgspec.json.encode([saved]))
+    approver = RulesApprover({"memory": str(path)})
     assert decision(anyio.run(approver.review, request_for("git push origin main"))) == "ask"
     assert decision(anyio.run(approver.review, request_for("git push --force"))) == "decline"
 

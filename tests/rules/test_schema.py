@@ -53,13 +53,13 @@ def one_sentence(message: str) -> bool:
         ({"programs": "ls"}, "expected `array`, got `str` (at `programs`)"),
         ({"reason": "  "}, "it has no reason"),
         ({"programs": []}, "it selects nothing"),
-        ({"arg_patterns": ["(["]}, "is not a valid regular expression"),
+        ({"reads": ["bogus"]}, "is neither a path class"),
         ({"options": ["x"]}, "does not start with a dash"),
         ({"without_options": ["--"]}, "does not start with a dash"),
-        ({"global_options": {"-C": 2}}, "arities must be 0 or 1"),
+        ({"executes": ["nonsense"]}, "is neither a kind"),
         ({"tools": ["Read"]}, "mixes tools (not shells) with programs"),
-        ({"programs": [], "launchers": ["sudo"], "subcommands": ["x"]}, "subcommands or a prefix"),
-        ({"programs": [], "writes": True, "sed_runs": True}, "sed-runs without programs"),
+        ({"programs": [], "launchers": ["sudo"], "subcommands": ["x"]}, "args without programs"),
+        ({"writes": ["workspace"], "write_actions": ["frob"]}, "invalid enum value 'frob'"),
     ],
     ids=[
         "unknown-key",
@@ -69,13 +69,13 @@ def one_sentence(message: str) -> bool:
         "wrong-type",
         "no-reason",
         "no-selector",
-        "bad-regex",
+        "bad-path-class",
         "option-without-dash",
         "double-dash-option",
-        "bad-arity",
+        "bad-execute-kind",
         "tools-and-programs",
         "subcommands-without-programs",
-        "sed-runs-without-programs",
+        "bad-write-action",
     ],
 )
 def test_an_invalid_rule_stops_the_load_naming_the_source_the_rule_and_the_problem(
@@ -104,21 +104,23 @@ def test_a_duplicate_id_in_one_source_stops_the_load() -> None:
 def test_a_failing_match_example_stops_the_load() -> None:
     message = load_error(rule(match=["ls -la", "cat README.md"]))
     assert message == (
-        "Rule 'test.rule' in the gateway config does not match its example `cat README.md`."
+        "Rule 'test.rule' in the gateway config does not behave as it says on its example "
+        "`cat README.md` under the read-only profile (the rule does not apply to it)."
     )
 
 
 def test_a_failing_not_match_example_stops_the_load_and_counts_the_others() -> None:
     message = load_error(rule(not_match=["ls", "ls -l"]))
     assert message == (
-        "Rule 'test.rule' in the gateway config matches its example `ls`, and 1 more examples fail."
+        "Rule 'test.rule' in the gateway config decides its example `ls` under the read-only "
+        "profile (the rule applies to it), and 1 more examples fail."
     )
 
 
 def test_an_example_that_cannot_be_measured_fails_with_the_reason() -> None:
     message = load_error(rule(match=["ls 'unterminated"]))
     assert "is not measured" in message
-    assert message.startswith("Rule 'test.rule' in the gateway config does not match")
+    assert message.startswith("Rule 'test.rule' in the gateway config does not behave as it says")
 
 
 def test_a_bad_rule_file_names_the_file(tmp_path: Path) -> None:
@@ -170,7 +172,7 @@ def test_a_relative_rule_file_is_found_beside_the_base(tmp_path: Path) -> None:
 
 
 def test_unknown_approver_options_are_refused() -> None:
-    with pytest.raises(RuleError, match=r"Invalid \[approver.rules\] options: .*`bogus`"):
+    with pytest.raises(RuleError, match=r"Invalid rules options in the gateway config: .*`bogus`"):
         RulesApprover({"bogus": 1})
 
 
@@ -178,23 +180,23 @@ def test_unknown_approver_options_are_refused() -> None:
 
 
 def test_a_user_rule_replaces_the_default_rule_with_the_same_id() -> None:
-    """Replacing `ask.interpreter` lets a team allow its test runner; the rest of the policy stays."""
+    """Replacing `read.jq` makes a team ask before jq; the rest of the policy stays."""
     approver = approver_with(
         rule(
-            id="ask.interpreter",
-            decision="allow",
-            programs=["pytest"],
-            reason="runs the project's tests",
-            match=["pytest tests/"],
+            id="read.jq",
+            decision="ask",
+            programs=["jq"],
+            reason="reads data a person should see first",
+            match=["jq . package.json"],
         ),
         include_default=True,
     )
     by_id = {r.id: r for r in approver.rules.rules}
-    assert by_id["ask.interpreter"].decision == "allow"
-    assert by_id["ask.interpreter"].programs == ("pytest",)
+    assert by_id["read.jq"].decision == "ask"
+    assert by_id["read.jq"].programs == ("jq",)
     assert "git.force-push" in by_id
     sources = {r.id: source for source, r in approver.sources}
-    assert sources["ask.interpreter"] == "the gateway config"
+    assert sources["read.jq"] == "the gateway config"
     assert sources["git.force-push"] == "the default policy"
 
 
@@ -208,7 +210,7 @@ def test_a_rule_file_replaces_a_default_rule_and_the_config_replaces_the_file(
 ) -> None:
     path = tmp_path / "team.toml"
     path.write_text(
-        '[[rule]]\nid = "read.listing"\ndecision = "ask"\nprograms = ["ls"]\nreason = "from the file"\n'
+        '[[rule]]\nid = "read.look"\ndecision = "ask"\nprograms = ["ls"]\nreason = "from the file"\n'
         '[[rule]]\nid = "team.x"\ndecision = "ask"\nprograms = ["x"]\nreason = "from the file"\n'
     )
     options = RulesOptions(
@@ -217,8 +219,8 @@ def test_a_rule_file_replaces_a_default_rule_and_the_config_replaces_the_file(
     )
     sources, rules = load_rules(options)
     by_id = {r.id: (source, r) for source, r in sources}
-    assert by_id["read.listing"] == (str(path), by_id["read.listing"][1])
-    assert by_id["read.listing"][1].reason == "from the file"
+    assert by_id["read.look"] == (str(path), by_id["read.look"][1])
+    assert by_id["read.look"][1].reason == "from the file"
     assert by_id["team.x"][0] == "the gateway config"
     assert len(rules.rules) == len(default_approver().rules.rules) + 1
 

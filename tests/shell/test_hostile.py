@@ -13,6 +13,7 @@ from typing import Literal, NamedTuple
 
 import pytest
 
+import gateway._shell
 from gateway._shell import INTERNAL_FAILURE, ShellReading, read_shell
 from gateway._shell._limits import MAX_NESTING, MAX_SOURCE_BYTES, SCAN_STEPS_PER_CHAR
 from gateway._shell._source import Source
@@ -267,8 +268,13 @@ def test_reports_unmeasured_when_text_holds_a_lone_surrogate() -> None:
     ],
     ids=["braces", "brackets", "colon-parameters"],
 )
-def test_reports_unmeasured_when_scanning_words_would_take_too_long(source: str) -> None:
+def test_reports_unmeasured_when_scanning_words_would_take_too_long(
+    source: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Look-ahead over these is quadratic or exponential; the scanner's step budget ends it."""
+    # On a loaded machine the wall-clock budget could end it first; take that
+    # budget away, so only the step budget (which counts, never times) can.
+    monkeypatch.setattr(gateway._shell, "PARSE_BUDGET_SECONDS", 600.0)
     reading = read_shell(source)
     assert reading.reason is not None
     assert f"more than {SCAN_STEPS_PER_CHAR} steps a character" in reading.reason

@@ -17,6 +17,7 @@ from hypothesis import given, strategies as st
 
 from gateway._shell._source import Source
 from gateway._shell._tree import (
+    _CHILDREN,
     CommandSubstitution,
     Node,
     Part,
@@ -88,6 +89,11 @@ def test_walk_parts_reaches_every_part_outside_substitution_bodies(text: str) ->
             elif isinstance(item, tuple):
                 stack.extend(reversed(item))
         assert _identities(walk_parts(word.parts)) == _identities(expected)
+
+
+def test_the_children_table_has_one_row_for_each_node_kind() -> None:
+    assert set(_CHILDREN) == set(NODE_TYPES)
+    assert len(NODE_TYPES) == len(set(NODE_TYPES))
 
 
 def test_walk_yields_in_source_order_within_a_command() -> None:

@@ -94,12 +94,17 @@ def main(mode: str, target: str | None, extra: list[str]) -> None:
         sys.stdout.write('{"decision": "allow", "reason": "  \\n "}')
     elif mode == "bad-decision":
         sys.stdout.write('{"decision": "yes", "reason": "Fine."}')
+    elif mode == "decision-twice":
+        sys.stdout.write('{"decision": "decline", "reason": "No.", "decision": "allow"}')
     elif mode == "array":
         sys.stdout.write('[{"decision": "allow", "reason": "Fine."}]')
     elif mode == "two-answers":
         sys.stdout.write(
             '{"decision": "decline", "reason": "No."}{"decision": "allow", "reason": "Yes."}'
         )
+    elif mode == "late-allow":
+        time.sleep(3)  # past the 1 s timeout the test gives it
+        _answer("allow", "An allow after the deadline.")
     elif mode == "never-exits":
         _answer("allow", "Answered, and stayed.")
         sys.stdout.close()

@@ -1,0 +1,168 @@
+"""
+A rule's ``match`` / ``not-match`` examples, judged with the whole policy, as a review would.
+
+An example passes only when the policy really behaves as the rule says, not
+when the rule's own conditions happen to hold: an allow rule's ``match``
+example must be *allowed*, resting on that rule (a rule about ``make`` that
+never permits the code ``make`` runs does not pass); a decline or ask rule's
+``match`` example must be decided at least that strictly with the rule
+applying to it. A ``not-match`` example of an allow rule must not be allowed
+on it; of a decline or ask rule, the rule must not apply.
+
+Examples are judged under every profile the rule counts in, with no working
+directory (paths are relative to the workspace), and a git command as if in
+a clean repository inside the workspace. A tool rule's example is a tool
+name, optionally followed by its input as JSON (``Write {"file_path":
+"notes.md"}``); so is an example of any rule that starts with the name of a
+tool the gateway knows (``[[tool-effects]]``) followed by JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import msgspec
+
+from gateway import Abstain, Allow, Answer, Decline, ReviewRequest, ToolCall, plan_program
+from gateway.effects import DEFAULT_TOOL_EFFECTS, PathContext, tool_effects
+from gateway_rules._context import repository_check
+from gateway_rules._engine import JudgeContext, Judgement, RuleSet
+from gateway_rules._schema import PROFILES, Rule
+
+__all__ = ["ExampleResult", "check_examples", "example_profiles"]
+
+_RANK = {Allow: 0, Abstain: 1, Decline: 2}
+_DECISION = {"allow": 0, "ask": 1, "decline": 2}
+_NAMES = {Allow: "allow", Abstain: "ask", Decline: "decline"}
+_TOOLS = frozenset(row.tool for row in DEFAULT_TOOL_EFFECTS)
+
+
+class ExampleResult(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    One ``match`` / ``not-match`` example of one rule, under one profile, and whether it held.
+
+    Attributes:
+        source: Where the rule came from.
+        rule: The rule's id.
+        example: The example.
+        expect: ``match`` or ``not-match``.
+        passed: Whether the policy behaved as the rule says.
+        profile: The profile it was judged under.
+        detail: When it failed: what the policy decided instead, or why it could not judge.
+    """
+
+    source: str
+    rule: str
+    example: str
+    expect: Literal["match", "not-match"]
+    passed: bool
+    profile: str = ""
+    detail: str | None = None
+
+
+def example_profiles(rules: Iterable[Rule]) -> tuple[str, ...]:
+    """Every profile the rules know: the default ones, then any a rule names."""
+    named = [p for rule in rules for p in rule.profiles]
+    return tuple(dict.fromkeys((*PROFILES, *named)))
+
+
+def _is_tool_example(rule: Rule, example: str) -> bool:
+    """A tool rule's example, or ``TOOL {json}`` for a tool the gateway knows."""
+    if rule.tools:
+        return True
+    tool, _, rest = example.partition(" ")
+    return rest.startswith("{") and tool in _TOOLS
+
+
+def _request(rule: Rule, example: str) -> ReviewRequest | str:
+    """The review request of an example, or why there is none."""
+    if _is_tool_example(rule, example):
+        tool, _, raw = example.partition(" ")
+        try:
+            data = json.loads(raw) if raw.strip() else {}
+        except ValueError as error:
+            return f"the example's input is not JSON ({error})"
+        if not isinstance(data, dict):
+            return "the example's input is not a JSON object"
+        effects = tool_effects(tool, data, (), PathContext())
+        return ReviewRequest(
+            kind="call", call=ToolCall(tool, data), digest="", plan=None, effects=effects
+        )
+    plan = plan_program(example)
+    if plan.status != "measured":
+        return f"the example is not measured ({plan.reason})"
+    return ReviewRequest(
+        kind="call", call=ToolCall("Bash", {"command": example}), digest=plan.digest, plan=plan
+    )
+
+
+def _rests_on(rule: Rule, answer: Answer, judgements: Sequence[Judgement]) -> bool:
+    """Whether an allow answer rests on the rule."""
+    return isinstance(answer, Allow) and any(rule.id in j.rules for j in judgements)
+
+
+def _judge(rule_set: RuleSet, rule: Rule, example: str, expect: str) -> tuple[bool, str | None]:
+    request = _request(rule, example)
+    if isinstance(request, str):
+        return False, request
+    context = JudgeContext(
+        cwd=None, roots=(".",), repository=repository_check(None), profile=rule_set.profile
+    )
+    answer, judgements = rule_set.evaluate(request, context)
+    shown = f"the policy decides {_NAMES[type(answer)]}: {answer.reason}"
+    if rule.decision == "allow":
+        held = _rests_on(rule, answer, judgements)
+        if expect == "match":
+            return held, None if held else shown
+        return not held, None if not held else shown
+    applies = rule.id in rule_set.applying(request, context)
+    if expect == "match":
+        strict = _RANK[type(answer)] >= _DECISION[rule.decision]
+        if not applies:
+            return False, "the rule does not apply to it"
+        return strict, None if strict else shown
+    return not applies, None if not applies else "the rule applies to it"
+
+
+def check_examples(
+    rules: Iterable[tuple[str, Rule]], *, profiles: Sequence[str] | None = None
+) -> list[ExampleResult]:
+    """
+    Judge every rule's ``match`` and ``not-match`` examples with the whole rule set.
+
+    Args:
+        rules: The rules with the source each came from, in load order.
+        profiles: The profiles to judge under (default: every profile the
+            rules know); each rule's examples are judged under those of them
+            it counts in.
+    """
+    sources = list(rules)
+    every = [rule for _, rule in sources]
+    known = tuple(profiles) if profiles is not None else example_profiles(every)
+    sets = {profile: RuleSet(every, profile) for profile in known}
+    results: list[ExampleResult] = []
+    for source, rule in sources:
+        for profile in known:
+            if rule.profiles and profile not in rule.profiles:
+                continue
+            expectations: tuple[tuple[Literal["match", "not-match"], tuple[str, ...]], ...] = (
+                ("match", rule.match),
+                ("not-match", rule.not_match),
+            )
+            for expect, examples in expectations:
+                for example in examples:
+                    passed, detail = _judge(sets[profile], rule, example, expect)
+                    results.append(
+                        ExampleResult(
+                            source=source,
+                            rule=rule.id,
+                            example=example,
+                            expect=expect,
+                            passed=passed,
+                            profile=profile,
+                            detail=detail,
+                        )
+                    )
+    return results
