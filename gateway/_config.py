@@ -309,7 +309,10 @@ class ServeSection(
             one is closed to make room, and with none idle the new one is
             refused.
         header_timeout: Seconds a client has to send a request's headers
-            from its first byte (or, on a new connection, from connecting).
+            from its first byte (or, on a new connection, from connecting);
+            time the service's loop was too busy to read is not counted,
+            within a bound of wall time (`BUSY_ALLOWANCE` timeouts, in the
+            approval service).
         body_timeout: Seconds a client has to send a request's body.
         public_url: The page's address as people reach it (behind a proxy,
             on another host); links in notifications point there. Unset: the

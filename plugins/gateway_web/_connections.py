@@ -8,7 +8,10 @@ protocol (uvicorn's h11 one, extended) adds:
 
 * a **header deadline**: from connecting, and from the first byte of each
   later request, a client has ``[serve] header-timeout`` seconds to finish its
-  headers, or it gets a 408 and the connection closes;
+  headers, or it gets a 408 and the connection closes. The deadline bounds a
+  slow client, not a busy server: time the event loop was too busy to run
+  what was due (many reviews at once, a starved process) is not counted
+  against the client, up to `BUSY_ALLOWANCE` times the timeout in all;
 * a **connection cap**: past ``[serve] max-connections``, a new connection
   closes the longest-idle connection that has no request in progress (idle
   keep-alives, half-sent headers); with none to close, the newcomer gets a
@@ -35,6 +38,54 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 __all__ = ["ConnectionLimits", "JsonErrors", "guarded_protocol"]
 
 _ENCODER: Final = msgspec.json.Encoder()
+
+TICK: Final = 0.1
+"""Seconds between the loop clock's ticks while a header deadline runs: how finely busy time is seen."""
+
+BUSY_ALLOWANCE: Final = 5.0
+"""A header deadline never stretches past this many header timeouts of wall time, however busy the loop."""
+
+
+class LoopClock:
+    """
+    How long the event loop was too busy to run what was due: the seconds its ticks came late.
+
+    It ticks only while someone holds it (a header deadline runs), so an idle
+    service does not wake up for it.
+    """
+
+    def __init__(self) -> None:
+        self._late = 0.0
+        self._holders = 0
+        self._due = 0.0
+        self._tick: asyncio.TimerHandle | None = None
+
+    def hold(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start measuring (or keep measuring) for one more holder."""
+        self._holders += 1
+        if self._tick is None:
+            self._schedule(loop, loop.time())
+
+    def release(self) -> None:
+        """One holder is done; with none left, stop ticking."""
+        self._holders = max(0, self._holders - 1)
+        if self._holders == 0 and self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
+
+    def busy(self, loop: asyncio.AbstractEventLoop) -> float:
+        """Seconds the loop has been late so far, including a tick overdue now."""
+        overdue = max(0.0, loop.time() - self._due) if self._tick is not None else 0.0
+        return self._late + overdue
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop, now: float) -> None:
+        self._due = now + TICK
+        self._tick = loop.call_at(self._due, self._ticked, loop)
+
+    def _ticked(self, loop: asyncio.AbstractEventLoop) -> None:
+        now = loop.time()
+        self._late += max(0.0, now - self._due)
+        self._schedule(loop, now)
 
 
 def _raw_refusal(status: int, phrase: str, sentence: str) -> bytes:
@@ -65,6 +116,7 @@ class ConnectionLimits:
         self.evicted = 0
         self.refused = 0
         self.timed_out = 0
+        self.clock = LoopClock()
 
     def admit(self, connection: _GuardedProtocol) -> bool:
         """Make room for a new connection, closing the longest-idle one if need be; whether it is in."""
@@ -85,6 +137,9 @@ class _GuardedProtocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._header_timer: asyncio.TimerHandle | None = None
+        # When the headers became due (loop time), and how busy the loop had been by then.
+        self._due_since = 0.0
+        self._busy_since = 0.0
 
     @property
     def busy(self) -> bool:
@@ -94,6 +149,10 @@ class _GuardedProtocol(H11Protocol):
 
     def _arm(self) -> None:
         if self._header_timer is None:
+            clock = self.limits.clock
+            clock.hold(self.loop)
+            self._due_since = self.loop.time()
+            self._busy_since = clock.busy(self.loop)
             self._header_timer = self.loop.call_later(
                 self.limits.header_timeout, self._headers_late
             )
@@ -102,6 +161,7 @@ class _GuardedProtocol(H11Protocol):
         if self._header_timer is not None:
             self._header_timer.cancel()
             self._header_timer = None
+            self.limits.clock.release()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -149,9 +209,19 @@ class _GuardedProtocol(H11Protocol):
         # meanwhile disarmed it.
         if self._header_timer is not late:
             return
-        self._header_timer = None
         if self.busy or self.transport.is_closing():
+            self._disarm()
             return
+        timeout = self.limits.header_timeout
+        waited = self.loop.time() - self._due_since
+        busy = self.limits.clock.busy(self.loop) - self._busy_since
+        left = min(timeout - (waited - busy), BUSY_ALLOWANCE * timeout - waited)
+        if left > 0:
+            # The loop was busy for part of the client's time: that part is
+            # given back (within the allowance), and the deadline runs on.
+            self._header_timer = self.loop.call_later(left, self._headers_late)
+            return
+        self._disarm()
         self.limits.timed_out += 1
         self.transport.write(
             _raw_refusal(

@@ -14,6 +14,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from gateway_web._connections import BUSY_ALLOWANCE
 
 from web.support import WAIT, bash, config, events, serve
 from web.test_serve_cli import gateway_serve
@@ -82,6 +84,43 @@ def test_a_connection_that_sends_nothing_is_closed_after_the_header_timeout() ->
     with serve(config(header_timeout=0.3)) as served, closing(_connect(served.url)) as sock:
         status, _ = _json_refusal(_read_all(sock))
     assert status == 408
+
+
+def test_time_the_server_was_too_busy_to_read_is_not_counted_against_the_client() -> None:
+    """Half the headers, then the loop blocks past the deadline: the client still has its time after."""
+    with serve(config(header_timeout=2.0)) as served, closing(_connect(served.url)) as sock:
+        host = served.url.removeprefix("http://").encode()
+        sock.sendall(b"GET /v1/info HTTP/1.1\r\nHost: " + host + b"\r\n")
+        _until_open(served)
+        served.portal.call(_block_the_loop, 6.0)  # three header timeouts, none of them the client's
+        sock.sendall(b"Connection: close\r\n\r\n")
+        answer = _read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+    assert served.running.connections.timed_out == 0
+
+
+def test_a_busy_loop_does_not_stretch_the_header_deadline_without_bound() -> None:
+    """However busy the loop was, headers still unfinished after the allowance of wall time get a 408."""
+    with serve(config(header_timeout=0.3)) as served, closing(_connect(served.url)) as sock:
+        sock.sendall(b"GET /v1/info HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        _until_open(served)
+        served.portal.call(_block_the_loop, 0.3 * (BUSY_ALLOWANCE + 1))
+        status, payload = _json_refusal(_read_all(sock))
+    assert status == 408
+    assert payload["error"] == "The request's headers did not arrive within 0.3 s."
+
+
+def _until_open(served: Any) -> None:
+    """Until the service has taken the connection in (and its header deadline runs)."""
+    give_up = time.monotonic() + WAIT
+    while not served.portal.call(lambda: bool(served.running.connections.open)):
+        assert time.monotonic() < give_up, "the service never took the connection in"
+        time.sleep(0.01)
+
+
+def _block_the_loop(seconds: float) -> None:
+    """Run on the service's loop: hold it, as many reviews at once on a loaded machine would."""
+    time.sleep(seconds)
 
 
 def test_a_body_that_never_arrives_gets_a_408_in_json() -> None:
