@@ -1021,7 +1021,7 @@ class Gateway(AsyncContextManagerMixin):
             with self._telemetry.span(SPAN_PLAN) as plan_span:
                 prepared = await self._prepare(admitted, deadline)
                 if isinstance(prepared, BoundedFailure):
-                    self._telemetry.error(plan_span, prepared.kind)
+                    self._telemetry.error(plan_span, prepared.reason, prepared.kind)
                 elif prepared.plan is not None:
                     self._telemetry.set(plan_span, plan_attributes(prepared.plan))
         else:
@@ -1248,7 +1248,7 @@ class Gateway(AsyncContextManagerMixin):
                             "The review was cancelled before a verdict was released, so nothing may run.",
                         )
                     raise
-                self._telemetry.error(span, type(error).__name__)
+                self._telemetry.error(span, type(error).__name__, type(error).__name__)
                 declined = self._decline(
                     state,
                     f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
