@@ -237,7 +237,7 @@ async def test_when_nats_server_stops_every_review_fails_closed_and_the_service_
     assert "allow" not in verdicts["down-ask"]
 
 
-ALLOWED = ("ls -la", "git status", "cat README.md", "pwd", "git log --oneline -5")
+ALLOWED = ("ls -la", "wc -l README.md", "cat README.md", "pwd", "head -n 3 README.md")
 
 
 async def test_a_thousand_concurrent_reviews_on_two_replicas_with_a_hundred_waiting_for_people(
