@@ -114,9 +114,11 @@ def test_the_guarded_cli_runs_what_is_allowed_refuses_what_is_declined_and_keeps
         if block.get("type") == "tool_use"
     ]
     assert [v.call_id for v in verdicts] == tool_use_ids
-    assert [v.verdict.decision for v in verdicts] == ["allow", "decline", "allow", "allow"]
+    # Reading a file of the secret class is asked, by `cat` and by `Read` alike;
+    # Claude Code, with nobody to ask here, does not run either.
+    assert [v.verdict.decision for v in verdicts] == ["allow", "decline", "ask", "ask"]
     # `ls` in the project is founded on the plan (its one read is inside the
-    # workspace), so Claude Code is told allow; reading the key is not.
+    # workspace), so Claude Code is told allow.
     assert [v.verdict.founded for v in verdicts] == [True, False, False, False]
     assert verify_audit_log(scene.audit) is None
 
