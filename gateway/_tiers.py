@@ -183,7 +183,9 @@ def _tier_rules(tier: Tier) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A tier's rules (inline, from its files, the default policy if it asks) and its other rules options."""
     options = dict(tier.data.get("approver", {}).get("rules", {}) or {})
     found: list[dict[str, Any]] = []
-    if options.pop("include-default", False):
+    # As in a rules approver's own options: the default policy counts unless
+    # the tier says `include-default = false`.
+    if options.pop("include-default", True):
         found.extend(_default_rules())
     for name in options.pop("files", []) or []:
         path = Path(str(name)).expanduser()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,8 +19,16 @@ from gateway._config import GatewayConfig
 from gateway._errors import GatewayError
 from gateway._gateway import Gateway
 from gateway._plan import plan_program
+from gateway._programs import read_arguments
 
 __all__ = ["COMMAND", "explain"]
+
+
+_UNCOVERED = re.compile(r"no rule covers `([^`]+)`")
+_NO_TABLE = (
+    "Its program has no option table, so no rule can allow it (what it does with its "
+    "arguments is not known): let a person decide, and remember this exact command."
+)
 
 
 def _change(decision: str, rule: str | None, reason: str) -> str | None:
@@ -37,12 +46,25 @@ def _change(decision: str, rule: str | None, reason: str) -> str | None:
             f"Rule {rule} asks about it, and no allow rule outranks an ask: replace rule {rule} by its id "
             "in your rules, or let a person allow it (and remember this exact command)."
         )
-    if "no rule covers" in reason:
+    uncovered = _UNCOVERED.search(reason)
+    if uncovered is not None:
+        if not read_arguments(uncovered.group(1), ()).table:
+            return _NO_TABLE
         return (
             "No rule covers it: an allow rule for its program (`programs = [...]`) would allow it."
         )
-    if "it writes to" in reason:
-        return "An allow rule for its program with `writes = true` would allow the write; or write elsewhere."
+    if "code the rules cannot read" in reason:
+        return (
+            "It runs code the rules cannot read (a makefile's recipes, a script, a test suite), "
+            "so no rule can allow it: let a person decide."
+        )
+    if "has no option table" in reason:
+        return _NO_TABLE
+    if "which its option table does not declare" in reason:
+        return (
+            "Its option table does not declare what it is given, so no rule can allow it: "
+            "leave that out, or let a person decide."
+        )
     if "which no rule allows" in reason:
         return "An allow rule that names the launcher (`launchers = [...]`) would allow it."
     return "A built-in check of the rules asks about it (see the reason): change the command, or let a person decide."

@@ -3,10 +3,11 @@ A rule's ``match`` / ``not-match`` examples, judged with the whole policy, as a 
 
 An example passes only when the policy really behaves as the rule says, not
 when the rule's own conditions happen to hold: an allow rule's ``match``
-example must be *allowed*, resting on that rule (a rule about ``make`` that
-never permits the code ``make`` runs does not pass); a decline or ask rule's
-``match`` example must be decided at least that strictly with the rule
-applying to it. A ``not-match`` example of an allow rule must not be allowed
+example must be *allowed* (a rule about ``make`` that never permits the code
+``make`` runs does not pass), unless only rules of a source loaded after the
+rule's own (a rule file, the config, a team's tier) decide it more strictly,
+on purpose; a decline or ask rule's ``match`` example must be decided at least
+that strictly with the rule applying to it. A ``not-match`` example of an allow rule must not be allowed
 on it; of a decline or ask rule, the rule must not apply.
 
 Examples are judged under every profile the rule counts in, with no working
@@ -103,7 +104,23 @@ def _rests_on(rule: Rule, answer: Answer, judgements: Sequence[Judgement]) -> bo
     return isinstance(answer, Allow) and any(rule.id in j.rules for j in judgements)
 
 
-def _judge(rule_set: RuleSet, rule: Rule, example: str, expect: str) -> tuple[bool, str | None]:
+def _overridden(answer: Answer, judgements: Sequence[Judgement], later: frozenset[str]) -> bool:
+    """Whether a stricter answer comes only from rules of sources loaded after the rule's own."""
+    stricter = [j for j in judgements if j.decision != "allow"]
+    return (
+        not isinstance(answer, Allow)
+        and bool(stricter)
+        and all(j.rule is not None and j.rule in later for j in stricter)
+    )
+
+
+def _judge(
+    rule_set: RuleSet,
+    rule: Rule,
+    example: str,
+    expect: str,
+    later: frozenset[str],
+) -> tuple[bool, str | None]:
     request = _request(rule, example)
     if isinstance(request, str):
         return False, request
@@ -115,6 +132,13 @@ def _judge(rule_set: RuleSet, rule: Rule, example: str, expect: str) -> tuple[bo
     if rule.decision == "allow":
         held = _rests_on(rule, answer, judgements)
         if expect == "match":
+            # A later source (a team's or platform's tier, the user's file)
+            # may decide the example more strictly on purpose: the rule
+            # still says what it allows, it is only outranked.
+            held = held or _overridden(answer, judgements, later)
+            # Allowed on another rule as well (a profile's broader rule): the
+            # example is allowed, as the rule says.
+            held = held or isinstance(answer, Allow)
             return held, None if held else shown
         return not held, None if not held else shown
     applies = rule.id in rule_set.applying(request, context)
@@ -143,7 +167,13 @@ def check_examples(
     known = tuple(profiles) if profiles is not None else example_profiles(every)
     sets = {profile: RuleSet(every, profile) for profile in known}
     results: list[ExampleResult] = []
+    # Sources in the order they were loaded (the default policy, rule files,
+    # the config): a later one may outrank an earlier one's allow.
+    rank: dict[str, int] = {}
+    for source, _ in sources:
+        rank.setdefault(source, len(rank))
     for source, rule in sources:
+        later = frozenset(r.id for s, r in sources if rank[s] > rank[source])
         for profile in known:
             if rule.profiles and profile not in rule.profiles:
                 continue
@@ -153,7 +183,7 @@ def check_examples(
             )
             for expect, examples in expectations:
                 for example in examples:
-                    passed, detail = _judge(sets[profile], rule, example, expect)
+                    passed, detail = _judge(sets[profile], rule, example, expect, later)
                     results.append(
                         ExampleResult(
                             source=source,

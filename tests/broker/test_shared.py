@@ -141,7 +141,7 @@ def test_a_policy_that_fails_its_checks_is_not_published(
         cwd=tmp_path,
     )
     assert done.returncode == 2
-    assert "does not match its example `cat x`" in done.stderr
+    assert "does not behave as it says on its example `cat x`" in done.stderr
     files = tmp_path / "files.toml"
     files.write_bytes(b'[approver.rules]\nfiles = ["team.toml"]\n')
     done = gateway(

@@ -46,7 +46,8 @@ from gateway import VerdictReached, verify_audit_log
 from hosts.models import ScriptedModel, ToolUse
 from hosts.support import CLAUDE, KEY_MARK, Scene, install, json_lines, make_scene, need, run_cli
 
-ASK_REASON = "Asked about `echo hello`: it writes to `greeting.txt`."
+# The sentence names the resolved path, which lies in the test's temporary project.
+ASK_REASON = "Asked about `echo hello`: rule ask.writes writes files, and the read-only profile asks before any write (it writes `"
 
 
 @pytest.fixture
@@ -98,7 +99,7 @@ def test_the_guarded_cli_runs_what_is_allowed_refuses_what_is_declined_and_keeps
     assert model.proposed == len(calls)
     listing, refused, cat, read = model.results
     assert "README.md" in listing
-    assert "Declined `rm -rf ~/keep`: rule rm.recursive-outside" in refused, refused
+    assert "Declined `rm -rf ~/keep`: rule delete.outside" in refused, refused
     assert scene.canary.read_text() == "still here\n"
     for shown in (cat, read):
         assert KEY_MARK not in shown
@@ -113,9 +114,11 @@ def test_the_guarded_cli_runs_what_is_allowed_refuses_what_is_declined_and_keeps
         if block.get("type") == "tool_use"
     ]
     assert [v.call_id for v in verdicts] == tool_use_ids
-    assert [v.verdict.decision for v in verdicts] == ["allow", "decline", "allow", "allow"]
+    # Reading a file of the secret class is asked, by `cat` and by `Read` alike;
+    # Claude Code, with nobody to ask here, does not run either.
+    assert [v.verdict.decision for v in verdicts] == ["allow", "decline", "ask", "ask"]
     # `ls` in the project is founded on the plan (its one read is inside the
-    # workspace), so Claude Code is told allow; reading the key is not.
+    # workspace), so Claude Code is told allow.
     assert [v.verdict.founded for v in verdicts] == [True, False, False, False]
     assert verify_audit_log(scene.audit) is None
 
@@ -150,7 +153,8 @@ def test_an_ask_reaches_the_person_with_the_rules_reason(scene: Scene) -> None:
     with ScriptedModel(calls) as model:
         messages = anyio.run(converse, model)
     assert isinstance(messages[-1], ResultMessage)
-    assert asked == [("Bash", calls[0].input, ASK_REASON)]
+    assert [(tool, given) for tool, given, _ in asked] == [("Bash", calls[0].input)]
+    assert str(asked[0][2]).startswith(ASK_REASON), asked
     assert (scene.project / "greeting.txt").read_text() == "hello\n"
     assert model.results == [""] or all(KEY_MARK not in r for r in model.results)
 
@@ -213,6 +217,6 @@ def test_forwarded_to_the_approval_service_a_person_decides_on_the_page(scene: S
     assert result.returncode == 0, result.stderr[-2000:]
     (entry,) = seen
     earlier = entry["request"]["earlier"]
-    assert [answer["reason"] for answer in earlier] == [ASK_REASON]
+    assert [answer["reason"][: len(ASK_REASON)] for answer in earlier] == [ASK_REASON]
     assert entry["request"]["call"]["host"] == "claude-code"
     assert (scene.project / "greeting.txt").read_text() == "hello\n"

@@ -30,8 +30,7 @@ NO_KEYS = """
 id = "read.private-keys"
 decision = "decline"
 reason = "prints a private key"
-programs = ["cat", "head", "tail", "less", "more"]
-arg-patterns = ["\\\\.ssh/", "id_(rsa|ed25519|ecdsa)"]
+reads = ["secret"]
 match = ["cat ~/.ssh/id_rsa"]
 not-match = ["cat README.md"]
 """
@@ -82,13 +81,13 @@ def test_codex_runs_what_is_allowed_and_refuses_the_rest_with_the_rules_reason(
     listing, unwrapped, refused, key, asked = model.results
     assert "README.md" in listing
     assert "README.md" in unwrapped
-    assert "Declined `rm -rf ~/keep`: rule rm.recursive-outside" in refused
+    assert "Declined `rm -rf ~/keep`: rule delete.outside" in refused
     assert scene.canary.read_text() == "still here\n"
     assert "rule read.private-keys prints a private key" in key
     assert KEY_MARK not in key
     assert KEY_MARK not in result.stdout
     # Codex runs an "ask" as if allowed, so the gateway answers it with a deny and the reason.
-    assert "Asked about `echo hello`: it writes to `greeting.txt`" in asked
+    assert "Asked about `echo hello`: rule ask.writes writes files" in asked
     assert "Codex cannot ask a person from a hook" in asked
     assert not (scene.project / "greeting.txt").exists()
     events = scene.events()

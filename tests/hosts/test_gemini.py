@@ -71,7 +71,7 @@ def test_gemini_runs_what_is_allowed_and_refuses_the_rest_with_the_rules_reason(
     assert model.proposed == len(calls)
     listing, refused, key = model.results
     assert "README.md" in listing
-    assert "Declined `rm -rf ~/keep`: rule rm.recursive-outside" in refused
+    assert "Declined `rm -rf ~/keep`: rule delete.outside" in refused
     assert scene.canary.read_text() == "still here\n"
     assert "rule read.private-keys prints a private key" in key
     assert KEY_MARK not in key

@@ -95,8 +95,14 @@ def test_rules_are_pooled_and_a_rule_two_tiers_define_keeps_the_stricter_decisio
         + b'\n[[approver.rules.rule]]\nid = "extra.allow"\ndecision = "allow"\nprograms = ["true"]\nreason = "does nothing"\n',
     )
     table, provenance = merge_tiers([user, managed])
-    assert rules_of(table) == {"make.test": "decline", "git.push": "ask", "extra.allow": "allow"}
+    rules = rules_of(table)
+    ours = {"make.test": "decline", "git.push": "ask", "extra.allow": "allow"}
+    assert {key: rules[key] for key in ours} == ours
+    # The managed tier does not say `include-default = false`: the default policy counts.
+    assert rules["read.look"] == "allow"
     assert provenance["approver.rules.rule[make.test]"] == "managed (the managed file)"
+    alone = tier("user", USER)  # It says `include-default = false`.
+    assert "read.look" not in rules_of(merge_tiers([alone])[0])
     # The other way round too: a user's decline beats a managed allow of the same id.
     loose = tier(
         "managed",

@@ -294,7 +294,7 @@ def test_reviews_exported_by_gateway_serve_read_back_from_phoenix(
     assert found["gen_ai.guardrail.source"] == "tool_input"
     assert found["gen_ai.guardrail.result.type"] == "decision"
     assert found["gen_ai.guardrail.result.value"] == "allow"
-    assert found["gen_ai.guardrail.policy.id"] == "read.listing"
+    assert found["gen_ai.guardrail.policy.id"] == "read.look"
     assert found["gen_ai.guardrail.result.reason"].startswith("Allowed `ls`")
     assert found["gen_ai.tool.name"] == "Bash"
     assert found["gen_ai.conversation.id"] == "sess-1"
@@ -319,7 +319,7 @@ def test_reviews_exported_by_gateway_serve_read_back_from_phoenix(
     assert declined_review["parent_id"] == API_SPAN
     found = attributes[declined_review["context"]["span_id"]]
     assert found["gen_ai.guardrail.result.value"] == "decline"
-    assert found["gen_ai.guardrail.policy.id"] == "rm.recursive-outside"
+    assert found["gen_ai.guardrail.policy.id"] == "delete.outside"
 
     # The person's decision: on the human approver's span, with their wait.
     asked = reviews_of("curl-1")
