@@ -43,6 +43,7 @@ import struct
 import subprocess  # noqa: TID251 -- starts the project's own worker; never runs planned text
 import sys
 import threading
+import time
 import typing
 from collections import deque
 from collections.abc import Callable
@@ -435,8 +436,18 @@ class _Reaper:
             self._dead.append(process)
             self._dead = [p for p in self._dead if p.poll() is None]
 
+    def settle(self, seconds: float) -> None:
+        """At exit: wait, within ``seconds`` in all, for the killed workers to be gone."""
+        with self._lock:
+            dead, self._dead = self._dead, []
+        ends = time.monotonic() + seconds
+        for process in dead:
+            with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+                process.wait(timeout=max(ends - time.monotonic(), 0.001))
+
 
 _REAPER: Final = _Reaper()
+_SETTLE_SECONDS: Final = 2.0
 
 
 class _Spares:
@@ -471,6 +482,9 @@ class _Spares:
         for workers in kept.values():
             for worker in workers:
                 worker.kill()
+        # A SIGKILLed worker is gone at once; reaping it here keeps the
+        # interpreter from finding it still running as it shuts down.
+        _REAPER.settle(_SETTLE_SECONDS)
 
 
 _SPARES: Final = _Spares()

@@ -167,15 +167,19 @@ def test_fragments_expand_from_the_analysis_without_reading(reads: list[str]) ->
     assert [h.source for h in again.holes] == ["$(id -u)"]
 
 
-async def test_a_review_reads_once_a_repeat_and_an_answer_read_nothing(
-    reads: list[str],
-) -> None:
+async def test_a_review_reads_once_a_repeat_and_an_answer_read_nothing() -> None:
+    # Calls are read in the gateway's worker processes, out of this process's
+    # sight: its counters say how often a call's text was read (a miss) and
+    # how often a reading was reused (a hit).
     async with Gateway(approvers=[StaticApprover("allow")]) as gateway:
         await gateway.review(ToolCall("Bash", {"command": HEREDOCS}, call_id="h"))
-        assert reads == [HEREDOCS]
+        first = gateway.statistics()
+        assert (first.plan_cache_misses, first.plan_cache_hits) == (1, 0)
         await gateway.review(ToolCall("Bash", {"command": HEREDOCS}))
         verdict = await gateway.answer("h", 0, 0, {0: "today\n"})
-    assert reads == [HEREDOCS]
+        after = gateway.statistics()
+    assert after.plan_cache_misses == 1
+    assert after.plan_cache_hits >= 1
     assert verdict.decision == "allow"
 
 
