@@ -835,28 +835,8 @@ class Gateway(AsyncContextManagerMixin):
                 else:
                     verdict = self._decline(state, refusal or "The call cannot be reviewed.")
                 verdict = await self._conclude(verdict, state)
-            except BaseException as error:
-                if isinstance(error, anyio.get_cancelled_exc_class()) and caller_cancelled():
-                    with (
-                        anyio.CancelScope(shield=True),
-                        anyio.move_on_after(section.audit_timeout),
-                    ):
-                        await self._end(
-                            state,
-                            "The review was cancelled before a verdict was released, so nothing may run.",
-                        )
-                    raise
-                # A bug, or a BaseException that is not ours to let through:
-                # it still ends in a recorded decline.
-                self._telemetry.error(span, type(error).__name__, type(error).__name__)
-                verdict = self._decline(
-                    state,
-                    f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
-                )
-                with anyio.CancelScope(shield=True), anyio.move_on_after(section.audit_timeout):
-                    await self._end(state, verdict.reason)
-                if isinstance(error, KeyboardInterrupt | SystemExit):
-                    raise  # The process is being stopped: the decline is recorded, the stop goes on.
+            except BaseException as error:  # noqa: BLE001 -- _failed records it, and re-raises what must go on
+                verdict = await self._failed(error, state, span)
             self._telemetry.set(span, verdict_attributes(verdict, self._mode))
             if isinstance(admitted, Admitted):
                 self._telemetry.reviewed(admitted.call.call_id, admitted.call.tool, span)
@@ -965,6 +945,33 @@ class Gateway(AsyncContextManagerMixin):
             sequence=prepared.sequence,
             effects=prepared.effects + (analysis.effects if analysis is not None else ()),
         )
+
+    async def _failed(self, error: BaseException, state: _Review, span: Any) -> Verdict:
+        """
+        End a review that raised, in its record first.
+
+        A caller's cancellation is recorded as such and goes on. Anything else
+        (a bug, a BaseException that is not ours to let through) ends in a
+        recorded decline; a process being stopped goes on once it is recorded.
+        """
+        audit_timeout = self.config.gateway.audit_timeout
+        if isinstance(error, anyio.get_cancelled_exc_class()) and caller_cancelled():
+            with anyio.CancelScope(shield=True), anyio.move_on_after(audit_timeout):
+                await self._end(
+                    state,
+                    "The review was cancelled before a verdict was released, so nothing may run.",
+                )
+            raise error
+        self._telemetry.error(span, type(error).__name__, type(error).__name__)
+        verdict = self._decline(
+            state,
+            f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
+        )
+        with anyio.CancelScope(shield=True), anyio.move_on_after(audit_timeout):
+            await self._end(state, verdict.reason)
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            raise error
+        return verdict
 
     @staticmethod
     def _decline(state: _Review, reason: str) -> Verdict:
@@ -1237,27 +1244,8 @@ class Gateway(AsyncContextManagerMixin):
                     )
                 verdict = await self._conclude(verdict, state)
                 return self._deferred(verdict) if self._mode == "shadow" else verdict
-            except BaseException as error:
-                if isinstance(error, anyio.get_cancelled_exc_class()) and caller_cancelled():
-                    with (
-                        anyio.CancelScope(shield=True),
-                        anyio.move_on_after(section.audit_timeout),
-                    ):
-                        await self._end(
-                            state,
-                            "The review was cancelled before a verdict was released, so nothing may run.",
-                        )
-                    raise
-                self._telemetry.error(span, type(error).__name__, type(error).__name__)
-                declined = self._decline(
-                    state,
-                    f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
-                )
-                with anyio.CancelScope(shield=True), anyio.move_on_after(section.audit_timeout):
-                    await self._end(state, declined.reason)
-                if isinstance(error, KeyboardInterrupt | SystemExit):
-                    raise
-                return declined
+            except BaseException as error:  # noqa: BLE001 -- _failed records it, and re-raises what must go on
+                return await self._failed(error, state, span)
 
     async def _decide_body(
         self, recent: _Recent, state: _Review, answers: Mapping[int, str], deadline: float
