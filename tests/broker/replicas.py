@@ -40,6 +40,10 @@ approvers = {approvers}
 [serve]
 human-timeout = 120
 max-pending = 2000
+# These tests judge the fleet, not the header deadline (tests/web/test_hardening.py
+# does): with a thousand reviews in flight on a busy machine, a new connection's
+# headers can wait past the default 10 s before the loop reads them.
+header-timeout = 120
 
 [broker]
 prefix = "{prefix}"
