@@ -21,8 +21,10 @@ only for the exact release the project depends on (``bashlex==0.18``):
 * **Heredocs inside compound commands** (``for``/``while``/``if`` bodies,
   groups): bashlex read their bodies one line late, tokenizing the first body
   line as a command. `_gather_after_lookahead` reads them where they start.
-* **The end of a substitution that holds a heredoc**, which bashlex reports
-  before the heredoc's body.
+* **The end of a substitution that holds a heredoc or ends in blanks**, which
+  bashlex reports before the heredoc's body or the blanks — and then went on
+  reading the rest of the substitution (the body, a quoted heredoc's ``$(``
+  too) as more of the word (`_substitution_ends_at_its_parenthesis`).
 * **No bound on its work**: on some inputs it asks for tokens past the end of
   the text forever, growing without limit. Every token is charged to the
   reading (`_metered`), so it stops at a budget proportional to the text or
@@ -326,6 +328,31 @@ def _condition_as_list(original: Any) -> Any:
     return production
 
 
+def _substitution_ends_at_its_parenthesis(original: Any) -> Any:
+    """
+    Wrap bashlex's ``$( )`` / ``<( )`` body parser so it reports the body's real ``)``.
+
+    bashlex parses a substitution's body with a parser of its own and takes
+    the end of the last command inside as the body's end. When a heredoc body
+    follows that command, or blanks stand before the ``)``, that is not where
+    the substitution ends, and bashlex's word expansion then read on from
+    there: the lines of the heredoc body became more of the word, and a
+    ``$(`` in a quoted body (``"$(\ncat <<'EOF'\n$(\nEOF\n)"``) a
+    substitution bash never sees. The end is moved past the last heredoc
+    body and the blanks to the ``)``, so the word is read on from where bash
+    reads on.
+    """
+
+    def parse(parserobj: Any, base: str, sindex: int) -> tuple[Any, int]:
+        node, end = original(parserobj, base, sindex)
+        j = max(end, _last_heredoc_end(node))
+        while j < len(base) and base[j] in " \t\n":
+            j += 1
+        return node, j if base[j : j + 1] == ")" else end
+
+    return parse
+
+
 def _install_repair() -> None:
     global _REPAIRED
     if _INSTALLED == BASHLEX_VERSION and not _REPAIRED:
@@ -337,6 +364,9 @@ def _install_repair() -> None:
                 production.callable = _condition_as_list(production.callable)
         bashlex.tokenizer.tokenizer.token = _metered(bashlex.tokenizer.tokenizer.token)
         _close_lists_in_substitutions()
+        bashlex.subst._parsedolparen = _substitution_ends_at_its_parenthesis(  # noqa: SLF001 -- the repair replaces bashlex's own function
+            bashlex.subst._parsedolparen  # noqa: SLF001
+        )
         _REPAIRED = True
 
 
@@ -850,7 +880,7 @@ class _Reader:
                 sub_kind = "in" if opener == "<" else "out"
             if start in self.subs:
                 continue
-            end = self._substitution_end(part.command, part.pos[1], sub_kind)
+            end = part.pos[1]  # past the `)`: `_substitution_ends_at_its_parenthesis`
             if sub_kind != "backtick" and end != self._closer(start):
                 # bashlex parses one line of a substitution: `$(a\nb)` stops after `a`.
                 self.subs[start] = self._reparse(start, sub_kind)
@@ -888,25 +918,6 @@ class _Reader:
         body = self.sequence(nodes)
         self.depth -= 1
         return SubEntry(end, kind, body)
-
-    def _substitution_end(self, command: Any, reported: int, kind: SubKind) -> int:
-        """
-        Find the real closer of a ``$(``, ``<(`` or ``>(`` substitution.
-
-        bashlex reports the end of the last command inside instead: wrong when
-        blanks stand before the ``)`` or a heredoc's body follows the command.
-        """
-        if kind == "backtick":
-            return reported
-        text = self.text
-        if text[reported - 1 : reported] == ")" and _last_heredoc_end(command) < reported:
-            return reported
-        j = max(reported - 1, _last_heredoc_end(command) + 1)
-        while j < len(text) and text[j] in " \t\n":
-            j += 1
-        if j < len(text) and text[j] == ")":
-            return j + 1
-        return reported
 
     def parse_missing(self, at: int, kind: SubKind) -> SubEntry:
         """Parse, with bashlex, a substitution bashlex skipped but the word scanner found."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-__all__ = ["PLAIN_CLASS", "SHELL", "statements", "words"]
+__all__ = ["HEREDOC_IN_SUBSTITUTION", "PLAIN_CLASS", "SHELL", "statements", "words"]
 
 NAMES = st.sampled_from(["k1", "k2", "k3", "echo", "cat", "rm"])
 SET_VARIABLES = ("HOME", "PATH")
@@ -123,6 +123,9 @@ def _heredoc(depth: int) -> st.SearchStrategy[tuple[str, str]]:
         st.one_of(
             PLAIN,
             st.sampled_from(["$x", "\\$HOME", "${u:-'a'}", "\\", "\t", " ", '"', "'", "EOF "]),
+            # Openers and closers left open: text in a quoted body, in an
+            # unquoted one an error bash finds only when it expands it.
+            st.sampled_from(["$(", "`", "${", ")", "$((", "<(", "'$(", '"$(']),
             inner.map(lambda s: "$(" + s + ")"),
             _backtick(inner),
             parameters(depth),
@@ -271,8 +274,31 @@ SHELL = st.one_of(
     statements(1).map(lambda s: 'k1 "$(' + s + ')"'),
     statements(1).map(lambda s: "x=$(\n" + s + "\n)"),
     heredoc_commands(0).map(lambda h: 'k1 "$(' + h + ')"'),
+    heredoc_commands(0).map(lambda h: 'k1 "$(\n' + h + ')"'),
+    heredoc_commands(0).map(lambda h: "k1 $(\n" + h + "\n)"),
+    heredoc_commands(0).map(lambda h: 'A="$(' + h + ' )" k2'),
 )
 """Any text of the grammar."""
+
+HEREDOC_IN_SUBSTITUTION = st.tuples(
+    st.sampled_from(['k1 "$(', "k1 $(", 'A="$(', "k1 <(", 'k1 "x$(']),
+    st.sampled_from(["", "\n", " "]),
+    heredoc_commands(0),
+    st.sampled_from(["", " ", "\n", "\n\n"]),
+    st.sampled_from(["", "$(k3)", "`k3`", "${u:-$(k3)}", " k2"]),
+).map(
+    lambda t: (
+        t[0]
+        + t[1]
+        + t[2]
+        + t[3]
+        + ")"
+        + ('"' if '"' in t[0] else "")
+        + t[4]
+        + (" k2" if t[0].startswith("A=") else "")
+    )
+)
+"""A heredoc inside ``$( )`` (quoted or not) whose body may hold an opener left open, and what follows."""
 
 # The class the reader may read without bashlex: plain words, quotes, `|`, `&&`,
 # `;`, `>` and newlines (see docs/parsing.md, "Reading without bashlex").

@@ -74,6 +74,7 @@ COVERED = {
     "case-statement": "case $x in\n  a|b) echo ab ;;\n  *) touch z ;;\nesac",
     "case-fallthrough": "case $x in a) echo a;& b) rm -f y;;& *) ls;; esac",
     "case-substitutions": "case $(id -u) in $(whoami)) echo me;; esac",
+    "quoted-heredoc-body-opener-in-substitution": "echo \"$(\ncat <<'EOF' | wc -l\n$(\nEOF\n)\"",
 }
 
 
@@ -87,4 +88,10 @@ def test_a_covered_construct_is_measured_and_agrees_with_bash(text: str) -> None
 @ORACLE_SETTINGS
 @given(grammar.SHELL)
 def test_generated_hard_corners_never_disagree_with_bash(text: str) -> None:
+    _agrees(compare(text))
+
+
+@ORACLE_SETTINGS
+@given(grammar.HEREDOC_IN_SUBSTITUTION)
+def test_heredocs_inside_substitutions_never_disagree_with_bash(text: str) -> None:
     _agrees(compare(text))
