@@ -740,6 +740,10 @@ class _Spawn:
 
 def _death(worker: _Worker) -> str:
     status = worker.process.poll()
+    if status is None:
+        # Its pipe closed as it died: the status is a moment away (a crash is rare).
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            status = worker.process.wait(timeout=0.1)
     if status is not None and status < 0:
         with contextlib.suppress(ValueError):
             return f"the worker died while working ({signal.Signals(-status).name})"

@@ -8,18 +8,18 @@ heredoc. Anything else is *unmeasured*, with one sentence saying why. Nothing
 above this package sees a parser's node types.
 
 Reading is bounded: sources over 65,536 bytes, with NUL bytes, or nesting
-deeper than 64 levels are unmeasured, and no source takes more than the
-two-second budget, whatever it holds. Every part of the work counts against
-it: the word scanner and bashlex charge their steps to budgets proportional
-to the text and check the deadline as they go (bashlex from inside its own
-tokenizer), so a reading in the calling thread is bounded too; bashlex runs
-in a worker process, killed at the deadline, for sources over 16 KiB.
+deeper than 64 levels are unmeasured, and no source takes more than two
+seconds of CPU time (or 30 s of wall-clock time, should it get no CPU at all),
+whatever it holds. Every part of the work counts against it: the word scanner
+and bashlex charge their steps to budgets proportional to the text and look
+at the budget as they go (bashlex from inside its own tokenizer), so a
+reading in the calling thread is bounded too; for sources over 16 KiB bashlex
+runs in a bounded worker process with a kernel-enforced CPU cap — unless the
+reading runs in one already.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from typing import Final, Literal
 
 import msgspec
@@ -30,13 +30,14 @@ from gateway._shell._limits import (
     INPROCESS_MAX_BYTES,
     MAX_NESTING,
     MAX_SOURCE_BYTES,
+    PARSE_BACKSTOP_SECONDS,
     PARSE_BUDGET_SECONDS,
+    ReadingBudget,
 )
 from gateway._shell._masks import Mask, find_masks
 from gateway._shell._source import Source
 from gateway._shell._tree import Program
 from gateway._shell._words import Unreadable
-from gateway._shell._worker import WorkerPool
 
 __all__ = ["INTERNAL_FAILURE", "ShellReading", "read_shell"]
 
@@ -47,10 +48,6 @@ _lrtables.install()
 _READERS: Final = ("tree-sitter", "bashlex")
 INTERNAL_FAILURE: Final = "The shell reader failed on this text"
 """How the reason of a reading that hit a bug in a reader begins (tests look for it)."""
-# The worker processes are a cache of an operating-system resource shared by
-# every reading in the process; they hold no state that changes a reading.
-_POOL_LOCK: Final = threading.Lock()
-_POOL: dict[str, WorkerPool] = {}
 
 
 class ShellReading(msgspec.Struct, frozen=True, kw_only=True):
@@ -102,27 +99,23 @@ def check_limits(text: str) -> tuple[Source | None, str | None]:
     return source, None
 
 
-def _worker_pool() -> WorkerPool:
-    with _POOL_LOCK:
-        pool = _POOL.get("bashlex")
-        if pool is None:
-            pool = _POOL["bashlex"] = WorkerPool()
-        return pool
+def _read_bashlex(source: Source, budget: ReadingBudget, masks: tuple[Mask, ...] = ()) -> Program:
+    # Imported here so that start-up stays light.
+    from gateway._bounded import in_worker
 
-
-def _read_bashlex(source: Source, deadline: float, masks: tuple[Mask, ...] = ()) -> Program:
-    if len(source.data) <= INPROCESS_MAX_BYTES:
-        # Imported here so that start-up (and the worker's parent) stays light.
+    if len(source.data) <= INPROCESS_MAX_BYTES or in_worker():
         from gateway._shell._bashlex import read_with_bashlex
 
-        return read_with_bashlex(source, masks, deadline)
-    result = _worker_pool().read(source.text, masks, deadline)
+        return read_with_bashlex(source, masks, budget)
+    from gateway._shell._worker import read_in_worker
+
+    result = read_in_worker(source.text, masks, budget)
     if result.program is None:
         raise Unreadable(result.reason or "the bashlex worker gave no answer", result.offset)
     return result.program
 
 
-def _explain(source: Source, unreadable: Unreadable, deadline: float) -> ShellReading:
+def _explain(source: Source, unreadable: Unreadable, budget: ReadingBudget) -> ShellReading:
     """
     tree-sitter's syntax errors say only where; bashlex often says what (an
     unterminated heredoc, a missing ``)``). When bashlex also fails, its words
@@ -132,7 +125,7 @@ def _explain(source: Source, unreadable: Unreadable, deadline: float) -> ShellRe
         "tree-sitter found a syntax error"
     ) or unreadable.reason.startswith("tree-sitter expected"):
         try:
-            _read_bashlex(source, deadline)
+            _read_bashlex(source, budget)
         except Unreadable as second:
             if second.reason.startswith("bashlex could not parse"):
                 return unmeasured(second.reason, second.offset)
@@ -172,8 +165,7 @@ def read_shell(text: str | bytes) -> ShellReading:
 
 
 def _read(text: str | bytes) -> ShellReading:
-    started = time.monotonic()
-    deadline = started + PARSE_BUDGET_SECONDS
+    budget = ReadingBudget(PARSE_BUDGET_SECONDS, PARSE_BACKSTOP_SECONDS)
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8", "strict")
@@ -185,13 +177,13 @@ def _read(text: str | bytes) -> ShellReading:
     from gateway._shell._treesitter import read_with_tree_sitter
 
     try:
-        first = read_with_tree_sitter(source, deadline)
+        first = read_with_tree_sitter(source, budget)
     except Unreadable as unreadable:
-        return _explain(source, unreadable, deadline)
+        return _explain(source, unreadable, budget)
     except RecursionError:
         return unmeasured(f"the text nests deeper than {MAX_NESTING} levels")
     try:
-        second = _read_bashlex(source, deadline, find_masks(first, source.text))
+        second = _read_bashlex(source, budget, find_masks(first, source.text))
     except Unreadable as unreadable:
         return unmeasured(unreadable.reason, unreadable.offset)
     except RecursionError:
@@ -199,8 +191,7 @@ def _read(text: str | bytes) -> ShellReading:
     difference = compare(first, second, _READERS)
     if difference is not None:
         return unmeasured(difference)
-    if time.monotonic() > deadline:
-        return unmeasured(
-            f"reading the text took longer than the {PARSE_BUDGET_SECONDS:g} s budget"
-        )
+    overrun = budget.overrun()
+    if overrun is not None:
+        return unmeasured(f"reading the text {overrun}")
     return ShellReading(status="measured", reason=None, program=first)

@@ -28,7 +28,7 @@ only for the exact release the project depends on (``bashlex==0.18``):
 * **No bound on its work**: on some inputs it asks for tokens past the end of
   the text forever, growing without limit. Every token is charged to the
   reading (`_metered`), so it stops at a budget proportional to the text or
-  at the deadline, whichever comes first.
+  when the reading's budget (`ReadingBudget`) is spent, whichever comes first.
 * **``&&`` and ``||`` inside ``$( )``** made it raise: the parser tables it
   patches so that ``)`` ends a substitution are patched for the states after
   ``&&`` and ``||`` too (`_close_lists_in_substitutions`).
@@ -45,9 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
-import math
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
@@ -62,7 +60,13 @@ import msgspec
 
 from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
 from gateway._shell._heredocs import closing_parenthesis
-from gateway._shell._limits import BASHLEX_TOKEN_FLOOR, BASHLEX_TOKENS_PER_CHAR, MAX_NESTING
+from gateway._shell._limits import (
+    BASHLEX_TOKEN_FLOOR,
+    BASHLEX_TOKENS_PER_CHAR,
+    MAX_NESTING,
+    UNLIMITED,
+    ReadingBudget,
+)
 from gateway._shell._masks import Mask, apply_masks
 from gateway._shell._source import Source
 from gateway._shell._tree import (
@@ -227,7 +231,7 @@ class _Meter(threading.local):
     def __init__(self) -> None:
         self.limit = -1
         self.steps = 0
-        self.deadline = math.inf
+        self.budget = UNLIMITED
 
 
 _METER: Final = _Meter()
@@ -240,7 +244,7 @@ def _metered(original: Any) -> Any:
     bashlex is pure Python and a thread cannot interrupt it, so the bound sits
     in its own loop: every token any of its parsers reads (substitutions are
     parsed by parsers of their own) is one step, and past the reading's
-    limit, or its deadline, the next token raises instead. On some inputs
+    limit, or once its budget is spent, the next token raises instead. On some inputs
     bashlex asks for tokens past the end forever (``>(a#"")${`` and a
     newline): this is what stops it, in bounded time and memory.
     """
@@ -255,8 +259,10 @@ def _metered(original: Any) -> Any:
                     "of this text, over its budget",
                     0,
                 )
-            if not meter.steps & 63 and time.monotonic() > meter.deadline:
-                raise Unreadable("bashlex did not finish within the time budget", 0)
+            if not meter.steps & 63:
+                overrun = meter.budget.overrun()
+                if overrun is not None:
+                    raise Unreadable(f"bashlex {overrun}", 0)
         return original(self)
 
     return token
@@ -299,16 +305,16 @@ def _close_lists_in_substitutions() -> None:
 
 
 @contextlib.contextmanager
-def _metering(length: int, deadline: float) -> Iterator[None]:
+def _metering(length: int, budget: ReadingBudget) -> Iterator[None]:
     meter = _METER
-    saved = meter.limit, meter.steps, meter.deadline
+    saved = meter.limit, meter.steps, meter.budget
     meter.limit = BASHLEX_TOKENS_PER_CHAR * length + BASHLEX_TOKEN_FLOOR
     meter.steps = 0
-    meter.deadline = deadline
+    meter.budget = budget
     try:
         yield
     finally:
-        meter.limit, meter.steps, meter.deadline = saved
+        meter.limit, meter.steps, meter.budget = saved
 
 
 def _condition_as_list(original: Any) -> Any:
@@ -382,7 +388,7 @@ def parse_only(text: str) -> Any:
 
 
 def read_with_bashlex(
-    source: Source, masks: Sequence[Mask] = (), deadline: float = math.inf
+    source: Source, masks: Sequence[Mask] = (), budget: ReadingBudget = UNLIMITED
 ) -> Program:
     """
     Read ``source`` with bashlex into the neutral tree, within a work budget.
@@ -391,19 +397,19 @@ def read_with_bashlex(
         source: The text.
         masks: Constructs bashlex cannot parse, found by the other reader,
             to mask in the copy bashlex parses (see ``_masks``).
-        deadline: A `time.monotonic` instant past which the reading stops.
+        budget: The reading's budget; once it is spent the reading stops.
 
     Raises:
         Unreadable: bashlex raised (any exception type), produced a node kind
             outside the lists, read a word differently from the scanner, or
             read more tokens than `BASHLEX_TOKENS_PER_CHAR` a character (or
-            ran past ``deadline``).
+            spent ``budget``).
     """
-    with _metering(len(source.text), deadline):
-        return _read(source, masks, deadline)
+    with _metering(len(source.text), budget):
+        return _read(source, masks, budget)
 
 
-def _read(source: Source, masks: Sequence[Mask], deadline: float) -> Program:
+def _read(source: Source, masks: Sequence[Mask], budget: ReadingBudget) -> Program:
     if not _REPAIRED:
         raise Unreadable(
             f"bashlex {_INSTALLED} is installed but the gateway's repairs are proven only for {BASHLEX_VERSION}",
@@ -427,7 +433,7 @@ def _read(source: Source, masks: Sequence[Mask], deadline: float) -> Program:
         raise Unreadable("bashlex ran out of recursion depth", 0) from None
     except Exception as error:  # noqa: BLE001 -- bashlex raises AttributeError, IndexError, … on odd input
         raise Unreadable(f"bashlex failed with {type(error).__name__}", 0) from None
-    reader = _Reader(source, masks, deadline)
+    reader = _Reader(source, masks, budget)
     tokens: list[Token] = []
     for tree in trees:
         reader.flatten(tree, tokens)
@@ -484,7 +490,7 @@ def _short(text: str) -> str:
 
 
 class _Reader:
-    def __init__(self, source: Source, masks: Sequence[Mask], deadline: float) -> None:
+    def __init__(self, source: Source, masks: Sequence[Mask], budget: ReadingBudget) -> None:
         self.source = source
         self.text = source.text
         self.masks = {(mask.kind, mask.start): mask for mask in masks}
@@ -495,7 +501,7 @@ class _Reader:
         self.case_kept = [span for mask in masks if mask.case is not None for span in mask.keep]
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(
-            source, self.subs, READER, resolve=self.parse_missing, deadline=deadline
+            source, self.subs, READER, resolve=self.parse_missing, budget=budget
         )
         self.depth = 0
 

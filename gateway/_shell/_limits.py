@@ -6,6 +6,8 @@ plan. The numbers are inclusive: a source of exactly `MAX_SOURCE_BYTES` bytes
 is read.
 """
 
+import math
+import time
 from typing import Final
 
 __all__ = [
@@ -14,11 +16,14 @@ __all__ = [
     "INPROCESS_MAX_BYTES",
     "MAX_NESTING",
     "MAX_SOURCE_BYTES",
+    "PARSE_BACKSTOP_SECONDS",
     "PARSE_BUDGET_SECONDS",
     "SCAN_STEPS_PER_CHAR",
     "SCAN_STEP_FLOOR",
+    "UNLIMITED",
     "WORKER_MEMORY_BYTES",
     "WORKER_START_SECONDS",
+    "ReadingBudget",
 ]
 
 MAX_SOURCE_BYTES: Final = 65_536
@@ -28,7 +33,19 @@ MAX_NESTING: Final = 64
 """How deep substitutions, subshells, groups and compound commands may nest."""
 
 PARSE_BUDGET_SECONDS: Final = 2.0
-"""The wall-clock budget for reading one source, whatever it holds."""
+"""The CPU-time budget for reading one source, whatever it holds.
+
+It counts the CPU time of the thread (and of the worker process) doing the
+reading, not the wall clock: the work a text costs does not change when the
+machine is busy, so neither does the verdict. The slowest text of the hostile
+table costs well under half of it (``benchmarks/parse.py``)."""
+
+PARSE_BACKSTOP_SECONDS: Final = 30.0
+"""The wall-clock bound on one reading, however little CPU time it used.
+
+A reader that stops getting CPU time at all — a stopped or starved worker — is
+still cut off: past this many seconds the reading is unmeasured (and a worker
+is killed)."""
 
 WORKER_MEMORY_BYTES: Final = 256 * 1024 * 1024
 """The address-space growth allowed to the worker process that runs bashlex on large input."""
@@ -38,16 +55,18 @@ INPROCESS_MAX_BYTES: Final = 16_384
 
 bashlex is pure Python and cannot be interrupted from a thread, so its work
 is metered from inside its own tokenizer (`BASHLEX_TOKENS_PER_CHAR` and the
-deadline, checked every 64 tokens): in the calling thread it is bounded in
+budget, looked at every 64 tokens): in the calling thread it is bounded in
 time and, through the tokens, in memory (a few MiB at most on the hostile
-table, ``benchmarks/parse.py``). Larger sources run it in a worker process
-with an address-space cap, killed at the deadline."""
+table, ``benchmarks/parse.py``). Larger sources run it in a bounded worker
+process with an address-space cap and a kernel-enforced CPU-time cap
+(``gateway._shell._worker``) — unless the reading runs in a bounded worker
+already."""
 
 WORKER_START_SECONDS: Final = 30.0
 """How long starting a bashlex worker (importing bashlex builds its parser tables) may take.
 
-Starting is not the text's cost: the time it took is added to the reading's
-budget, once per worker."""
+Starting is not the text's cost: it is bounded on its own, and the reading's
+budget starts when the worker has the text."""
 
 SCAN_STEPS_PER_CHAR: Final = 32
 """How many loop steps the word scanner may take per source character.
@@ -74,3 +93,46 @@ calling thread in time and memory proportional to the text."""
 
 BASHLEX_TOKEN_FLOOR: Final = 1_024
 """Tokens every bashlex reading may take on top of `BASHLEX_TOKENS_PER_CHAR`."""
+
+
+class ReadingBudget:
+    """
+    One reading's budget: CPU seconds of the thread doing it, and a wall-clock backstop.
+
+    The CPU clock is `time.thread_time` of the thread that made the budget (a
+    worker process makes its own from `cpu_left`); the backstop is
+    `time.monotonic`, which every process of the machine shares.
+    """
+
+    __slots__ = ("cpu_deadline", "cpu_seconds", "wall_deadline", "wall_seconds")
+
+    def __init__(self, cpu_seconds: float = math.inf, wall_seconds: float = math.inf) -> None:
+        self.cpu_seconds = cpu_seconds
+        self.wall_seconds = wall_seconds
+        self.cpu_deadline = time.thread_time() + cpu_seconds
+        self.wall_deadline = time.monotonic() + wall_seconds
+
+    @property
+    def bounded(self) -> bool:
+        """Whether there is any bound to check."""
+        return self.cpu_deadline != math.inf or self.wall_deadline != math.inf
+
+    def cpu_left(self) -> float:
+        """CPU seconds left (negative when spent)."""
+        return self.cpu_deadline - time.thread_time()
+
+    def wall_left(self) -> float:
+        """Wall-clock seconds left before the backstop (negative when past it)."""
+        return self.wall_deadline - time.monotonic()
+
+    def overrun(self) -> str | None:
+        """How the reading ran out of its budget, as a clause; ``None`` while it has not."""
+        if time.thread_time() > self.cpu_deadline:
+            return f"used more than its {self.cpu_seconds:g} s of CPU time"
+        if time.monotonic() > self.wall_deadline:
+            return f"ran past the {self.wall_seconds:g} s wall-clock bound"
+        return None
+
+
+UNLIMITED: Final = ReadingBudget()
+"""The budget of a reading nobody bounded (tests, direct reader calls)."""

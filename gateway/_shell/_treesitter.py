@@ -20,7 +20,6 @@ bash's precedence, not the parser's nesting.
 from __future__ import annotations
 
 import itertools
-import math
 import threading
 from typing import Final
 
@@ -37,7 +36,7 @@ from gateway._shell._heredocs import (
     for_tree_sitter,
     only_substitutions,
 )
-from gateway._shell._limits import MAX_NESTING
+from gateway._shell._limits import MAX_NESTING, UNLIMITED, ReadingBudget
 from gateway._shell._source import Source
 from gateway._shell._tree import (
     ArithCommand,
@@ -152,7 +151,7 @@ def parse_only(data: bytes) -> tree_sitter.Tree:
     return _parser().parse(data)
 
 
-def read_with_tree_sitter(source: Source, deadline: float = math.inf) -> Program:
+def read_with_tree_sitter(source: Source, budget: ReadingBudget = UNLIMITED) -> Program:
     """
     Read ``source`` with tree-sitter-bash into the neutral tree.
 
@@ -163,7 +162,7 @@ def read_with_tree_sitter(source: Source, deadline: float = math.inf) -> Program
     heredocs = find_heredocs(source.text)
     tree = _parser().parse(for_tree_sitter(source, heredocs))
     root = tree.root_node
-    reader = _Reader(source, deadline, heredocs)
+    reader = _Reader(source, budget, heredocs)
     if root.has_error:
         raise reader.syntax_error(root)
     reader.body_substitutions()
@@ -175,11 +174,11 @@ def read_with_tree_sitter(source: Source, deadline: float = math.inf) -> Program
 
 class _Reader:
     def __init__(
-        self, source: Source, deadline: float, heredocs: tuple[HeredocSpan, ...] = ()
+        self, source: Source, budget: ReadingBudget, heredocs: tuple[HeredocSpan, ...] = ()
     ) -> None:
         self.source = source
         self.subs: dict[int, SubEntry] = {}
-        self.scanner = WordScanner(source, self.subs, READER, deadline=deadline)
+        self.scanner = WordScanner(source, self.subs, READER, budget=budget)
         self.heredocs = {heredoc.start: heredoc for heredoc in heredocs}
         self.body_ends = {heredoc.body_start: heredoc.end for heredoc in heredocs}
         self.used_heredocs: set[int] = set()

@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from collections.abc import Callable
 from typing import Final, Literal as L, NamedTuple
 
 import msgspec
 
-from gateway._shell._limits import MAX_NESTING, SCAN_STEP_FLOOR, SCAN_STEPS_PER_CHAR
+from gateway._shell._limits import (
+    MAX_NESTING,
+    SCAN_STEP_FLOOR,
+    SCAN_STEPS_PER_CHAR,
+    UNLIMITED,
+    ReadingBudget,
+)
 from gateway._shell._source import Source
 from gateway._shell._tree import (
     AnsiC,
@@ -305,6 +310,10 @@ _LITERAL_QUOTE_OPERATORS: Final = frozenset({":-", "-", ":=", "=", ":+", "+"})
 _DOUBLE_QUOTED: Final = frozenset({"dquote", "heredoc", "dbrace"})
 
 
+_CHECK_EVERY: Final = 4_096
+"""Scanner steps between two looks at the reading's clocks (a look costs about a microsecond)."""
+
+
 class WordScanner:
     """
     Scans words, heredoc bodies and arithmetic of one source.
@@ -316,8 +325,9 @@ class WordScanner:
     It is bounded like the readers: ``${…}``, brace expansions and arithmetic
     nest at most `MAX_NESTING` deep inside a word, and every step of every
     loop (look-ahead included) is charged against a budget proportional to the
-    source, so no word can make it quadratic or worse; each charge also
-    checks the reading's deadline. Past any bound the reading is `Unreadable`.
+    source, so no word can make it quadratic or worse; every few thousand
+    steps it also checks the reading's budget (`ReadingBudget`). Past any
+    bound the reading is `Unreadable`.
     """
 
     def __init__(
@@ -326,7 +336,7 @@ class WordScanner:
         subs: dict[int, SubEntry],
         reader: str,
         resolve: Callable[[int, SubKind], SubEntry] | None = None,
-        deadline: float = math.inf,
+        budget: ReadingBudget = UNLIMITED,
     ) -> None:
         self._source = source
         self._text = source.text
@@ -337,7 +347,8 @@ class WordScanner:
         self._depth = 0
         self._steps = 0
         self._step_limit = SCAN_STEPS_PER_CHAR * len(source.text) + SCAN_STEP_FLOOR
-        self._deadline = deadline
+        self._budget = budget
+        self._next_check: float = _CHECK_EVERY if budget.bounded else math.inf
 
     # ── entry points ──
 
@@ -387,8 +398,11 @@ class WordScanner:
                 f"(the budget ran out at offset {at})",
                 at,
             )
-        if self._deadline != math.inf and time.monotonic() > self._deadline:
-            raise Unreadable(f"scanning the words ran past the time budget at offset {at}", at)
+        if self._steps >= self._next_check:
+            self._next_check = self._steps + _CHECK_EVERY
+            overrun = self._budget.overrun()
+            if overrun is not None:
+                raise Unreadable(f"scanning the words {overrun} (at offset {at})", at)
 
     def _descend(self, at: int) -> None:
         """Enter one more level of ``${…}``, brace expansion or arithmetic."""

@@ -272,9 +272,10 @@ def test_reports_unmeasured_when_scanning_words_would_take_too_long(
     source: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Look-ahead over these is quadratic or exponential; the scanner's step budget ends it."""
-    # On a loaded machine the wall-clock budget could end it first; take that
-    # budget away, so only the step budget (which counts, never times) can.
+    # Take the time budgets away, so only the step budget (which counts, never
+    # times) can end it.
     monkeypatch.setattr(gateway._shell, "PARSE_BUDGET_SECONDS", 600.0)
+    monkeypatch.setattr(gateway._shell, "PARSE_BACKSTOP_SECONDS", 600.0)
     reading = read_shell(source)
     assert reading.reason is not None
     assert f"more than {SCAN_STEPS_PER_CHAR} steps a character" in reading.reason
