@@ -9,7 +9,9 @@ operators. The reader walks the expression word by word with a table of GNU
 findutils' primaries (busybox's are a subset) and states:
 
 * a ``read`` (names and metadata only, recursive) of each starting point, or
-  of ``.`` when there is none; ``-files0-from`` makes them unknown;
+  of ``.`` when there is none; ``-files0-from`` makes them unknown. With
+  ``-exec`` and its kin the read is of contents too: the command it runs is
+  handed the paths find walks and may read everything below the starting points;
 * ``-delete``: a recursive delete over every starting point;
 * ``-exec``/``-execdir``/``-ok``/``-okdir``: the program it runs, with
   ``words`` the argv range of its command (ended by ``;`` or by ``{} +``), so
@@ -245,13 +247,16 @@ class _Reading:
         )
         return end + 1
 
-    def root_fact(self, index: int | None, root: str | None) -> ArgumentFact:
+    def root_fact(
+        self, index: int | None, root: str | None, *, contents: bool = False
+    ) -> ArgumentFact:
+        """The recursive read of a starting point: of names only, or of ``contents`` too."""
         return ArgumentFact(
             kind="read",
             via="starting point",
             index=index,
             value=root,
-            action="metadata",
+            action=None if contents else "metadata",
             recursive=True,
         )
 
@@ -304,15 +309,17 @@ def read_find(program: str, args: Sequence[str | None]) -> ArgumentReading:
     if not roots and "-files0-from" not in args[at:]:
         # With no starting point GNU find searches `.`.
         reading.roots.append((None, "."))
-    facts = [reading.root_fact(index, root) for index, root in reading.roots]
+    starting = list(reading.roots)
+    if reading.unreadable is None:
+        reading.expression(at)
+    runs = any(fact.kind == "execute" for fact in reading.facts)
+    facts = [reading.root_fact(index, root, contents=runs) for index, root in starting]
     if reading.follow:
         facts.append(
             ArgumentFact(
                 kind="read", via="-L", index=None, value=None, action="metadata", recursive=True
             )
         )
-    if reading.unreadable is None:
-        reading.expression(at)
     facts.extend(reading.facts)
     return ArgumentReading(
         program=program,
