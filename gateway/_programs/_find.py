@@ -22,6 +22,10 @@ findutils' primaries (busybox's are a subset) and states:
 * ``-L``/``-follow``: symbolic links are followed, so what is read (and
   deleted) may lie outside the starting points.
 
+BSD find's leading options (``-E``, ``-X``, ``-d``, ``-s``, ``-x``, ``-f
+PATH``) are read as BSD reads them; GNU find refuses them and runs nothing,
+so the reading holds for both.
+
 An unknown primary, a primary missing its arguments, an ``-exec`` with no end,
 or an expanding word where a starting point, a primary or the end of an
 ``-exec`` could stand is unreadable: an expansion could spell ``-delete``.
@@ -94,6 +98,10 @@ _NOT_TESTS: Final = frozenset(
 
 _TIME_LETTERS: Final = frozenset("aBcm")
 
+_BSD_LEADING: Final = frozenset({"-E", "-X", "-d", "-s", "-x"})
+"""BSD find's leading options (extended regexes, xargs warnings, depth first, sorted, one
+file system): none has an effect. GNU find refuses them and runs nothing."""
+
 
 def _newer(word: str) -> _Primary | None:
     """``-newerXY``: X and Y from ``aBcmt``; the reference is a file unless Y is ``t`` (a time)."""
@@ -147,6 +155,17 @@ class _Reading:
             elif word.startswith("-O") and word[2:].isdigit() and word[2:].isascii():
                 self.options.append("-O")
                 at += 1
+            elif word in _BSD_LEADING:
+                self.options.append(word)
+                at += 1
+            elif word == "-f":
+                # BSD: `-f PATH` is a starting point that may begin with `-`.
+                if at + 1 >= len(self.args) or self.args[at + 1] is None:
+                    self.unreadable = "`-f` is missing its starting point, or it expands"
+                    return at
+                self.options.append(word)
+                self.roots.append((at + 1, self.args[at + 1]))
+                at += 2
             elif word == "--":
                 return at + 1
             else:
