@@ -90,7 +90,7 @@ def serve(
         approvers: The approver chain (default: allow everything).
         human: Use the rules stand-in and the human approver as the chain.
         services: Shared services to start with (a fake rules object…).
-        options: More arguments for `open_service`.
+        options: More arguments for `open_service` (``port`` among them: a free one by default).
     """
     cfg = cfg or config()
     services = {} if services is None else services
@@ -98,11 +98,11 @@ def serve(
         approvers = human_chain(cfg, services)
     elif approvers is None:
         approvers = [StaticApprover("allow")]
+    options.setdefault("port", 0)
     with start_blocking_portal("asyncio") as portal:
         opened = open_service(
             cfg,
             host="127.0.0.1",
-            port=0,
             approvers=approvers,
             services=services,
             **options,

