@@ -15,7 +15,7 @@ A pure ASGI middleware, in front of every route:
   of a role that may do it (a decision needs an ``approver`` token; a review
   or a hook event an ``approver`` or ``agent`` token); reads under ``/v1/``
   need a token that may read (``approver`` or ``viewer``) when ``[serve]
-  protect-reads`` is on. The identity a token names is handed to the app as
+  protect-reads`` is on, and ``/v1/history`` (who decided what) always does. The identity a token names is handed to the app as
   ``request.state.identity``, so a decision records who took it.
 * **Headers**: a strict Content-Security-Policy (no inline script, nothing
   from elsewhere), ``nosniff``, no framing, no referrer, and ``no-store`` for
