@@ -120,3 +120,15 @@ def test_ranks_put_sends_first_and_workspace_writes_after_network() -> None:
 
 def test_a_call_with_no_effect_says_so() -> None:
     assert summarise_effects(()) == "Changes nothing and reads nothing the plan can see."
+
+
+def test_a_backtick_in_a_path_cannot_end_the_code_span_the_page_shows() -> None:
+    odd = EffectPath(written="a`b.txt", value="/w/a`b.txt", classes=("workspace",))
+    sentence = summarise_effects([Write(path=odd, via=">", action="write")])
+    assert sentence == "Writes `a'b.txt`."
+    assert sentence.count("`") == 2
+
+
+def test_control_characters_and_newlines_in_a_path_are_folded_to_spaces() -> None:
+    odd = EffectPath(written="a\r\nb", value="/w/a\r\nb", classes=("workspace",))
+    assert summarise_effects([Write(path=odd, via=">", action="write")]) == "Writes `a b`."

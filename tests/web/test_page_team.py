@@ -375,3 +375,27 @@ async def test_dark_mode_follows_the_system_and_stays_readable() -> None:
         assert _contrast(shown["text"], shown["card"]) >= 7
         assert _contrast(shown["summary"], shown["summaryBg"]) >= 7
         assert _contrast(shown["allow"], shown["allowBg"]) >= 4.5
+
+
+async def test_after_a_restart_with_a_new_token_the_page_asks_for_it() -> None:
+    async with browser() as chromium:
+        with serve(human=True) as first:
+            port = int(first.url.rsplit(":", 1)[1])
+            page, problems = await open_page(chromium, first)
+            await page.wait_for_selector("#status[data-kind=live]")
+        with serve(human=True, port=port) as second:
+            await page.locator("#service-notice").wait_for(state="visible")
+            await page.locator("#token-panel").wait_for(state="visible")
+            asked = await page.locator("#token-error").text_content()
+            await page.locator("#token-input").fill(second.token)
+            await page.locator("#token-form button").click()
+            await page.locator("#token-panel").wait_for(state="hidden")
+            async with second.client(headers=second.auth) as client:
+                results: list[dict[str, Any]] = []
+                async with anyio.create_task_group() as group:
+                    group.start_soon(review, client, bash("make test", "after-1"), results)
+                    card = page.locator('li.card[data-call-id="after-1"]')
+                    await card.locator('button[data-action="allow"]').click()
+    assert asked == "The service restarted with a new token: paste the one it printed now."
+    assert results[0]["decision"] == "allow"
+    assert [p for p in problems if "Failed to load resource" not in p] == []

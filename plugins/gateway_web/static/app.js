@@ -206,7 +206,8 @@
     }
     if (!response.ok) {
       const message = data && typeof data.error === "string" ? data.error : `The service answered ${response.status}.`;
-      if (response.status === 401) needToken(message);
+      // Ask for the token, unless the page asks already (keep what it says there).
+      if (response.status === 401 && $("token-panel").hidden) needToken(message);
       throw new ApiError(response.status, message);
     }
     return data;
@@ -971,6 +972,10 @@
     notice.hidden = false;
     announce(text);
     if (state.token && info.authorized === false) {
+      // The old run's token: drop it, and ask for the new run's.
+      sessionStorage.removeItem(TOKEN_KEY);
+      state.token = null;
+      $("sign-out").hidden = true;
       needToken("The service restarted with a new token: paste the one it printed now.");
     }
     scheduleHistory();
