@@ -18,7 +18,7 @@ through a pipe or a variable the effects do not follow).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final, NamedTuple
 from urllib.parse import urlsplit
 
@@ -36,12 +36,12 @@ from gateway._effects import (
     Write,
 )
 
-__all__ = ["SUMMARY_CLAUSES", "Clause", "effect_clauses", "summarise_effects"]
+__all__ = ["SUMMARY_CLAUSES", "WRITE_VERBS", "Clause", "effect_clauses", "summarise_effects"]
 
 SUMMARY_CLAUSES: Final = 3
 """Clauses a summary names; the rest are counted."""
 
-_WRITE_VERBS: Final = {
+WRITE_VERBS: Final[Mapping[str, str]] = {
     "write": "writes",
     "append": "appends to",
     "create": "creates",
@@ -53,6 +53,7 @@ _WRITE_VERBS: Final = {
     "owner": "changes the owner of",
     "directory": "makes the directory",
 }
+"""The verb of each write action, for sentences ("writes", "appends to", "deletes"…)."""
 _EXECUTE_WORDS: Final = {
     "program": "runs another program",
     "shell_text": "runs shell text",
@@ -134,7 +135,7 @@ def _clause(effect: Effect) -> Clause | None:
             return None
         below = " and everything below it" if effect.recursive else ""
         return Clause(
-            rank, f"{_WRITE_VERBS.get(effect.action, 'writes')} {_place(effect.path)}{below}"
+            rank, f"{WRITE_VERBS.get(effect.action, 'writes')} {_place(effect.path)}{below}"
         )
     if isinstance(effect, Read):
         if _stdin(effect):

@@ -54,6 +54,7 @@ from gateway._plan import iter_effects as iter_effects
 from gateway._plan._paths import PathContext as PathContext, path_context as path_context
 from gateway._summary import (
     SUMMARY_CLAUSES as SUMMARY_CLAUSES,
+    WRITE_VERBS as WRITE_VERBS,
     Clause as Clause,
     effect_clauses as effect_clauses,
     summarise_effects as summarise_effects,
@@ -65,6 +66,7 @@ __all__ = [
     "PATH_CLASSES",
     "PLAN_FORMAT",
     "SUMMARY_CLAUSES",
+    "WRITE_VERBS",
     "AddressClass",
     "AnalysedHole",
     "AnalysisContext",

@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import httpx
 import msgspec
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -22,6 +23,7 @@ from gateway_human import HumanApprover
 from gateway_web import RunningService, open_service
 
 from gateway import (
+    Abstain,
     Approver,
     ApproverContext,
     Event,
@@ -30,6 +32,7 @@ from gateway import (
     ServeSection,
     ToolCall,
 )
+from gateway.fleet import Identity, TokenBook
 from gateway.testing import StaticApprover
 
 WAIT = 30.0
@@ -199,3 +202,44 @@ async def wait_pending(client: httpx.AsyncClient, board_id: str) -> dict[str, An
 def tool_call(data: dict[str, Any]) -> ToolCall:
     """The `ToolCall` a JSON body describes."""
     return msgspec.convert(data, ToolCall)
+
+
+def team(rule: str, people: dict[str, Identity], **serve_options: Any) -> Any:
+    """
+    `serve` with a rules stand-in that asks a person naming ``rule``, and people's tokens.
+
+    Args:
+        rule: The rule the stand-in names when it leaves a call to a person.
+        people: Tokens to accept, with whose they are.
+        serve_options: More arguments for `serve` (``config`` as ``cfg``).
+    """
+    cfg = serve_options.pop("cfg", None) or config()
+    services: dict[str, Any] = {}
+    human = HumanApprover({}, ApproverContext(config=cfg, services=services))
+    rules = StaticApprover(
+        name="rules", returns=Abstain(reason="A person decides this.", rule=rule)
+    )
+    book = TokenBook()
+    for token, identity in people.items():
+        book.pin(token, identity)
+    return serve(cfg, approvers=[rules, human], services=services, tokens=book, **serve_options)
+
+
+async def decided(
+    client: httpx.AsyncClient, body: dict[str, Any], decision: str, token: str, **more: Any
+) -> None:
+    """Send a review, wait until it waits for a person, decide it with ``token``, and wait for the verdict."""
+
+    async def send() -> None:
+        await client.post("/v1/review", json=body)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(send)
+        with anyio.fail_after(WAIT):
+            entry = await wait_pending(client, body["call_id"])
+        answer = await client.post(
+            f"/v1/calls/{body['call_id']}/decision",
+            json={"decision": decision, "digest": entry["digest"], **more},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 200, answer.text

@@ -17,14 +17,11 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from gateway_human import HumanApprover
 from playwright.async_api import Locator, Page
 
-from gateway import Abstain, ApproverContext
-from gateway.fleet import Identity, TokenBook
-from gateway.testing import StaticApprover
+from gateway.fleet import Identity
 from web.browser import artifact, browser, open_page, review
-from web.support import WAIT, bash, config, serve, wait_pending
+from web.support import WAIT, bash, decided, serve, team, wait_pending
 
 pytestmark = pytest.mark.anyio
 
@@ -78,28 +75,7 @@ async def test_every_card_opens_with_what_the_call_would_do_riskiest_first() -> 
 
 def _team() -> Any:
     """A service whose rules stand-in names the rule that asks, with a second person's token."""
-    cfg = config()
-    services: dict[str, Any] = {}
-    human = HumanApprover({}, ApproverContext(config=cfg, services=services))
-    rules = StaticApprover(
-        name="rules", returns=Abstain(reason="A person decides this.", rule="ask.person")
-    )
-    book = TokenBook()
-    book.pin(ALICE, Identity(name="alice", role="approver"))
-    return serve(cfg, approvers=[rules, human], services=services, tokens=book)
-
-
-async def _decide(
-    client: httpx.AsyncClient, body: dict[str, Any], decision: str, token: str, note: str | None
-) -> None:
-    async with anyio.create_task_group() as group:
-        entry = await _park(client, group, body)
-        answer = await client.post(
-            f"/v1/calls/{body['call_id']}/decision",
-            json={"decision": decision, "digest": entry["digest"], "note": note},
-            headers={"Authorization": f"Bearer {token}"},
-        )
-        assert answer.status_code == 200, answer.text
+    return team("ask.person", {ALICE: Identity(name="alice", role="approver")})
 
 
 async def _shown(page: Page) -> list[str]:
@@ -121,26 +97,26 @@ async def test_the_history_comes_from_the_service_and_a_team_can_search_and_filt
     with _team() as served:
         async with browser() as chromium, served.client(headers=served.auth) as client:
             # Decided before the page opened: only the service knows about them.
-            await _decide(
+            await decided(
                 client,
                 bash("pip install requests", "t-1", session_id="s-1", agent_id="coder"),
                 "allow",
                 served.token,
-                "pinned in the lock file",
+                note="pinned in the lock file",
             )
-            await _decide(
+            await decided(
                 client,
                 bash(HEREDOC, "t-2", session_id="s-2", agent_id="coder"),
                 "decline",
                 ALICE,
-                "never send keys",
+                note="never send keys",
             )
-            await _decide(
+            await decided(
                 client,
                 bash("make release", "t-3", session_id="s-1", agent_id="planner"),
                 "allow",
                 served.token,
-                None,
+                note=None,
             )
             page, problems = await open_page(chromium, served)
             await _until_shown(page, ["t-3", "t-1", "t-2"])  # grouped by session: s-1, then s-2
