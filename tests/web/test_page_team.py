@@ -270,6 +270,7 @@ async def test_at_390_px_allow_and_decline_stay_in_view_over_a_long_card() -> No
             page, problems = await open_page(chromium, served, width=390, height=844)
             async with anyio.create_task_group() as group:
                 card = await _long_card(page, group, client)
+                who = await card.locator(".card-head .who").text_content()
                 found = await _allow_reachable(page, card)
                 await page.screenshot(path=artifact("team-phone-card-390.png"))
                 await page.set_viewport_size({"width": 1100, "height": 900})
@@ -280,6 +281,7 @@ async def test_at_390_px_allow_and_decline_stay_in_view_over_a_long_card() -> No
                 await card.locator('button[data-action="allow"]').click()
                 await page.locator('#history li[data-call-id="long-1"]').wait_for()
                 group.cancel_scope.cancel()
+    assert who == "session s-9"
     # The card is taller than the window, yet Allow and Decline are on screen and on top.
     assert found["card"] > found["viewport"]
     assert found["top"] >= 0

@@ -588,6 +588,14 @@
     const head = el("header", { class: "card-head" },
       el("h3", { id: titleId }, `${what} · `, code(entry.request.call.tool, {})),
       el("span", { class: "deadline", dataset: { deadline: entry.deadline } }, `declined in ${remaining(entry.deadline)}`));
+    // Whose call it is, up front: cards of one session or agent read together.
+    const call = entry.request.call;
+    if (call.session_id || call.agent_id) {
+      const who = el("p", { class: "who" });
+      if (call.session_id) who.appendChild(el("span", { class: "fact" }, "session ", code(call.session_id, { tally })));
+      if (call.agent_id) who.appendChild(el("span", { class: "fact" }, "agent ", code(call.agent_id, { tally })));
+      head.appendChild(who);
+    }
     card.appendChild(head);
     card.appendChild(summaryNode(entry.summary, tally));
     card.appendChild(metaNode(entry, tally));
