@@ -2,7 +2,8 @@
 The decisions a board keeps, as a searchable, filterable, paginated history.
 
 ``GET /v1/history`` answers from the board's kept decisions (the last
-``[serve] history`` of them): each one with who decided, when, with what note,
+``[serve] history`` of them) and those of earlier runs read back from the
+audit log (`gateway_web._archive`): each one with who decided, when, with what note,
 the call's one-sentence summary, its session, agent and the rules that
 answered. A query filters by session, agent, decision, rule and person, and
 searches the command, the summary, the note and the reason; pages come newest
@@ -21,7 +22,8 @@ import binascii
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Final
+from datetime import UTC, datetime
+from typing import Any, Final, NamedTuple
 
 import msgspec
 from gateway_human import DecisionRecord, WaitingCall
@@ -35,8 +37,11 @@ __all__ = [
     "HistoryItem",
     "HistoryPage",
     "HistoryQuery",
+    "Kept",
     "QueryError",
     "call_text",
+    "clipped",
+    "full_text",
     "history_item",
     "history_page",
     "parse_query",
@@ -131,7 +136,7 @@ class HistoryQuery(msgspec.Struct, frozen=True, kw_only=True):
     person: str | None = None
     q: str | None = None
     limit: int = 50
-    cursor: tuple[str, str] | None = None
+    cursor: tuple[str, int, str] | None = None
 
 
 class QueryError(ValueError):
@@ -179,21 +184,23 @@ def parse_query(params: Mapping[str, str], keys: Iterable[str]) -> HistoryQuery:
                 f"The query parameter 'limit' must be a whole number from 1 to {PAGE_LIMIT}."
             )
         limit = int(raw_limit)
-    cursor: tuple[str, str] | None = None
+    cursor: tuple[str, int, str] | None = None
     raw_cursor = params.get("cursor")
     if raw_cursor:
-        decided, bar, board_id = _unwrap(raw_cursor).partition("|")
-        if not bar or not decided or not board_id:
+        decided, _, rest = _unwrap(raw_cursor).partition("|")
+        run, _, board_id = rest.partition("|")
+        if not decided or run not in ("0", "1") or not board_id:
             raise QueryError(
                 "The query parameter 'cursor' must be a cursor a previous page gave as 'next'."
             )
-        cursor = (decided, board_id)
+        cursor = (decided, int(run), board_id)
     return HistoryQuery(limit=limit, cursor=cursor, **values)
 
 
-def _wrap(decided: str, board_id: str) -> str:
-    """A cursor: the decision's time and board id, URL-safe."""
-    return base64.urlsafe_b64encode(f"{decided}|{board_id}".encode()).decode().rstrip("=")
+def _wrap(decided: str, run: int, board_id: str) -> str:
+    """A cursor: the decision's time, its run (1: this one) and its board id, URL-safe."""
+    text = f"{decided}|{run}|{board_id}"
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
 def _unwrap(cursor: str) -> str:
@@ -205,12 +212,20 @@ def _unwrap(cursor: str) -> str:
         return ""
 
 
+def full_text(source: str | None, tool_input: Mapping[str, Any]) -> str:
+    """The whole text of a call: its command, or (a tool that is not a shell) its input as JSON."""
+    return source if source is not None else json.dumps(tool_input, ensure_ascii=False)
+
+
+def clipped(text: str) -> str:
+    """A call's text as a history item carries it: at most `TEXT_LIMIT` characters."""
+    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
+
+
 def call_text(item: WaitingCall) -> str:
-    """The whole text of a question's call: the command, or the tool's input as JSON."""
+    """The whole text of a question's call (see `full_text`)."""
     request = item.request
-    if request.plan is not None:
-        return request.plan.source
-    return json.dumps(request.call.input, ensure_ascii=False)
+    return full_text(request.plan.source if request.plan is not None else None, request.call.input)
 
 
 def history_item(
@@ -237,7 +252,7 @@ def history_item(
         call_id=item.call_id,
         kind=item.kind,
         tool=call.tool,
-        text=text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…",
+        text=clipped(text),
         summary=summarise_effects(request.effects),
         session=call.session_id,
         agent=call.agent_id,
@@ -285,28 +300,55 @@ def _facets(values: Iterable[str | None]) -> tuple[Facet, ...]:
     )
 
 
-def history_page(
-    instance: str, kept: Sequence[tuple[HistoryItem, str]], query: HistoryQuery
-) -> HistoryPage:
+_EARLIEST: Final = datetime.min.replace(tzinfo=UTC)
+
+
+def _moment(text: str) -> datetime:
     """
-    One page of ``kept`` (each item with its full text) for ``query``, newest first.
+    When, to the second, from an ISO 8601 time.
+
+    The board says seconds and the audit log fractions of them: within one
+    second, a decision of this run counts as later than one of an earlier run.
     """
-    ordered = sorted(kept, key=lambda pair: (pair[0].decision.decided, pair[0].id), reverse=True)
-    matching = [item for item, text in ordered if _matches(item, query, text)]
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return _EARLIEST
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return moment.replace(microsecond=0)
+
+
+class Kept(NamedTuple):
+    """A decision the history may show: the item, the call's full text, and its run (1: this one, 0: earlier)."""
+
+    item: HistoryItem
+    text: str
+    run: int
+
+
+def _order(kept: Kept) -> tuple[datetime, int, str]:
+    return _moment(kept.item.decision.decided), kept.run, kept.item.id
+
+
+def history_page(instance: str, kept: Sequence[Kept], query: HistoryQuery) -> HistoryPage:
+    """One page of ``kept`` for ``query``, newest first."""
+    ordered = sorted(kept, key=_order, reverse=True)
+    matching = [one for one in ordered if _matches(one.item, query, one.text)]
     if query.cursor is not None:
-        after = query.cursor
-        start = [item for item in matching if (item.decision.decided, item.id) < after]
+        decided, run, board_id = query.cursor
+        after = (_moment(decided), run, board_id)
+        start = [one for one in matching if _order(one) < after]
     else:
         start = matching
-    page = start[: query.limit]
-    more = len(start) > len(page)
-    last = page[-1] if page else None
-    items = [item for item, _ in ordered]
+    shown = start[: query.limit]
+    page = [one.item for one in shown]
+    last = shown[-1] if len(start) > len(shown) else None
+    items = [one.item for one in ordered]
     return HistoryPage(
         instance=instance,
         total=len(matching),
         items=tuple(page),
-        next=_wrap(last.decision.decided, last.id) if more and last is not None else None,
+        next=None if last is None else _wrap(last.item.decision.decided, last.run, last.item.id),
         sessions=_facets(item.session for item in items),
         agents=_facets(item.agent for item in items),
         rules=_facets(rule for item in items for rule in item.rules),

@@ -27,10 +27,11 @@ from gateway_human import Board, DecisionRecord, Offer, WaitingCall
 
 from gateway import Event, Gateway, ServeSection
 from gateway.effects import summarise_effects
+from gateway_web._archive import archived
 from gateway_web._history import (
-    HistoryItem,
     HistoryPage,
     HistoryQuery,
+    Kept,
     call_text,
     history_item,
     history_page,
@@ -150,7 +151,9 @@ class ApprovalService:
         self.instance = secrets.token_hex(8)
         # Decided questions as the history shows them, with their full text,
         # made once per decision (before the call's events leave the history).
-        self._decided: OrderedDict[tuple[str, str], tuple[HistoryItem, str]] = OrderedDict()
+        self._decided: OrderedDict[tuple[str, str], Kept] = OrderedDict()
+        # What people decided in earlier runs, read back from the audit log at start.
+        self._archive: list[Kept] = []
         self._history: deque[_Kept] = deque()
         self._by_call: dict[str, deque[_Kept]] = {}
         self._last_seq = -1
@@ -170,6 +173,10 @@ class ApprovalService:
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Keep and hand on the gateway's events until the service closes."""
+        if self.audit_path is not None and self.board is not None:
+            self._archive = await anyio.to_thread.run_sync(
+                archived, self.audit_path, self.settings.history
+            )
         if self.board is not None:
             stop_watching = self.board.watch(self._board_changed)
             detach = self.board.attach()
@@ -348,13 +355,12 @@ class ApprovalService:
             summary=summarise_effects(item.request.effects),
         )
 
-    def _history_item(self, item: WaitingCall, record: DecisionRecord) -> tuple[HistoryItem, str]:
+    def _history_item(self, item: WaitingCall, record: DecisionRecord) -> Kept:
         key = (item.id, record.decided)
         made = self._decided.get(key)
         if made is None:
-            made = self._decided[key] = (
-                history_item(item, record, self.events_of(item.call_id)),
-                call_text(item),
+            made = self._decided[key] = Kept(
+                history_item(item, record, self.events_of(item.call_id)), call_text(item), 1
             )
             while len(self._decided) > max(1, self.settings.history):
                 self._decided.popitem(last=False)
@@ -367,6 +373,8 @@ class ApprovalService:
             if self.board is not None
             else []
         )
+        ids = {one.item.id for one in kept}
+        kept.extend(one for one in self._archive if one.item.id not in ids)
         return history_page(self.instance, kept, query)
 
     def close(self) -> None:
