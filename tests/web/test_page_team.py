@@ -12,16 +12,19 @@ desktop and phone widths, are kept in ``test-artifacts/``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
+import msgspec
 import pytest
 from playwright.async_api import Locator, Page
 
+from gateway import SinkConfig
 from gateway.fleet import Identity
 from web.browser import artifact, browser, open_page, review
-from web.support import WAIT, bash, decided, serve, team, wait_pending
+from web.support import WAIT, bash, config, decided, serve, team, wait_pending
 
 pytestmark = pytest.mark.anyio
 
@@ -177,30 +180,36 @@ async def _review_until_stopped(url: str, token: str, body: dict[str, Any], out:
             out.append({"error": type(error).__name__})
 
 
-async def test_the_page_notices_a_restart_and_shows_the_new_service() -> None:
+async def test_the_page_notices_a_restart_and_shows_the_new_service(tmp_path: Path) -> None:
     shared = SHARED
     results: list[Any] = []
+    cfg = msgspec.structs.replace(
+        config(),
+        sinks={"audit": SinkConfig(plugin="jsonl", path=str(tmp_path / "a.jsonl"), required=True)},
+    )
     async with browser() as chromium:
         async with anyio.create_task_group() as group:
-            with serve(human=True, token=shared) as first:
+            with serve(cfg, human=True, token=shared) as first:
                 port = int(first.url.rsplit(":", 1)[1])
                 page, problems = await open_page(chromium, first)
                 await page.wait_for_selector("#status[data-kind=live]")
+                async with first.client(headers=first.auth) as client:
+                    await decided(client, bash("make lint", "kept-1"), "allow", shared, note="ok")
                 group.start_soon(
                     _review_until_stopped, first.url, shared, bash("make deploy", "old-1"), results
                 )
                 await page.locator('li.card[data-call-id="old-1"]').wait_for()
+                await _until_shown(page, ["kept-1"])
                 before = await page.evaluate("document.getElementById('status').textContent")
             # The service stopped here (the waiting call is declined) while the page stays open.
-        with serve(human=True, token=shared, port=port) as second:
+        with serve(cfg, human=True, token=shared, port=port) as second:
             notice = page.locator("#service-notice")
             await notice.wait_for(state="visible")
             await page.wait_for_selector("#status[data-kind=live]")
             said = await notice.text_content()
             await page.locator('li.card[data-call-id="old-1"]').wait_for(state="detached")
-            await page.wait_for_function(
-                "() => document.querySelectorAll('#history li.decided').length === 0"
-            )
+            # The new run's history: what a person decided before, read back from the audit log.
+            await _until_shown(page, ["kept-1"])
             await page.screenshot(path=artifact("team-restart-desktop.png"))
             async with second.client(headers=second.auth) as client:
                 fresh: list[dict[str, Any]] = []
@@ -208,7 +217,7 @@ async def test_the_page_notices_a_restart_and_shows_the_new_service() -> None:
                     group.start_soon(review, client, bash("make test", "new-1"), fresh)
                     card = page.locator('li.card[data-call-id="new-1"]')
                     await card.locator('button[data-action="allow"]').click()
-            await page.locator('#history li[data-call-id="new-1"]').wait_for()
+            await _until_shown(page, ["new-1", "kept-1"])
             status = await page.evaluate("document.getElementById('status').textContent")
     assert before == "Live"
     assert said is not None
