@@ -200,21 +200,26 @@ async def test_every_start_has_its_own_instance_named_by_info_and_the_snapshot()
 
 
 def _audited(path: Path, **serve_options: Any) -> Any:
+    plugin = "msgpack" if path.suffix == ".msgpack" else "jsonl"
     cfg = msgspec.structs.replace(
-        config(), sinks={"audit": SinkConfig(plugin="jsonl", path=str(path), required=True)}
+        config(), sinks={"audit": SinkConfig(plugin=plugin, path=str(path), required=True)}
     )
     return team(
         "ask.install", {ALICE: Identity(name="alice", role="approver")}, cfg=cfg, **serve_options
     )
 
 
-async def test_decisions_of_an_earlier_run_come_back_from_the_audit_log(tmp_path: Path) -> None:
-    log = tmp_path / "audit.jsonl"
+@pytest.mark.parametrize("name", ["audit.jsonl", "audit.msgpack"])
+async def test_decisions_of_an_earlier_run_come_back_from_the_audit_log(
+    tmp_path: Path, name: str
+) -> None:
+    log = tmp_path / name
     with _audited(log) as served:
         async with served.client(headers=served.auth) as client:
             await _three(served, client)
-    with log.open("ab") as stream:
-        stream.write(b'{"event": "call.proposed", "not": "a record the gateway writes"}\n')
+    if log.suffix == ".jsonl":
+        with log.open("ab") as stream:
+            stream.write(b'{"event": "call.proposed", "not": "a record the gateway writes"}\n')
     with _audited(log) as served:
         async with served.client(headers=served.auth) as client:
             await decided(client, bash("ls", "h-4", session_id="s-3"), "allow", served.token)
