@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import msgspec
 import pytest
@@ -19,6 +20,7 @@ from gateway import SinkConfig
 from gateway.fleet import Identity
 from web.support import (
     KEY_HEREDOC,
+    WAIT,
     Served,
     bash,
     config,
@@ -27,6 +29,7 @@ from web.support import (
     serve,
     team,
     three_decisions,
+    wait_pending,
 )
 
 pytestmark = pytest.mark.anyio
@@ -231,3 +234,21 @@ async def test_an_unreadable_audit_log_gives_no_earlier_decisions_and_no_error(
         async with served.client(headers=served.auth) as client:
             page = (await client.get("/v1/history")).json()
     assert page["items"] == []
+
+
+async def test_a_waiting_call_carries_its_summary() -> None:
+    with serve(human=True) as served:
+        async with served.client(headers=served.auth) as client:
+
+            async def send() -> None:
+                await client.post("/v1/review", json=bash(KEY_HEREDOC, "w-1"))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(send)
+                with anyio.fail_after(WAIT):
+                    streamed = await wait_pending(client, "w-1")
+                listed = (await client.get("/v1/calls?state=pending")).json()["calls"]
+                group.cancel_scope.cancel()
+    sentence = "Sends `~/.ssh/id_rsa` to deploy.example and writes `deploy.sh`."
+    assert streamed["summary"] == sentence
+    assert [call["summary"] for call in listed] == [sentence]

@@ -190,7 +190,10 @@ async def test_the_page_notices_a_restart_and_shows_the_new_service(tmp_path: Pa
                 await page.locator('li.card[data-call-id="old-1"]').wait_for()
                 await _until_shown(page, ["kept-1"])
                 before = await page.evaluate("document.getElementById('status').textContent")
-            # The service stopped here (the waiting call is declined) while the page stays open.
+            # The service stopped here (the waiting call is declined) while the page stays open:
+            # it no longer says "Live".
+            await page.wait_for_selector("#status[data-kind=error]")
+            between = await page.evaluate("document.getElementById('status').textContent")
         with serve(cfg, human=True, token=shared, port=port) as second:
             notice = page.locator("#service-notice")
             await notice.wait_for(state="visible")
@@ -209,6 +212,7 @@ async def test_the_page_notices_a_restart_and_shows_the_new_service(tmp_path: Pa
             await _until_shown(page, ["new-1", "kept-1"])
             status = await page.evaluate("document.getElementById('status').textContent")
     assert before == "Live"
+    assert between != "Live"
     assert said is not None
     assert said.startswith("The service restarted")
     assert "this page now shows the new one" in said

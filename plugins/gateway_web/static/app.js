@@ -954,10 +954,9 @@
   // The service restarted (a new instance id): every call this page showed
   // as waiting was declined when the old one stopped, its events and history
   // are gone. Drop all of it, say so, and show what the new one has.
-  function restarted(info) {
+  async function restarted(info) {
     const waited = state.pending.size;
     state.instance = info.instance;
-    if (info.version) state.info = info;
     for (const card of Array.from($("pending").children)) card.remove();
     state.pending.clear();
     state.events.clear();
@@ -979,14 +978,18 @@
     notice.textContent = text;
     notice.hidden = false;
     announce(text);
-    if (state.token && info.authorized === false) {
+    scheduleHistory();
+    // Noticed from a snapshot or a history page: ask the new run who this token is.
+    const fresh = info.version ? info : await api("GET", "/v1/info").catch(() => null);
+    if (!fresh || fresh.instance !== state.instance) return;
+    state.info = fresh;
+    if (state.token && fresh.authorized === false) {
       // The old run's token: drop it, and ask for the new run's.
       sessionStorage.removeItem(TOKEN_KEY);
       state.token = null;
       $("sign-out").hidden = true;
       needToken("The service restarted with a new token: paste the one it printed now.");
     }
-    scheduleHistory();
   }
 
   // Before reconnecting: is it still the same run of the service?
@@ -998,7 +1001,7 @@
       setStatus("The service does not answer; retrying…", "error");
       return false;
     }
-    if (state.instance && info.instance !== state.instance) restarted(info);
+    if (state.instance && info.instance !== state.instance) await restarted(info);
     else state.info = info;
     state.instance = info.instance;
     return true;
