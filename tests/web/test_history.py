@@ -15,6 +15,8 @@ import anyio
 import httpx
 import msgspec
 import pytest
+from gateway_human import DecisionRecord
+from gateway_web._history import HistoryItem, Kept, history_page, parse_query
 
 from gateway import SinkConfig
 from gateway.fleet import Identity
@@ -252,3 +254,51 @@ async def test_a_waiting_call_carries_its_summary() -> None:
     sentence = "Sends `~/.ssh/id_rsa` to deploy.example and writes `deploy.sh`."
     assert streamed["summary"] == sentence
     assert [call["summary"] for call in listed] == [sentence]
+
+
+def _kept(board_id: str, decided: str, run: int) -> Kept:
+    record = DecisionRecord(
+        id=board_id,
+        call_id=board_id,
+        decision="allow",
+        by="person",
+        digest="sha256:0",
+        reason="Allowed.",
+        decided=decided,
+        decided_by="owner",
+    )
+    item = HistoryItem(
+        id=board_id,
+        call_id=board_id,
+        kind="call",
+        tool="Bash",
+        text="ls",
+        summary="Lists `.`.",
+        session=None,
+        agent=None,
+        host=None,
+        cwd=None,
+        digest="sha256:0",
+        created=decided,
+        rules=(),
+        decision=record,
+    )
+    return Kept(item, "ls", run)
+
+
+def test_within_one_second_this_run_comes_before_an_earlier_one_and_pages_follow() -> None:
+    kept = [
+        _kept("a", "2026-12-01T10:00:05+00:00", 1),  # the board: to the second
+        _kept("b", "2026-12-01T10:00:05.900000+00:00", 0),  # the audit log: fractions
+        _kept("c", "2026-12-01T10:00:04.100000Z", 0),
+        _kept("d", "2026-12-01T10:00:06+00:00", 1),
+    ]
+    first = history_page("i", kept, parse_query({"limit": "2"}, ["limit"]))
+    cursor = first.next
+    assert cursor is not None
+    second = history_page(
+        "i", kept, parse_query({"limit": "2", "cursor": cursor}, ["limit", "cursor"])
+    )
+    assert [item.id for item in first.items] == ["d", "a"]
+    assert [item.id for item in second.items] == ["b", "c"]
+    assert second.next is None
