@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from web.browser import ARTIFACTS, browser, open_page, review as _review
+from web.browser import ARTIFACTS, artifact, browser, open_page, review as _review
 from web.support import WAIT, bash, serve, wait_pending
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +29,6 @@ def anyio_backend() -> str:
 
 
 async def test_the_page_shows_a_spoofing_command_escaped_and_allow_releases_the_review() -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
     with serve(human=True) as served:
         async with browser() as chromium, served.client(headers=served.auth) as client:
             page, problems = await open_page(chromium, served)
@@ -49,10 +48,10 @@ async def test_the_page_shows_a_spoofing_command_escaped_and_allow_releases_the_
                 escapes = await command.locator(".esc").all_text_contents()
                 warning = await card.locator(".warning.spoof").text_content()
                 body_text = await page.evaluate("document.body.textContent")
-                await page.screenshot(path=str(ARTIFACTS / "approval-page.png"), full_page=True)
+                await page.screenshot(path=artifact("approval-page.png"), full_page=True)
                 await page.set_viewport_size({"width": 390, "height": 844})
                 overflow = await page.evaluate("document.documentElement.scrollWidth")
-                await page.screenshot(path=str(ARTIFACTS / "approval-page-phone.png"))
+                await page.screenshot(path=artifact("approval-page-phone.png"))
                 await page.set_viewport_size({"width": 1100, "height": 900})
                 assert results == []
                 await card.locator('button[data-action="allow"]').click()
@@ -99,7 +98,7 @@ async def test_the_page_shows_the_plan_program_launchers_writes_heredocs_and_hol
                 holes = await card.locator(".holes .hole > p").all_text_contents()
                 answers = await card.locator(".approvals .answer").all_text_contents()
                 digest = await card.locator(".digest code").text_content()
-                await card.screenshot(path=str(ARTIFACTS / "approval-card-plan.png"))
+                await card.screenshot(path=artifact("approval-card-plan.png"))
                 await card.locator("textarea").fill("no piping into sh")
                 await card.locator('button[data-action="decline"]').click()
                 await page.locator('#history li[data-call-id="plan-1"]').wait_for()
