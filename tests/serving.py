@@ -1,14 +1,14 @@
 """
 ``gateway serve`` as a subprocess, the way a user starts it, and the lines it announces.
 
-`gateway_serve` starts ``python -m gateway._cli serve --port 0 ARGS…`` and
-reads its standard output until every line it announces at start has come:
+`gateway_serve` starts ``gateway serve --port 0 ARGS…`` (``python -m
+gateway._cli``, or the installed ``gateway`` command) and reads its standard output until every line it announces at start has come:
 the approval page's URL, the bearer token, the hook socket (unless
 ``--no-socket``) and, with ``--broker``, the replica's line. Those come only
 once the port is bound and the token stored, so the service answers as soon
 as the block starts. Leaving the block stops it with SIGTERM (SIGKILL if it
 has not ended within the bound). The tests of the service, of the fleet, of
-telemetry and of the docs, and the fleet benchmark, all start it here.
+telemetry, of the hosts and of the docs, and the benchmarks, all start it here.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Final
 
 WAIT = 60.0
 """Seconds any one wait for the service may take (the machine may be busy)."""
@@ -31,6 +31,11 @@ PAGE = "gateway serve: the approval page is at "
 TOKEN = "gateway serve: bearer token "  # noqa: S105 -- a printed line's start, not a secret
 SOCKET = "gateway serve: hooks forward to "
 REPLICA = "gateway serve: replica "
+
+MODULE: Final = (sys.executable, "-m", "gateway._cli")
+"""The ``gateway`` command as this interpreter's module."""
+INSTALLED: Final = (str(Path(sys.executable).parent / "gateway"),)
+"""The ``gateway`` command the environment installed, as a user runs it."""
 
 
 @dataclass
@@ -79,16 +84,18 @@ def gateway_serve(
     log: Path | None = None,
     env: Mapping[str, str] | None = None,
     wait: float = WAIT,
+    program: Sequence[str] = MODULE,
 ) -> Iterator[Served]:
     """
     Run ``gateway serve --port 0 ARGUMENTS`` in ``cwd`` until the block ends.
 
     Its standard error goes to ``log`` (quoted when the service ends before
-    it is ready), or nowhere. ``env`` replaces the environment when given.
+    it is ready), or nowhere. ``env`` replaces the environment when given;
+    ``program`` is the ``gateway`` command (`MODULE` or `INSTALLED`).
     """
     errors = log.open("w") if log is not None else None
     with subprocess.Popen(
-        [sys.executable, "-m", "gateway._cli", "serve", "--port", "0", *arguments],
+        [*program, "serve", "--port", "0", *arguments],
         stdout=subprocess.PIPE,
         stderr=errors if errors is not None else subprocess.DEVNULL,
         text=True,

@@ -196,7 +196,9 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
                 ran.append(words[0] if words[:2] != ["gateway", "serve"] else "gateway serve")
                 if words[:2] == ["gateway", "serve"]:
                     served = stack.enter_context(
-                        serving.gateway_serve(*words[2:], cwd=cwd, env=env, wait=WAIT)
+                        serving.gateway_serve(
+                            *words[2:], cwd=cwd, env=env, wait=WAIT, program=serving.INSTALLED
+                        )
                     )
                     address = served.url.removeprefix("http://").rstrip("/")
                     person = Person(served.url, served.token)
