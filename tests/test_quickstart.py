@@ -214,10 +214,11 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
                 assert difference is None, f"docs/quickstart.md line {block.line}: {difference}"
         assert person is not None, "the quickstart starts the service"
         assert person.allowed == ["first-ask"], "the one ask of step 4 waited, and was allowed"
-    # The path the page promises: set up, serve, install, three calls, audit, verify, uninstall.
+    # The path the page promises: version, serve, install, doctor, three calls, audit, verify, uninstall.
     assert ran == [
         "gateway",
         "gateway serve",
+        "gateway",
         "gateway",
         "gateway-hook",
         "gateway-hook",
