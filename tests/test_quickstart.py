@@ -30,6 +30,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -168,8 +169,8 @@ def _differs(shown: str, printed: str) -> str | None:
 def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
     text = QUICKSTART.read_text(encoding="utf-8")
     assert text.count(_SETUP) == 1, "one setup block, the one the installed environment stands for"
-    home, cwd = tmp_path / "home", tmp_path / "clone"
-    home.mkdir()
+    # A short HOME: the hook socket under it must fit a Unix socket's 107 bytes.
+    home, cwd = Path(tempfile.mkdtemp(prefix="qs-home-")), tmp_path / "clone"
     shutil.copytree(REPOSITORY / "docs" / "examples", cwd / "docs" / "examples")
     bin_directory = Path(sys.executable).parent
     env = {
@@ -183,6 +184,7 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
     }
     ran: list[str] = []
     with ExitStack() as stack:
+        stack.callback(shutil.rmtree, home)
         address: str | None = None
         person: Person | None = None
         for block in blocks(text):
