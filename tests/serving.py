@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
@@ -93,36 +93,40 @@ def gateway_serve(
     it is ready), or nowhere. ``env`` replaces the environment when given;
     ``program`` is the ``gateway`` command (`MODULE` or `INSTALLED`).
     """
-    errors = log.open("w") if log is not None else None
-    with subprocess.Popen(
-        [*program, "serve", "--port", "0", *arguments],
-        stdout=subprocess.PIPE,
-        stderr=errors if errors is not None else subprocess.DEVNULL,
-        text=True,
-        cwd=cwd,
-        env=None if env is None else dict(env),
-    ) as process:
-        if errors is not None:
-            errors.close()
+    with ExitStack() as opened:
+        errors = opened.enter_context(log.open("w")) if log is not None else subprocess.DEVNULL
+        process = opened.enter_context(
+            subprocess.Popen(
+                [*program, "serve", "--port", "0", *arguments],
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                text=True,
+                cwd=cwd,
+                env=None if env is None else dict(env),
+            )
+        )
+        opened.callback(_stop, process, wait)
         assert process.stdout is not None
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_read, args=(process.stdout, lines), daemon=True).start()
-        try:
-            printed: list[str] = []
-            for _ in announcements(arguments):
-                line = lines.get(timeout=wait)
-                if line is None:
-                    said = f": {log.read_text()}" if log is not None else ""
-                    raise AssertionError(f"gateway serve ended before it was ready{said}")
-                printed.append(line)
-            for prefix, line in zip(announcements(arguments), printed, strict=True):
-                assert line.startswith(prefix), f"gateway serve announced {line!r}, not {prefix!r}…"
-            yield Served(process, printed)
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=wait)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=wait)
+        printed: list[str] = []
+        for _ in announcements(arguments):
+            line = lines.get(timeout=wait)
+            if line is None:
+                said = f": {log.read_text()}" if log is not None else ""
+                raise AssertionError(f"gateway serve ended before it was ready{said}")
+            printed.append(line)
+        for prefix, line in zip(announcements(arguments), printed, strict=True):
+            assert line.startswith(prefix), f"gateway serve announced {line!r}, not {prefix!r}…"
+        yield Served(process, printed)
+
+
+def _stop(process: subprocess.Popen[str], wait: float) -> None:
+    """SIGTERM, or SIGKILL when it has not ended within ``wait`` seconds."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=wait)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=wait)
