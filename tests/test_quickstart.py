@@ -195,7 +195,7 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
                 if address is not None:
                     line = line.replace(SHOWN_ADDRESS, address)
                 words, stdin = command_of(line)
-                ran.append(words[0] if words[:2] != ["gateway", "serve"] else "gateway serve")
+                ran.append(" ".join(words[:2]))
                 if words[:2] == ["gateway", "serve"]:
                     served = stack.enter_context(
                         serving.gateway_serve(
@@ -218,16 +218,14 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
         assert person.allowed == ["first-ask"], "the one ask of step 4 waited, and was allowed"
     # The path the page promises: version, serve, install, doctor, three calls, audit, verify, uninstall.
     assert ran == [
-        "gateway",
+        "gateway --version",
         "gateway serve",
-        "gateway",
-        "gateway",
-        "gateway-hook",
-        "gateway-hook",
-        "gateway-hook",
-        "gateway",
-        "gateway",
-        "gateway",
+        "gateway install",
+        "gateway doctor",
+        *["gateway-hook claude-code"] * 3,
+        "gateway audit",
+        "gateway verify",
+        "gateway uninstall",
     ]
 
 
