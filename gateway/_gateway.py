@@ -121,7 +121,7 @@ from gateway._telemetry import (
     unmeasured_kind,
     verdict_attributes,
 )
-from gateway._verdicts import Verdict
+from gateway._verdicts import DECISION_VERBS, Verdict
 from gateway._witness import Witness, load_witness
 
 __all__ = ["Gateway", "GatewayStatistics"]
@@ -715,6 +715,7 @@ class Gateway(AsyncContextManagerMixin):
                     home=self._home,
                     rows=self.config.tool_effects,
                     dialect=shell.dialect if shell is not None else "bash",
+                    programs=self.config.programs,
                 ),
                 timeout=max(timeout, 0.001),
             )
@@ -857,7 +858,7 @@ class Gateway(AsyncContextManagerMixin):
     @staticmethod
     def _deferred(verdict: Verdict) -> Verdict:
         """What shadow mode returns: the host decides; the verdict it would have had is recorded."""
-        would = {"allow": "allowed", "ask": "asked about", "decline": "declined"}[verdict.decision]
+        would = DECISION_VERBS[verdict.decision].lower()
         return Verdict(
             decision="ask",
             reason=f"Shadow mode: the gateway would have {would} this call ({verdict.reason.rstrip('.')}); the host decides.",
@@ -1298,6 +1299,7 @@ class Gateway(AsyncContextManagerMixin):
                 cwd=recent.call.cwd,
                 paths=self.config.paths,
                 home=self._home,
+                programs=self.config.programs,
             ),
             timeout=max(min(self.config.gateway.plan_timeout, self._remaining(deadline)), 0.001),
         )
