@@ -8,8 +8,9 @@ each with ``--limit``) it times, interleaved command by command so that drift
 in CPU speed hits all of them alike: (a) ``bashlex.parse`` alone (the project's
 pinned, repaired bashlex; a raise is timed like a success), (b) the consensus
 shell reader ``read_shell``, and (c) ``plan_program``. It prints p50/p99 in
-microseconds per call and the ratio (c)/(a). Issue 3's target is a ratio of
-at most 1.5 at p50.
+microseconds per call and the ratio (c)/(a). The project's target is a ratio
+of at most 1.0 at p50 on the agent corpus: planning a command costs no more
+than bashlex parsing it alone.
 
 Nothing here is asserted: speed is measured here, never in unit tests.
 """
@@ -27,7 +28,7 @@ from gateway import plan_program
 from gateway._shell import read_shell
 from gateway._shell._bashlex import parse_only as bashlex_parse
 
-TARGET_RATIO = 1.5
+TARGET_RATIO = 1.0
 
 
 def percentile(sorted_values: Sequence[int], fraction: float) -> float:
@@ -119,9 +120,13 @@ def main() -> None:
         [t for r in rows for t in r.plan],
     )
     print(report(total))
-    ratio = percentile(sorted(total.plan), 0.5) / percentile(sorted(total.bashlex), 0.5)
+    agent = next(row for row in rows if row.name == "agent")
+    ratio = percentile(sorted(agent.plan), 0.5) / percentile(sorted(agent.bashlex), 0.5)
     verdict = "met" if ratio <= TARGET_RATIO else "NOT met"
-    print(f"target: plan_program / bashlex.parse at p50 <= {TARGET_RATIO}: {ratio:.2f} ({verdict})")
+    print(
+        f"target: plan_program / bashlex.parse at p50 on the agent corpus <= {TARGET_RATIO}:"
+        f" {ratio:.2f} ({verdict})"
+    )
     print(
         "columns: bl-raise = commands bashlex.parse raised on (timed anyway); reader = read_shell,"
         " the consensus of both parsers that plan_program starts with"
