@@ -15,7 +15,7 @@ before the verdict is released):
 (d) (c) without any sink;
 
 and where the rules judged the new calls of (b): inline, when their question
-is small by the rules' budget (with the longest time one took on the event
+is small by the rules' budget (with the most CPU time one took on the event
 loop), or in a worker process under the approver's deadline.
 
 as p50/p99 of wall time, and CPU time per review (this process and its
@@ -270,7 +270,7 @@ def judging(gateway: Gateway) -> None:
     judged = statistics()
     print(
         f"  rules judging of new calls: {judged.inline} inline (the longest "
-        f"{judged.longest_inline * 1e3:.2f} ms on the event loop), {judged.in_workers} in workers "
+        f"{judged.longest_inline * 1e3:.2f} ms of CPU on the event loop), {judged.in_workers} in workers "
         f"({judged.failed} without an answer)"
     )
 
