@@ -23,7 +23,20 @@ import pytest
 from gateway_rules import RulesApprover
 from gateway_support import anyio_backend as anyio_backend, config
 
-from gateway import ApproverFailed, Gateway, GatewayConfig, ToolCall, Verdict
+from gateway import (
+    Allow,
+    ApproverContext,
+    ApproverFailed,
+    Decline,
+    Gateway,
+    GatewayConfig,
+    ReviewRequest,
+    ToolCall,
+    Verdict,
+    default_config,
+    plan_program,
+)
+from gateway.bounded import BoundedPool
 from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio
@@ -184,3 +197,43 @@ async def test_other_reviews_are_decided_while_a_slow_call_is_judged() -> None:
     assert ended[-1] == "slow"
     assert judged.in_workers == 1 + len(NORMAL)
     assert judged.failed == 0
+
+
+async def test_a_worker_that_cannot_judge_is_a_decline_in_one_sentence() -> None:
+    """No worker to judge a large call (the pool is closed): declined; a small call is still judged inline."""
+    pool = BoundedPool(workers=1)
+    await pool.aclose()
+    approver = RulesApprover(
+        {}, ApproverContext(config=default_config(), services={}, bounded=pool)
+    )
+    assert approver.shares_loop is True
+    large = plan_program(SYSTEM_TEXTS)
+    answer = await approver.review(
+        ReviewRequest(
+            kind="call",
+            call=ToolCall("Bash", {"command": SYSTEM_TEXTS}),
+            digest=large.digest,
+            plan=large,
+        )
+    )
+    assert answer == Decline(
+        reason="The rules could not judge the call (the pool of workers is closed), "
+        "and the gateway fails closed."
+    )
+    small = plan_program("ls -l")
+    answer = await approver.review(
+        ReviewRequest(
+            kind="call",
+            call=ToolCall("Bash", {"command": "ls -l"}),
+            digest=small.digest,
+            plan=small,
+        )
+    )
+    assert isinstance(answer, Allow)
+    assert approver.judging_statistics()[:3] == (1, 1, 1)
+
+
+def test_without_a_pool_the_approver_judges_on_a_loop_of_its_own() -> None:
+    """Built by hand (no gateway, no pool): it judges inline, and does not share the gateway's loop."""
+    approver = RulesApprover({})
+    assert approver.shares_loop is False
