@@ -81,7 +81,7 @@ def _settings(**section: Any) -> GatewayConfig:
         pytest.param(
             SYSTEM_TEXTS,
             "ask",
-            "it runs shell text (`awk system()`)",
+            "it runs shell text (`system()`): `ls`, which no rule allows",
             True,
             id="awk-64k-system-texts",
         ),
