@@ -73,7 +73,6 @@ from gateway_rules._engine import (
     JudgeContext,
     Judgement,
     RuleSet,
-    display_hazards,
 )
 from gateway_rules._examples import ExampleResult, check_examples, example_profiles
 from gateway_rules._match import CommandView
@@ -90,7 +89,6 @@ __all__ = [
     "RulesOptions",
     "check_examples",
     "convert_rules",
-    "display_hazards",
     "load_rules",
     "rules_digest",
 ]
