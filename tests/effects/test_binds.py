@@ -113,6 +113,14 @@ ROWS = [
         "printf-v-fused", "printf -vout %s hi", [("out", "printf", "unknown")], 'echo "$out"', "hi"
     ),
     Row(
+        # bash binds the last `-v`; the plan states every one it may bind.
+        "printf-v-twice",
+        "printf -v x -v y %s hi",
+        [("x", "printf", "unknown"), ("y", "printf", "unknown")],
+        'echo "$y"',
+        "hi",
+    ),
+    Row(
         "printf-v-fused-expanding",
         'n=out; printf -v"$n" %s hi',
         [("n", "assignment", "literal"), (None, "printf", "unknown")],
