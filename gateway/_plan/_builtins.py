@@ -572,20 +572,21 @@ def _set(name: str, args: Sequence[Word], sink: EffectSink) -> None:
             sink.bind("@", "set", origin, apply=False)
             return
         state = "on" if value[0] == "-" else "off"
+        following = index + 1  # each `o` of the cluster takes the next unread word
         for letter in value[1:]:
             if letter != "o":
                 sink.bind(
                     _SET_LETTERS.get(letter, letter), "set", "literal", text=state, apply=False
                 )
                 continue
-            index += 1
-            if index >= len(args):
-                return  # `set -o` alone prints the options
-            option = args[index].value
+            option = args[following].value if following < len(args) else ""
+            if option is not None and option[:1] in ("", "-", "+"):
+                continue  # `set -o`, `set -o -x`: lists the options; `-x` is read next
+            following += 1
             sink.bind(
                 option, "set", "unknown" if option is None else "literal", text=state, apply=False
             )
-        index += 1
+        index = following
 
 
 def _shopt(name: str, args: Sequence[Word], sink: EffectSink) -> None:

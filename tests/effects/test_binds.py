@@ -164,6 +164,30 @@ ROWS = [
         "shopt -po allexport",
         "set -o allexport",
     ),
+    Row(
+        # `-o` before a word that looks like an option lists the options, and
+        # bash reads that word as options: xtrace is on, no option "-x" is set.
+        "set-o-then-an-option",
+        "set -o -x >/dev/null",
+        [("xtrace", "set", "literal")],
+        ON % "x",
+        "1",
+    ),
+    Row(
+        # `-o` with no word after it lists the options; the cluster goes on.
+        "set-o-then-letters",
+        "set -oe >/dev/null",
+        [("errexit", "set", "literal")],
+        ON % "e",
+        "1",
+    ),
+    Row(
+        "set-letters-then-o",
+        "set -eo pipefail",
+        [("errexit", "set", "literal"), ("pipefail", "set", "literal")],
+        "shopt -po pipefail",
+        "set -o pipefail",
+    ),
     Row("set-keyword", "set -k", [("keyword", "set", "literal")], ON % "k", "1"),
     Row(
         "set-o-keyword",
