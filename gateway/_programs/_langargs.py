@@ -25,12 +25,15 @@ it does with what the scanner finds:
   one word to the launcher); an expanding word where an option could stand
   stops the reading, since it may spell one.
 - **bash's builtins** (`gateway._plan._builtins`: ``declare``/``read``/
-  ``mapfile``/``hash``/``enable``/``cd``/``unset``…): bash's own getopt —
-  clusters, a value fused or in the next word (whatever it spells, ``--`` and
-  an expansion included), ``--``, ``+`` clusters for ``declare``, no long
-  options, no permutation; a letter the table does not list is a switch (bash
-  refuses it and the builtin does nothing, so reading it as a switch only
-  states more); an expanding word that may begin with ``-`` may be an option.
+  ``mapfile``/``printf -v``/``hash``/``enable``/``cd``/``unset``…): bash's
+  own getopt — clusters, a value fused or in the next word (whatever it
+  spells, ``--`` and an expansion included), ``--``, ``+`` clusters for
+  ``declare``, no long options, no permutation; a letter the table does not
+  list is a switch (bash refuses it and the builtin does nothing, so reading
+  it as a switch only states more); an expanding word that may begin with
+  ``-`` may be an option. ``set`` is not getopt and keeps its own loop: each
+  ``o`` of a cluster takes the next unread word unless it looks like an
+  option, and ``-`` ends the options.
 - **language programs** (`Scanner`, for sed, awk and jq): clusters, fused
   values, ``--long=value`` and prefixes where the program accepts them, one-
   dash whole words (the one true awk's ``-safe``), ``--``, permutation or the
