@@ -90,11 +90,18 @@ _LAUNCHER_ASSIGNMENT: Final = re.compile(r"[^=\s]+=")
 
 
 class PositionWord(NamedTuple):
-    """One word as the position reader needs it: as written, its value, and whether it is bare."""
+    """
+    One word as the position reader needs it: as written, its value, and whether it is bare.
+
+    ``one_word``: a word that expands is known to stay exactly one word
+    (every expansion in it is double-quoted); an unquoted ``$U`` may be no
+    word or several, and shift every word after it.
+    """
 
     text: str
     value: str | None
     bare: bool
+    one_word: bool = False
 
 
 class LauncherOption(NamedTuple):
@@ -266,8 +273,10 @@ class _LauncherScan(OptionScan):
     """A launcher's options, read up to the first operand that is not its own."""
 
     def __init__(self, words: Sequence[PositionWord], row: LauncherRow, owner: str) -> None:
-        # A launcher takes the next word as a value, whatever it expands to.
-        super().__init__([word.value for word in words], one_word=frozenset(range(len(words))))
+        super().__init__(
+            [word.value for word in words],
+            one_word=frozenset(index for index, word in enumerate(words) if word.one_word),
+        )
         self.launcher = row
         self.owner = owner
         self._row = _grammar(row)
@@ -312,6 +321,14 @@ class _LauncherScan(OptionScan):
         self.dynamic = True
         self.halt(index)
 
+    def value_after(self, option: Option, index: int) -> tuple[int, str | None] | None:
+        found = super().value_after(option, index)
+        if found is None and self.unreadable is not None:
+            # `sudo -u $U rm x`: with `$U` empty, `rm` is the user and `x` runs.
+            self.dynamic = True
+            self.halt(index + 1)
+        return found
+
     def refuse(self, word: str) -> None:
         super().refuse(word)
         self.refusal = refusal_option(self.owner, word)
@@ -327,8 +344,6 @@ def _read_options(
     """Read a launcher's options from ``start``; stop at the first operand."""
     scan = _LauncherScan(words, row, owner)
     reached = scan.scan(start)
-    if scan.unreadable is not None:  # pragma: no cover - every value is read as one word
-        scan.dynamic = True
     end = reached if scan.halted is None else scan.halted
     return _Options(
         end,
