@@ -121,7 +121,7 @@ from gateway._telemetry import (
     unmeasured_kind,
     verdict_attributes,
 )
-from gateway._verdicts import Verdict
+from gateway._verdicts import DECISION_VERBS, Verdict
 from gateway._witness import Witness, load_witness
 
 __all__ = ["Gateway", "GatewayStatistics"]
@@ -857,7 +857,7 @@ class Gateway(AsyncContextManagerMixin):
     @staticmethod
     def _deferred(verdict: Verdict) -> Verdict:
         """What shadow mode returns: the host decides; the verdict it would have had is recorded."""
-        would = {"allow": "allowed", "ask": "asked about", "decline": "declined"}[verdict.decision]
+        would = DECISION_VERBS[verdict.decision].lower()
         return Verdict(
             decision="ask",
             reason=f"Shadow mode: the gateway would have {would} this call ({verdict.reason.rstrip('.')}); the host decides.",
