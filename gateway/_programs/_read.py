@@ -1,12 +1,12 @@
 """
 The table reader: argv, read with a `ProgramRow`, becomes an `ArgumentReading`.
 
-One pass over the words, as the program's own option parser would make it:
-clusters, fused values, ``--long=value``, unique prefixes, ``--``, dashless
-clusters, ``-NUM`` and ``+WORD`` words, subcommands; then one pass that gives
-each operand its role (read, written, run…) from its position and the modes
-the options select. Pure and linear: a word is looked at a bounded number of
-times, and a long option is found by bisection.
+One pass over the words with the option scanner (`gateway._programs._langargs`),
+as the program's own option parser would make it, the row being its grammar;
+this module keeps what the options and operands mean (subcommands, modes,
+facts). Then one pass gives each operand its role (read, written, run…) from
+its position and the modes the options select. Pure and linear: a word is
+looked at a bounded number of times, and a long option is found by bisection.
 
 An expanding word (``None``) is never guessed. Where an option could stand it
 makes the reading unreadable, unless the caller knows it cannot begin with a
