@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from broker.nats_server import NatsServer  # noqa: E402 -- after the path to the test helpers
 from broker.replicas import Replica, fleet_config, make_token, serve  # noqa: E402
+from serving import gateway_serve  # noqa: E402
 
 WAIT: Final = 120.0
 
@@ -198,43 +199,14 @@ def embedded(tmp: Path) -> Iterator[Replica]:
 
 @contextmanager
 def serve_plain(config: Path) -> Iterator[Replica]:
-    import queue
-    import subprocess
-    import threading
-
-    with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gateway._cli",
-            "serve",
-            "--config",
-            str(config),
-            "--port",
-            "0",
-            "--token-file",
-            str(config.parent / "embedded-token"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
+    with gateway_serve(
+        "--config",
+        str(config),
+        "--token-file",
+        str(config.parent / "embedded-token"),
         cwd=config.parent,
-    ) as process:
-        lines: queue.Queue[str] = queue.Queue()
-
-        def read() -> None:
-            assert process.stdout is not None
-            for line in process.stdout:
-                lines.put(line.strip())
-
-        threading.Thread(target=read, daemon=True).start()
-        url = lines.get(timeout=WAIT).rsplit(" ", 1)[1]
-        token = lines.get(timeout=WAIT).rsplit(" ", 1)[1]
-        try:
-            yield Replica(process, url, token, "embedded")
-        finally:
-            process.terminate()
-            process.wait(timeout=WAIT)
+    ) as served:
+        yield Replica(served.process, served.url, served.token, "embedded")
 
 
 async def measure(reviews: int, decisions: int) -> dict[str, Any]:

@@ -34,6 +34,11 @@ from pathlib import Path
 from typing import Final
 
 BIN: Final = Path(sys.executable).parent
+ROOT: Final = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from serving import INSTALLED, gateway_serve  # noqa: E402 -- after the path to the test helpers
+
 EVENT: Final = json.dumps(
     {
         "session_id": "bench",
@@ -87,33 +92,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         socket_path = root / "state" / "agent-gateway" / "gateway.sock"
         bare = timed([sys.executable, "-c", "pass"], arguments.runs, env, b"", root)
-        with subprocess.Popen(
-            [
-                str(BIN / "gateway"),
-                "serve",
-                "--port",
-                "0",
-                "--socket",
-                str(socket_path),
-                "--audit",
-                str(root / "serve-audit.jsonl"),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
+        with gateway_serve(
+            "--socket",
+            str(socket_path),
+            "--audit",
+            str(root / "serve-audit.jsonl"),
             cwd=root,
-        ) as serve:
-            assert serve.stdout is not None
+            env=env,
+            program=INSTALLED,
+        ):
             hook = [str(BIN / "gateway-hook"), "claude-code"]
-            try:
-                for _ in range(3):
-                    serve.stdout.readline()
-                # Warm the service's plan cache, then measure.
-                timed([*hook, "--require-service"], 5, env, EVENT, root)
-                forwarded = timed([*hook, "--require-service"], arguments.runs, env, EVENT, root)
-            finally:
-                serve.terminate()
-                serve.wait(30)
+            # Warm the service's plan cache, then measure.
+            timed([*hook, "--require-service"], 5, env, EVENT, root)
+            forwarded = timed([*hook, "--require-service"], arguments.runs, env, EVENT, root)
         timed([*hook, "--in-process"], 1, env, EVENT, root)  # the rules' examples, checked once
         standalone = timed([*hook, "--in-process"], arguments.standalone_runs, env, EVENT, root)
     floor = statistics.median(bare)

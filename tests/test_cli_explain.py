@@ -93,3 +93,24 @@ def test_on_a_terminal_it_speaks_in_sentences(
         "      Asked about `mytool build`: no rule covers `mytool`.",
         "      To change it: Its program has no option table, so no rule can allow it (what it does with its arguments is not known): let a person decide, and remember this exact command.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("command", "hindrance", "advice"),
+    [
+        ("tar -tf a.tar", "uncovered", "an allow rule for its program"),
+        ("mytool build", "uncovered", "has no option table, so no rule can allow it"),
+        ("make test", "code", "runs code the rules cannot read"),
+        ("sort --frobnicate x", "undeclared", "Its option table does not declare what it is given"),
+        ("watch ls", "launcher", "names the launcher (`launchers = [...]`)"),
+        ("nohup ls", None, "A built-in check of the rules asks about it"),
+    ],
+)
+def test_the_advice_follows_what_stood_in_the_way_of_an_allow(
+    capsys: pytest.CaptureFixture[str], command: str, hindrance: str | None, advice: str
+) -> None:
+    """The rules approver says what kept each command from an allow; the advice is chosen by that."""
+    first = explained(capsys, command)["commands"][0]
+    assert (first["decision"], first["rule"]) == ("ask", None)
+    assert first["hindrance"] == hindrance
+    assert advice in first["change"]

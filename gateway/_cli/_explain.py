@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 import anyio
 import msgspec
@@ -24,14 +23,29 @@ from gateway._programs import read_arguments
 __all__ = ["COMMAND", "explain"]
 
 
-_UNCOVERED = re.compile(r"no rule covers `([^`]+)`")
 _NO_TABLE = (
     "Its program has no option table, so no rule can allow it (what it does with its "
     "arguments is not known): let a person decide, and remember this exact command."
 )
+_GENERIC = "A built-in check of the rules asks about it (see the reason): change the command, or let a person decide."
+_ADVICE: Final[Mapping[str, str]] = {
+    "uncovered": "No rule covers it: an allow rule for its program (`programs = [...]`) would allow it.",
+    "code": (
+        "It runs code the rules cannot read (a makefile's recipes, a script, a test suite), "
+        "so no rule can allow it: let a person decide."
+    ),
+    "undeclared": (
+        "Its option table does not declare what it is given, so no rule can allow it: "
+        "leave that out, or let a person decide."
+    ),
+    "launcher": "An allow rule that names the launcher (`launchers = [...]`) would allow it.",
+}
+"""The advice for an ask no rule gave, by what stood in the way of an allow (the judgement's ``hindrance``)."""
 
 
-def _change(decision: str, rule: str | None, reason: str) -> str | None:
+def _change(
+    decision: str, rule: str | None, hindrance: str | None, program: str | None
+) -> str | None:
     """What would change one command's decision, as a sentence (``None`` for an allow)."""
     if decision == "allow":
         return None
@@ -46,28 +60,13 @@ def _change(decision: str, rule: str | None, reason: str) -> str | None:
             f"Rule {rule} asks about it, and no allow rule outranks an ask: replace rule {rule} by its id "
             "in your rules, or let a person allow it (and remember this exact command)."
         )
-    uncovered = _UNCOVERED.search(reason)
-    if uncovered is not None:
-        if not read_arguments(uncovered.group(1), ()).table:
-            return _NO_TABLE
-        return (
-            "No rule covers it: an allow rule for its program (`programs = [...]`) would allow it."
-        )
-    if "code the rules cannot read" in reason:
-        return (
-            "It runs code the rules cannot read (a makefile's recipes, a script, a test suite), "
-            "so no rule can allow it: let a person decide."
-        )
-    if "has no option table" in reason:
+    if (
+        hindrance in ("uncovered", "opaque")
+        and program is not None
+        and not read_arguments(program, ()).table
+    ):
         return _NO_TABLE
-    if "which its option table does not declare" in reason:
-        return (
-            "Its option table does not declare what it is given, so no rule can allow it: "
-            "leave that out, or let a person decide."
-        )
-    if "which no rule allows" in reason:
-        return "An allow rule that names the launcher (`launchers = [...]`) would allow it."
-    return "A built-in check of the rules asks about it (see the reason): change the command, or let a person decide."
+    return _ADVICE.get(hindrance or "", _GENERIC)
 
 
 async def _explain(config: GatewayConfig, source: str, cwd: str | None) -> dict[str, Any]:
@@ -81,7 +80,13 @@ async def _explain(config: GatewayConfig, source: str, cwd: str | None) -> dict[
             "decision": str(item.decision),
             "rule": item.rule,
             "reason": str(item.reason),
-            "change": _change(str(item.decision), item.rule, str(item.reason)),
+            "hindrance": getattr(item, "hindrance", None),
+            "change": _change(
+                str(item.decision),
+                item.rule,
+                getattr(item, "hindrance", None),
+                getattr(item, "program", None),
+            ),
         }
         for item in judgements
     ]
@@ -99,8 +104,10 @@ def explain(config: GatewayConfig, source: str, cwd: str | None = None) -> dict[
     """
     The verdict on ``source`` without a person, and the rules approver's judgement of each of its commands.
 
-    Each judgement carries the sentence of what would change it (``change``;
-    ``None`` for an allow).
+    Each judgement carries what stood in the way of an allow when no rule
+    decided (``hindrance``: the rules approver's `Hindrance`, or ``None``) and
+    the sentence of what would change it (``change``; ``None`` for an allow),
+    chosen by that field, never by the wording of the reason.
     """
     config = msgspec.structs.replace(without_person(config), sinks={})
     result: dict[str, Any] = anyio.run(_explain, config, source, cwd)

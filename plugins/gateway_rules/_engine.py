@@ -39,7 +39,7 @@ beforehand and handed in), globs are automata.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Final, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from msgspec.structs import replace
 
@@ -74,6 +74,7 @@ from gateway_rules._schema import DEFAULT_PROFILE, Rule, RuleDecision
 
 __all__ = [
     "GIT_ROLE_READS",
+    "Hindrance",
     "JudgeContext",
     "Judgement",
     "RuleSet",
@@ -83,6 +84,18 @@ GIT_ROLE_READS: Final = frozenset({"git repository", "git work tree"})
 """Reads of a repository's git directory and work tree, whose place only the repository check knows."""
 _FIND_EXEC: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FOUND: Final = "{}"
+
+
+Hindrance = Literal["uncovered", "opaque", "undeclared", "code", "launcher"]
+"""
+For an ask no rule gave, what stood in the way of an allow.
+
+``uncovered``: no allow rule is about the command's program. ``opaque``:
+the plan cannot state all the command does. ``undeclared``: the program is
+given an option (or word) its option table does not declare. ``code``: it
+runs code the rules cannot read (a makefile's recipes, a script). ``launcher``:
+it runs through a launcher no allow rule names.
+"""
 
 
 class Judgement(NamedTuple):
@@ -97,6 +110,10 @@ class Judgement(NamedTuple):
         command: The command judged, as shown in the sentence.
         rules: Every rule the decision rests on (for an allow, also the rules
             that permitted its effects).
+        hindrance: For an ask no rule gave, what stood in the way of an
+            allow (`Hindrance`); ``None`` otherwise, and for a built-in check.
+        program: The program the command runs (after its launchers), when
+            the judgement is about one.
     """
 
     decision: RuleDecision
@@ -104,6 +121,8 @@ class Judgement(NamedTuple):
     rule: str | None
     command: str | None = None
     rules: tuple[str, ...] = ()
+    hindrance: Hindrance | None = None
+    program: str | None = None
 
 
 class JudgeContext(NamedTuple):
@@ -157,10 +176,13 @@ def _judged(
     instead: str | None = None,
     *,
     subject: str | None = None,
+    hindrance: Hindrance | None = None,
+    program: str | None = None,
 ) -> Judgement:
     """A judgement no rule gave, with its sentence (see `_sentence`)."""
     shown = subject or _subject(command)
-    return Judgement(decision, _sentence(decision, shown, None, clause, instead), None, command)
+    sentence = _sentence(decision, shown, None, clause, instead)
+    return Judgement(decision, sentence, None, command, (), hindrance, program)
 
 
 def _by_rule(
@@ -218,13 +240,29 @@ def _why(effect: Effect, profile: str) -> str:
 
 
 def _unpermitted(
-    effect: Effect, command: str | None, profile: str, *, subject: str | None = None
+    effect: Effect,
+    command: str | None,
+    profile: str,
+    *,
+    subject: str | None = None,
+    program: str | None = None,
 ) -> Judgement:
     """The ask about an effect no rule permits."""
     if isinstance(effect, Opaque):
-        return _judged("ask", command, effect.reason, subject=subject)
+        hindrance: Hindrance = "undeclared" if effect.option is not None else "opaque"
+        return _judged(
+            "ask", command, effect.reason, subject=subject, hindrance=hindrance, program=program
+        )
     clause = f"it {describe(effect)}, {_why(effect, profile)}"
-    return _judged("ask", command, clause, subject=subject)
+    code = isinstance(effect, Execute) and effect.kind == "code"
+    return _judged(
+        "ask",
+        command,
+        clause,
+        subject=subject,
+        hindrance="code" if code else None,
+        program=program,
+    )
 
 
 # ───────────────────────── compiled rules ─────────────────────────
@@ -357,11 +395,23 @@ class RuleSet:
         ]
         program = position.program
         if program is not None and not owners:
-            return _judged("ask", text, f"no rule covers `{program.basename}`")
+            return _judged(
+                "ask",
+                text,
+                f"no rule covers `{program.basename}`",
+                hindrance="uncovered",
+                program=program.basename,
+            )
         named = {name for c in owners for name in c.rule.launchers}
         hidden = [name for name in view.opaque_launchers if name not in named]
         if hidden:
-            return _judged("ask", text, f"it runs through `{hidden[0]}`, which no rule allows")
+            return _judged(
+                "ask",
+                text,
+                f"it runs through `{hidden[0]}`, which no rule allows",
+                hindrance="launcher",
+                program=None if program is None else program.basename,
+            )
         for nested in command.nested:
             if nested.status != "measured":
                 return _judged(
@@ -385,20 +435,19 @@ class RuleSet:
     ) -> Judgement:
         """Allow when every effect is permitted (module docstring, step 3), else ask about the first that is not."""
         shown = subject or _subject(text)
+        program = (
+            command.position.program.basename
+            if command is not None and command.position.program is not None
+            else None
+        )
         # A remembered approval is a person's word for the program's own
         # arguments (what its table could not state included), never for what
         # the shell adds around it (a redirect, a binding): those still need rules.
-        vouched = (
-            command.position.program.basename
-            if command is not None
-            and command.position.program is not None
-            and any(c.rule.id.startswith(REMEMBERED_PREFIX) for c in owners)
-            else None
-        )
+        vouched = program if any(c.rule.id.startswith(REMEMBERED_PREFIX) for c in owners) else None
         effects = [e for e in effects if vouched is None or not _own_effect(e, vouched)]
         for effect in effects:
             if isinstance(effect, Opaque):
-                return _unpermitted(effect, text, context.profile, subject=shown)
+                return _unpermitted(effect, text, context.profile, subject=shown, program=program)
         used: dict[str, None] = {}
         permitted: set[str] = set()
         trusted: bool | None = None
@@ -420,10 +469,10 @@ class RuleSet:
                 and effect.kind in ("program", "shell_text")
                 and not any(n.via == effect.via and n.status == "measured" for n in command.nested)
             ):
-                return _unpermitted(effect, text, context.profile, subject=shown)
+                return _unpermitted(effect, text, context.profile, subject=shown, program=program)
             permitting = next((c for c in (*owners, *general) if c.permits(effect)), None)
             if permitting is None:
-                return _unpermitted(effect, text, context.profile, subject=shown)
+                return _unpermitted(effect, text, context.profile, subject=shown, program=program)
             used[permitting.rule.id] = None
             permitted.add(permitting.rule.id)
         rules = tuple(used)

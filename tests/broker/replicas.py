@@ -10,11 +10,9 @@ bucket prefix, and a short lease (so a killed replica is noticed quickly).
 from __future__ import annotations
 
 import json
-import queue
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from serving import REPLICA, gateway_serve
 
 WAIT = 60.0
 """Seconds any one wait of these tests may take (the machine may be busy)."""
@@ -86,12 +85,6 @@ def make_token(name: str, role: str, *, broker: str, config: Path) -> str:
     return token
 
 
-def _read(stream: Any, into: queue.Queue[str | None]) -> None:
-    for line in stream:
-        into.put(line.rstrip("\n"))
-    into.put(None)
-
-
 @dataclass
 class Replica:
     """A running replica and what it printed."""
@@ -124,69 +117,29 @@ class Replica:
         return self.process.wait(timeout=WAIT)
 
 
-def _announced(printed: list[str], prefix: str) -> str:
-    """The rest of the one announced line that starts with ``prefix``."""
-    (line,) = (line for line in printed if line.startswith(prefix))
-    return line[len(prefix) :]
-
-
 @contextmanager
 def serve(
     config: Path, broker: str, name: str, *extra: str, env: dict[str, str] | None = None
 ) -> Iterator[Replica]:
     """Run ``gateway serve --broker`` until the block ends (then SIGTERM, or SIGKILL after a bound)."""
     state = config.parent / f"state-{name}"
-    log = (config.parent / f"serve-{name}.log").open("w")
-    with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gateway._cli",
-            "serve",
-            "--config",
-            str(config),
-            "--broker",
-            broker,
-            "--port",
-            "0",
-            "--token-file",
-            str(state / "token"),
-            # Replicas share one HOME here, so only one could own the
-            # default hook socket; the fleet's tests forward no hooks.
-            *(() if "--socket" in extra else ("--no-socket",)),
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
+    with gateway_serve(
+        "--config",
+        str(config),
+        "--broker",
+        broker,
+        "--token-file",
+        str(state / "token"),
+        # Replicas share one HOME here, so only one could own the
+        # default hook socket; the fleet's tests forward no hooks.
+        *(() if "--socket" in extra else ("--no-socket",)),
+        *extra,
         cwd=config.parent,
+        log=config.parent / f"serve-{name}.log",
         env=env,
-    ) as process:
-        log.close()
-        lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=_read, args=(process.stdout, lines), daemon=True).start()
-        try:
-            # The replica's line comes last: the page, the token and (when
-            # hooks forward to a socket) the socket are announced before it.
-            printed: list[str] = []
-            while not printed or not printed[-1].startswith("gateway serve: replica '"):
-                line = lines.get(timeout=WAIT)
-                if line is None:
-                    text = (config.parent / f"serve-{name}.log").read_text()
-                    raise AssertionError(f"gateway serve ended before it was ready: {text}")
-                printed.append(line)
-            url = _announced(printed, "gateway serve: the approval page is at ")
-            token = _announced(printed, "gateway serve: bearer token ").rsplit(" ", 1)[1]
-            replica = printed[-1].split("'")[1]
-            yield Replica(process, url, token, replica, printed)
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=WAIT)
+    ) as served:
+        replica = served.announced(REPLICA).split("'")[1]
+        yield Replica(served.process, served.url, served.token, replica, served.lines)
 
 
 def bash(command: str, call_id: str, **fields: Any) -> dict[str, Any]:

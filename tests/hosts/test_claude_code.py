@@ -33,6 +33,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+import serving
 from claude_agent_sdk import (
     ClaudeAgentOptions,
     PermissionResultAllow,
@@ -164,29 +165,17 @@ def test_forwarded_to_the_approval_service_a_person_decides_on_the_page(scene: S
     config = scene.root / "gateway.toml"
     config.write_text('[gateway]\napprovers = ["rules", "human"]\n\n[serve]\nhuman-timeout = 120\n')
     install(scene, "claude-code", "--require-service")
-    serve = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "gateway"),
-            "serve",
-            "--config",
-            str(config),
-            "--port",
-            "0",
-            "--audit",
-            str(scene.root / "serve-audit.jsonl"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=scene.env(),
+    with serving.gateway_serve(
+        "--config",
+        str(config),
+        "--audit",
+        str(scene.root / "serve-audit.jsonl"),
         cwd=scene.root,
-    )
-    try:
-        assert serve.stdout is not None
-        lines = [serve.stdout.readline().strip() for _ in range(3)]
-        url = lines[0].rsplit(" ", 1)[1]
-        token = lines[1].rsplit(" ", 1)[1]
-        assert lines[2].endswith("gateway.sock (mode 0600)"), lines
+        env=scene.env(),
+        program=serving.INSTALLED,
+    ) as served:
+        url, token = served.url, served.token
+        assert served.announced(serving.SOCKET).endswith("gateway.sock (mode 0600)"), served.lines
         seen: list[dict[str, Any]] = []
 
         def be_the_person() -> None:
@@ -209,11 +198,6 @@ def test_forwarded_to_the_approval_service_a_person_decides_on_the_page(scene: S
         with ScriptedModel(calls) as model:
             result = claude(scene, model, "Write a greeting.")
         person.join(60)
-    finally:
-        serve.terminate()
-        serve.wait(30)
-        if serve.stdout is not None:
-            serve.stdout.close()
     assert result.returncode == 0, result.stderr[-2000:]
     (entry,) = seen
     earlier = entry["request"]["earlier"]

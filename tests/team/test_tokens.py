@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+import serving
 
 from gateway.fleet import OWNER, Identity, TokenBook, TokenError, TokenFile, token_digest
 
@@ -118,34 +119,16 @@ protect-reads = true
 def service(tmp_path: Path, store: Path) -> Iterator[tuple[str, str]]:
     config = tmp_path / "gateway.toml"
     config.write_text(CONFIG)
-    with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gateway._cli",
-            "serve",
-            "--config",
-            str(config),
-            "--port",
-            "0",
-            "--token-file",
-            str(tmp_path / "state" / "token"),
-            "--tokens-file",
-            str(store),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
+    with serving.gateway_serve(
+        "--config",
+        str(config),
+        "--token-file",
+        str(tmp_path / "state" / "token"),
+        "--tokens-file",
+        str(store),
         cwd=tmp_path,
-    ) as process:
-        try:
-            assert process.stdout is not None
-            url = process.stdout.readline().rsplit(" ", 1)[1].strip()
-            token = process.stdout.readline().rsplit(" ", 1)[1].strip()
-            yield url.rstrip("/"), token
-        finally:
-            process.terminate()
-            process.wait(timeout=WAIT)
+    ) as served:
+        yield served.url.rstrip("/"), served.token
 
 
 async def _status(url: str, token: str, method: str, path: str, body: Any = None) -> httpx.Response:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import signal
 import subprocess
 import sys
 import threading
@@ -30,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import httpx
+import serving
 
 from telemetry.conftest import MetricsReceiver, Phoenix
 
@@ -50,12 +49,6 @@ class Served:
     token: str
     token_file: Path
     audit: Path
-
-
-def _read(stream: Any, into: queue.Queue[str | None]) -> None:
-    for line in stream:
-        into.put(line.rstrip("\n"))
-    into.put(None)
 
 
 @contextmanager
@@ -80,50 +73,19 @@ def gateway_serve(tmp_path: Path, phoenix: Phoenix, receiver: MetricsReceiver) -
     )
     token_file = tmp_path / "state" / "token"
     audit = tmp_path / "audit.jsonl"
-    with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gateway._cli",
-            "serve",
-            "--config",
-            str(config),
-            "--port",
-            "0",
-            "--token-file",
-            str(token_file),
-            "--audit",
-            str(audit),
-            # Hooks come over HTTP here (the way that carries the host's trace context).
-            "--no-socket",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    with serving.gateway_serve(
+        "--config",
+        str(config),
+        "--token-file",
+        str(token_file),
+        "--audit",
+        str(audit),
+        # Hooks come over HTTP here (the way that carries the host's trace context).
+        "--no-socket",
         cwd=tmp_path,
-    ) as process:
-        lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=_read, args=(process.stdout, lines), daemon=True).start()
-        errors: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=_read, args=(process.stderr, errors), daemon=True).start()
-        try:
-            printed: list[str] = []
-            while len(printed) < 2:
-                line = lines.get(timeout=WAIT)
-                assert line is not None, "gateway serve ended before printing its URL and token"
-                printed.append(line)
-            yield Served(
-                printed[0].rsplit(" ", 1)[1], printed[1].rsplit(" ", 1)[1], token_file, audit
-            )
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=WAIT)
-    assert process.returncode == 0, "gateway serve did not stop cleanly"
+    ) as served:
+        yield Served(served.url, served.token, token_file, audit)
+    assert served.process.returncode == 0, "gateway serve did not stop cleanly"
 
 
 def _hook(served: Served, event: Mapping[str, Any], environment: Mapping[str, str]) -> str:

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import stat
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import serving
 
 from gateway._config import default_token_file
 from web.support import WAIT
@@ -48,56 +47,23 @@ class Process:
     lines: list[str]
 
 
-def _read(stream: object, into: queue.Queue[str | None]) -> None:
-    for line in stream:  # type: ignore[attr-defined]
-        into.put(line.rstrip("\n"))
-    into.put(None)
-
-
 @contextmanager
 def gateway_serve(tmp_path: Path, *extra: str) -> Iterator[Process]:
     config = tmp_path / "gateway.toml"
     config.write_text(CONFIG)
     token_file = tmp_path / "state" / "token"
     hook_socket = tmp_path / "state" / "gateway.sock"
-    with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gateway._cli",
-            "serve",
-            "--config",
-            str(config),
-            "--port",
-            "0",
-            "--token-file",
-            str(token_file),
-            *(extra or ("--socket", str(hook_socket))),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
+    with serving.gateway_serve(
+        "--config",
+        str(config),
+        "--token-file",
+        str(token_file),
+        *(extra or ("--socket", str(hook_socket))),
         cwd=tmp_path,
-    ) as process:
-        lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=_read, args=(process.stdout, lines), daemon=True).start()
-        try:
-            printed: list[str] = []
-            while len(printed) < (2 if "--no-socket" in extra else 3):
-                line = lines.get(timeout=WAIT)
-                assert line is not None, "gateway serve ended before printing its URL and token"
-                printed.append(line)
-            url = printed[0].rsplit(" ", 1)[1]
-            token = printed[1].rsplit(" ", 1)[1]
-            yield Process(process, url, token, token_file, hook_socket, printed)
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=WAIT)
+    ) as served:
+        yield Process(
+            served.process, served.url, served.token, token_file, hook_socket, served.lines
+        )
 
 
 def test_serve_prints_its_url_and_token_stores_it_privately_and_stops_on_sigterm(
