@@ -5,7 +5,8 @@ A namespace of the public API (like ``trio.abc``): the effect types every
 planned command carries (``PlannedCommand.effects``, ``Plan.effects``), the
 paths they touch and their classes, and the functions that state them —
 `analyse_call` for shell text, `tool_effects` for other tools — with
-`iter_effects` to walk a plan's effects in order. Policies judge these; none
+`iter_effects` to walk a plan's effects in order, `summarise_effects` to say them in one
+sentence, riskiest first. Policies judge these; none
 of them reads shell text.
 
 Examples:
@@ -51,12 +52,21 @@ from gateway._effects import (
 from gateway._places import PathsSection as PathsSection
 from gateway._plan import iter_effects as iter_effects
 from gateway._plan._paths import PathContext as PathContext, path_context as path_context
+from gateway._summary import (
+    SUMMARY_CLAUSES as SUMMARY_CLAUSES,
+    WRITE_VERBS as WRITE_VERBS,
+    Clause as Clause,
+    effect_clauses as effect_clauses,
+    summarise_effects as summarise_effects,
+)
 from gateway._tools import DEFAULT_TOOL_EFFECTS as DEFAULT_TOOL_EFFECTS, ToolEffects as ToolEffects
 
 __all__ = [
     "DEFAULT_TOOL_EFFECTS",
     "PATH_CLASSES",
     "PLAN_FORMAT",
+    "SUMMARY_CLAUSES",
+    "WRITE_VERBS",
     "AddressClass",
     "AnalysedHole",
     "AnalysisContext",
@@ -64,6 +74,7 @@ __all__ = [
     "BindVia",
     "CallAnalysis",
     "ChangeDirectory",
+    "Clause",
     "Effect",
     "EffectPath",
     "Execute",
@@ -85,7 +96,9 @@ __all__ = [
     "WriteAction",
     "analyse_call",
     "analysis_context",
+    "effect_clauses",
     "iter_effects",
     "path_context",
+    "summarise_effects",
     "tool_effects",
 ]

@@ -57,6 +57,7 @@ from typing import Final
 
 from gateway.effects import (
     PATH_CLASSES,
+    WRITE_VERBS,
     AddressClass,
     Bind,
     BindVia,
@@ -379,18 +380,6 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-_WRITE_VERBS: Final[Mapping[str, str]] = {
-    "write": "writes",
-    "append": "appends to",
-    "create": "creates",
-    "delete": "deletes",
-    "move": "moves",
-    "copy": "copies to",
-    "link": "makes a link at",
-    "mode": "changes the mode of",
-    "owner": "changes the owner of",
-    "directory": "makes the directory",
-}
 _EXECUTE_WORDS: Final[Mapping[str, str]] = {
     "program": "runs a program",
     "shell_text": "runs shell text",
@@ -423,7 +412,7 @@ def describe(effect: Effect) -> str:
         return f"reads the whole environment (`{_short(effect.via)}`)"
     if isinstance(effect, Write):
         below = " and everything below it" if effect.recursive else ""
-        return f"{_WRITE_VERBS.get(effect.action, 'writes')} {path_shown(effect.path)}{below}"
+        return f"{WRITE_VERBS.get(effect.action, 'writes')} {path_shown(effect.path)}{below}"
     if isinstance(effect, Execute):
         if effect.kind == "number":
             value = f"`{_short(effect.text)}`" if effect.text is not None else "a value"

@@ -10,6 +10,8 @@ runs it; `open_service` runs it from Python (tests, embedding). It serves:
   from a sequence number;
 * ``GET /v1/calls``, ``GET /v1/calls/{id}``, ``POST /v1/calls/{id}/decision``:
   what waits for a person, and deciding it (bound to the plan digest, once);
+* ``GET /v1/history``: the kept decisions (who decided, when, with what note),
+  searchable, filterable and paginated, behind the token;
 * ``GET /v1/audit``: the audit log, read-only;
 * ``/``: the page (static HTML and plain JavaScript, no build step).
 

@@ -36,6 +36,7 @@ from gateway import (
 )
 from gateway.fleet import Identity, TokenBook
 from gateway_web._guard import Guard
+from gateway_web._history import QueryError, parse_query
 from gateway_web._http import BadRequest, error_response, json_response, read_json
 from gateway_web._service import ApprovalService, CallEntry, Message
 
@@ -174,6 +175,7 @@ class _Api:
                 "human_timeout": self.service.settings.human_timeout,
                 "audit": self.service.audit_path is not None,
                 "seq": self.service.last_seq,
+                "instance": self.service.instance,
             }
         )
 
@@ -306,6 +308,17 @@ class _Api:
             return error_response(refusal.status, refusal.message)
         final = await board.wait_decided(board_id, 30.0)
         return json_response({"accepted": True, "decision": final or record})
+
+    async def history(self, request: Request) -> Response:
+        """``GET /v1/history``: the kept decisions, filtered, searched and paginated (token required)."""
+        params = request.query_params
+        if len(params.multi_items()) != len(set(params.keys())):
+            raise BadRequest(400, "Give each query parameter of the history at most once.")
+        try:
+            query = parse_query(params, params.keys())
+        except QueryError as error:
+            raise BadRequest(400, str(error)) from None
+        return json_response(self.service.history(query))
 
     # ── the audit log ──
 
@@ -498,6 +511,7 @@ def create_app(
         Route("/v1/calls", _answers(api.calls), methods=["GET"]),
         Route("/v1/calls/{board_id:path}/decision", _answers(api.decide), methods=["POST"]),
         Route("/v1/calls/{board_id:path}", _answers(api.call), methods=["GET"]),
+        Route("/v1/history", _answers(api.history), methods=["GET"]),
         Route("/v1/audit", _answers(api.audit), methods=["GET"]),
     ]
 

@@ -15,7 +15,7 @@ A pure ASGI middleware, in front of every route:
   of a role that may do it (a decision needs an ``approver`` token; a review
   or a hook event an ``approver`` or ``agent`` token); reads under ``/v1/``
   need a token that may read (``approver`` or ``viewer``) when ``[serve]
-  protect-reads`` is on. The identity a token names is handed to the app as
+  protect-reads`` is on, and ``/v1/history`` (who decided what) always does. The identity a token names is handed to the app as
   ``request.state.identity``, so a decision records who took it.
 * **Headers**: a strict Content-Security-Policy (no inline script, nothing
   from elsewhere), ``nosniff``, no framing, no referrer, and ``no-store`` for
@@ -40,6 +40,8 @@ from gateway_web._http import error_response
 __all__ = ["Guard"]
 
 _PAGE_PATHS: Final = frozenset({"/", "/index.html"})
+_ALWAYS_PROTECTED: Final = frozenset({"/v1/history"})
+"""Reads that need a token even without ``protect-reads``: who decided what, with their notes."""
 _SECURITY_HEADERS: Final = (
     (
         b"content-security-policy",
@@ -144,8 +146,10 @@ class Guard:
             return (403, "Requests from other sites are refused.", {})
         if method == "OPTIONS":
             return None
-        needs_token = method not in ("GET", "HEAD") or (
-            self.protect_reads and path.startswith("/v1/") and path != "/v1/info"
+        needs_token = (
+            method not in ("GET", "HEAD")
+            or path in _ALWAYS_PROTECTED
+            or (self.protect_reads and path.startswith("/v1/") and path != "/v1/info")
         )
         if needs_token:
             if not headers.get("authorization"):

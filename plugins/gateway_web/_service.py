@@ -14,7 +14,8 @@ the last sequence number it saw. Nothing here grows without bound.
 
 from __future__ import annotations
 
-from collections import deque
+import secrets
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any, Final, Literal, NamedTuple
 
@@ -25,6 +26,16 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from gateway_human import Board, DecisionRecord, Offer, WaitingCall
 
 from gateway import Event, Gateway, ServeSection
+from gateway.effects import summarise_effects
+from gateway_web._archive import archived
+from gateway_web._history import (
+    HistoryPage,
+    HistoryQuery,
+    Kept,
+    call_text,
+    history_item,
+    history_page,
+)
 
 __all__ = ["ApprovalService", "CallEntry", "Message", "Watch"]
 
@@ -75,6 +86,8 @@ class CallEntry(msgspec.Struct, frozen=True, kw_only=True):
             its events in the fleet's audit stream).
         replica: The replica of a fleet whose review waits for it (``None``
             without a broker).
+        summary: What the call would do, in one sentence, riskiest first
+            (`gateway.effects.summarise_effects` of its effects).
     """
 
     id: str
@@ -90,6 +103,7 @@ class CallEntry(msgspec.Struct, frozen=True, kw_only=True):
     decision: DecisionRecord | None
     events: tuple[msgspec.Raw, ...]
     replica: str | None = None
+    summary: str = ""
 
 
 class _Kept(NamedTuple):
@@ -116,6 +130,10 @@ class ApprovalService:
             approver is in the chain: then no call ever waits for a person).
         settings: The ``[serve]`` table.
         audit_path: The audit log to serve read-only, if there is one.
+
+    Attributes:
+        instance: A random id of this run of the service: a page that sees it
+            change knows the service restarted (what it showed is gone).
     """
 
     def __init__(
@@ -130,6 +148,12 @@ class ApprovalService:
         self.board = board
         self.settings = settings
         self.audit_path = audit_path
+        self.instance = secrets.token_hex(8)
+        # Decided questions as the history shows them, with their full text,
+        # made once per decision (before the call's events leave the history).
+        self._decided: OrderedDict[tuple[str, str], Kept] = OrderedDict()
+        # What people decided in earlier runs, read back from the audit log at start.
+        self._archive: list[Kept] = []
         self._history: deque[_Kept] = deque()
         self._by_call: dict[str, deque[_Kept]] = {}
         self._last_seq = -1
@@ -149,6 +173,10 @@ class ApprovalService:
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Keep and hand on the gateway's events until the service closes."""
+        if self.audit_path is not None and self.board is not None:
+            self._archive = await anyio.to_thread.run_sync(
+                archived, self.audit_path, self.settings.history
+            )
         if self.board is not None:
             stop_watching = self.board.watch(self._board_changed)
             detach = self.board.attach()
@@ -211,6 +239,7 @@ class ApprovalService:
             data = _ENCODER.encode(self.entry(item, None))
             self._broadcast(Message("pending", None, item.call_id, data), item.call_id)
         else:
+            self._history_item(item, record)
             data = _ENCODER.encode({"id": item.id, "call_id": item.call_id, "decision": record})
             self._broadcast(Message("decided", None, item.call_id, data), item.call_id)
 
@@ -270,7 +299,9 @@ class ApprovalService:
                 "snapshot",
                 None,
                 None,
-                _ENCODER.encode({"seq": self._last_seq, "pending": pending}),
+                _ENCODER.encode(
+                    {"seq": self._last_seq, "instance": self.instance, "pending": pending}
+                ),
             )
         )
         if after is not None and after < self._last_seq:
@@ -321,7 +352,30 @@ class ApprovalService:
             decision=record,
             events=self.events_of(item.call_id),
             replica=item.replica,
+            summary=summarise_effects(item.request.effects),
         )
+
+    def _history_item(self, item: WaitingCall, record: DecisionRecord) -> Kept:
+        key = (item.id, record.decided)
+        made = self._decided.get(key)
+        if made is None:
+            made = self._decided[key] = Kept(
+                history_item(item, record, self.events_of(item.call_id)), call_text(item), 1
+            )
+            while len(self._decided) > max(1, self.settings.history):
+                self._decided.popitem(last=False)
+        return made
+
+    def history(self, query: HistoryQuery) -> HistoryPage:
+        """A page of the decisions the board keeps, for ``query`` (see `gateway_web._history`)."""
+        kept = (
+            [self._history_item(item, record) for item, record in self.board.decided()]
+            if self.board is not None
+            else []
+        )
+        ids = {one.item.id for one in kept}
+        kept.extend(one for one in self._archive if one.item.id not in ids)
+        return history_page(self.instance, kept, query)
 
     def close(self) -> None:
         """End every event stream (the service is stopping)."""

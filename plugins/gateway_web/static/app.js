@@ -9,15 +9,24 @@
 
 (() => {
   const TOKEN_KEY = "agent-gateway.token";
-  const HISTORY_LIMIT = 100;
+  const HISTORY_PAGE = 50;
+  const DECIDED_LIMIT = 2000;
   const ACTIVITY_LIMIT = 50;
   const EVENT_CALLS_LIMIT = 2000;
+  // A stream that sends nothing for this long (the service sends a comment
+  // every 15 s) is taken for dead and opened again.
+  const SILENCE_MS = 45000;
 
   const state = {
     token: null,
     info: null,
     pending: new Map(), // board id -> entry
-    history: new Map(), // board id -> entry (decided)
+    decided: new Map(), // board id -> when it started waiting (decided since)
+    historyItems: [], // the history pages shown, newest first (from the service)
+    historyNext: null,
+    historyTotal: 0,
+    historyTicket: 0,
+    instance: null, // the service run this page shows; a new one means it restarted
     events: new Map(), // call id -> Map(seq -> event)
     lastSeq: null,
     streaming: false,
@@ -197,7 +206,8 @@
     }
     if (!response.ok) {
       const message = data && typeof data.error === "string" ? data.error : `The service answered ${response.status}.`;
-      if (response.status === 401) needToken(message);
+      // Ask for the token, unless the page asks already (keep what it says there).
+      if (response.status === 401 && $("token-panel").hidden) needToken(message);
       throw new ApiError(response.status, message);
     }
     return data;
@@ -273,7 +283,6 @@
 
   function isShown(callId) {
     for (const entry of state.pending.values()) if (entry.call_id === callId) return true;
-    for (const entry of state.history.values()) if (entry.call_id === callId) return true;
     return false;
   }
 
@@ -498,6 +507,17 @@
     return `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
   }
 
+  // What the call would do, in one sentence, riskiest first (the service says
+  // it from the plan's effects); `code` spans are shown as code, safely.
+  function summaryNode(sentence, tally) {
+    const node = el("p", { class: "summary" });
+    String(sentence || "").split("`").forEach((part, index) => {
+      if (index % 2) node.appendChild(code(part, { tally }));
+      else appendSafe(node, part, false);
+    });
+    return node;
+  }
+
   function metaNode(entry, tally) {
     const call = entry.request.call;
     const meta = el("dl", { class: "meta" });
@@ -537,16 +557,17 @@
     const noteId = `note-${entry.id}`;
     form.appendChild(el("label", { for: noteId, class: "note-label" }, "Note (kept with the decision; say why when you decline)"));
     form.appendChild(el("textarea", { id: noteId, name: "note", rows: "2", maxlength: "1000", spellcheck: "true" }));
-    const buttons = el("div", { class: "buttons" },
+    // The buttons are the card's own bar, kept in view (sticky) while any of
+    // the card is on screen: at phone width they never sit below its plan.
+    const buttons = el("div", { class: "buttons", role: "group", "aria-label": "Decide" },
       el("button", { type: "button", class: "allow", dataset: { action: "allow" } }, "Allow"),
-      el("button", { type: "button", class: "decline", dataset: { action: "decline" } }, "Decline"));
-    form.appendChild(buttons);
-    form.appendChild(el("p", { class: "error", role: "alert" }));
+      el("button", { type: "button", class: "decline", dataset: { action: "decline" } }, "Decline"),
+      el("p", { class: "error", role: "alert" }));
     const submit = (decision) => {
       const chosen = form.querySelector(`input[name="${CSS.escape(name)}"]:checked`);
       const offer = chosen && chosen.value !== "once" ? offers[Number(chosen.value)] : null;
       const note = form.querySelector("textarea").value.trim();
-      decide(entry, decision, offer, note, form);
+      decide(entry, decision, offer, note, buttons);
     };
     // Nothing submits by itself (no Enter-to-allow): only the buttons decide.
     form.addEventListener("submit", (event) => event.preventDefault());
@@ -556,7 +577,7 @@
       const chosen = form.querySelector(`input[name="${CSS.escape(name)}"]:checked`);
       buttons.querySelector(".allow").textContent = chosen && chosen.value !== "once" ? "Allow and remember" : "Allow";
     });
-    return form;
+    return [form, buttons];
   }
 
   function cardNode(entry) {
@@ -567,7 +588,16 @@
     const head = el("header", { class: "card-head" },
       el("h3", { id: titleId }, `${what} · `, code(entry.request.call.tool, {})),
       el("span", { class: "deadline", dataset: { deadline: entry.deadline } }, `declined in ${remaining(entry.deadline)}`));
+    // Whose call it is, up front: cards of one session or agent read together.
+    const call = entry.request.call;
+    if (call.session_id || call.agent_id) {
+      const who = el("p", { class: "who" });
+      if (call.session_id) who.appendChild(el("span", { class: "fact" }, "session ", code(call.session_id, { tally })));
+      if (call.agent_id) who.appendChild(el("span", { class: "fact" }, "agent ", code(call.agent_id, { tally })));
+      head.appendChild(who);
+    }
     card.appendChild(head);
+    card.appendChild(summaryNode(entry.summary, tally));
     card.appendChild(metaNode(entry, tally));
     const warnings = el("div", { class: "warnings" });
     card.appendChild(warnings);
@@ -579,7 +609,7 @@
     live.appendChild(approvalsNode(events, tally));
     card.appendChild(live);
     card.appendChild(el("p", { class: "digest" }, "Plan digest ", code(entry.digest, {})));
-    card.appendChild(decisionForm(entry));
+    for (const part of decisionForm(entry)) card.appendChild(part);
     if (tally.count) {
       warnings.appendChild(el("p", { class: "warning spoof", role: "note" },
         `${tally.count} hidden or control character${tally.count === 1 ? " is" : "s are"} shown as escapes (like \\r or \\u{202E}); they may try to make the command look like something else.`));
@@ -607,12 +637,11 @@
   function updateCounts() {
     $("pending-count").textContent = String(state.pending.size);
     $("pending-empty").hidden = state.pending.size > 0;
-    $("history-empty").hidden = state.history.size > 0;
     document.title = state.pending.size ? `(${state.pending.size}) agent-gateway · approvals` : "agent-gateway · approvals";
   }
 
   function upsertPending(entry) {
-    if (state.history.has(entry.id) && state.history.get(entry.id).created === entry.created) return;
+    if (state.decided.get(entry.id) === entry.created) return;
     const known = state.pending.get(entry.id);
     state.pending.set(entry.id, entry);
     for (const event of entry.events || []) remember(event);
@@ -628,9 +657,9 @@
     if (!known) announce(`A call waits for you: ${entry.request.call.tool}.`);
   }
 
-  function movedToHistory(id, decision, entry) {
+  function movedToHistory(id) {
     const pending = state.pending.get(id);
-    const full = entry || (pending ? { ...pending, state: "decided", decision } : null);
+    if (pending) rememberDecided(id, pending.created);
     state.pending.delete(id);
     const card = findCard(id);
     if (card) {
@@ -639,61 +668,164 @@
       card.remove();
       if (focused) (next || $("pending-title")).focus();
     }
-    if (full) addHistory(full);
-    else if (decision) fetchDecided(id);
     updateCounts();
+    scheduleHistory();
   }
 
-  async function fetchDecided(id) {
-    try {
-      const entry = await api("GET", `/v1/calls/${encodeURIComponent(id)}`);
-      if (entry.state === "decided") addHistory(entry);
-    } catch (failure) {
-      // Already gone from the service's history: nothing to show.
+  function rememberDecided(id, created) {
+    state.decided.delete(id);
+    state.decided.set(id, created);
+    while (state.decided.size > DECIDED_LIMIT) state.decided.delete(state.decided.keys().next().value);
+  }
+
+  // ───────────────────────── the history (from the service) ─────────────────────────
+
+  const FILTERS = ["q", "session", "agent", "decision", "rule", "person"];
+
+  function historyQuery(cursor) {
+    const params = new URLSearchParams();
+    for (const name of FILTERS) {
+      const value = $(`filter-${name}`).value.trim();
+      if (value) params.set(name, value);
     }
+    params.set("limit", String(HISTORY_PAGE));
+    if (cursor) params.set("cursor", cursor);
+    return `/v1/history?${params}`;
   }
 
-  function addHistory(entry) {
-    state.history.delete(entry.id);
-    state.history.set(entry.id, entry);
-    while (state.history.size > HISTORY_LIMIT) state.history.delete(state.history.keys().next().value);
+  let historyTimer = null;
+  function scheduleHistory() {
+    if (historyTimer) clearTimeout(historyTimer);
+    historyTimer = setTimeout(() => { historyTimer = null; loadHistory(); }, 200);
+  }
+
+  async function loadHistory(more) {
+    const ticket = (state.historyTicket += 1);
+    let page;
+    try {
+      page = await api("GET", historyQuery(more ? state.historyNext : null));
+    } catch (failure) {
+      if (ticket !== state.historyTicket) return;
+      $("history-empty").hidden = false;
+      $("history-empty").textContent = failure.status === 401
+        ? "The history needs the token: sign in to see who decided what."
+        : `The history could not be read: ${failure.message}`;
+      return;
+    }
+    if (ticket !== state.historyTicket) return; // A newer query answered or will.
+    if (page.instance && state.instance && page.instance !== state.instance) {
+      restarted({ instance: page.instance });
+      return;
+    }
+    state.historyItems = more ? state.historyItems.concat(page.items) : page.items.slice();
+    state.historyNext = page.next;
+    state.historyTotal = page.total;
+    for (const item of page.items) rememberDecided(item.id, item.created);
+    fillFacet("session", page.sessions);
+    fillFacet("agent", page.agents);
+    fillFacet("rule", page.rules);
+    fillFacet("person", page.people);
     renderHistory();
   }
 
+  function fillFacet(name, facets) {
+    const select = $(`filter-${name}`);
+    const chosen = select.value;
+    const options = [el("option", { value: "" }, "all")];
+    let present = false;
+    for (const facet of facets || []) {
+      present = present || facet.value === chosen;
+      options.push(el("option", { value: facet.value }, `${facet.value} (${facet.count})`));
+    }
+    if (chosen && !present) options.push(el("option", { value: chosen }, `${chosen} (0)`));
+    select.replaceChildren(...options);
+    select.value = chosen;
+  }
+
   function renderHistory() {
-    const list = $("history");
-    const items = Array.from(state.history.values()).reverse();
-    list.replaceChildren(...items.map(historyNode));
-    updateCounts();
+    const items = state.historyItems;
+    const groupBy = $("history-group").value;
+    const filtered = FILTERS.some((name) => $(`filter-${name}`).value.trim());
+    const container = $("history");
+    if (!groupBy) {
+      container.replaceChildren(el("ol", { class: "history" }, items.map(historyNode)));
+    } else {
+      const groups = new Map();
+      for (const item of items) {
+        const key = item[groupBy] || "";
+        if (!groups.has(key)) groups.set(key, []);
+        groups.get(key).push(item);
+      }
+      const label = groupBy === "session" ? "Session" : "Agent";
+      container.replaceChildren(...Array.from(groups, ([key, members]) => {
+        const tally = { count: 0 };
+        const title = el("h3", { class: "group-title" }, `${label} `,
+          key ? code(key, { tally }) : el("em", {}, "none named"), ` · ${members.length}`);
+        return el("section", { class: "group", dataset: { group: key } }, title,
+          el("ol", { class: "history" }, members.map(historyNode)));
+      }));
+    }
+    const empty = $("history-empty");
+    empty.hidden = items.length > 0;
+    empty.textContent = filtered ? "No decision matches these filters." : "No decisions yet.";
+    $("history-count").textContent = String(state.historyTotal);
+    $("history-more").hidden = !state.historyNext;
   }
 
   function auditHref(callId) {
     return `/v1/audit?call=${encodeURIComponent(callId)}`;
   }
 
-  function historyNode(entry) {
-    const record = entry.decision || {};
+  const NOBODY = {
+    timeout: "nobody decided in time",
+    cancelled: "the review was abandoned",
+    closed: "the service stopped",
+    overload: "too many calls waited",
+    unreachable: "the board could not be reached",
+  };
+
+  // One decided call: what it would do, who decided, when, with what note.
+  function historyNode(item) {
+    const record = item.decision || {};
     const tally = { count: 0 };
     const decision = record.decision || "?";
-    const by = { person: "by a person", timeout: "nobody decided in time", cancelled: "the review was abandoned", closed: "the service stopped", overload: "too many calls waited" }[record.by] || record.by;
-    const plan = entry.request && entry.request.plan;
-    const text = plan ? plan.source : JSON.stringify(entry.request ? entry.request.call.input : {});
-    const item = el("li", { class: `decided ${decision}`, dataset: { id: entry.id, callId: entry.call_id } },
-      el("span", { class: `badge ${decision}` }, decision), " ",
-      el("span", { class: "by" }, by), " ",
-      el("time", { datetime: record.decided || "" }, record.decided ? new Date(record.decided).toLocaleString() : ""));
-    item.appendChild(code(text, { tally, className: "one-line" }));
-    if (record.note) item.appendChild(el("p", { class: "note" }, "Note: ", code(record.note, { tally })));
-    if (record.scope) item.appendChild(el("p", { class: "note" }, `Asked to remember: ${record.scope}. `,
-      record.remembered ? code(record.remembered, { tally }) : code(record.remember_error || "", { tally })));
-    if (record.reason) item.appendChild(el("p", { class: "reason" }, code(record.reason, { tally })));
-    const details = el("p", { class: "note" }, "Digest ", code(entry.digest || "", {}));
+    const who = record.by === "person"
+      ? el("span", { class: "by" }, "by ", el("strong", { class: "person" }, code(record.decided_by || "a person", { tally })))
+      : el("span", { class: "by" }, NOBODY[record.by] || String(record.by));
+    const when = record.decided ? new Date(record.decided) : null;
+    const node = el("li", { class: `decided ${decision}`, dataset: { id: item.id, callId: item.call_id } },
+      el("p", { class: "decided-head" },
+        el("span", { class: `badge ${decision}` }, decision), " ", who, " ",
+        el("time", { datetime: record.decided || "", title: record.decided || "" }, when ? when.toLocaleString() : "")));
+    node.appendChild(summaryNode(item.summary, tally));
+    node.appendChild(code(item.text, { tally, className: "one-line" }));
+    if (record.note) node.appendChild(el("p", { class: "decided-note" }, "Note: ", code(record.note, { tally })));
+    const facts = el("p", { class: "facts" });
+    const fact = (name, text) => {
+      if (!text) return;
+      facts.appendChild(el("span", { class: "fact" }, `${name} `, code(text, { tally })));
+    };
+    fact("session", item.session);
+    fact("agent", item.agent);
+    fact("tool", item.tool);
+    for (const rule of item.rules || []) fact("rule", rule);
+    node.appendChild(facts);
+    if (record.scope && record.scope !== "once") {
+      node.appendChild(el("p", { class: "note" }, `Asked to remember: ${record.scope}. `,
+        record.remembered ? code(record.remembered, { tally }) : code(record.remember_error || "", { tally })));
+    }
+    if (record.reason) node.appendChild(el("p", { class: "reason" }, code(record.reason, { tally })));
+    const details = el("p", { class: "note" }, "Digest ", code(item.digest || "", {}));
     if (state.info && state.info.audit) {
       details.appendChild(document.createTextNode(" · "));
-      details.appendChild(auditLink(auditHref(entry.call_id), "audit records"));
+      details.appendChild(auditLink(auditHref(item.call_id), "audit records"));
     }
-    item.appendChild(details);
-    return item;
+    node.appendChild(details);
+    if (tally.count) {
+      node.appendChild(el("p", { class: "warning spoof", role: "note" },
+        `${tally.count} hidden or control character${tally.count === 1 ? " is" : "s are"} shown as escapes.`));
+    }
+    return node;
   }
 
   function addActivity(event) {
@@ -738,8 +870,8 @@
 
   // ───────────────────────── deciding ─────────────────────────
 
-  async function decide(entry, decision, offer, note, form) {
-    const error = form.querySelector(".error");
+  async function decide(entry, decision, offer, note, bar) {
+    const error = bar.querySelector(".error");
     error.textContent = "";
     if (!state.token) {
       needToken("Deciding needs the token.");
@@ -751,18 +883,18 @@
       if (offer.scope === "prefix") body.prefix = offer.prefix;
     }
     if (note) body.note = note;
-    const buttons = form.querySelectorAll("button");
+    const buttons = bar.querySelectorAll("button");
     buttons.forEach((button) => { button.disabled = true; });
     try {
       const answer = await api("POST", `/v1/calls/${encodeURIComponent(entry.id)}/decision`, body);
       announce(`${decision === "allow" ? "Allowed" : "Declined"}.`);
-      movedToHistory(entry.id, answer.decision);
+      movedToHistory(entry.id);
     } catch (failure) {
       error.textContent = failure.message;
       if (failure.status === 409 || failure.status === 404) {
         try {
           const fresh = await api("GET", `/v1/calls/${encodeURIComponent(entry.id)}`);
-          if (fresh.state === "decided") movedToHistory(entry.id, fresh.decision, fresh);
+          if (fresh.state === "decided") movedToHistory(entry.id);
           else upsertPending(fresh);
         } catch (ignored) {
           // The call is gone; the stream will say so.
@@ -795,29 +927,102 @@
       if (id !== null) state.lastSeq = Number(id);
       onEvent(payload);
     } else if (kind === "snapshot") {
+      if (payload.instance && state.instance && payload.instance !== state.instance) {
+        // Another run of the service: what this page knew is gone. Start over.
+        restarted({ instance: payload.instance });
+        if (state.stopStream) state.stopStream();
+        return;
+      }
+      if (payload.instance) state.instance = payload.instance;
       if (state.lastSeq === null) state.lastSeq = payload.seq;
       const ids = new Set(payload.pending.map((entry) => entry.id));
-      for (const id2 of Array.from(state.pending.keys())) if (!ids.has(id2)) movedToHistory(id2, null);
+      for (const id2 of Array.from(state.pending.keys())) if (!ids.has(id2)) movedToHistory(id2);
       payload.pending.forEach(upsertPending);
+      setStatus("Live", "live");
       loadHistory();
     } else if (kind === "pending") {
       upsertPending(payload);
     } else if (kind === "decided") {
-      movedToHistory(payload.id, payload.decision);
+      rememberDecided(payload.id, (state.pending.get(payload.id) || {}).created);
+      movedToHistory(payload.id);
     } else if (kind === "gap") {
       state.lastSeq = null;
       if (state.stopStream) state.stopStream();
     }
   }
 
+  // The service restarted (a new instance id): every call this page showed
+  // as waiting was declined when the old one stopped, its events and history
+  // are gone. Drop all of it, say so, and show what the new one has.
+  async function restarted(info) {
+    const waited = state.pending.size;
+    state.instance = info.instance;
+    for (const card of Array.from($("pending").children)) card.remove();
+    state.pending.clear();
+    state.events.clear();
+    state.decided.clear();
+    state.lastSeq = null;
+    state.historyItems = [];
+    state.historyNext = null;
+    state.historyTotal = 0;
+    $("activity").replaceChildren();
+    $("activity-empty").hidden = false;
+    renderHistory();
+    updateCounts();
+    const at = new Date().toLocaleTimeString();
+    const lost = waited
+      ? ` The ${waited === 1 ? "call" : `${waited} calls`} it showed as waiting ${waited === 1 ? "was" : "were"} declined when the old service stopped.`
+      : "";
+    const text = `The service restarted (noticed at ${at}); this page now shows the new one.${lost}`;
+    const notice = $("service-notice");
+    notice.textContent = text;
+    notice.hidden = false;
+    announce(text);
+    scheduleHistory();
+    // Noticed from a snapshot or a history page: ask the new run who this token is.
+    const fresh = info.version ? info : await api("GET", "/v1/info").catch(() => null);
+    if (!fresh || fresh.instance !== state.instance) return;
+    state.info = fresh;
+    if (state.token && fresh.authorized === false) {
+      // The old run's token: drop it, and ask for the new run's.
+      sessionStorage.removeItem(TOKEN_KEY);
+      state.token = null;
+      $("sign-out").hidden = true;
+      needToken("The service restarted with a new token: paste the one it printed now.");
+    }
+  }
+
+  // Before reconnecting: is it still the same run of the service?
+  async function sameService() {
+    let info;
+    try {
+      info = await api("GET", "/v1/info");
+    } catch (failure) {
+      setStatus("The service does not answer; retrying…", "error");
+      return false;
+    }
+    if (state.instance && info.instance !== state.instance) await restarted(info);
+    else state.info = info;
+    state.instance = info.instance;
+    return true;
+  }
+
   async function stream() {
     if (state.streaming) return;
     state.streaming = true;
     let delay = 500;
+    let first = true;
     while (state.streaming) {
       const controller = new AbortController();
       state.stopStream = () => controller.abort();
+      let silence = null;
+      const quiet = () => {
+        if (silence) clearTimeout(silence);
+        silence = setTimeout(() => controller.abort(), SILENCE_MS);
+      };
       try {
+        if (!first && !(await sameService())) throw new Error("unreachable");
+        first = false;
         const headers = { Accept: "text/event-stream" };
         if (state.token) headers.Authorization = `Bearer ${state.token}`;
         if (state.lastSeq !== null) headers["Last-Event-ID"] = String(state.lastSeq);
@@ -829,13 +1034,14 @@
           return;
         }
         if (!response.ok || !response.body) throw new Error(`status ${response.status}`);
-        setStatus("Live", "live");
         delay = 500;
+        quiet();
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = "";
         for (;;) {
           const { value: chunk, done } = await reader.read();
           if (done) break;
+          quiet();
           buffer += chunk;
           let end;
           while ((end = buffer.indexOf("\n\n")) >= 0) {
@@ -846,25 +1052,13 @@
         }
       } catch (failure) {
         // Reconnect below, resuming from the last sequence number.
+      } finally {
+        if (silence) clearTimeout(silence);
       }
+      first = false;
       setStatus("Reconnecting…", "error");
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(delay * 2, 8000);
-    }
-  }
-
-  async function loadHistory() {
-    try {
-      const answer = await api("GET", `/v1/calls?state=decided&limit=${HISTORY_LIMIT}`);
-      for (const entry of answer.calls.slice().reverse()) {
-        for (const event of entry.events || []) remember(event);
-        state.history.delete(entry.id);
-        state.history.set(entry.id, entry);
-      }
-      while (state.history.size > HISTORY_LIMIT) state.history.delete(state.history.keys().next().value);
-      renderHistory();
-    } catch (failure) {
-      // The stream still works; history shows what arrives.
     }
   }
 
@@ -873,7 +1067,7 @@
   function onKey(event) {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
-    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.isContentEditable)) return;
+    if (target && (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable)) return;
     const cards = Array.from($("pending").children);
     if (!cards.length) return;
     const current = cards.find((card) => card.contains(document.activeElement));
@@ -902,6 +1096,7 @@
       setTimeout(start, 3000);
       return;
     }
+    state.instance = state.info.instance || null;
     if (state.info.audit) $("audit-link").hidden = false;
     if (state.info.protect_reads && !state.token) {
       needToken("");
@@ -925,6 +1120,11 @@
     $("sign-out").addEventListener("click", forgetToken);
     guardAuditLink($("audit-link"));
     document.addEventListener("keydown", onKey);
+    $("history-filters").addEventListener("submit", (event) => { event.preventDefault(); loadHistory(); });
+    $("filter-q").addEventListener("input", scheduleHistory);
+    for (const name of FILTERS.slice(1)) $(`filter-${name}`).addEventListener("change", () => loadHistory());
+    $("history-group").addEventListener("change", renderHistory);
+    $("history-more").addEventListener("click", () => loadHistory(true));
     start();
   });
 })();
