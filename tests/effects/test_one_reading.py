@@ -52,8 +52,12 @@ def test_no_module_after_the_planner_reads_the_rendered_text() -> None:
     assert _places(PLANNER, lambda n: isinstance(n, ast.Attribute) and n.attr == "rendered") == []
 
 
-SHOWN_TO_A_PERSON: Final = ("plugins/gateway_human/_board.py",)
-"""Quote a call's text to the person asked about it (made safe by `shown`); decide nothing."""
+SHOWN_TO_A_PERSON: Final = (
+    "plugins/gateway_human/_board.py",
+    "plugins/gateway_web/_archive.py",
+    "plugins/gateway_web/_history.py",
+)
+"""Show a call's text to a person (the question's subject, the history and its search); decide nothing."""
 
 
 def _names_a_plan(node: ast.expr) -> bool:
