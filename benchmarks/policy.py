@@ -23,8 +23,8 @@ decision, reason group); ``--compare FILE`` reads such a file made earlier (by
 an older policy) and prints, per corpus and profile, how many commands moved
 between decisions, the asks on *read-only work* before and after (commands
 whose effects are all reads, directory changes and writes to standard streams:
-the work a read-only profile must not ask more about), and examples of each
-move. Nothing here is asserted.
+the work a read-only profile must not ask more about) with their most
+common reasons, and examples of each move. Nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -168,6 +168,7 @@ def compare(rows: Iterable[Row], before: Path, corpora: dict[str, list[str]], cw
         moves: Counter[tuple[str, str]] = Counter()
         examples: dict[tuple[str, str], list[str]] = {}
         asks = {"before": 0, "after": 0, "total": 0}
+        reasons: dict[str, Counter[str]] = {"before": Counter(), "after": Counter()}
         for row in found:
             old = earlier.get((name, row.index))
             if old is None:
@@ -176,6 +177,10 @@ def compare(rows: Iterable[Row], before: Path, corpora: dict[str, list[str]], cw
                 asks["total"] += 1
                 asks["before"] += old.decision == "ask"
                 asks["after"] += row.decision == "ask"
+                if old.decision == "ask":
+                    reasons["before"][old.group] += 1
+                if row.decision == "ask":
+                    reasons["after"][row.group] += 1
             if old.decision != row.decision:
                 key = (old.decision, row.decision)
                 moves[key] += 1
@@ -191,6 +196,10 @@ def compare(rows: Iterable[Row], before: Path, corpora: dict[str, list[str]], cw
             f"  read-only work ({asks['total']} commands): {asks['before']} asked before,"
             f" {asks['after']} after"
         )
+        for when in ("before", "after"):
+            print(f"  top reasons for asks on read-only work, {when}:")
+            for group, times in reasons[when].most_common(8):
+                print(f"    {times:6d}  {group}")
         for (old_decision, new_decision), times in moves.most_common():
             print(f"  {old_decision} → {new_decision}: {times}")
             for example in examples[(old_decision, new_decision)][:6]:

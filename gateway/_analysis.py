@@ -44,6 +44,7 @@ from gateway._plan import iter_commands, iter_effects, plan_source
 from gateway._plan._addresses import address_class, url_host
 from gateway._plan._paths import HOME, PathContext, effect_path, join, path_context, start_directory
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
+from gateway._programs._user import UserTable, user_reader
 from gateway._redact import Redactor, find_secrets
 from gateway._sequence import sequence_plan
 from gateway._tools import DEFAULT_TOOL_EFFECTS, ToolEffects
@@ -80,10 +81,12 @@ class AnalysisContext(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
         paths: Where the call runs, the home directory, and how paths are classified.
         sequence_cwd: The starting directory of the sequence plan, relative to
             the repository root (``""``: the root).
+        programs: Option tables the configuration declares (``[programs.NAME]``).
     """
 
     paths: PathContext = PathContext()
     sequence_cwd: str = ""
+    programs: dict[str, UserTable] = msgspec.field(default_factory=dict)
 
 
 class AnalysedHole(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -127,11 +130,17 @@ class CallAnalysis(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 
 
 def analysis_context(
-    paths: PathsSection, cwd: str | None, *, home: str | None = None
+    paths: PathsSection,
+    cwd: str | None,
+    *,
+    home: str | None = None,
+    programs: Mapping[str, UserTable] | None = None,
 ) -> AnalysisContext:
-    """The context of a call that runs in ``cwd``, by the ``[paths]`` table."""
+    """The context of a call that runs in ``cwd``, by the ``[paths]`` table (and ``[programs]``)."""
     relative = cwd if cwd and not cwd.startswith("/") else ""
-    return AnalysisContext(paths=path_context(paths, cwd, home), sequence_cwd=relative)
+    return AnalysisContext(
+        paths=path_context(paths, cwd, home), sequence_cwd=relative, programs=dict(programs or {})
+    )
 
 
 # ───────────────────────── masking ─────────────────────────
@@ -193,7 +202,10 @@ def analyse_call(source: str, context: AnalysisContext | None = None) -> CallAna
         1
     """
     context = context or AnalysisContext()
-    result = plan_source(source, context.paths)
+    if context.programs:
+        result = plan_source(source, context.paths, arguments=user_reader(context.programs))
+    else:
+        result = plan_source(source, context.paths)
     plan = result.published
     sequence = mask_sequence(sequence_plan(source, result.reading, context.sequence_cwd), source)
     if plan.status != "measured":

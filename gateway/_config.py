@@ -25,6 +25,7 @@ import msgspec
 
 from gateway._errors import ConfigError
 from gateway._places import PathsSection
+from gateway._programs._user import UserTable, user_rows
 from gateway._tools import ToolEffects
 
 __all__ = [
@@ -627,6 +628,8 @@ class GatewayConfig(
         tiers: How configuration tiers combine (``[tiers]``).
         hosts: How adapters answer hosts with checks of their own (``[hosts]``).
         telemetry: Where traces and metrics are exported (``[telemetry]``).
+        programs: Option tables for programs the gateway has none for
+            (``[programs.NAME]``; docs/option-tables.md).
     """
 
     gateway: GatewaySection = GatewaySection()
@@ -644,6 +647,10 @@ class GatewayConfig(
     tiers: TiersSection = TiersSection()
     hosts: HostsSection = HostsSection()
     telemetry: TelemetrySection = TelemetrySection()
+    programs: dict[str, UserTable] = msgspec.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        user_rows(self.programs)  # a name that is no basename, or has a built-in table
 
 
 def default_token_file(environ: Mapping[str, str] | None = None) -> Path:

@@ -105,7 +105,8 @@ class EffectPath(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         classes: Its classes, sorted in `PATH_CLASSES` order, never empty. For
             an effect that reaches everything below the path (``rm -r``), the
             classes of what the path holds are included (``rm -rf ~`` is
-            ``secret`` and ``persistence`` too).
+            ``secret`` and ``persistence`` too); not for a read of names only
+            (``find ~ -name x``, ``du -sh ~``), which reads no contents.
         pattern: The value is a glob bash matches against existing files
             (``*.o``, ``~/.ssh/*``): the classes are those of the files it may match.
     """

@@ -715,6 +715,7 @@ class Gateway(AsyncContextManagerMixin):
                     home=self._home,
                     rows=self.config.tool_effects,
                     dialect=shell.dialect if shell is not None else "bash",
+                    programs=self.config.programs,
                 ),
                 timeout=max(timeout, 0.001),
             )
@@ -1298,6 +1299,7 @@ class Gateway(AsyncContextManagerMixin):
                 cwd=recent.call.cwd,
                 paths=self.config.paths,
                 home=self._home,
+                programs=self.config.programs,
             ),
             timeout=max(min(self.config.gateway.plan_timeout, self._remaining(deadline)), 0.001),
         )

@@ -38,6 +38,7 @@ from gateway._places import PathsSection
 from gateway._plan import unreadable_plan
 from gateway._plan._paths import path_context
 from gateway._plans import FragmentAddr, FragmentError, ProgramPlan
+from gateway._programs._user import UserTable
 from gateway._redact import Redactor, Secret, find_secrets
 from gateway._tools import ToolEffects
 
@@ -133,6 +134,7 @@ class CallText(msgspec.Struct, frozen=True, kw_only=True):
         paths: The ``[paths]`` table.
         home: The home directory paths are classified against.
         rows: The configured ``[[tool-effects]]`` rows.
+        programs: The configured option tables (``[programs.NAME]``).
         dialect: The shell language of a shell tool's text (`ShellTool.dialect`);
             only ``bash`` is read.
     """
@@ -146,6 +148,7 @@ class CallText(msgspec.Struct, frozen=True, kw_only=True):
     home: str | None = None
     rows: tuple[ToolEffects, ...] = ()
     dialect: str = "bash"
+    programs: dict[str, UserTable] = msgspec.field(default_factory=dict)
 
 
 class CallReading(msgspec.Struct, frozen=True, kw_only=True):
@@ -195,7 +198,10 @@ def read_call(text: CallText) -> CallReading:
             f"`{text.tool}` runs {text.dialect} text, which the gateway does not read; a person must decide.",
         )
         return CallReading(input=masked, effects=own, secrets=known, plan=plan)
-    analysis = analyse_call(source, analysis_context(text.paths, directory, home=text.home))
+    analysis = analyse_call(
+        source,
+        analysis_context(text.paths, directory, home=text.home, programs=text.programs),
+    )
     return CallReading(
         input=masked,
         analysis=analysis,
@@ -231,6 +237,7 @@ class BodyText(msgspec.Struct, frozen=True, kw_only=True):
         cwd: Where the call runs.
         paths: The ``[paths]`` table.
         home: The home directory.
+        programs: The configured option tables (``[programs.NAME]``).
     """
 
     source: str
@@ -242,6 +249,7 @@ class BodyText(msgspec.Struct, frozen=True, kw_only=True):
     cwd: str | None = None
     paths: PathsSection = msgspec.field(default_factory=PathsSection)
     home: str | None = None
+    programs: dict[str, UserTable] = msgspec.field(default_factory=dict)
 
 
 class BodyReading(msgspec.Struct, frozen=True, kw_only=True):
@@ -280,7 +288,8 @@ def read_body(text: BodyText) -> BodyReading:
     body = expansion.complete
     plan = None
     if text.shell:
-        plan = analyse_call(body, analysis_context(text.paths, text.cwd, home=text.home)).plan
+        context = analysis_context(text.paths, text.cwd, home=text.home, programs=text.programs)
+        plan = analyse_call(body, context).plan
     return BodyReading(body=Redactor(body).mask(0, len(body)), body_plan=plan)
 
 

@@ -182,9 +182,16 @@ class EffectSink:
         metadata: bool = False,
         within: str | None = None,
     ) -> None:
-        """The command reads the file(s) a word names."""
+        """
+        The command reads the file(s) a word names.
+
+        A read of names only (``metadata``: ``find /``, ``du -sh ~``, ``ls -R``)
+        takes the classes of the path it names, not of what lies below it: it
+        lists the names of the files there and reads none of their contents.
+        """
+        below = recursive and not metadata
         for path in self.paths_of(
-            word, value=value, directories=directories, recursive=recursive, within=within
+            word, value=value, directories=directories, recursive=below, within=within
         ):
             self.add(Read(path=path, via=self.scrub(via), recursive=recursive, metadata=metadata))
             if not metadata and path.value is not None and _ENVIRON.fullmatch(path.value):

@@ -9,7 +9,9 @@ operators. The reader walks the expression word by word with a table of GNU
 findutils' primaries (busybox's are a subset) and states:
 
 * a ``read`` (names and metadata only, recursive) of each starting point, or
-  of ``.`` when there is none; ``-files0-from`` makes them unknown;
+  of ``.`` when there is none; ``-files0-from`` makes them unknown. With
+  ``-exec`` and its kin the read is of contents too: the command it runs is
+  handed the paths find walks and may read everything below the starting points;
 * ``-delete``: a recursive delete over every starting point;
 * ``-exec``/``-execdir``/``-ok``/``-okdir``: the program it runs, with
   ``words`` the argv range of its command (ended by ``;`` or by ``{} +``), so
@@ -19,6 +21,10 @@ findutils' primaries (busybox's are a subset) and states:
   whose metadata is read;
 * ``-L``/``-follow``: symbolic links are followed, so what is read (and
   deleted) may lie outside the starting points.
+
+BSD find's leading options (``-E``, ``-X``, ``-d``, ``-s``, ``-x``, ``-f
+PATH``) are read as BSD reads them; GNU find refuses them and runs nothing,
+so the reading holds for both.
 
 An unknown primary, a primary missing its arguments, an ``-exec`` with no end,
 or an expanding word where a starting point, a primary or the end of an
@@ -92,6 +98,10 @@ _NOT_TESTS: Final = frozenset(
 
 _TIME_LETTERS: Final = frozenset("aBcm")
 
+_BSD_LEADING: Final = frozenset({"-E", "-X", "-d", "-s", "-x"})
+"""BSD find's leading options (extended regexes, xargs warnings, depth first, sorted, one
+file system): none has an effect. GNU find refuses them and runs nothing."""
+
 
 def _newer(word: str) -> _Primary | None:
     """``-newerXY``: X and Y from ``aBcmt``; the reference is a file unless Y is ``t`` (a time)."""
@@ -145,6 +155,17 @@ class _Reading:
             elif word.startswith("-O") and word[2:].isdigit() and word[2:].isascii():
                 self.options.append("-O")
                 at += 1
+            elif word in _BSD_LEADING:
+                self.options.append(word)
+                at += 1
+            elif word == "-f":
+                # BSD: `-f PATH` is a starting point that may begin with `-`.
+                if at + 1 >= len(self.args) or self.args[at + 1] is None:
+                    self.unreadable = "`-f` is missing its starting point, or it expands"
+                    return at
+                self.options.append(word)
+                self.roots.append((at + 1, self.args[at + 1]))
+                at += 2
             elif word == "--":
                 return at + 1
             else:
@@ -245,13 +266,16 @@ class _Reading:
         )
         return end + 1
 
-    def root_fact(self, index: int | None, root: str | None) -> ArgumentFact:
+    def root_fact(
+        self, index: int | None, root: str | None, *, contents: bool = False
+    ) -> ArgumentFact:
+        """The recursive read of a starting point: of names only, or of ``contents`` too."""
         return ArgumentFact(
             kind="read",
             via="starting point",
             index=index,
             value=root,
-            action="metadata",
+            action=None if contents else "metadata",
             recursive=True,
         )
 
@@ -304,15 +328,17 @@ def read_find(program: str, args: Sequence[str | None]) -> ArgumentReading:
     if not roots and "-files0-from" not in args[at:]:
         # With no starting point GNU find searches `.`.
         reading.roots.append((None, "."))
-    facts = [reading.root_fact(index, root) for index, root in reading.roots]
+    starting = list(reading.roots)
+    if reading.unreadable is None:
+        reading.expression(at)
+    runs = any(fact.kind == "execute" for fact in reading.facts)
+    facts = [reading.root_fact(index, root, contents=runs) for index, root in starting]
     if reading.follow:
         facts.append(
             ArgumentFact(
                 kind="read", via="-L", index=None, value=None, action="metadata", recursive=True
             )
         )
-    if reading.unreadable is None:
-        reading.expression(at)
     facts.extend(reading.facts)
     return ArgumentReading(
         program=program,

@@ -60,6 +60,7 @@ from gateway import (
     iter_commands,
     validation_path,
 )
+from gateway._programs._user import UserTable
 from gateway.effects import PLAN_FORMAT, PathsSection
 from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
@@ -243,14 +244,16 @@ def rules_digest(sources: Iterable[tuple[str, Rule]]) -> str:
     return "sha256:" + hashlib.sha256(encoded).hexdigest()
 
 
-def _checked_rules(options: RulesOptions) -> tuple[list[tuple[str, Rule]], RuleSet]:
+def _checked_rules(
+    options: RulesOptions, programs: Mapping[str, UserTable]
+) -> tuple[list[tuple[str, Rule]], RuleSet]:
     sources, rules = load_rules(options)
-    # Checked once per policy and code (gateway_rules._checked): a hook
-    # process builds this approver for every tool call.
-    key = examples_key(sources)
+    # Checked once per policy, tables and code (gateway_rules._checked): a
+    # hook process builds this approver for every tool call.
+    key = examples_key(sources, programs)
     if known_good(key):
         return sources, rules
-    failed = [result for result in check_examples(sources) if not result.passed]
+    failed = [result for result in check_examples(sources, programs=programs) if not result.passed]
     if not failed:
         remember_good(key)
     if failed:
@@ -299,8 +302,9 @@ class RulesApprover:
     def __init__(
         self, options: Mapping[str, Any] | None = None, context: ApproverContext | None = None
     ) -> None:
+        self._programs = dict(context.config.programs) if context is not None else {}
         self.options, self.sources, self.rules = self._parse(
-            dict(options or {}), "the gateway config"
+            dict(options or {}), "the gateway config", self._programs
         )
         self.policy_version = f"local:{rules_digest(self.sources)}"
         self._paths = context.config.paths if context is not None else PathsSection()
@@ -329,14 +333,14 @@ class RulesApprover:
 
     @staticmethod
     def _parse(
-        given: dict[str, Any], source: str
+        given: dict[str, Any], source: str, programs: Mapping[str, UserTable]
     ) -> tuple[RulesOptions, list[tuple[str, Rule]], RuleSet]:
         inline = convert_rules(given.pop("rule", []), source)
         try:
             parsed = msgspec.structs.replace(msgspec.convert(given, RulesOptions), rule=inline)
         except msgspec.ValidationError as error:
             raise RuleError(f"Invalid rules options in {source}: {_problem(error)}.") from None
-        sources, rules = _checked_rules(parsed)
+        sources, rules = _checked_rules(parsed, programs)
         return parsed, sources, rules
 
     @property
@@ -354,7 +358,7 @@ class RulesApprover:
         Raises:
             RuleError: The rules are invalid or their examples fail.
         """
-        self.options, self.sources, self.rules = self._parse(dict(options), version)
+        self.options, self.sources, self.rules = self._parse(dict(options), version, self._programs)
         self.policy_version = version
         self._changes += 1
 

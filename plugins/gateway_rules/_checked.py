@@ -51,10 +51,14 @@ def _code_fingerprint() -> list[tuple[str, int, int]]:
     return found
 
 
-def examples_key(sources: Sequence[tuple[str, Rule]]) -> str:
-    """The digest a passing check of these rules is remembered under (rules and code)."""
+def examples_key(sources: Sequence[tuple[str, Rule]], programs: object = None) -> str:
+    """The digest a passing check of these rules is remembered under (rules, tables and code)."""
     preimage = _ENCODER.encode(
-        {"rules": [rule for _, rule in sources], "code": _code_fingerprint()}
+        {
+            "rules": [rule for _, rule in sources],
+            "programs": programs or {},
+            "code": _code_fingerprint(),
+        }
     )
     return hashlib.sha256(preimage).hexdigest()
 

@@ -23,10 +23,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     test = actions.add_parser("test", help="run the examples of the default policy and of FILE")
     test.add_argument("file", nargs="?", metavar="FILE", help="a rule file ([[rule]] tables)")
     test.add_argument("--no-default", action="store_true", help="leave the default policy out")
+    test.add_argument(
+        "--config",
+        metavar="CONFIG",
+        help="a gateway config whose [programs.NAME] option tables the examples are planned with",
+    )
     add_json_argument(test)
 
 
 def _run(arguments: argparse.Namespace) -> int:
+    from gateway import ConfigError, load_config
     from gateway_rules import RulesOptions, check_examples, load_rules
 
     options = RulesOptions(
@@ -34,11 +40,12 @@ def _run(arguments: argparse.Namespace) -> int:
     )
     try:
         sources, _ = load_rules(options)
-    except ValueError as error:
+        programs = load_config(arguments.config).programs if arguments.config else {}
+    except (ValueError, ConfigError) as error:
         raise CommandError(str(error)) from None
     # Every example is judged by the whole policy, under every profile the
     # rule is in force in: an allow rule that loses to a stricter one fails.
-    results = check_examples(sources)
+    results = check_examples(sources, programs=programs)
     rows = [
         {
             "rule": result.rule,

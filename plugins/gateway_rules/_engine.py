@@ -38,6 +38,7 @@ beforehand and handed in), globs are automata.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final, Literal, NamedTuple
 
@@ -169,6 +170,45 @@ def _subject(command: str | None) -> str:
     return "the call" if command is None else f"`{command}`"
 
 
+def _program_word(command: str | None) -> str | None:
+    """The basename of the program a command's text starts with (after ``NAME=VALUE`` words)."""
+    if command is None:
+        return None
+    word = next((w for w in command.split(" ") if "=" not in w), "")
+    name = word.rsplit("/", 1)[-1]
+    return name if name and name.isprintable() else None
+
+
+def said_once(clause: str, command: str | None) -> str:
+    """
+    The clause without the program's name where the sentence already shows it (`` `ls -x` ``).
+
+    Examples:
+        >>> said_once("`ls` is given the option `-x`, which its table does not declare", "ls -x")
+        'it is given the option `-x`, which its table does not declare'
+        >>> said_once("it may never end (`tail --follow`), so it may outlive the call", "tail -f x")
+        'it may never end (`--follow`), so it may outlive the call'
+        >>> said_once("it runs code (`make the makefile's recipes`), code the rules cannot read", "make")
+        "it runs code (the makefile's recipes), code the rules cannot read"
+        >>> said_once("it runs code (`python3`), code the rules cannot read", "python3 x.py")
+        'it runs code, code the rules cannot read'
+    """
+    program = _program_word(command)
+    if program is None:
+        return clause
+    name = re.escape(program)
+    clause = re.sub(rf"^`{name}` (is given|has no option table)", r"it \1", clause)
+    clause = re.sub(rf"^the arguments of `{name}` cannot", "its arguments cannot", clause)
+
+    def via(found: re.Match[str]) -> str:
+        rest = found.group(1)
+        if not rest or rest == "no operand" or rest == program:
+            return ""
+        return f" (`{rest}`)" if rest.startswith("-") or " " not in rest else f" ({rest})"
+
+    return re.sub(rf" \(`{name}(?: ([^`]*))?`\)", via, clause)
+
+
 def _judged(
     decision: RuleDecision,
     command: str | None,
@@ -181,6 +221,8 @@ def _judged(
 ) -> Judgement:
     """A judgement no rule gave, with its sentence (see `_sentence`)."""
     shown = subject or _subject(command)
+    if shown == _subject(command):
+        clause = said_once(clause, command)
     sentence = _sentence(decision, shown, None, clause, instead)
     return Judgement(decision, sentence, None, command, (), hindrance, program)
 
@@ -191,6 +233,8 @@ def _by_rule(
     """The judgement ``rule`` gives, with the effect it applied to."""
     clause = rule.reason + (f" (it {describe(effect)})" if effect is not None else "")
     shown = subject or _subject(command)
+    if shown == _subject(command):
+        clause = said_once(clause, command)
     return Judgement(
         rule.decision,
         _sentence(rule.decision, shown, rule, clause, rule.instead),

@@ -21,12 +21,14 @@ tool the gateway knows (``[[tool-effects]]``) followed by JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 import msgspec
 
 from gateway import Abstain, Allow, Answer, Decline, ReviewRequest, ToolCall, plan_program
+from gateway._plan import plan_source
+from gateway._programs._user import UserTable, user_reader
 from gateway.effects import DEFAULT_TOOL_EFFECTS, PathContext, tool_effects
 from gateway_rules._context import repository_check
 from gateway_rules._engine import JudgeContext, Judgement, RuleSet
@@ -77,8 +79,8 @@ def _is_tool_example(rule: Rule, example: str) -> bool:
     return rest.startswith("{") and tool in _TOOLS
 
 
-def _request(rule: Rule, example: str) -> ReviewRequest | str:
-    """The review request of an example, or why there is none."""
+def _request(rule: Rule, example: str, programs: Mapping[str, UserTable]) -> ReviewRequest | str:
+    """The review request of an example (planned with the configured tables), or why there is none."""
     if _is_tool_example(rule, example):
         tool, _, raw = example.partition(" ")
         try:
@@ -91,7 +93,11 @@ def _request(rule: Rule, example: str) -> ReviewRequest | str:
         return ReviewRequest(
             kind="call", call=ToolCall(tool, data), digest="", plan=None, effects=effects
         )
-    plan = plan_program(example)
+    plan = (
+        plan_source(example, arguments=user_reader(programs)).published
+        if programs
+        else plan_program(example)
+    )
     if plan.status != "measured":
         return f"the example is not measured ({plan.reason})"
     return ReviewRequest(
@@ -120,8 +126,9 @@ def _judge(
     example: str,
     expect: str,
     later: frozenset[str],
+    programs: Mapping[str, UserTable],
 ) -> tuple[bool, str | None]:
-    request = _request(rule, example)
+    request = _request(rule, example, programs)
     if isinstance(request, str):
         return False, request
     context = JudgeContext(
@@ -151,7 +158,10 @@ def _judge(
 
 
 def check_examples(
-    rules: Iterable[tuple[str, Rule]], *, profiles: Sequence[str] | None = None
+    rules: Iterable[tuple[str, Rule]],
+    *,
+    profiles: Sequence[str] | None = None,
+    programs: Mapping[str, UserTable] | None = None,
 ) -> list[ExampleResult]:
     """
     Judge every rule's ``match`` and ``not-match`` examples with the whole rule set.
@@ -161,6 +171,8 @@ def check_examples(
         profiles: The profiles to judge under (default: every profile the
             rules know); each rule's examples are judged under those of them
             it counts in.
+        programs: The option tables the configuration declares
+            (``[programs.NAME]``), which the examples are planned with.
     """
     sources = list(rules)
     every = [rule for _, rule in sources]
@@ -183,7 +195,9 @@ def check_examples(
             )
             for expect, examples in expectations:
                 for example in examples:
-                    passed, detail = _judge(sets[profile], rule, example, expect, later)
+                    passed, detail = _judge(
+                        sets[profile], rule, example, expect, later, dict(programs or {})
+                    )
                     results.append(
                         ExampleResult(
                             source=source,

@@ -81,7 +81,11 @@ HOSTILE: dict[str, Case] = {
     ),
     "home-root": Case(["/", "-name", "id_rsa"], [("read", "starting point", "/")]),
     "unknown-primary": Case([".", "-frobnicate"], [DOT], "not a find primary"),
-    "bsd-only-option": Case(["-E", ".", "-name", "x"], [DOT], "not a find primary"),
+    "bsd-starting-point-may-be-an-option": Case(
+        ["-f", "-delete", "-name", "x"], [("read", "starting point", "-delete")]
+    ),
+    "bsd-option-clusters-are-not-read": Case(["-Ex", ".", "-name", "x"], [DOT], "not a find"),
+    "bsd-f-expands": Case(["-f", None, "-delete"], [DOT], "`-f`"),
     "root-expands": Case([None, "-name", "x"], [DOT], "expands"),
     "primary-expands": Case([".", None], [DOT], "expands"),
     "argument-expands": Case([".", "-name", None, "-print"], [DOT], "expands"),
@@ -108,6 +112,10 @@ HARMLESS: dict[str, Case] = {
     "double-dash": Case(["--", ".", "-name", "x"], [DOT]),
     "no-arguments": Case([], [DOT]),
     "dash-starting-point": Case(["-", "-name", "x"], [("read", "starting point", "-")]),
+    "bsd-leading-options": Case(["-E", "-x", "-s", ".", "-regex", ".*[.]py"], [DOT]),
+    "bsd-f-starting-point": Case(
+        ["-f", "src", "-name", "*.py"], [("read", "starting point", "src")]
+    ),
 }
 
 
@@ -144,6 +152,15 @@ def test_starting_points_are_the_operands_and_read_names_only() -> None:
         ("src", "metadata", True),
         ("tests", "metadata", True),
     }
+
+
+def test_with_exec_the_starting_points_are_read_for_contents() -> None:
+    """The command ``-exec`` runs is handed what find walks: everything below is read, not only names."""
+    reading = read_find("find", ["~", "-name", "*.pem", "-exec", "cat", "{}", "+"])
+    roots = [f for f in reading.facts if f.via == "starting point"]
+    assert [(f.value, f.action, f.recursive) for f in roots] == [("~", None, True)]
+    listing = read_find("find", ["~", "-name", "*.pem", "-print"])
+    assert [(f.value, f.action) for f in listing.facts] == [("~", "metadata")]
 
 
 def test_find_is_registered() -> None:

@@ -250,3 +250,27 @@ def test_check_profile_shows_what_workspace_write_allows(
     status, verdicts, err = run(capsys, "check", "--profile", "everything", str(calls))
     assert status == 2
     assert "'everything'" in err
+
+
+def test_rules_test_plans_examples_with_the_configs_option_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A rule allowing a program of the user's own passes only with the table its config declares."""
+    rules = tmp_path / "team.toml"
+    rules.write_text(
+        '[[rule]]\nid = "team.report"\ndecision = "allow"\nprograms = ["report"]\n'
+        'reason = "prints a report"\nmatch = ["report -v data.csv"]\n'
+        'not-match = ["report --frobnicate data.csv"]\n'
+    )
+    config = tmp_path / "gateway.toml"
+    config.write_text(
+        '[programs.report]\noptions = ["-v --verbose"]\noperands = { rest = "read" }\n'
+    )
+    status, results, _ = run(capsys, "rules", "test", str(rules))
+    assert status == 1  # without the table `report` is never allowed
+    status, results, _ = run(capsys, "rules", "test", "--config", str(config), str(rules))
+    assert status == 0, [r for r in results if not r.get("passed", True)]
+    config.write_text("[programs.ls]\noptions = []\n")
+    status, results, err = run(capsys, "rules", "test", "--config", str(config), str(rules))
+    assert status == 2
+    assert "programs.ls has a built-in table already" in err

@@ -424,7 +424,7 @@ def test_arithmetic_on_values_the_plan_cannot_see_asks() -> None:
 def test_text_that_runs_code_when_evaluated_asks() -> None:
     answer = review("test -v 'a[$(id)]' && echo set")
     assert decision(answer) == "ask"
-    assert "it expands text a second time, which runs any expansion in it (`test -v`)" in (
+    assert "it expands text a second time, which runs any expansion in it (`-v`)" in (
         answer.reason or ""
     )
 

@@ -106,6 +106,23 @@ OPTIONS = [
     A("find-fprint0", "find . -fprint0 list.txt"),
     A("find-fprintf", "find . -fprintf list.txt %p"),
     A("find-fls", "find . -fls list.txt"),
+    # Listing names reads no contents (`find ~ -name '*.pem'` stays allowed),
+    # but every way of reading what the names hold is still a read of secrets.
+    A("find-home-exec-cat", "find ~ -name '*.pem' -exec cat {} +"),
+    A("find-root-execdir-grep", "find / -name .env -execdir grep -H . {} \\;"),
+    A("find-home-ok-cat", "find ~ -type f -ok cat {} \\;"),
+    A("find-names-into-xargs", "find ~ -name '*.pem' | xargs cat"),
+    A("find-ssh-names", "find ~/.ssh -type f"),
+    A("ls-ssh-recursive", "ls -R ~/.ssh"),
+    A("du-aws", "du -a ~/.aws"),
+    A("grep-home-names", "grep -rl token ~"),
+    A("find-home-newer-key", "find ~ -newer ~/.ssh/id_rsa"),
+    A("find-follow-home", "find -L ~ -name '*.log'"),
+    D("find-root-fprint-system", "find / -name '*.conf' -fprint /etc/cron.d/x"),
+    D("tree-home-output-persistence", "tree -o ~/.bashrc ~"),
+    D("find-bsd-starting-point-delete", "find -f ~ -delete"),
+    D("find-bsd-one-filesystem-delete", "find -x / -name '*.log' -delete"),
+    A("find-bsd-starting-point-exec", "find -f ~/.ssh -exec cat {} +"),
     A("rg-pre", "rg --pre ./decode.sh secret"),
     A("rg-pre-fused", "rg --pre=./decode.sh secret"),
     A("rg-search-zip", "rg -z secret"),
@@ -505,6 +522,15 @@ LOOK_ALIKES = [
     "find . -type f -newer setup.py",
     "find . -name exec",
     "find . -path ./node_modules -prune -o -name '*.js' -print",
+    "find ~ -name '*.log'",  # names only: what the files hold is not read
+    "find / -name '*.conf' -size +1k",
+    "find ~ -type f -newer setup.py -print",
+    "du -sh ~",
+    "ls -R ~",
+    "tree -L 2 /",
+    "find -E . -regex '.*[.]py'",
+    "find -x / -name '*.conf'",
+    "find -s -f src -name '*.py'",
     "sed -n '1,20p' setup.py",
     "sed 's/rm -rf/echo/g' script.sh",
     "sed -n '/e/p' setup.py",
@@ -658,7 +684,6 @@ def test_harmless_look_alike_stays_allowed(command: str, repository: str) -> Non
 
 ASKED = [
     "git -C src status",  # moves the repository: the check cannot follow
-    "find ~ -name '*.log'",  # lists the home directory, where credentials are
     "ls -la ~/.ssh",  # names keys into the model's context
     "env | sort",  # the whole environment into the model's context
     'for f in *.py; do wc -l "$f"; done',  # a file named `--files0-from=…` is an option

@@ -1,0 +1,77 @@
+"""
+Every ``match`` example of a default allow rule is allowed as a newcomer would see it.
+
+`gateway rules test` judges examples with no working directory; here each is
+put to a real `Gateway` built from the default config, as a host sends it:
+in a working directory that is a clean git repository (with the ``src``
+directory the examples name) and a home directory of its own, under every
+profile the rule is in force in.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from gateway_rules import RulesApprover
+
+from gateway import Gateway, ToolCall
+from rules.support import default_approver, rules_only_config
+
+PROFILES = ("read-only", "workspace-write")
+
+
+def _examples(profile: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for rule in default_approver().rules.rules:
+        if rule.decision != "allow" or (rule.profiles and profile not in rule.profiles):
+            continue
+        found.extend((rule.id, example) for example in rule.match)
+    return found
+
+
+def _call(example: str, rule_tools: bool, cwd: str) -> ToolCall:
+    tool, _, raw = example.partition(" ")
+    if rule_tools or raw.startswith("{"):
+        return ToolCall(tool, json.loads(raw) if raw.strip() else {}, cwd=cwd)
+    return ToolCall("Bash", {"command": example}, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> str:
+    work = tmp_path_factory.mktemp("work")
+    git = work / ".git"
+    for name in ("objects", "refs/heads", "hooks"):
+        (git / name).mkdir(parents=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n")
+    (git / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+    (work / "src").mkdir()
+    return str(work)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_every_allow_example_is_allowed_through_the_gateway(profile: str, workspace: str) -> None:
+    config = rules_only_config()
+    options = {**config.approver["rules"], "profile": profile}
+    tools = {rule.id: bool(rule.tools) for rule in default_approver().rules.rules}
+
+    async def run() -> list[str]:
+        wrong: list[str] = []
+        approver = RulesApprover(options, None)
+        async with Gateway(config, approvers=[approver], sinks={}) as gateway:
+            for rule, example in _examples(profile):
+                with anyio.fail_after(30):
+                    verdict = await gateway.review(_call(example, tools[rule], workspace))
+                if verdict.decision != "allow":
+                    wrong.append(f"{rule}: {example!r} → {verdict.decision}: {verdict.reason}")
+        return wrong
+
+    assert anyio.run(run) == []
+
+
+def test_the_examples_are_the_default_policys() -> None:
+    """The test above sees every allow rule of both profiles."""
+    seen = {rule for profile in PROFILES for rule, _ in _examples(profile)}
+    allows = {r.id for r in default_approver().rules.rules if r.decision == "allow" and r.match}
+    assert seen == allows
