@@ -75,7 +75,6 @@ from gateway_rules._engine import (
     JudgeContext,
     Judgement,
     RuleSet,
-    display_hazards,
 )
 from gateway_rules._examples import ExampleResult, check_examples, example_profiles
 from gateway_rules._judging import Judge, JudgeQuestion, JudgingStatistics
@@ -94,7 +93,6 @@ __all__ = [
     "RulesOptions",
     "check_examples",
     "convert_rules",
-    "display_hazards",
     "load_rules",
     "rules_digest",
 ]
