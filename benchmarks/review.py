@@ -14,6 +14,10 @@ before the verdict is released):
 (c) review of the same call again (the reading and the rules' answer reused);
 (d) (c) without any sink;
 
+and where the rules judged the new calls of (b): inline, when their question
+is small by the rules' budget (with the most CPU time one took on the event
+loop), or in a worker process under the approver's deadline.
+
 as p50/p99 of wall time, and CPU time per review (this process and its
 worker processes together — the machine this runs on may be shared, and CPU
 time is what a review costs wherever it runs). Then reviews per CPU-second
@@ -220,6 +224,7 @@ async def run(limit: int, total: int, *, profile: bool) -> None:
                 f"  reading cache: {stats.plan_cache_misses} misses, {stats.plan_cache_hits} hits; "
                 f"verdicts of new calls: {dict(sorted(misses.items()))}"
             )
+            judging(gateway)
             if profile:
                 profiler.enable()
                 await timed_reviews(gateway, commands * 3, "profile", Counter())
@@ -254,6 +259,20 @@ async def run(limit: int, total: int, *, profile: bool) -> None:
             print()
             print("where the CPU of (c) goes (cProfile, this process):")
             pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
+
+
+def judging(gateway: Gateway) -> None:
+    """Where the rules judged the new calls: inline (small, by their budget) or in a worker."""
+    rules = gateway.services.get("rules")
+    statistics = getattr(rules, "judging_statistics", None)
+    if statistics is None:
+        return
+    judged = statistics()
+    print(
+        f"  rules judging of new calls: {judged.inline} inline (the longest "
+        f"{judged.longest_inline * 1e3:.2f} ms of CPU on the event loop), {judged.in_workers} in workers "
+        f"({judged.failed} without an answer)"
+    )
 
 
 class _Dropped(SpanExporter):

@@ -212,8 +212,9 @@ class GatewaySection(
         plan_timeout: Seconds the reading of one call's text (plans, secrets,
             holes) may take in a worker process before the worker is killed
             and the call is declined.
-        workers: Worker processes that read call texts (started when first
-            needed; each is killed and replaced when it overruns).
+        workers: Worker processes that read call texts and judge large calls
+            (started when first needed; each is killed and replaced when it
+            overruns).
         worker_memory: MiB of memory each worker may add to what it needs at
             start; past it, the reading fails and the call is declined.
         recent_calls: Calls remembered for `Gateway.answer` and outcomes.

@@ -45,7 +45,7 @@ __all__ = [
     "WriteAction",
 ]
 
-PLAN_FORMAT: Final = 3
+PLAN_FORMAT: Final = 4
 """The version of the plan's wire form; `GatewayStarted` carries it, and remembered digests of another format never count."""
 
 PathClass = Literal[

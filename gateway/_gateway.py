@@ -481,6 +481,8 @@ class Gateway(AsyncContextManagerMixin):
                 bus.add_sink(slot, threads.get(slot.name))
             send, receive = anyio.create_memory_object_stream[ChainGenesis | ChainCheckpoint](1024)
             self._witnessed = anyio.Event()
+            self._witness_pending = 0
+            self._witness_drained = anyio.Event()
             if witnesses:
 
                 def attested(record: ChainGenesis | ChainCheckpoint) -> None:
@@ -488,6 +490,7 @@ class Gateway(AsyncContextManagerMixin):
                         anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError
                     ):
                         send.send_nowait(record)
+                        self._witness_pending += 1
 
                 bus.on_attested(attested)
             else:
@@ -533,6 +536,13 @@ class Gateway(AsyncContextManagerMixin):
                 finally:
                     self._open = False
                     with anyio.CancelScope(shield=True):
+                        if witnesses:
+                            # A witness's failure belongs in the chain it failed for, before
+                            # the record that ends it: let them finish what they were handed.
+                            with anyio.move_on_after(self.config.gateway.audit_timeout):
+                                while self._witness_pending and not self._witnessed.is_set():
+                                    self._witness_drained = anyio.Event()
+                                    await self._witness_drained.wait()
                         with anyio.move_on_after(self.config.gateway.audit_timeout):
                             await bus.publish(GatewayStopped(events=bus.statistics().published + 1))
                             bus.checkpoint(final=True)
@@ -563,6 +573,10 @@ class Gateway(AsyncContextManagerMixin):
                 await self._pool.aclose()
 
     _witnessed: anyio.Event
+    _witness_pending: int
+    """Genesis and checkpoint records handed to the witnesses and not yet attested by all."""
+    _witness_drained: anyio.Event
+    """Set when `_witness_pending` falls to zero."""
 
     async def _witness(
         self,
@@ -592,8 +606,12 @@ class Gateway(AsyncContextManagerMixin):
                             self._bus.publish_nowait(
                                 WitnessFailed(witness=name, checkpoint=record.seq, reason=reason)
                             )
+                    self._witness_pending -= 1
+                    if not self._witness_pending:
+                        self._witness_drained.set()
         finally:
             self._witnessed.set()
+            self._witness_drained.set()
 
     @property
     def sinks(self) -> Mapping[str, Sink]:

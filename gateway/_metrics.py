@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import suppress
+from types import MappingProxyType
 from typing import Any, Final, Literal, NamedTuple
 
 from opentelemetry import metrics
@@ -205,6 +206,10 @@ def metric_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+_ATTRIBUTE_SETS: Final = 4096
+"""How many distinct attribute sets `Metrics` keeps built (rule ids and decisions repeat)."""
+
+
 def _attributes(metric: Metric, values: tuple[str | None, ...]) -> dict[str, str]:
     return {name: value or "" for name, value in zip(metric.attributes, values, strict=True)}
 
@@ -219,6 +224,7 @@ class Metrics:
 
     def __init__(self, provider: MeterProvider | None) -> None:
         self._instruments: dict[str, Any] = {}
+        self._built: dict[tuple[str, tuple[str | None, ...]], Mapping[str, str]] = {}
         try:
             source = provider if provider is not None else metrics.get_meter_provider()
             meter = source.get_meter(METER_NAME)
@@ -247,7 +253,12 @@ class Metrics:
         if instrument is None:
             return
         with suppress(Exception):  # metrics never break a review
-            attributes = _attributes(metric, values)
+            key = (metric.name, values)
+            attributes = self._built.get(key)
+            if attributes is None:
+                if len(self._built) >= _ATTRIBUTE_SETS:
+                    self._built.clear()
+                attributes = self._built[key] = MappingProxyType(_attributes(metric, values))
             if metric.instrument == "histogram":
                 instrument.record(amount, attributes)
             else:

@@ -440,6 +440,11 @@ class ProgramPlan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         reason: One sentence when unmeasured, else ``None``.
         statements: The statements in order; empty when unmeasured (never a partial plan).
         digest: ``sha256:<hex>`` over the canonical encoding of the unredacted plan.
+        display_hazard: What in the call's text can make a person see
+            something other than what runs (a carriage return, a
+            bidirectional override, a long run of blanks…), as a clause;
+            ``None`` when nothing. Computed by the planner from the
+            unredacted text, which the digest binds, so the digest covers it.
     """
 
     source: str
@@ -447,6 +452,7 @@ class ProgramPlan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     reason: str | None
     statements: tuple[StatementPlan, ...]
     digest: str
+    display_hazard: str | None
 
 
 # ───────────────────────── fragments ─────────────────────────

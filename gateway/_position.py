@@ -27,6 +27,8 @@ from gateway._plans import (
     ProgramName,
     ProgramPosition,
 )
+from gateway._programs._langargs import Met, OptionScan
+from gateway._programs._rows import Option, ProgramRow
 
 __all__ = [
     "CONTROL_WORDS",
@@ -85,15 +87,21 @@ _LEADING_CONTROL: Final = {
 }
 _ASSIGNMENT_WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _LAUNCHER_ASSIGNMENT: Final = re.compile(r"[^=\s]+=")
-_NEGATIVE_INTEGER: Final = re.compile(r"-[0-9]+")
 
 
 class PositionWord(NamedTuple):
-    """One word as the position reader needs it: as written, its value, and whether it is bare."""
+    """
+    One word as the position reader needs it: as written, its value, and whether it is bare.
+
+    ``one_word``: a word that expands is known to stay exactly one word
+    (every expansion in it is double-quoted); an unquoted ``$U`` may be no
+    word or several, and shift every word after it.
+    """
 
     text: str
     value: str | None
     bare: bool
+    one_word: bool = False
 
 
 class LauncherOption(NamedTuple):
@@ -232,107 +240,120 @@ class _Options(NamedTuple):
     operands: tuple[int, ...] = ()
 
 
+_NEGATIVE: Final = Option(name="-NUM")
+"""``nice -5``: a negative number is the launcher's own argument, not an option."""
+_GRAMMARS: dict[int, tuple[LauncherRow, ProgramRow]] = {}
+
+
+def _grammar(row: LauncherRow) -> ProgramRow:
+    """A launcher's options as the option scanner reads them (exact spellings, no prefixes)."""
+    cached = _GRAMMARS.get(id(row))
+    if cached is not None:
+        return cached[1]
+    options = {
+        spelling: Option(name=spelling, arity=1 if arity else 0)
+        for spelling, arity in row.options.items()
+    }
+    for spelling in row.fused_only:
+        options[spelling] = Option(name=spelling, arity="optional")
+    for spelling in row.command_string:
+        options[spelling] = Option(name=spelling, arity=1)
+    grammar = ProgramRow(
+        options=options,
+        abbreviations=False,
+        double_dash=False,
+        numeric=_NEGATIVE if row.negative_integer_is_own_argument else None,
+    )
+    # Keeping the row with its grammar keeps its id from being reused.
+    _GRAMMARS[id(row)] = (row, grammar)
+    return grammar
+
+
+class _LauncherScan(OptionScan):
+    """A launcher's options, read up to the first operand that is not its own."""
+
+    def __init__(self, words: Sequence[PositionWord], row: LauncherRow, owner: str) -> None:
+        super().__init__(
+            [word.value for word in words],
+            one_word=frozenset(index for index, word in enumerate(words) if word.one_word),
+        )
+        self.launcher = row
+        self.owner = owner
+        self._row = _grammar(row)
+        self.seen: set[str] = set()
+        self.taken: list[LauncherOption] = []
+        self.operands: list[int] = []
+        self.command_string: tuple[str, str | None] | None = None
+        self.refusal: PositionRefusal | None = None
+        self.dynamic = False
+
+    @property
+    def row(self) -> ProgramRow:
+        return self._row
+
+    def met(self, met: Met) -> None:
+        if met.option is _NEGATIVE:
+            return
+        name = met.option.name
+        if name in self.launcher.command_string:
+            self.command_string = (f"{self.owner} {met.written}", met.value)
+            self.halt(met.at + 1)
+            return
+        self.seen.add(name)
+        separated = met.value_at is not None and met.value_at != met.start
+        self.taken.append(LauncherOption(name, met.value, met.value_at if separated else None))
+
+    def operand(self, index: int, value: str | None) -> None:
+        launcher = self.launcher
+        if value == "-":
+            if "-" in launcher.options:
+                self.seen.add(value)
+                self.taken.append(LauncherOption(value, None, None))
+            else:
+                self.refuse(value)
+            return
+        if value is not None and launcher.assignment_operands and _LAUNCHER_ASSIGNMENT.match(value):
+            self.operands.append(index)
+            return
+        self.halt(index)
+
+    def expansion(self, index: int) -> None:
+        self.dynamic = True
+        self.halt(index)
+
+    def value_after(self, option: Option, index: int) -> tuple[int, str | None] | None:
+        found = super().value_after(option, index)
+        if found is None and self.unreadable is not None:
+            # `sudo -u $U rm x`: with `$U` empty, `rm` is the user and `x` runs.
+            self.dynamic = True
+            self.halt(index + 1)
+        return found
+
+    def refuse(self, word: str) -> None:
+        super().refuse(word)
+        self.refusal = refusal_option(self.owner, word)
+
+    def missing(self, option: Option, index: int) -> None:
+        super().refuse(option.name)
+        self.refusal = refusal_option(self.owner, option.name, missing_value=True)
+
+
 def _read_options(
     words: Sequence[PositionWord], start: int, row: LauncherRow, owner: str
 ) -> _Options:
     """Read a launcher's options from ``start``; stop at the first operand."""
-    seen: set[str] = set()
-    taken: list[LauncherOption] = []
-    operands: list[int] = []
-
-    def done(
-        end: int,
-        command_string: tuple[str, str | None] | None = None,
-        refusal: PositionRefusal | None = None,
-        *,
-        dynamic: bool = False,
-    ) -> _Options:
-        return _Options(
-            end, frozenset(seen), command_string, refusal, dynamic, tuple(taken), tuple(operands)
-        )
-
-    def value_of(index: int) -> str | None:
-        return words[index].value if index < len(words) else None
-
-    j = start
-    while j < len(words):
-        word = words[j]
-        value = word.value
-        if value is None:
-            return done(j, dynamic=True)
-        if (
-            row.assignment_operands
-            and _LAUNCHER_ASSIGNMENT.match(value)
-            and not value.startswith("-")
-        ):
-            operands.append(j)
-            j += 1
-            continue
-        if not value.startswith("-") or (value == "-" and "-" not in row.options):
-            if value == "-":
-                return done(j, refusal=refusal_option(owner, value))
-            break
-        if value in row.options:
-            seen.add(value)
-            arity = row.options[value]
-            taken.append(
-                LauncherOption(value, value_of(j + 1) if arity else None, j + 1 if arity else None)
-            )
-            j += 1 + arity
-            if arity == 1 and j > len(words):
-                return done(j, refusal=refusal_option(owner, value, missing_value=True))
-            continue
-        if value in row.command_string:
-            if j + 1 >= len(words):
-                return done(j, refusal=refusal_option(owner, value, missing_value=True))
-            return done(j + 2, (f"{owner} {value}", words[j + 1].value))
-        if row.negative_integer_is_own_argument and _NEGATIVE_INTEGER.fullmatch(value):
-            j += 1
-            continue
-        if value.startswith("--"):
-            name, equals, rest = value.partition("=")
-            if equals and name in row.command_string:
-                return done(j + 1, (f"{owner} {name}", rest))
-            if equals and (row.options.get(name) == 1 or name in row.fused_only):
-                seen.add(name)
-                taken.append(LauncherOption(name, rest, None))
-                j += 1
-                continue
-            return done(j, refusal=refusal_option(owner, value))
-        # A cluster of short options: arity-0 letters, then possibly one that
-        # takes the rest of the word (or the next word) as its value.
-        k = 1
-        consumed_next = False
-        while k < len(value):
-            option = "-" + value[k]
-            rest = value[k + 1 :]
-            if option in row.command_string:
-                if rest:
-                    return done(j + 1, (f"{owner} {option}", rest))
-                if j + 1 >= len(words):
-                    return done(j, refusal=refusal_option(owner, option, missing_value=True))
-                return done(j + 2, (f"{owner} {option}", words[j + 1].value))
-            if option in row.fused_only:
-                seen.add(option)
-                taken.append(LauncherOption(option, rest or None, None))
-                break
-            letter_arity = row.options.get(option)
-            if letter_arity is None:
-                return done(j, refusal=refusal_option(owner, option if k > 1 else value))
-            seen.add(option)
-            if letter_arity == 1:
-                if not rest:
-                    if j + 1 >= len(words):
-                        return done(j, refusal=refusal_option(owner, option, missing_value=True))
-                    consumed_next = True
-                    taken.append(LauncherOption(option, value_of(j + 1), j + 1))
-                else:
-                    taken.append(LauncherOption(option, rest, None))
-                break
-            taken.append(LauncherOption(option, None, None))
-            k += 1
-        j += 2 if consumed_next else 1
-    return done(j)
+    scan = _LauncherScan(words, row, owner)
+    reached = scan.scan(start)
+    end = reached if scan.halted is None else scan.halted
+    return _Options(
+        end,
+        frozenset(scan.seen),
+        scan.command_string,
+        scan.refusal,
+        scan.dynamic,
+        tuple(scan.taken),
+        tuple(scan.operands),
+    )
 
 
 def _permuted_command_string(

@@ -14,6 +14,7 @@ import shlex
 from typing import NamedTuple
 
 import pytest
+from oracle import bash
 
 from gateway import (
     LAUNCHERS,
@@ -912,3 +913,39 @@ def test_measured_sequence_plans_list_literal_steps_and_directories(
     assert plan.status == "measured", plan.reason
     assert plan.reason is None
     assert [(s.argv, s.cwd) for s in plan.steps] == steps
+
+
+# ───────────────────────── a launcher's value that may vanish ─────────────────────────
+
+SHIFTING_VALUES = [
+    "sudo -u $U rm x",
+    "env -u $V ls",
+    "nice -n $N make",
+    "timeout -s $S 5 ls",
+    "env -u ${V:-} ls",
+]
+"""An unquoted expansion as a launcher option's value: empty, it vanishes and the words shift."""
+
+
+@pytest.mark.parametrize("command", SHIFTING_VALUES)
+def test_a_value_that_may_be_no_word_leaves_the_program_unread(command: str) -> None:
+    position = read_program_position(command)
+    assert position.program is None
+    assert position.decline == UNREADABLE
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [('sudo -u "$U" rm x', "rm"), ('env -u "$V" ls', "ls"), ("nice -n ~ make", "make")],
+)
+def test_a_value_that_stays_one_word_is_the_options_value(command: str, program: str) -> None:
+    position = read_program_position(command)
+    assert position.program is not None
+    assert position.program.basename == program
+
+
+def test_bash_drops_an_empty_unquoted_value_so_the_program_becomes_the_value() -> None:
+    """With ``$U`` empty, bash gives ``sudo`` the words ``-u rm x``: ``rm`` is the user, ``x`` runs."""
+    run = bash.run('U=""; sudo -u $U rm x; sudo -u "$U" rm x', programs=("sudo",))
+    assert run.status is not None
+    assert run.logged == (("sudo", "-u", "rm", "x"), ("sudo", "-u", "", "rm", "x"))

@@ -39,6 +39,7 @@ from gateway._plan._builder import (
     position_words,
 )
 from gateway._plan._digests import program_digest
+from gateway._plan._display import display_hazards
 from gateway._plan._paths import PathContext, start_directory
 from gateway._plan._programs import ArgumentReader, read_arguments
 from gateway._plan._scope import Scope
@@ -101,7 +102,12 @@ def _unmeasured(source: str, reason: str, *, redact: bool) -> ProgramPlan:
         redactor = Redactor(source)
         shown, reason = redactor.mask(0, len(source)), redactor.scrub(reason)
     return ProgramPlan(
-        source=shown, status="unmeasured", reason=reason, statements=(), digest=digest
+        source=shown,
+        status="unmeasured",
+        reason=reason,
+        statements=(),
+        digest=digest,
+        display_hazard=display_hazards(source),
     )
 
 
@@ -151,6 +157,7 @@ def plan_source(
             for i, (p, d) in enumerate(zip(planned, digests, strict=True))
         ),
         digest=program_digest(source, "measured", None, digests),
+        display_hazard=display_hazards(source),
     )
     if not run.saw_secret():
         return PlanResult(unredacted, unredacted, tuple(planned), reading, run.reads)
@@ -164,6 +171,7 @@ def plan_source(
             for i, (p, d) in enumerate(zip(masked, digests, strict=True))
         ),
         digest=unredacted.digest,
+        display_hazard=unredacted.display_hazard,
     )
     return PlanResult(unredacted, published, tuple(masked), reading, run.reads)
 

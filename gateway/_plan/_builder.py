@@ -53,6 +53,7 @@ from gateway._plan._programs import (
     launcher_effects,
     program_effects,
     stand_ins,
+    stays_one_word,
     word_shapes,
 )
 from gateway._plan._scope import FunctionFacts, Scope
@@ -151,6 +152,7 @@ def position_words(words: Sequence[Word]) -> list[PositionWord]:
             bare=len(word.parts) == 1
             and isinstance(word.parts[0], Literal)
             and word.parts[0].text == word.text,
+            one_word=word.value is None and stays_one_word(word),
         )
         for word in words
     ]

@@ -18,7 +18,7 @@ name only known at run time.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final, NamedTuple
 
 from gateway._effects import (
@@ -34,6 +34,8 @@ from gateway._plan._numbers import NUMBER
 from gateway._plan._paths import HOME, expand_parts, expand_tildes, join
 from gateway._plan._scope import Values
 from gateway._plan._variables import arithmetic_binds
+from gateway._programs._langargs import Lookup, Met, OptionScan
+from gateway._programs._rows import Option, ProgramRow
 from gateway._shell._tree import DoubleQuoted, Literal, Part, SingleQuoted, Tilde, Word
 
 __all__ = [
@@ -211,37 +213,82 @@ def may_be_option(word: Word, *, plus: bool = False) -> bool:
     return True  # pragma: no cover - a word of empty literals has a value
 
 
+class _AnyLetter(Mapping[str, Option]):
+    """
+    bash's getopt for a builtin: every ``-X`` is an option; ``with_value`` letters take a value.
+
+    A letter the builtin does not have makes bash refuse the command, which
+    then binds nothing: reading it as a switch only states more.
+    """
+
+    def __init__(self, with_value: str) -> None:
+        self.with_value = with_value
+
+    def __getitem__(self, spelling: str) -> Option:
+        if len(spelling) != 2 or spelling[0] != "-":
+            raise KeyError(spelling)
+        return Option(name=spelling, arity=1 if spelling[1] in self.with_value else 0)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+_ROWS: Final = {plus: ProgramRow(abbreviations=False, plus_clusters=plus) for plus in (False, True)}
+"""A builtin's grammar: clusters, no long options, ``+`` clusters where it reads them."""
+
+
+class _Getopt(OptionScan):
+    """A builtin's arguments read with the option scanner, as bash's own getopt reads them."""
+
+    def __init__(self, args: Sequence[Word], with_value: str, *, plus: bool) -> None:
+        super().__init__(
+            [word.value for word in args],
+            # bash takes the next word as the value whatever it is: one word.
+            one_word=frozenset(range(len(args))),
+            no_dash=frozenset(
+                index
+                for index, word in enumerate(args)
+                if word.value is None and not may_be_option(word, plus=plus)
+            ),
+        )
+        self.args = args
+        self._row = _ROWS[plus]
+        self._letters = Lookup(_AnyLetter(with_value), (), abbreviations=False)
+        self.options: list[tuple[str, str | None, Word | None]] = []
+        self.first_operand = len(args)
+        self.dynamic = False
+
+    @property
+    def row(self) -> ProgramRow:
+        return self._row
+
+    def lookup(self) -> Lookup:
+        return self._letters
+
+    def met(self, met: Met) -> None:
+        separated = met.value_at is not None and met.value_at != met.start
+        word = self.args[met.value_at] if separated and met.value_at is not None else None
+        self.options.append((met.written, met.value, word))
+
+    def missing(self, option: Option, index: int) -> None:
+        self.options.append((option.name, None, None))
+
+    def operand(self, index: int, value: str | None) -> None:
+        self.first_operand = index
+        self.halt(index)
+
+    def expansion(self, index: int) -> None:
+        self.dynamic = True
+        self.operand(index, None)
+
+
 def _getopt(args: Sequence[Word], with_value: str = "", *, plus: bool = False) -> _Options:
-    options: list[tuple[str, str | None, Word | None]] = []
-    index = 0
-    dynamic = False
-    while index < len(args):
-        value = args[index].value
-        if value is None:
-            dynamic = may_be_option(args[index], plus=plus)
-            break
-        if value == "--":
-            index += 1
-            break
-        if len(value) < 2 or value[0] not in ("-+" if plus else "-"):
-            break
-        sign = value[0]
-        position = 1
-        while position < len(value):
-            letter = value[position]
-            if letter in with_value:
-                rest = value[position + 1 :]
-                if rest:
-                    options.append((sign + letter, rest, None))
-                else:
-                    index += 1
-                    word = args[index] if index < len(args) else None
-                    options.append((sign + letter, None if word is None else word.value, word))
-                break
-            options.append((sign + letter, None, None))
-            position += 1
-        index += 1
-    return _Options(options, list(args[index:]), dynamic)
+    scan = _Getopt(args, with_value, plus=plus)
+    scan.scan()
+    return _Options(scan.options, list(args[scan.first_operand :]), scan.dynamic)
 
 
 def _flags(options: _Options) -> set[str]:
@@ -474,31 +521,23 @@ def _mapfile(name: str, args: Sequence[Word], sink: EffectSink) -> None:
 
 
 def _printf(name: str, args: Sequence[Word], sink: EffectSink) -> None:
-    index = 0
-    while index < len(args):
-        word = args[index]
-        value = word.value
-        if value is None:
-            # `printf -v"$n" …` (fused, the name expands), or an argument that
-            # expands where an option may stand: it may spell `-v NAME`.
-            fused = word.text.startswith("-v")
-            sink.numbers.value(None, word if fused else None, "printf -v")
-            sink.bind(None, "printf", "unknown")
-            return
-        if value == "--" or not value.startswith("-v"):
-            return
-        target: str | None = value[2:]
-        target_word: Word | None = None
-        if not target:
-            index += 1
-            target_word = args[index] if index < len(args) else None
-            target = None if target_word is None else target_word.value
+    options = _getopt(args, "v")
+    if options.dynamic:
+        # `printf -v"$n" …` (fused, the name expands), or an argument that
+        # expands where an option may stand: it may spell `-v NAME`.
+        word = options.operands[0]
+        fused = word.text.startswith("-v")
+        sink.numbers.value(None, word if fused else None, "printf -v")
+        sink.bind(None, "printf", "unknown")
+        return
+    for option, target, target_word in options.options:
+        if option != "-v":
+            continue
         if target is None:
             sink.numbers.value(None, target_word, "printf -v")
             sink.bind(None, "printf", "unknown")
         else:
             _bind_through(sink, _name_site(sink, target, "printf -v"), "printf", "unknown", None)
-        return
 
 
 def _unset(name: str, args: Sequence[Word], sink: EffectSink) -> None:
@@ -533,20 +572,21 @@ def _set(name: str, args: Sequence[Word], sink: EffectSink) -> None:
             sink.bind("@", "set", origin, apply=False)
             return
         state = "on" if value[0] == "-" else "off"
+        following = index + 1  # each `o` of the cluster takes the next unread word
         for letter in value[1:]:
             if letter != "o":
                 sink.bind(
                     _SET_LETTERS.get(letter, letter), "set", "literal", text=state, apply=False
                 )
                 continue
-            index += 1
-            if index >= len(args):
-                return  # `set -o` alone prints the options
-            option = args[index].value
+            option = args[following].value if following < len(args) else ""
+            if option is not None and option[:1] in ("", "-", "+"):
+                continue  # `set -o`, `set -o -x`: lists the options; `-x` is read next
+            following += 1
             sink.bind(
                 option, "set", "unknown" if option is None else "literal", text=state, apply=False
             )
-        index += 1
+        index = following
 
 
 def _shopt(name: str, args: Sequence[Word], sink: EffectSink) -> None:

@@ -49,6 +49,7 @@ __all__ = [
     "program_effects",
     "read_arguments",
     "stand_ins",
+    "stays_one_word",
     "word_shapes",
 ]
 
@@ -114,7 +115,7 @@ def word_shapes(words: Sequence[Word], sink: EffectSink) -> tuple[frozenset[int]
         if word.value is not None:
             continue
         values = sink.values(word)
-        if values is not None or _one_word(word):
+        if values is not None or stays_one_word(word):
             one_word.add(index)
         if not may_be_option(word) or (
             values is not None and not any(v.startswith("-") for v in values)
@@ -123,7 +124,8 @@ def word_shapes(words: Sequence[Word], sink: EffectSink) -> tuple[frozenset[int]
     return frozenset(one_word), frozenset(no_dash)
 
 
-def _one_word(word: Word) -> bool:
+def stays_one_word(word: Word) -> bool:
+    """Every expansion in ``word`` is double-quoted (and none is ``"$@"``), or a leading ``~``: one word."""
     for index, part in enumerate(word.parts):
         if isinstance(part, Tilde) and index == 0:
             continue

@@ -19,8 +19,7 @@ from typing import Final
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactKind
 from gateway._programs._awk_program import Dialect, Unreadable, program_facts
-from gateway._programs._langargs import Item, Scanner, table
-from gateway._programs._read import _lookup, long_option
+from gateway._programs._langargs import Item, Scanner, long_option, option_lookup, table
 
 __all__ = ["read_awk"]
 
@@ -79,7 +78,7 @@ _TABLES: Final = {
     "mawk": table(*_POSIX, "-W =", abbreviate=False),
     "bwk": table(*_POSIX, *_BWK, abbreviate=False),
 }
-_GAWK_LONG: Final = _lookup([_TABLES["gawk"].row])
+_GAWK_LONG: Final = option_lookup([_TABLES["gawk"].row])
 """gawk's long options, for ``-W NAME`` (gawk reads ``-W name`` as ``--name``)."""
 
 _MAWK_W: Final = (

@@ -1,12 +1,12 @@
 """
 The table reader: argv, read with a `ProgramRow`, becomes an `ArgumentReading`.
 
-One pass over the words, as the program's own option parser would make it:
-clusters, fused values, ``--long=value``, unique prefixes, ``--``, dashless
-clusters, ``-NUM`` and ``+WORD`` words, subcommands; then one pass that gives
-each operand its role (read, written, run…) from its position and the modes
-the options select. Pure and linear: a word is looked at a bounded number of
-times, and a long option is found by bisection.
+One pass over the words with the option scanner (`gateway._programs._langargs`),
+as the program's own option parser would make it, the row being its grammar;
+this module keeps what the options and operands mean (subcommands, modes,
+facts). Then one pass gives each operand its role (read, written, run…) from
+its position and the modes the options select. Pure and linear: a word is
+looked at a bounded number of times, and a long option is found by bisection.
 
 An expanding word (``None``) is never guessed. Where an option could stand it
 makes the reading unreadable, unless the caller knows it cannot begin with a
@@ -16,7 +16,6 @@ could shift gets every role it could have.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Mapping, Sequence, Set
 from typing import Final, NamedTuple
@@ -24,64 +23,15 @@ from typing import Final, NamedTuple
 import msgspec
 
 from gateway._programs import ArgumentFact, ArgumentReading
+from gateway._programs._langargs import Lookup, Met, OptionScan, argument, option_lookup
 from gateway._programs._rows import Effect, Implicit, Mode, Operands, Option, ProgramRow, Role
 from gateway._programs._socat import socat_address_effects
 from gateway._programs._ssh import ssh_option_effect
 
 __all__ = ["read_row"]
 
-_NUMERIC: Final = re.compile(r"-[0-9]+")
-_DIGITS: Final = re.compile(r"x[0-9A-Fa-f]+|[0-9]+")
 _PAGER_MOVE: Final = re.compile(r"[0-9]*[gGp%]?|[/?][^\x00-\x1f]*")
 _FOLLOWS: Final = Effect(kind="lifetime", action="unbounded")
-
-
-class _Lookup(NamedTuple):
-    """The options a reader accepts at one point, with the long spellings sorted for prefixes."""
-
-    options: Mapping[str, Option]
-    longs: tuple[str, ...]
-    abbreviations: bool
-
-
-_LOOKUPS: dict[tuple[int, ...], tuple[tuple[ProgramRow, ...], _Lookup]] = {}
-_LOOKUPS_HELD: Final = 4096
-"""How many chains of rows the lookup cache holds (the tables have a few hundred)."""
-
-
-def _lookup(rows: Sequence[ProgramRow]) -> _Lookup:
-    """The accepted options of a chain of rows (a subcommand and the parents it inherits)."""
-    key = tuple(id(row) for row in rows)
-    cached = _LOOKUPS.get(key)
-    if cached is not None:
-        return cached[1]
-    options: dict[str, Option] = {}
-    for row in reversed(rows):
-        options.update(row.options)
-    longs = tuple(sorted(spelling for spelling in options if spelling.startswith("--")))
-    lookup = _Lookup(options, longs, all(row.abbreviations for row in rows))
-    if len(_LOOKUPS) >= _LOOKUPS_HELD:
-        _LOOKUPS.clear()
-    # Keeping the rows with their lookup keeps their ids from being reused.
-    _LOOKUPS[key] = (tuple(rows), lookup)
-    return lookup
-
-
-def long_option(lookup: _Lookup, name: str) -> Option | None:
-    """A long option by exact spelling, else by a prefix that names one option only."""
-    exact = lookup.options.get(name)
-    if exact is not None or not lookup.abbreviations:
-        return exact
-    start = bisect.bisect_left(lookup.longs, name)
-    found: Option | None = None
-    for spelling in lookup.longs[start:]:
-        if not spelling.startswith(name):
-            break
-        option = lookup.options[spelling]
-        if found is not None and (option.name != found.name or option.arity != found.arity):
-            return None  # ambiguous: the program refuses it, and so does the table
-        found = option
-    return found
 
 
 class _Operand(NamedTuple):
@@ -147,12 +97,8 @@ def _option_target(effect: Effect, value: str | None, *, given: bool) -> str | o
             return rest if equals else _NO_FACT
 
 
-def _argument(index: int) -> str:
-    return f"argument {index + 1}"
-
-
-class _Scan:
-    """The state of one reading, and the steps that change it; `read_row` drives it."""
+class _Scan(OptionScan):
+    """The state of one reading, and what its options and operands say; `read_row` drives it."""
 
     def __init__(
         self,
@@ -162,22 +108,15 @@ class _Scan:
         one_word: Set[int],
         no_dash: Set[int],
     ) -> None:
+        super().__init__(argv, one_word=one_word, no_dash=no_dash)
         self.program = program
-        self.argv = argv
-        self.one_word = one_word
-        self.no_dash = no_dash
         self.rows: list[ProgramRow] = [row]
         self.subcommand: list[str] = []
         self.options: list[str] = []
         self.named: set[str] = set(row.implied)
         self.facts: list[tuple[int, ArgumentFact]] = []
         self.operands: list[_Operand] = []
-        self.ended = False
-        self.soft_end = False
-        self.arguments_from: int | None = None
         self.ended_by_option = False
-        self.undeclared: str | None = None
-        self.unreadable: str | None = None
 
     # ── where the reading is ──
 
@@ -185,21 +124,22 @@ class _Scan:
     def row(self) -> ProgramRow:
         return self.rows[-1]
 
-    @property
-    def stopped(self) -> bool:
-        return (
-            self.undeclared is not None
-            or self.unreadable is not None
-            or self.arguments_from is not None
-        )
-
-    def lookup(self) -> _Lookup:
+    def lookup(self) -> Lookup:
         chain: list[ProgramRow] = [self.rows[-1]]
         for parent in reversed(self.rows[:-1]):
             if not chain[-1].inherit:
                 break
             chain.append(parent)
-        return _lookup(chain)
+        return option_lookup(chain)
+
+    def dashless_first(self, index: int) -> bool:
+        return index == 0 and not self.subcommand
+
+    def expansion(self, index: int) -> None:
+        if _inert(self.row):
+            self.operand(index, None)
+        else:
+            super().expansion(index)
 
     def present(self) -> frozenset[str]:
         """The options given so far and those the rows imply (kept as the words are read)."""
@@ -216,12 +156,6 @@ class _Scan:
         return mode.operands, mode.facts
 
     # ── what the reading says ──
-
-    def refuse(self, word: str) -> None:
-        self.undeclared = word
-
-    def cannot(self, clause: str) -> None:
-        self.unreadable = clause
 
     def fact(
         self,
@@ -267,8 +201,11 @@ class _Scan:
         for extra in option.also:
             self.fact(index, extra, name, extra.value)
         if option.ends_options:
-            self.arguments_from = index + 1
+            self.halt(index + 1)
             self.ended_by_option = True
+
+    def met(self, met: Met) -> None:
+        self.option(met.option, met.at, met.value, given=met.given, plus=met.plus)
 
     def _value_facts(self, effect: Effect, index: int, name: str, value: str) -> None:
         """Facts a value gives beyond its target: ``env:VAR`` reads VAR; ``HOST:FILE`` connects."""
@@ -300,163 +237,13 @@ class _Scan:
         if effect is not None:
             self.fact(index, effect, f"{option.name} {key}", target)
 
-    # ── the words ──
-
-    def value_after(self, option: Option, index: int) -> tuple[int, str | None] | None:
-        """The separated value of an arity-1 option at ``index``: (its index, its value)."""
-        if index + 1 >= len(self.argv):
-            self.cannot(f"`{option.name}` is missing the value it takes")
-            return None
-        value = self.argv[index + 1]
-        if value is None and index + 1 not in self.one_word:
-            self.cannot(
-                f"the value of `{option.name}` ({_argument(index + 1)}) is an expansion "
-                "that may be no word or several"
-            )
-            return None
-        return index + 1, value
-
-    def optional_next(self, option: Option, index: int, *, plus: bool = False) -> int:
-        """An ``optional_next`` option at ``index``: take the next word unless it looks like an option."""
-        if index + 1 >= len(self.argv):
-            self.option(option, index, None, given=False, plus=plus)
-            return index + 1
-        value = self.argv[index + 1]
-        if value is None:
-            self.cannot(
-                f"`{option.name}` takes the next word as its value unless it is an option, "
-                f"and {_argument(index + 1)} is an expansion"
-            )
-            return index + 1
-        if value.startswith(("-", "+")):
-            self.option(option, index, None, given=False, plus=plus)
-            return index + 1
-        self.option(option, index + 1, value, given=True, plus=plus)
-        return index + 2
-
-    def cluster(
-        self,
-        word: str,
-        index: int,
-        options: Mapping[str, Option],
-        *,
-        start: int,
-        values_follow: bool,
-        prefix: str = "-",
-        plus: bool = False,
-    ) -> int:
-        """
-        Read a cluster of short options in ``word[start:]``; return the next word's index.
-
-        With ``values_follow`` the cluster is old-style (``tar xzf ARCHIVE``):
-        every letter that takes a value takes the next unread word, in order,
-        and no letter takes the rest of the cluster. Otherwise the first letter
-        that takes a value takes the rest of the word, or the next word.
-        """
-        taken = index + 1
-        k = start
-        longest = 3 if self.row.multichar_short else 1
-        while k < len(word):
-            width = next(
-                (n for n in range(longest, 1, -1) if prefix + word[k : k + n] in options), 1
-            )
-            spelling = prefix + word[k : k + width]
-            option = options.get(spelling)
-            if option is None:
-                self.refuse(word[k] if start == 0 else spelling if k > start else word)
-                return taken
-            rest = word[k + width :]
-            if option.arity == "digits":
-                digits = _DIGITS.match(rest)
-                length = digits.end() if digits else 0
-                self.option(option, index, rest[:length] or None, given=bool(length), plus=plus)
-                k += width + length
-                continue
-            if option.arity == "fused" and (values_follow or not rest):
-                self.refuse(spelling)
-                return taken
-            if option.arity == 0 or (
-                option.arity in ("optional", "optional_next") and values_follow
-            ):
-                self.option(option, index, None, given=False, plus=plus)
-                k += width
-                continue
-            if not values_follow:
-                if option.arity == "optional_next" and not rest:
-                    return self.optional_next(option, index, plus=plus)
-                if option.arity in ("optional", "fused", "optional_next") or rest:
-                    self.option(option, index, rest or None, given=bool(rest), plus=plus)
-                    return taken
-            found = self.value_after(option, taken - 1)
-            if found is None:
-                return taken
-            value_index, value = found
-            self.option(option, value_index, value, given=True, plus=plus)
-            taken = value_index + 1
-            if not values_follow:
-                return taken
-            k += width
-        return taken
-
-    def long(self, word: str, index: int, lookup: _Lookup) -> int:
-        name, equals, fused = word.partition("=")
-        option = long_option(lookup, name)
-        if (
-            option is None
-            or (equals and option.arity == 0)
-            or (not equals and option.arity == "fused")
-        ):
-            self.refuse(name)
-            return index + 1
-        if equals:
-            self.option(option, index, fused, given=True)
-            return index + 1
-        if option.arity == "optional_next":
-            return self.optional_next(option, index)
-        if option.arity == 1:
-            found = self.value_after(option, index)
-            if found is not None:
-                self.option(option, found[0], found[1], given=True)
-                return found[0] + 1
-            return index + 1
-        self.option(option, index, None, given=False)
-        return index + 1
-
-    def whole_word(self, word: str, index: int, lookup: _Lookup) -> int:
-        """An option that is one whole word (``-name``), its value in the next word or after ``=``."""
-        option = lookup.options.get(word)
-        if option is not None and option.arity != "fused":
-            if option.arity == 1:
-                found = self.value_after(option, index)
-                if found is not None:
-                    self.option(option, found[0], found[1], given=True)
-                    return found[0] + 1
-                return index + 1
-            if option.arity == "optional_next":
-                return self.optional_next(option, index)
-            self.option(option, index, None, given=False)
-            return index + 1
-        name, equals, fused = word.partition("=")
-        option = lookup.options.get(name) if equals and self.row.fused_equals else None
-        if option is None and self.row.fused_prefix:
-            for width in range(len(word) - 1, 1, -1):
-                candidate = lookup.options.get(word[:width])
-                if candidate is not None and candidate.arity in ("fused", "optional"):
-                    self.option(candidate, index, word[width:], given=True)
-                    return index + 1
-        if option is None or option.arity == 0:
-            self.refuse(name)
-            return index + 1
-        self.option(option, index, fused, given=True)
-        return index + 1
-
     def operand(self, index: int, value: str | None) -> None:
         """An operand at ``index``: a subcommand, the start of arguments, or an operand."""
         several = value is None and index not in self.one_word
         row = self.row
         if row.subcommands is not None:
             if value is None:
-                self.cannot(f"the subcommand ({_argument(index)}) is an expansion")
+                self.cannot(f"the subcommand ({argument(index)}) is an expansion")
                 return
             sub = row.subcommands.get(value)
             if sub is None:
@@ -472,96 +259,12 @@ class _Scan:
         if not any(operand.several for operand in self.operands[:-1]):
             layout, _ = self.layout()
             if position < len(layout.head) and layout.head[position].arguments:
-                self.arguments_from = index + 1
+                self.halt(index + 1)
                 return
         end_after = row.options_end_after
         if end_after is not None and len(self.operands) >= end_after and not self.ended:
             self.ended = True
             self.soft_end = any(operand.several for operand in self.operands)
-
-
-def _plus_word(scan: _Scan, word: str, index: int, lookup: _Lookup) -> int | None:
-    """Read a ``+WORD`` the row gives a meaning; ``None`` when it is an operand."""
-    row = scan.row
-    if row.plus_clusters:
-        return scan.cluster(word, index, lookup.options, start=1, values_follow=False, plus=True)
-    if word[:2] in lookup.options:
-        return scan.cluster(word, index, lookup.options, start=1, values_follow=False, prefix="+")
-    if row.plus is not None:
-        scan.option(row.plus, index, word[1:], given=True)
-        return index + 1
-    if row.plus_undeclared:
-        scan.refuse(word)
-        return index + 1
-    return None
-
-
-def _scan_words(scan: _Scan) -> None:
-    argv = scan.argv
-    i = 0
-    while i < len(argv) and not scan.stopped:
-        word = argv[i]
-        row = scan.row
-        if word is None:
-            if scan.ended or i in scan.no_dash or _inert(row):
-                scan.operand(i, None)
-            else:
-                scan.cannot(f"{_argument(i)} is an expansion where an option could stand")
-            i += 1
-            continue
-        if scan.ended:
-            if scan.soft_end and word.startswith(("-", "+")) and word != "-":
-                scan.cannot(
-                    f"an expansion before `{word}` may be no word, so `{word}` may be an option"
-                )
-                return
-            scan.operand(i, word)
-            i += 1
-            continue
-        if word == "--" and row.double_dash:
-            scan.ended = True
-            i += 1
-            continue
-        lookup = scan.lookup()
-        if row.operand_words is not None and re.fullmatch(row.operand_words, word):
-            scan.operand(i, word)
-            i += 1
-            continue
-        if row.response_files and word.startswith("@") and len(word) > 1:
-            scan.refuse(word)
-            return
-        if word and not word.startswith(("-", "+")):
-            if row.dashless == "first" and i == 0 and not scan.subcommand:
-                letters = row.dashless_options or lookup.options
-                i = scan.cluster(word, i, letters, start=0, values_follow=True)
-                continue
-            if row.dashless == "every":
-                letters = row.dashless_options or lookup.options
-                i = scan.cluster(word, i, letters, start=0, values_follow=False)
-                continue
-        if word.startswith("+") and len(word) > 1:
-            taken = _plus_word(scan, word, i, lookup)
-            if taken is not None:
-                i = taken
-                continue
-        if len(word) < 2 or not word.startswith("-"):
-            scan.operand(i, word)
-            i += 1
-            continue
-        if row.numeric is not None and _NUMERIC.fullmatch(word):
-            scan.option(row.numeric, i, word[1:], given=True)
-            i += 1
-            continue
-        if row.unknown_is_operand and not _declared(row, lookup, word):
-            scan.operand(i, word)
-            i += 1
-            continue
-        if row.style == "words":
-            i = scan.whole_word(word, i, lookup)
-        elif word.startswith("--"):
-            i = scan.long(word, i, lookup)
-        else:
-            i = scan.cluster(word, i, lookup.options, start=1, values_follow=False)
 
 
 def _inert(row: ProgramRow) -> bool:
@@ -585,15 +288,6 @@ def _inert(row: ProgramRow) -> bool:
             for option in row.options.values()
         )
     )
-
-
-def _declared(row: ProgramRow, lookup: _Lookup, word: str) -> bool:
-    """The word is an option the row reads (for rows where anything else is an operand)."""
-    if row.style == "words":
-        return word in lookup.options
-    if word.startswith("--"):
-        return long_option(lookup, word.partition("=")[0]) is not None
-    return all("-" + letter in lookup.options for letter in word[1:])
 
 
 # ───────────────────────── operand roles ─────────────────────────
@@ -753,7 +447,7 @@ def _address_facts(scan: _Scan, operand: _Operand, effect: Effect, *, recursive:
     value = operand.value
     if effect.form == "socat_address":
         if value is None:
-            scan.cannot(f"{_argument(operand.at)} is an expansion where a socat address stands")
+            scan.cannot(f"{argument(operand.at)} is an expansion where a socat address stands")
             return False
         found = socat_address_effects(value)
         if found is None:
@@ -794,9 +488,7 @@ def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bo
 def _key_facts(scan: _Scan, keys: Mapping[str, Role], *, recursive: bool) -> None:
     for operand in scan.operands:
         if operand.value is None:
-            scan.cannot(
-                f"{_argument(operand.at)} is an expansion where a NAME=VALUE operand stands"
-            )
+            scan.cannot(f"{argument(operand.at)} is an expansion where a NAME=VALUE operand stands")
             return
         key, equals, value = operand.value.partition("=")
         role = keys.get(key) if equals else None
@@ -859,7 +551,7 @@ def read_row(
         The reading; `ArgumentReading.undeclared` / ``unreadable`` say where it stopped.
     """
     scan = _Scan(program, row, argv, one_word, no_dash)
-    _scan_words(scan)
+    scan.scan()
     complete = scan.undeclared is None and scan.unreadable is None
     if complete:
         _mode_option_effects(scan)

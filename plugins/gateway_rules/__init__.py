@@ -33,6 +33,8 @@ Options (``[approver.rules]`` in the gateway config)::
 Judging is pure computation over the plan's effects; the only thing read
 from outside is the configuration of the git repository a git command would
 use (`gateway.inspect_repository`), read in a worker thread before judging.
+A large call is judged in one of the gateway's worker processes, under the
+approver's deadline (`gateway_rules._judging`).
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ from typing import Any, Final, Literal
 import msgspec
 
 from gateway import (
-    Abstain,
     Allow,
     Answer,
     ApproverContext,
@@ -74,15 +75,16 @@ from gateway_rules._engine import (
     JudgeContext,
     Judgement,
     RuleSet,
-    display_hazards,
 )
 from gateway_rules._examples import ExampleResult, check_examples, example_profiles
+from gateway_rules._judging import Judge, JudgeQuestion, JudgingStatistics
 from gateway_rules._match import CommandView
 from gateway_rules._schema import PROFILES, Rule, RulesOptions, validate_rule
 
 __all__ = [
     "PROFILES",
     "ExampleResult",
+    "JudgingStatistics",
     "RememberedApproval",
     "Rule",
     "RuleError",
@@ -91,13 +93,14 @@ __all__ = [
     "RulesOptions",
     "check_examples",
     "convert_rules",
-    "display_hazards",
     "load_rules",
     "rules_digest",
 ]
 
 Scope = Literal["digest", "session", "prefix"]
 _DEFAULT_SOURCE: Final = "the default policy"
+_WORKER_GRACE: Final = 1.0
+"""Seconds past the approver's deadline a worker judging a call is given, where no chain cuts it first."""
 
 
 class RuleError(GatewayError, ValueError):
@@ -280,14 +283,19 @@ class RulesApprover:
         options: The ``[approver.rules]`` table.
         context: The gateway's context; the approver registers itself in
             ``context.services["rules"]`` so the approval service can offer
-            and save remembered approvals, and reads the ``[paths]`` table
-            (the workspace roots, the home directory) from its config.
+            and save remembered approvals, reads the ``[paths]`` table
+            (the workspace roots, the home directory) from its config, and
+            judges large calls in its pool of workers (``context.bounded``).
 
     Attributes:
         policy_version: Which rule set decides now: ``local:`` and the
             digest of the rules, or what `replace_policy` was given (the
             managed version a fleet shares). Every verdict names it.
         profile: The profile in force (``[approver.rules] profile``).
+        shares_loop: ``True`` when it judges large calls in the gateway's
+            workers (it then awaits them on the gateway's loop, and judges
+            only small calls there); without a pool it runs on a loop of its
+            own, as a plugin that may block does.
 
     Raises:
         RuleError: The rules are invalid or their examples fail.
@@ -315,6 +323,15 @@ class RulesApprover:
         self._memory_path = Path(self.options.memory).expanduser() if self.options.memory else None
         self._changes = 0
         self._remembered: list[RememberedApproval] = self._load_memory()
+        pool = context.bounded if context is not None else None
+        self.shares_loop = pool is not None
+        # The chain cuts judging at the approver's deadline; the worker's own
+        # bound, a little later, holds where no chain does.
+        self._judge = Judge(
+            pool,
+            (context.config.gateway.approver_timeout if context is not None else 0.0)
+            + _WORKER_GRACE,
+        )
         if context is not None:
             context.services["rules"] = self
 
@@ -383,6 +400,17 @@ class RulesApprover:
         inspection of every repository the plan's git commands would use
         (read in a worker thread).
         """
+        question = await self._question(request)
+        return JudgeContext(
+            cwd=request.call.cwd,
+            roots=question.roots,
+            remembered=question.remembered,
+            repository=repository_check(question.inspections),
+            profile=self.rules.profile,
+        )
+
+    async def _question(self, request: ReviewRequest) -> JudgeQuestion:
+        """`context_for` as data a worker can be sent, with whether a person approved the digest."""
         absolute, roots = workspace_roots(self._paths, request.call.cwd, self._home)
         directories = git_directories(self._plans(request))
         inspections = (
@@ -401,16 +429,6 @@ class RulesApprover:
             for index, item in enumerate(self.remembered)
             if item.scope == "prefix"
         )
-        return JudgeContext(
-            cwd=request.call.cwd,
-            roots=roots,
-            remembered=remembered,
-            repository=repository_check(inspections),
-            profile=self.rules.profile,
-        )
-
-    async def review(self, request: ReviewRequest) -> Answer:
-        """Judge a request by the rules (pure computation, after the repository inspections)."""
         digest_allowed = any(
             item.digest == request.digest
             and item.plan_format == PLAN_FORMAT
@@ -424,12 +442,28 @@ class RulesApprover:
             )
             for item in self.remembered
         )
-        context = await self.context_for(request)
-        try:
-            answer, _ = self.rules.evaluate(request, context, digest_allowed=digest_allowed)
-        except RecursionError:
-            return Abstain(reason="The plan nests too deeply for the rules to judge it.")
-        return answer
+        return JudgeQuestion(
+            request=request,
+            roots=roots,
+            remembered=remembered,
+            inspections=inspections,
+            digest_allowed=digest_allowed,
+        )
+
+    async def review(self, request: ReviewRequest) -> Answer:
+        """
+        Judge a request by the rules (pure computation, after the repository inspections).
+
+        A small request is judged here; a large one (`gateway_rules._judging`)
+        in one of the gateway's workers, which the approver's deadline stops.
+        Judging that fails there (the worker ran out of memory or died)
+        declines, with one sentence.
+        """
+        return await self._judge.answer(self.rules, await self._question(request))
+
+    def judging_statistics(self) -> JudgingStatistics:
+        """How many questions were judged inline and in workers, and the longest inline judging."""
+        return self._judge.statistics()
 
     def judge(self, plan: ProgramPlan, *, cwd: str | None = None) -> list[Judgement]:
         """Every command's judgement, for tools and tests (``gateway rules explain``); git as in a clean repository."""

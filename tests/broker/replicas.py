@@ -27,14 +27,20 @@ WAIT = 60.0
 
 
 def fleet_config(
-    tmp_path: Path, prefix: str, *, approvers: str = '["human"]', extra: str = ""
+    tmp_path: Path,
+    prefix: str,
+    *,
+    approvers: str = '["human"]',
+    extra: str = "",
+    gateway_keys: str = "",
 ) -> Path:
-    """A config file for replicas of one fleet."""
+    """A config file for replicas of one fleet; ``gateway_keys`` holds more ``[gateway]`` keys (TOML lines)."""
     path = tmp_path / "fleet.toml"
     path.write_text(
         f"""
 [gateway]
 approvers = {approvers}
+{gateway_keys}
 
 [serve]
 human-timeout = 120

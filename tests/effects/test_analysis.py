@@ -192,7 +192,7 @@ async def test_the_request_the_started_event_and_plan_ready_carry_the_effects() 
         await gateway.review(ToolCall("Write", {"file_path": f"{HOME}/.bashrc"}, cwd=CWD))
         await gateway.review(ToolCall("mcp__thing__do", {"x": 1}))
     started = next(e for e in sink.events if isinstance(e, GatewayStarted))
-    assert started.plan_format == PLAN_FORMAT == 3
+    assert started.plan_format == PLAN_FORMAT == 4
     shell, write, unmapped = (r.effects for r in recorder.requests)
     assert [e.path.classes for e in shell if isinstance(e, Write)] == [("home", "persistence")]
     assert [(e.path.value, e.path.classes) for e in write if isinstance(e, Write)] == [

@@ -113,6 +113,14 @@ ROWS = [
         "printf-v-fused", "printf -vout %s hi", [("out", "printf", "unknown")], 'echo "$out"', "hi"
     ),
     Row(
+        # bash binds the last `-v`; the plan states every one it may bind.
+        "printf-v-twice",
+        "printf -v x -v y %s hi",
+        [("x", "printf", "unknown"), ("y", "printf", "unknown")],
+        'echo "$y"',
+        "hi",
+    ),
+    Row(
         "printf-v-fused-expanding",
         'n=out; printf -v"$n" %s hi',
         [("n", "assignment", "literal"), (None, "printf", "unknown")],
@@ -155,6 +163,30 @@ ROWS = [
         [("allexport", "set", "literal")],
         "shopt -po allexport",
         "set -o allexport",
+    ),
+    Row(
+        # `-o` before a word that looks like an option lists the options, and
+        # bash reads that word as options: xtrace is on, no option "-x" is set.
+        "set-o-then-an-option",
+        "set -o -x >/dev/null",
+        [("xtrace", "set", "literal")],
+        ON % "x",
+        "1",
+    ),
+    Row(
+        # `-o` with no word after it lists the options; the cluster goes on.
+        "set-o-then-letters",
+        "set -oe >/dev/null",
+        [("errexit", "set", "literal")],
+        ON % "e",
+        "1",
+    ),
+    Row(
+        "set-letters-then-o",
+        "set -eo pipefail",
+        [("errexit", "set", "literal"), ("pipefail", "set", "literal")],
+        "shopt -po pipefail",
+        "set -o pipefail",
     ),
     Row("set-keyword", "set -k", [("keyword", "set", "literal")], ON % "k", "1"),
     Row(

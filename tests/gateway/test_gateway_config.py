@@ -10,6 +10,7 @@ import importlib.metadata
 from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 from gateway_support import (
     BOUND,
@@ -24,6 +25,7 @@ from gateway import (
     ConfigError,
     Gateway,
     GatewayConfig,
+    GatewaySection,
     PluginLoadError,
     SinkConfig,
     ToolCall,
@@ -424,3 +426,26 @@ async def test_statistics_count_reviews_and_decisions() -> None:
         statistics.events == 2 + 4 + 3
     )  # genesis and started, one full review, one without approvers
     assert statistics.failed_sinks == ()
+
+
+def _documented_gateway_keys() -> dict[str, str]:
+    """The ``[gateway]`` table of docs/configuration.md: each key and its default, as written."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+    section = page.read_text(encoding="utf-8").split("## `[gateway]`", 1)[1].split("\n#", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
+    return {row[1].strip().strip("`"): row[2].strip().strip("`") for row in rows}
+
+
+def test_every_gateway_key_is_documented_with_its_default() -> None:
+    """docs/configuration.md lists exactly the keys `[gateway]` has, each with its real default."""
+    section = GatewaySection()
+    real = {
+        field.encode_name: msgspec.json.encode(getattr(section, field.name)).decode()
+        for field in msgspec.structs.fields(GatewaySection)
+    }
+    documented = _documented_gateway_keys()
+    assert set(documented) == set(real)
+    for key, default in real.items():
+        assert msgspec.json.decode(documented[key].replace("'", '"')) == msgspec.json.decode(
+            default
+        ), key

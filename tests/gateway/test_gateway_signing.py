@@ -291,6 +291,41 @@ async def test_a_witness_that_fails_is_recorded_and_never_delays_a_verdict(
     assert failed[0].reason == "it failed (OSError: the witness answered HTTP 503)"
 
 
+class _SlowFailingWitness:
+    """Fails every attestation, but only after the gateway has been asked to close."""
+
+    shares_loop = True
+
+    def __init__(self) -> None:
+        self.attested: list[int] = []
+
+    async def attest(self, record: ChainGenesis | ChainCheckpoint) -> None:
+        self.attested.append(record.seq)
+        await anyio.sleep(0.2)
+        raise OSError("the witness's disk is full")
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_a_witness_that_fails_while_the_gateway_closes_is_recorded_before_it_stops(
+    tmp_path: Path, key: tuple[Path, Path]
+) -> None:
+    private, _ = key
+    witness = _SlowFailingWitness()
+    settings = _settings(tmp_path, key=private)
+    with anyio.fail_after(BOUND):
+        async with Gateway(
+            settings, approvers=[StaticApprover("allow")], witnesses={"slow": witness}
+        ) as gateway:
+            await gateway.review(make_call("echo 1", call_id="c1"))
+    events = list(read_audit_log(tmp_path / "audit.jsonl"))
+    kinds = [type(e).__name__ for e in events]
+    failed = [e for e in events if isinstance(e, WitnessFailed)]
+    assert [f.checkpoint for f in failed][:1] == [witness.attested[0]]
+    assert kinds.index("WitnessFailed") < kinds.index("GatewayStopped")
+
+
 # ── gateway verify ──
 
 

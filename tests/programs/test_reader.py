@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from gateway._programs import ArgumentFact, ArgumentReading, read_arguments, reading_problem
+from gateway._programs._langargs import Scanner, table
 from gateway._programs._read import read_row
 from gateway._programs._rows import (
     DATA,
@@ -402,3 +403,44 @@ def test_reading_many_options_and_operands_stays_linear() -> None:
     targets = [word for index in range(2_000) for word in ("-t", f"d{index}")]
     reading = read_arguments("cp", [*targets, *(f"s{index}" for index in range(2_000))])
     assert len([fact for fact in reading.facts if fact.via == "--target-directory"]) == 4_000
+
+
+# ───────────────────────── one scanner ─────────────────────────
+
+_SPECS = ("-a --all", "-o --output =", "-i --in-place [=]", "--compress", "--compare")
+_ONE_WORD_AT_A_TIME: list[list[str | None]] = [
+    ["-ao", "f", "x"],
+    ["-aof", "x"],
+    ["--out=f", "--all"],
+    ["--comp"],
+    ["--compr", "x"],
+    ["-i", "x"],
+    ["-i.bak", "x"],
+    ["--in-place=.bak"],
+    ["--", "-a"],
+    ["-az"],
+    ["--all=1"],
+    ["-o"],
+    ["-o", None],
+    [None, "-a"],
+]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    _ONE_WORD_AT_A_TIME,
+    ids=[" ".join(str(word) for word in a) for a in _ONE_WORD_AT_A_TIME],
+)
+def test_a_table_reads_the_same_whole_or_one_word_at_a_time(argv: list[str | None]) -> None:
+    """The table reader and a language reader's step-by-step scanner are one scanner: the same options, the same refusal."""
+    steps = table(*_SPECS)
+    reading = read_row("tool", ProgramRow(options=steps.options), argv)
+    scanner = Scanner(argv, steps, permute=True)
+    items = list(scanner)
+    problem = scanner.problem
+    assert (problem is None) == (reading.undeclared is None and reading.unreadable is None)
+    if problem is not None:
+        assert problem.undeclared == reading.undeclared
+        return
+    assert tuple(item.name for item in items if item.kind == "option") == reading.options
+    assert tuple(item.start for item in items if item.kind == "operand") == reading.operands
