@@ -24,6 +24,8 @@ from gateway._shell._worker import WorkerResult, _cpu_cap, read_in_worker
 # Over `INPROCESS_MAX_BYTES`, so the reader sends it to a worker; about a second
 # of bashlex's CPU time (far more than the wall-clock bounds used below).
 LARGE = "echo " + " ".join(f"w{i} $(ls d{i})" for i in range(2_000))
+LARGE_AND_CHEAP = "echo " + " ".join(f"w{i}" for i in range(4_000)) + " $(ls d)"
+"""Past the in-process limit, yet read in a fraction of the reading budget on a busy machine."""
 
 
 def _spend_cpu(seconds: float) -> None:
@@ -106,4 +108,5 @@ def test_inside_a_bounded_worker_a_large_source_is_read_in_process(
 
     monkeypatch.setattr(gateway._bounded, "_IN_WORKER", True)
     monkeypatch.setattr("gateway._shell._worker.read_in_worker", refuse)
-    assert read_shell(LARGE).measured
+    assert len(LARGE_AND_CHEAP) > INPROCESS_MAX_BYTES
+    assert read_shell(LARGE_AND_CHEAP).measured
