@@ -384,6 +384,11 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         environment: Variables whose value the program reads as code, a
             program or options (``PAGER``, ``LESSOPEN``): binding one in the
             same call makes it run that.
+        dash_stdin: An operand ``-`` is standard input, not a file (the GNU
+            convention for files read, an interpreter's script operand): where
+            it would be read it names no path, where it would run as a script
+            it is code from standard input. Other roles of ``-`` (a file
+            written) stay a file ``./-``.
     """
 
     options: Mapping[str, Option] = MappingProxyType({})
@@ -415,6 +420,7 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     subcommand_names: Mapping[str, str] = MappingProxyType({})
     inherit: bool = False
     environment: frozenset[str] = frozenset()
+    dash_stdin: bool = False
 
 
 # ───────────────────────── effects the tables share ─────────────────────────
