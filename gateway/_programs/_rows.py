@@ -346,6 +346,8 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             interpreter does; ``2``: ``ssh HOST -v CMD``); ``None``: options
             may follow operands (GNU getopt permutes) until ``--``.
         double_dash: ``--`` ends the options.
+        dash_ends_options: A lone ``-`` ends the options as ``--`` does and is
+            no operand (``bash - x.sh`` runs ``x.sh``, as bash and POSIX ``sh`` say).
         unknown_is_operand: A word the table does not know is an operand, not
             an undeclared option (``echo -x`` prints ``-x``).
         dashless: Words without a leading dash that are clusters of options:
@@ -399,6 +401,7 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     multichar_short: bool = False
     options_end_after: int | None = None
     double_dash: bool = True
+    dash_ends_options: bool = False
     unknown_is_operand: bool = False
     dashless: Literal["first", "every"] | None = None
     dashless_options: Mapping[str, Option] | None = None

@@ -114,3 +114,28 @@ def test_the_plan_of_a_dash_beside_a_secret_still_reads_the_secret() -> None:
 
 def test_the_plan_of_an_interpreter_reading_a_dash_still_runs_code() -> None:
     assert _plan_effects("python3 - < x.py") == [("Read", "./x.py"), ("Execute", None)]
+
+
+# bash and POSIX sh read a lone `-` as the end of their options, as `--`:
+# `bash - x.sh` runs x.sh and `bash -c - TEXT` runs TEXT (both shown by running
+# bash and dash in a scratch directory with a file `./-` beside x.sh).
+@pytest.mark.parametrize("shell", ["bash", "sh", "dash"])
+def test_a_shell_reads_a_lone_dash_as_the_end_of_its_options(shell: str) -> None:
+    assert _facts(shell, ["-", "x.sh"]) == [("execute", "script", "x.sh")]
+    assert _facts(shell, ["-x", "-", "x.sh"]) == [("execute", "script", "x.sh")]
+    assert _facts(shell, ["-", "-x"]) == [("execute", "script", "-x")]
+    assert _facts(shell, ["-"]) == [("execute", "code", None)]
+
+
+@pytest.mark.parametrize("shell", ["bash", "sh"])
+def test_the_plan_of_a_shell_given_a_dash_reads_the_script_after_it(shell: str) -> None:
+    assert _plan_effects(f"{shell} - x.sh") == [("Execute", None), ("Read", "./x.sh")]
+    assert _plan_effects(f"{shell} -") == [("Execute", None)]
+
+
+def test_the_plan_of_a_shell_command_after_a_dash_is_that_command() -> None:
+    plan = plan_program("bash -c - 'cat ~/.ssh/id_rsa'")
+    assert plan.status == "measured", plan.reason
+    (command,) = plan.statements[0].plan.commands
+    texts = [getattr(effect, "text", None) for effect in command.effects]
+    assert texts == ["cat ~/.ssh/id_rsa"]

@@ -283,6 +283,7 @@ def _shell(*extra: OptionSpec) -> ProgramRow:
         *extra,
         abbreviations=False,
         options_end_after=1,
+        dash_ends_options=True,
         plus_clusters=True,
         operands=_INTERPRETER,
         modes=_SHELL_MODES,
