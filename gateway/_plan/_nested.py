@@ -124,7 +124,7 @@ def _shell(name: str, args: Sequence[Word]) -> NestedRequest:
         if value in SHELL_ROW.value_options:
             j += 2
             continue
-        if value == "--":
+        if value in ("--", "-"):  # a lone `-` ends the options as `--` does
             j += 1
             break
         if value.startswith("--") or (len(value) > 1 and value[0] in "-+" and value[1:].isalpha()):

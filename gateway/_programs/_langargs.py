@@ -279,7 +279,7 @@ class OptionScan:
                 return i + 1
             self.operand(i, word)
             return i + 1
-        if word == "--" and row.double_dash:
+        if (word == "--" and row.double_dash) or (word == "-" and row.dash_ends_options):
             self.double_dash(i)
             return i + 1
         lookup = self.lookup()

@@ -44,6 +44,7 @@ _NO_FACT: Final = object()
 _REMOTE_ARCHIVE: Final = Effect(kind="network", action="connect")
 _ONE_VARIABLE: Final = Effect(kind="read_environment")
 _READ: Final = Effect(kind="read")
+_STDIN_CODE: Final = Effect(kind="execute", action="code", fixed=True)  # value: none
 _WRITES_UNNAMED: Final = Effect(kind="write", action="write")
 _OUTPUT_FILE: Final = re.compile(r"%output\{([^}]*)\}")
 _REMOTE_HOST: Final = re.compile(
@@ -382,6 +383,23 @@ def _with_recursion(effect: Effect, *, recursive: bool) -> Effect:
     return effect
 
 
+def _from_stdin(effects: tuple[Effect, ...]) -> tuple[Effect, ...]:
+    """
+    What an operand ``-`` does where the program reads it as standard input.
+
+    A file read names no path (it is dropped); a script runs code from
+    standard input; anything else (a file written) keeps the file ``./-``.
+    """
+    kept: list[Effect] = []
+    for effect in effects:
+        if effect.kind == "read" and effect.action is None and not effect.fixed:
+            continue
+        kept.append(
+            _STDIN_CODE if effect.kind == "execute" and effect.action == "script" else effect
+        )
+    return tuple(kept)
+
+
 def _operand_facts(scan: _Scan) -> None:
     row = scan.row
     layout, _ = scan.layout()
@@ -403,9 +421,11 @@ def _operand_facts(scan: _Scan) -> None:
             )
         return
     for operand, candidates in zip(operands, _roles(layout, operands), strict=True):
+        stdin = row.dash_stdin and operand.value == "-"
         for candidate in candidates:
             words = (operand.at, len(scan.argv)) if candidate.arguments else None
-            for effect in candidate.effects:
+            effects = _from_stdin(candidate.effects) if stdin else candidate.effects
+            for effect in effects:
                 if effect.form in ("remote_path", "socat_address"):
                     if not _address_facts(scan, operand, effect, recursive=recursive):
                         return

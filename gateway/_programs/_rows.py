@@ -346,6 +346,8 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             interpreter does; ``2``: ``ssh HOST -v CMD``); ``None``: options
             may follow operands (GNU getopt permutes) until ``--``.
         double_dash: ``--`` ends the options.
+        dash_ends_options: A lone ``-`` ends the options as ``--`` does and is
+            no operand (``bash - x.sh`` runs ``x.sh``, as bash and POSIX ``sh`` say).
         unknown_is_operand: A word the table does not know is an operand, not
             an undeclared option (``echo -x`` prints ``-x``).
         dashless: Words without a leading dash that are clusters of options:
@@ -384,6 +386,11 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         environment: Variables whose value the program reads as code, a
             program or options (``PAGER``, ``LESSOPEN``): binding one in the
             same call makes it run that.
+        dash_stdin: An operand ``-`` is standard input, not a file (the GNU
+            convention for files read, an interpreter's script operand): where
+            it would be read it names no path, where it would run as a script
+            it is code from standard input. Other roles of ``-`` (a file
+            written) stay a file ``./-``.
     """
 
     options: Mapping[str, Option] = MappingProxyType({})
@@ -394,6 +401,7 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     multichar_short: bool = False
     options_end_after: int | None = None
     double_dash: bool = True
+    dash_ends_options: bool = False
     unknown_is_operand: bool = False
     dashless: Literal["first", "every"] | None = None
     dashless_options: Mapping[str, Option] | None = None
@@ -415,6 +423,7 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     subcommand_names: Mapping[str, str] = MappingProxyType({})
     inherit: bool = False
     environment: frozenset[str] = frozenset()
+    dash_stdin: bool = False
 
 
 # ───────────────────────── effects the tables share ─────────────────────────

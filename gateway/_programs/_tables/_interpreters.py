@@ -78,6 +78,7 @@ _PYTHON: Final = row(
     abbreviations=False,
     options_end_after=1,
     operands=_INTERPRETER,
+    dash_stdin=True,
     modes=_prints_only("--help", "--help-env", "--help-xoptions", "--help-all", "--version"),
     environment=frozenset(
         {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONUSERBASE"}
@@ -115,6 +116,7 @@ _NODE: Final = row(
     abbreviations=False,
     options_end_after=1,
     operands=_INTERPRETER,
+    dash_stdin=True,
     modes=(
         *_prints_only("--version", "--help"),
         Mode(when=frozenset({"--check"}), operands=Operands(head=(Role(effects=(READ,)),))),
@@ -153,6 +155,7 @@ _RUBY: Final = row(
     abbreviations=False,
     options_end_after=1,
     operands=_INTERPRETER,
+    dash_stdin=True,
     modes=(
         *_prints_only("--version", "--help"),
         Mode(when=frozenset({"-i", "-e"}), operands=Operands(rest=Role(effects=(READ, WRITE)))),
@@ -197,6 +200,7 @@ _PERL: Final = row(
     abbreviations=False,
     options_end_after=1,
     operands=_INTERPRETER,
+    dash_stdin=True,
     modes=(
         *_prints_only("-v", "--version", "-h", "--help"),
         Mode(when=frozenset({"-i", "-e"}), operands=Operands(rest=Role(effects=(READ, WRITE)))),
@@ -279,6 +283,7 @@ def _shell(*extra: OptionSpec) -> ProgramRow:
         *extra,
         abbreviations=False,
         options_end_after=1,
+        dash_ends_options=True,
         plus_clusters=True,
         operands=_INTERPRETER,
         modes=_SHELL_MODES,

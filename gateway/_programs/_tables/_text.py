@@ -53,6 +53,7 @@ _CAT: Final = row(
     "-v --show-nonprinting",
     "-l",  # BSD: lock the output
     operands=READS,
+    dash_stdin=True,
 )
 
 _HEAD: Final = row(
@@ -64,6 +65,7 @@ _HEAD: Final = row(
     "-z --zero-terminated",
     numeric=Option(name="-NUM", arity=1),
     operands=READS,
+    dash_stdin=True,
 )
 
 _TAIL: Final = row(
@@ -83,6 +85,7 @@ _TAIL: Final = row(
     "-r",  # BSD: reverse
     numeric=Option(name="-NUM", arity=1),
     operands=READS,
+    dash_stdin=True,
 )
 
 _WC: Final = row(
@@ -95,6 +98,7 @@ _WC: Final = row(
     "--total =",
     _FILES0,
     operands=READS,
+    dash_stdin=True,
 )
 
 _NL: Final = row(
