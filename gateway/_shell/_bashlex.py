@@ -34,10 +34,15 @@ only for the exact release the project depends on (``bashlex==0.18``):
   ``&&`` and ``||`` too (`_close_lists_in_substitutions`).
 * **A loop condition ended by a newline** (``while read x`` and ``do`` on the
   next line) made it raise AssertionError (`_condition_as_list`).
+* **A single quote inside a word** (``x='a`b'``, ``k a'$(b'``) was taken for
+  its own closing quote, so a backtick or ``$(`` between the quotes made it
+  raise, or became a substitution bash never runs
+  (`_single_quotes_are_plain_text`).
 * **Every ``elif`` after the first**, which bashlex nests inside a reserved
   word node whose ``word`` is a list (`_spliced`).
 
-bashlex itself never sees anything but the source text; its ``WordNode.word``
+bashlex itself never sees anything but the source text (masked where the
+masks say, single-quoted text blanked in its word expansion); its ``WordNode.word``
 (whose quote removal is wrong in ~1 % of real commands) is never used.
 """
 
@@ -359,6 +364,63 @@ def _substitution_ends_at_its_parenthesis(original: Any) -> Any:
     return parse
 
 
+# What, met outside double quotes before a single quote, leaves the quote's
+# place in bash's reading to a reading this plain scan does not make.
+_NESTING_OPENERS: Final = ("`", "$(", "${", "$[", "$'", '$"', "<(", ">(")
+
+
+def _plain_single_quotes(word: str) -> str:
+    """
+    ``word`` with the text inside its leading single quotes blanked (same length).
+
+    Outside double quotes a single quote opens text bash reads as plain
+    characters up to the next single quote. bashlex's word expansion takes
+    the opening quote for the closing one and reads what follows as unquoted,
+    so ``x='a`b'`` faulted (no closing backtick) and ``x=a'$(id)'`` gained a
+    substitution bash never runs. Only the quotes met before anything that
+    nests (a substitution, ``${``, ``$'``) are blanked; after one, the word
+    is left as it is and read as before (a fault or a disagreement, never
+    less than bash runs).
+    """
+    out = list(word)
+    i = 0
+    dquoted = False
+    while i < len(word):
+        c = word[i]
+        if c == "\\":
+            i += 2
+            continue
+        if word.startswith(_NESTING_OPENERS, i):
+            break
+        if c == '"':
+            dquoted = not dquoted
+        elif c == "'" and not dquoted:
+            close = word.find("'", i + 1)
+            if close < 0:
+                break
+            out[i + 1 : close] = "_" * (close - i - 1)
+            i = close
+        i += 1
+    return "".join(out)
+
+
+def _single_quotes_are_plain_text(original: Any) -> Any:
+    """Wrap bashlex's word expansion so single-quoted text stays plain (`_plain_single_quotes`)."""
+
+    def expand(parserobj: Any, wordtoken: Any, *rest: Any) -> tuple[Any, str]:
+        value = wordtoken.value
+        blanked = _plain_single_quotes(value)
+        if blanked == value:
+            return original(parserobj, wordtoken, *rest)  # type: ignore[no-any-return]
+        wordtoken.value = blanked
+        try:
+            return original(parserobj, wordtoken, *rest)  # type: ignore[no-any-return]
+        finally:
+            wordtoken.value = value
+
+    return expand
+
+
 def _install_repair() -> None:
     global _REPAIRED
     if _INSTALLED == BASHLEX_VERSION and not _REPAIRED:
@@ -372,6 +434,9 @@ def _install_repair() -> None:
         _close_lists_in_substitutions()
         bashlex.subst._parsedolparen = _substitution_ends_at_its_parenthesis(  # noqa: SLF001 -- the repair replaces bashlex's own function
             bashlex.subst._parsedolparen  # noqa: SLF001
+        )
+        bashlex.subst._expandwordinternal = _single_quotes_are_plain_text(  # noqa: SLF001 -- as above
+            bashlex.subst._expandwordinternal  # noqa: SLF001
         )
         _REPAIRED = True
 

@@ -322,3 +322,22 @@ PLAIN_CLASS = st.tuples(
     )
 )
 """Texts of exactly the class the reader reads without bashlex."""
+
+# Substitution openers between single quotes, where bash reads them as characters
+# (in a word) or, inside a double-quoted `${x:-…}`, as an expansion.
+_QUOTED_OPENER = st.tuples(
+    st.sampled_from(["", "a", "a b"]),
+    st.sampled_from(["`", "`k3`", "$(", "$(k3)", "<(", "<(k3)", "`$(", "${"]),
+    st.sampled_from(["", "b", " b"]),
+).map(lambda t: "'" + "".join(t) + "'")
+SINGLE_QUOTED_OPENERS = st.tuples(
+    st.sampled_from(["x=", "x=a", "k1 ", "k1 a", "x=${u:-", 'x="${u:-', 'k1 "${u:+', "k1 ${u:-"]),
+    _QUOTED_OPENER,
+    st.sampled_from(["", "c", "'c'", "$(k2)", '"$(k2)"']),
+    st.sampled_from(["", '; k1 "$x"', " k2", " && k2"]),
+).map(
+    lambda t: (
+        t[0] + t[1] + t[2] + ("}" if "${" in t[0] else "") + ('"' if '"' in t[0] else "") + t[3]
+    )
+)
+"""A single-quoted substitution opener in an assignment, an argument or a `${x:-…}`, in or out of double quotes."""

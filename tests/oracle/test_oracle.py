@@ -75,6 +75,8 @@ COVERED = {
     "case-fallthrough": "case $x in a) echo a;& b) rm -f y;;& *) ls;; esac",
     "case-substitutions": "case $(id -u) in $(whoami)) echo me;; esac",
     "quoted-heredoc-body-opener-in-substitution": "echo \"$(\ncat <<'EOF' | wc -l\n$(\nEOF\n)\"",
+    "backtick-in-single-quoted-assignment": "x='a`b'; echo \"$x\"",
+    "opener-in-single-quotes-after-a-word": "x=a'$(id)' k2; echo a'`b' x'<(b'",
 }
 
 
@@ -94,4 +96,10 @@ def test_generated_hard_corners_never_disagree_with_bash(text: str) -> None:
 @ORACLE_SETTINGS
 @given(grammar.HEREDOC_IN_SUBSTITUTION)
 def test_heredocs_inside_substitutions_never_disagree_with_bash(text: str) -> None:
+    _agrees(compare(text))
+
+
+@ORACLE_SETTINGS
+@given(grammar.SINGLE_QUOTED_OPENERS)
+def test_openers_between_single_quotes_never_disagree_with_bash(text: str) -> None:
     _agrees(compare(text))

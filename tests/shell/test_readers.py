@@ -415,7 +415,17 @@ AGREED = [
     "find . -name '*.py' -exec rm {} \\;",
     "cd /tmp && (cd x; make) | tee log",
     "echo ~/x ~root *.py {a,b}",
+    "x='a`b'; echo \"$x\"",
+    "echo a'`b' x'<(b' y'$(b'",
+    "x=a'`'b'`'c; ls",
 ]
+
+
+def test_single_quoted_text_in_a_word_is_plain_and_what_follows_it_is_read() -> None:
+    source = "x=a'`b $(c'$(id) k2 \"'$(k3)'\""
+    first, second = read_with_tree_sitter(Source(source)), read_with_bashlex(Source(source))
+    assert compare(first, second, ("tree-sitter", "bashlex")) is None
+    assert sorted(command_names(measured(source))) == ["id", "k2", "k3"]
 
 
 @pytest.mark.parametrize("source", AGREED, ids=lambda source: source.split("\n")[0][:40])
