@@ -191,7 +191,8 @@
 
   async function api(method, path, body) {
     const headers = { Accept: "application/json" };
-    if (state.token) headers.Authorization = `Bearer ${state.token}`;
+    const used = state.token;
+    if (used) headers.Authorization = `Bearer ${used}`;
     const init = { method, headers, cache: "no-store", credentials: "omit" };
     if (body !== undefined) {
       headers["Content-Type"] = "application/json";
@@ -207,7 +208,8 @@
     if (!response.ok) {
       const message = data && typeof data.error === "string" ? data.error : `The service answered ${response.status}.`;
       // Ask for the token, unless the page asks already (keep what it says there).
-      if (response.status === 401 && $("token-panel").hidden) needToken(message);
+      // A refusal of a token the person has replaced meanwhile asks nothing.
+      if (response.status === 401 && $("token-panel").hidden && state.token === used) needToken(message);
       throw new ApiError(response.status, message);
     }
     return data;
@@ -979,11 +981,13 @@
     notice.hidden = false;
     announce(text);
     scheduleHistory();
-    // Noticed from a snapshot or a history page: ask the new run who this token is.
-    const fresh = info.version ? info : await api("GET", "/v1/info").catch(() => null);
+    // Ask the new run who this token is, and drop it only if it is still the
+    // token it was asked about (the person may have pasted the new one meanwhile).
+    const used = state.token;
+    const fresh = await api("GET", "/v1/info").catch(() => null);
     if (!fresh || fresh.instance !== state.instance) return;
     state.info = fresh;
-    if (state.token && fresh.authorized === false) {
+    if (state.token && state.token === used && fresh.authorized === false) {
       // The old run's token: drop it, and ask for the new run's.
       sessionStorage.removeItem(TOKEN_KEY);
       state.token = null;
