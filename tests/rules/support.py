@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
 from typing import Any, Final
 
 import anyio
@@ -82,3 +83,13 @@ def decision(answer: Answer) -> str:
 def approver_with(*rules: Mapping[str, Any], include_default: bool = False) -> RulesApprover:
     """A rules approver with the given inline rules (kebab-case keys), without the default policy unless asked."""
     return RulesApprover({"include-default": include_default, "rule": [dict(r) for r in rules]})
+
+
+def make_repository(work: Path) -> str:
+    """Make ``work`` a git repository whose configuration sets no code; its path."""
+    git = work / ".git"
+    for name in ("objects", "refs/heads", "hooks"):
+        (git / name).mkdir(parents=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n")
+    (git / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+    return str(work)

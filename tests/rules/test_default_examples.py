@@ -17,7 +17,7 @@ import pytest
 from gateway_rules import RulesApprover
 
 from gateway import Gateway, ToolCall
-from rules.support import default_approver, rules_only_config
+from rules.support import default_approver, make_repository, rules_only_config
 
 PROFILES = ("read-only", "workspace-write")
 
@@ -41,13 +41,8 @@ def _call(example: str, rule_tools: bool, cwd: str) -> ToolCall:
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> str:
     work = tmp_path_factory.mktemp("work")
-    git = work / ".git"
-    for name in ("objects", "refs/heads", "hooks"):
-        (git / name).mkdir(parents=True)
-    (git / "HEAD").write_text("ref: refs/heads/main\n")
-    (git / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
     (work / "src").mkdir()
-    return str(work)
+    return make_repository(work)
 
 
 @pytest.mark.parametrize("profile", PROFILES)

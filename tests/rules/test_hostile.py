@@ -24,7 +24,7 @@ import pytest
 from gateway_rules import RulesApprover
 
 from gateway import Gateway, ToolCall
-from rules.support import decision, default_approver, review, rules_only_config
+from rules.support import decision, default_approver, make_repository, review, rules_only_config
 
 
 class Row(NamedTuple):
@@ -667,13 +667,7 @@ def test_display_spoofing_is_never_allowed_and_says_so(row: Row) -> None:
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A git repository whose configuration sets no code: where the look-alikes run."""
-    work = tmp_path_factory.mktemp("work")
-    git = work / ".git"
-    for name in ("objects", "refs/heads", "hooks"):
-        (git / name).mkdir(parents=True)
-    (git / "HEAD").write_text("ref: refs/heads/main\n")
-    (git / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
-    return str(work)
+    return make_repository(tmp_path_factory.mktemp("work"))
 
 
 @pytest.mark.parametrize("command", LOOK_ALIKES)
