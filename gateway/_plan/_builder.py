@@ -1306,8 +1306,16 @@ class _Compound:
             values = self.items(command.items, scope)
             literal = command.items is not None and all(w.value is not None for w in command.items)
             origin: Origin = "unknown" if values is None else "literal" if literal else "call_bound"
-            builder.sink(scope).bind(command.variable, "for", origin, values)
-            builder.effects.append(Lifetime(kind="loop", via="for"))
+            if command.select:
+                # `select`: the word a line of standard input chose, or the
+                # empty string when it chose none; the line itself in REPLY.
+                values = None if values is None else values | {""}
+                builder.sink(scope).bind("REPLY", "select", "unknown")
+                builder.sink(scope).bind(command.variable, "select", origin, values)
+                builder.effects.append(Lifetime(kind="loop", via="select"))
+            else:
+                builder.sink(scope).bind(command.variable, "for", origin, values)
+                builder.effects.append(Lifetime(kind="loop", via="for"))
             self.loop(scope, lambda inner: self.block(command.body, inner))
         elif isinstance(command, ArithFor):
             init, *rest = command.expressions or (None,)

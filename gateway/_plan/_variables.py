@@ -148,6 +148,8 @@ def _command(command: Command, names: Names) -> None:
     else:
         if isinstance(command, For):
             names.binds.append(command.variable)
+            if command.select:
+                names.binds.append("REPLY")
         elif isinstance(command, Function):
             names.functions.append(command.name)
         for child in inside(command):

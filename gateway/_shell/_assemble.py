@@ -18,7 +18,7 @@ from gateway._shell._source import Source
 from gateway._shell._tree import AndOr, Command, Pipeline, SimpleCommand, Statement
 from gateway._shell._words import Unreadable
 
-__all__ = ["CmdToken", "NegToken", "OpToken", "Token", "assemble"]
+__all__ = ["CmdToken", "NegToken", "OpToken", "TimeToken", "Token", "assemble"]
 
 PIPE_OPERATORS: Final = frozenset({"|", "|&"})
 ANDOR_OPERATORS: Final = frozenset({"&&", "||"})
@@ -50,7 +50,14 @@ class NegToken(NamedTuple):
     end: int
 
 
-Token = CmdToken | OpToken | NegToken
+class TimeToken(NamedTuple):
+    """The ``time`` keyword in front of a pipeline, with its options (``time -p --``)."""
+
+    start: int
+    end: int
+
+
+Token = CmdToken | OpToken | NegToken | TimeToken
 
 
 class _Builder:
@@ -63,6 +70,7 @@ class _Builder:
         self.commands: list[Command] = []
         self.pipe_ops: list[str] = []
         self.negated = False
+        self.time: TimeToken | None = None
         self.pipeline_start = -1
         self.pipeline_end = -1
         self.statement_start = -1
@@ -79,11 +87,13 @@ class _Builder:
                 negated=self.negated,
                 commands=tuple(self.commands),
                 operators=tuple(self.pipe_ops),
+                time=None if self.time is None else self.source.span(*self.time),
             )
         )
         self.commands = []
         self.pipe_ops = []
         self.negated = False
+        self.time = None
         self.pipeline_start = -1
 
     def close_statement(self, terminator: str | None, at: int) -> None:
@@ -119,7 +129,7 @@ def assemble(tokens: list[Token], source: Source, reader: str) -> tuple[Statemen
 
     Raises:
         Unreadable: An operator with nothing to join, a dangling operator, or a
-            misplaced ``!``.
+            misplaced ``!`` or ``time``.
     """
     builder = _Builder(source, reader)
     previous: Token | None = None
@@ -135,10 +145,27 @@ def assemble(tokens: list[Token], source: Source, reader: str) -> tuple[Statemen
                 raise Unreadable(
                     f"a `!` at offset {token.start} stands inside a pipeline", token.start
                 )
+            if source.text.startswith("(", token.end):
+                # `!(…)`: a negated subshell with `extglob` off, a pattern with it on.
+                raise Unreadable(
+                    f"the `!(` at offset {token.start} is a negated subshell only when "
+                    "`extglob` is off where bash parses the text, and the readers cannot tell "
+                    "whether it is",
+                    token.start,
+                )
             if isinstance(previous, CmdToken):
                 builder.close_statement(None, token.start)
             builder.touch(token.start, token.end)
             builder.negated = True
+        elif isinstance(token, TimeToken):
+            if builder.commands or builder.time is not None:
+                raise Unreadable(
+                    f"a `time` at offset {token.start} stands inside a pipeline", token.start
+                )
+            if isinstance(previous, CmdToken):
+                builder.close_statement(None, token.start)
+            builder.touch(token.start, token.end)
+            builder.time = token
         else:
             op = token.op
             if not isinstance(previous, CmdToken):
@@ -168,6 +195,8 @@ def assemble(tokens: list[Token], source: Source, reader: str) -> tuple[Statemen
         )
     if isinstance(previous, NegToken):
         raise Unreadable(f"the `!` at offset {previous.start} negates nothing", previous.start)
+    if isinstance(previous, TimeToken):
+        raise Unreadable(f"the `time` at offset {previous.start} times nothing", previous.start)
     if builder.commands:
         builder.close_statement(None, builder.statement_end)
     return tuple(builder.statements)

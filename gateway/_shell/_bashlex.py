@@ -63,7 +63,7 @@ import bashlex.subst
 import bashlex.tokenizer
 import msgspec
 
-from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
+from gateway._shell._assemble import CmdToken, NegToken, OpToken, TimeToken, Token, assemble
 from gateway._shell._heredocs import closing_parenthesis
 from gateway._shell._limits import (
     BASHLEX_TOKEN_FLOOR,
@@ -504,6 +504,7 @@ def _read(source: Source, masks: Sequence[Mask], budget: ReadingBudget) -> Progr
         reader.flatten(tree, tokens)
     statements = assemble(tokens, source, READER)
     reader.scanner.finish()
+    reader.check_keywords()
     return Program(statements=statements)
 
 
@@ -564,6 +565,12 @@ class _Reader:
             arm.head for mask in masks if mask.case is not None for arm in mask.case.arms
         ]
         self.case_kept = [span for mask in masks if mask.case is not None for span in mask.keep]
+        # The `time` keywords masked to blanks, by where they end: each must
+        # stand, blanks apart, right before a pipeline bashlex read.
+        self.times = {mask.end: mask for mask in masks if mask.kind == "time"}
+        self.keywords = {
+            (mask.kind, mask.start) for mask in masks if mask.kind in ("time", "select")
+        }
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(
             source, self.subs, READER, resolve=self.parse_missing, budget=budget
@@ -601,14 +608,41 @@ class _Reader:
                     else:
                         stack.append(part)
             elif kind == "_neg":
+                self.timed(item.pos[0], out)
                 out.append(NegToken(item.pos[0], item.pos[1]))
             elif kind == "_op":
                 out.append(OpToken(item.op, item.pos[0], item.pos[1]))
             elif kind in ("command", "compound", "function"):
+                self.timed(item.pos[0], out)
                 command, end = self.command(item)
                 out.append(CmdToken(command, item.pos[0], end))
             else:
                 raise self.unexpected(item, "where a command belongs")
+
+    def timed(self, at: int, out: list[Token]) -> None:
+        """
+        Put back the ``time`` keyword its mask blanked before what starts at ``at``, if one did.
+
+        The mask's blanks (and any blanks after them) must reach ``at``
+        exactly; a ``time`` bashlex reads no pipeline after stays unused, and
+        `check_keywords` refuses the reading.
+        """
+        before = at
+        while before > 0 and self.masked_text[before - 1] in " \t":
+            before -= 1
+            mask = self.times.pop(before, None)
+            if mask is not None:
+                self.keywords.discard(("time", mask.start))
+                out.append(TimeToken(mask.start, mask.end))
+                return
+
+    def check_keywords(self) -> None:
+        """Every ``time`` and ``select`` masked for bashlex must be one it read in its place."""
+        if self.keywords:
+            kind, at = min(self.keywords, key=lambda key: key[1])
+            raise Unreadable(
+                f"bashlex read the masked `{kind}` at offset {at} in another place", at
+            )
 
     def sequence(self, nodes: list[Any]) -> tuple[Statement, ...]:
         tokens: list[Token] = []
@@ -845,6 +879,8 @@ class _Reader:
             return self.arith_for(parts, header, span, redirects)
         if len(parts) < 4 or parts[1].kind != "word":
             raise self.unexpected(node, "with an unexpected header")
+        select = ("select", node.pos[0]) in self.keywords
+        self.keywords.discard(("select", node.pos[0]))
         variable = self.text[parts[1].pos[0] : parts[1].pos[1]]
         items: list[Word] | None = None
         index = 2
@@ -870,6 +906,7 @@ class _Reader:
             variable=variable,
             items=None if items is None else tuple(items),
             body=self.sequence(rest[1:-1]),
+            select=select,
         )
 
     def arith_for(

@@ -98,7 +98,8 @@ def _facts(node: Node) -> Iterator[Fact]:
         yield ("andor", node.span.start, node.operators)
     elif isinstance(node, Pipeline):
         first = node.commands[0].span.start if node.commands else -1
-        yield ("pipeline", first, node.negated, node.operators)
+        time = None if node.time is None else (node.time.start, node.time.end)
+        yield ("pipeline", first, node.negated, node.operators, time)
     elif isinstance(node, SimpleCommand):
         starts = [
             *(a.span.start for a in node.assignments),
@@ -119,6 +120,6 @@ def _facts(node: Node) -> Iterator[Fact]:
     elif isinstance(node, Command):
         yield ("command", node.span.start, type(node))
         if isinstance(node, For):
-            yield ("word", node.span.start, node.variable, node.items is None)
+            yield ("word", node.span.start, node.variable, node.items is None, node.select)
         elif isinstance(node, Function):
             yield ("word", node.span.start, node.name)

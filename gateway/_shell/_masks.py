@@ -15,7 +15,10 @@ the copy of the text bashlex parses:
   per operand, at the same offsets tree-sitter's operands have, and the two
   readings are compared word for word;
 * ``(( … ))`` becomes ``: 000…``, ``$(( … ))`` becomes ``000…`` inside its word,
-  and the header of ``for (( … ))`` becomes ``x in 000…``.
+  and the header of ``for (( … ))`` becomes ``x in 000…``;
+* bashlex has no ``time`` and no ``select`` either: the keyword ``time``
+  and its options become blanks, so bashlex reads the pipeline it times,
+  and ``select`` becomes ``for   `` — the same loop header.
 
 The neutral tree is still built from the *original* text by the project's
 own word scanner. If tree-sitter misplaced a construct, the mask changes what
@@ -35,10 +38,12 @@ from gateway._shell._tree import (
     Assignment,
     Case,
     CommandSubstitution,
+    For,
     Heredoc,
     Literal as LiteralPart,
     Node,
     Part,
+    Pipeline,
     ProcessSubstitution,
     Program,
     SimpleCommand,
@@ -51,7 +56,9 @@ from gateway._shell._words import split_assignment
 
 __all__ = ["CaseArm", "CaseLayout", "Mask", "apply_masks", "find_masks"]
 
-MaskKind = Literal["test", "arith_command", "arithmetic", "arith_for", "case", "array"]
+MaskKind = Literal[
+    "test", "arith_command", "arithmetic", "arith_for", "case", "array", "time", "select"
+]
 # The builtins whose `NAME=(…)` arguments bash reads as array assignments.
 _DECLARATIONS: Final = frozenset({"declare", "local", "typeset", "readonly", "export"})
 _OPERATOR_CHARACTERS: Final = frozenset("&|<>()!;")
@@ -132,6 +139,12 @@ def find_masks(program: Program, text: str) -> tuple[Mask, ...]:
             masks.extend(_array_assignment(node, text))
         elif isinstance(node, SimpleCommand) and _declares(node):
             masks.extend(_array_argument(w, text) for w in node.words[1:] if "=(" in w.text)
+        elif isinstance(node, Pipeline) and node.time is not None:
+            masks.append(Mask("time", node.time.start, node.time.end, ()))
+        elif isinstance(node, For) and node.select:
+            mask = _select(node, text)
+            if mask is not None:
+                masks.append(mask)
     return tuple(sorted(masks, key=lambda mask: (mask.start, -mask.end)))
 
 
@@ -239,6 +252,18 @@ def _case(command: Case, text: str) -> Mask | None:
     )
 
 
+def _select(command: For, text: str) -> Mask | None:
+    """
+    ``select NAME …`` becomes ``for    NAME …``: the same loop header, which bashlex reads.
+
+    Its words and body stay as written, so bashlex reads and places each.
+    """
+    start = command.span.start
+    if not text.startswith("select", start):
+        return None
+    return Mask("select", start, start + 6, (), edits=((start, start + 6, "for   "),))
+
+
 def _arith_for(command: ArithFor, text: str) -> Mask | None:
     """The mask of a ``for (( ; ; ))`` header, or ``None`` when its shape is not the usual one."""
     open_at = text.find("((", command.span.start)
@@ -307,6 +332,8 @@ def apply_masks(text: str, masks: Sequence[Mask]) -> str:
                 )
             elif mask.kind == "arithmetic":
                 chars[index] = "0"
+            elif mask.kind == "time":
+                chars[index] = " "
             elif mask.kind == "array":
                 if char in " \t\n()" or index >= mask.end - 1 or mask.expressions:
                     chars[index] = "_"

@@ -348,11 +348,19 @@ class If(_Command, frozen=True, kw_only=True, tag="if"):
 
 
 class For(_Command, frozen=True, kw_only=True, tag="for"):
-    """``for NAME [in WORDS]; do …; done`` (``items`` is ``None`` without ``in``)."""
+    """
+    ``for NAME [in WORDS]; do …; done`` (``items`` is ``None`` without ``in``).
+
+    ``select`` is the ``select NAME [in WORDS]; do …; done`` loop: bash prints
+    the words as a menu, reads a line of standard input into ``REPLY`` and
+    binds ``NAME`` to the word it chose — or to the empty string when the
+    line chose none — until the body breaks or the input ends.
+    """
 
     variable: str
     items: tuple[Word, ...] | None
     body: tuple[Statement, ...]
+    select: bool = False
 
 
 class ArithFor(_Command, frozen=True, kw_only=True, tag="arith_for"):
@@ -439,12 +447,16 @@ class Pipeline(msgspec.Struct, frozen=True, kw_only=True):
         negated: Led by a bare ``!``.
         commands: The stages, left to right.
         operators: The operator after each stage but the last (``|`` or ``|&``).
+        time: Where the ``time`` keyword and its options (``-p``, ``--``)
+            stand, when the pipeline is timed; the commands are the
+            pipeline's own, ``time`` runs nothing of its own.
     """
 
     span: Span
     negated: bool
     commands: tuple[Command, ...]
     operators: tuple[str, ...]
+    time: Span | None = None
 
 
 class AndOr(msgspec.Struct, frozen=True, kw_only=True):

@@ -27,7 +27,8 @@ import msgspec
 import tree_sitter
 import tree_sitter_bash
 
-from gateway._shell._assemble import CmdToken, NegToken, OpToken, Token, assemble
+from gateway._shell._assemble import CmdToken, NegToken, OpToken, TimeToken, Token, assemble
+from gateway._shell._extglob import check_extended_patterns
 from gateway._shell._heredocs import (
     HeredocSpan,
     blank_outside,
@@ -136,6 +137,42 @@ TEST_LEAVES: Final = WORD_NODES | frozenset({"test_operator", "regex", "variable
 DECLARATION_ARGUMENTS: Final = WORD_NODES | frozenset({"variable_assignment", "variable_name"})
 SUBSTITUTION_NODES: Final = frozenset({"command_substitution", "process_substitution"})
 IGNORED: Final = frozenset({"comment"})
+# Words that, right after `time` (and its options), would make bash read a
+# compound command, an assignment or another keyword there: tree-sitter reads
+# them as arguments of a command named `time`, so such a reading is refused.
+RESERVED_AFTER_TIME: Final = frozenset(
+    {
+        "!",
+        "{",
+        "}",
+        "(",
+        ")",
+        "((",
+        "[[",
+        "]]",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "while",
+        "until",
+        "for",
+        "in",
+        "select",
+        "function",
+        "coproc",
+        "time",
+    }
+)
+
+
+def _show(text: str) -> str:
+    return repr(text if len(text) <= 20 else text[:17] + "...")
 
 
 def _parser() -> tree_sitter.Parser:
@@ -169,7 +206,9 @@ def read_with_tree_sitter(source: Source, budget: ReadingBudget = UNLIMITED) -> 
     statements = reader.sequence(root.children)
     reader.check_heredocs()
     reader.scanner.finish()
-    return Program(statements=statements)
+    program = Program(statements=statements)
+    check_extended_patterns(program, source.text)
+    return program
 
 
 class _Reader:
@@ -269,11 +308,81 @@ class _Reader:
                 stack.extend(reversed(children[1:]))
             elif kind == "redirected_statement":
                 self.redirected(item, out)
+            elif kind == "command" and self.time_keyword(item):
+                self.timed(item, out)
             elif kind in STATEMENT_NODES:
                 command = self.command(item)
                 out.append(CmdToken(command, self.start(item), self.extent(command, item)))
             else:
                 raise self.unexpected(item, "where a command belongs")
+
+    def time_keyword(self, node: tree_sitter.Node) -> bool:
+        """
+        True when a command tree-sitter read starts with the ``time`` keyword.
+
+        tree-sitter has no ``time``: it reads ``time -p ls | wc`` as a command
+        named ``time`` piped into ``wc``. bash reads the unquoted word
+        ``time`` first in a command as its keyword, timing the whole
+        pipeline; after an assignment or a redirect (``A=1 time ls``) it is a
+        program's name, and tree-sitter's command name then is not the
+        command's first child. Where bash does not take the word as its
+        keyword though it is first (``ls | time wc``), `assemble` refuses the
+        `TimeToken` that stands inside a pipeline.
+        """
+        children = [c for c in node.children if c.type not in IGNORED]
+        if not children or children[0].type != "command_name":
+            return False
+        first = children[0]
+        return self.source.slice(self.start(first), self.end(first)) == "time"
+
+    def timed(self, node: tree_sitter.Node, out: list[Token]) -> None:
+        """
+        ``time [-p] [--] [!] COMMAND``: the keyword (a `TimeToken`), then what it times.
+
+        The words after the keyword are read again as the command they are
+        in bash; a word there that would make bash read something else (a
+        keyword, a compound command, an option ``time`` does not take, an
+        assignment) makes the reading unmeasured.
+        """
+        children = [c for c in node.children if c.type not in IGNORED]
+        time_end = self.end(children[0])
+        index = 1
+        for option in ("-p", "--"):
+            if index < len(children) and self.text_of(children[index]) == option:
+                time_end = self.end(children[index])
+                index += 1
+        negation = None
+        if index < len(children) and self.text_of(children[index]) == "!":
+            negation = children[index]
+            index += 1
+        rest = children[index:]
+        if not rest:
+            raise Unreadable(
+                f"the `time` at offset {self.start(node)} times no command, which the readers "
+                "do not read",
+                self.start(node),
+            )
+        head = rest[0]
+        text = self.text_of(head)
+        if (
+            head.type not in WORD_NODES
+            or text in RESERVED_AFTER_TIME
+            or text.startswith("-")
+            or split_assignment(text) is not None
+        ):
+            raise Unreadable(
+                f"the `time` at offset {self.start(node)} is followed by {_show(text)}, "
+                "which the readers do not read there",
+                self.start(head),
+            )
+        out.append(TimeToken(self.start(node), time_end))
+        if negation is not None:
+            out.append(NegToken(self.start(negation), self.end(negation)))
+        command = self.simple_command(node, rest)
+        out.append(CmdToken(command, self.start(head), self.extent(command, node)))
+
+    def text_of(self, node: tree_sitter.Node) -> str:
+        return self.source.slice(self.start(node), self.end(node))
 
     def extent(self, command: Command, node: tree_sitter.Node) -> int:
         """Where a command ends: past the terminator of any heredoc it reads, else its node's end."""
@@ -400,13 +509,18 @@ class _Reader:
             self.depth -= 1
         return statements
 
-    def simple_command(self, node: tree_sitter.Node) -> SimpleCommand:
+    def simple_command(
+        self, node: tree_sitter.Node, timed: list[tree_sitter.Node] | None = None
+    ) -> SimpleCommand:
+        """
+        A simple command; ``timed``: the children after a ``time`` keyword, the first naming it.
+        """
         assignments: list[Assignment] = []
         pending: list[tree_sitter.Node] = []
         words: list[Word] = []
         redirects: list[Redirect] = []
-        named = False
-        for child in node.children:
+        named = timed is not None
+        for child in node.children if timed is None else timed:
             kind = child.type
             if kind in IGNORED:
                 continue
@@ -433,8 +547,9 @@ class _Reader:
             else:
                 raise self.unexpected(child, "inside a command")
         words.extend(self.words(pending))
+        start = self.start(node) if timed is None else self.start(timed[0])
         return SimpleCommand(
-            span=self.source.span(self.start(node), self.end(node)),
+            span=self.source.span(start, self.end(node)),
             redirects=tuple(redirects),
             assignments=tuple(assignments),
             words=tuple(words),
@@ -504,7 +619,7 @@ class _Reader:
 
     def for_statement(self, node: tree_sitter.Node) -> For:
         children = node.children
-        if not children or children[0].type != "for":
+        if not children or children[0].type not in ("for", "select"):
             raise self.unexpected(
                 node, f"opened by {children[0].type if children else 'nothing'!r}"
             )
@@ -518,7 +633,7 @@ class _Reader:
             elif items is not None and child.type in WORD_NODES:
                 items.append(child)
             elif child.type not in (
-                "for",
+                children[0].type,
                 "variable_name",
                 ";",
                 "do_group",
@@ -536,6 +651,7 @@ class _Reader:
             variable=self.source.slice(self.start(variable), self.end(variable)),
             items=None if items is None else tuple(self.words(items)),
             body=body,
+            select=children[0].type == "select",
         )
 
     def arith_for(self, node: tree_sitter.Node) -> ArithFor:

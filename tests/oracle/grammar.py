@@ -19,7 +19,15 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-__all__ = ["HEREDOC_IN_SUBSTITUTION", "PLAIN_CLASS", "SHELL", "statements", "words"]
+__all__ = [
+    "EXTGLOB",
+    "HEREDOC_IN_SUBSTITUTION",
+    "KEYWORDS",
+    "PLAIN_CLASS",
+    "SHELL",
+    "statements",
+    "words",
+]
 
 NAMES = st.sampled_from(["k1", "k2", "k3", "echo", "cat", "rm"])
 SET_VARIABLES = ("HOME", "PATH")
@@ -238,7 +246,16 @@ def compounds(depth: int) -> st.SearchStrategy[str]:
         body.map(lambda s: "coproc CP { " + s + "; }"),
         body.map(lambda s: "coproc " + s),
         body.map(lambda s: "select v in a b; do " + s + "; break; done"),
+        st.tuples(word, body).map(lambda t: f"select v in {t[0]} b; do {t[1]}; break; done"),
+        body.map(lambda s: "select v; do " + s + "; break; done"),
+        st.tuples(word, body).map(lambda t: f"select v in {t[0]}\ndo {t[1]}\nbreak\ndone"),
     )
+
+
+TIME_PREFIXES = st.sampled_from(
+    ["", "! ", "time ", "time -p ", "! time ", "time ! ", "time -p -- ", "time -- ", "! time -p "]
+)
+"""What may stand before a pipeline: ``!``, ``time`` with its options, both in either order."""
 
 
 def pipelines(depth: int) -> st.SearchStrategy[str]:
@@ -246,7 +263,7 @@ def pipelines(depth: int) -> st.SearchStrategy[str]:
         st.one_of(simple_commands(depth), compounds(depth)) if depth > 0 else simple_commands(0)
     )
     return st.tuples(
-        st.sampled_from(["", "! ", "time ", "time -p ", "! time "]),
+        TIME_PREFIXES,
         st.lists(command, min_size=1, max_size=3),
         st.sampled_from([" | ", " |& ", "|"]),
     ).map(lambda t: t[0] + t[2].join(t[1]))
@@ -341,3 +358,51 @@ SINGLE_QUOTED_OPENERS = st.tuples(
     )
 )
 """A single-quoted substitution opener in an assignment, an argument or a `${x:-…}`, in or out of double quotes."""
+
+# ``time``, ``select`` and ``coproc`` in every place a pipeline or a command
+# may stand, with small bodies: the keywords bashlex does not read.
+_KEYWORD_BODY = statements(0)
+KEYWORDS = st.one_of(
+    st.tuples(
+        TIME_PREFIXES, pipelines(1), st.sampled_from(["", " && k3", " || k3", "; k3", " &"])
+    ).map("".join),
+    st.tuples(
+        st.sampled_from(["k1 | ", "k1 && ", "A=1 ", "> f ", "'time' ", "\\time "]), pipelines(0)
+    ).map(lambda t: t[0] + t[1].replace("k1", "time k1", 1)),
+    st.tuples(st.sampled_from(["$(", "<(", "{ ", "( ", "if "]), TIME_PREFIXES, pipelines(0)).map(
+        lambda t: (
+            t[0]
+            + t[1]
+            + t[2]
+            + {"$(": ")", "<(": ")", "{ ": "; }", "( ": " )"}.get(t[0], "; then k3; fi")
+        )
+    ),
+    st.sampled_from(["time", "time -p", "time -p -p k1", "time time k1", "time { k1; }"]),
+    st.tuples(words(0), _KEYWORD_BODY).map(lambda t: f"select v in {t[0]}; do {t[1]}; break; done"),
+    _KEYWORD_BODY.map(lambda s: "coproc " + s),
+    _KEYWORD_BODY.map(lambda s: "coproc CP { " + s + "; }"),
+)
+"""Texts around ``time``, ``select`` and ``coproc``."""
+
+_EXTGLOB_PATTERN = st.tuples(
+    st.sampled_from(["@", "!", "*", "+", "?"]),
+    st.lists(
+        st.sampled_from(["a", "b*", "$u", "$(k2)", "'q'", "[xy]", ""]), min_size=1, max_size=3
+    ),
+    st.sampled_from(["", "x", "*", ".c"]),
+).map(lambda t: t[0] + "(" + "|".join(t[1]) + ")" + t[2])
+EXTGLOB = st.tuples(
+    st.sampled_from(["", "shopt -s extglob; ", "shopt -s extglob\n", "k2\n"]),
+    st.one_of(
+        st.tuples(st.sampled_from(["==", "!=", "=", "=~", "<"]), _EXTGLOB_PATTERN).map(
+            lambda t: f"[[ $x {t[0]} {t[1]} ]] && k1"
+        ),
+        _EXTGLOB_PATTERN.map(lambda p: f"[[ {p} == x ]]"),
+        _EXTGLOB_PATTERN.map(lambda p: f"case $x in {p}) k1;; *) k3;; esac"),
+        _EXTGLOB_PATTERN.map(lambda p: f"k1 {p}"),
+        _EXTGLOB_PATTERN.map(lambda p: f"x={p} k1"),
+        _EXTGLOB_PATTERN.map(lambda p: f"k1 ${{x/{p}/y}}"),
+        st.sampled_from(["!(k1)", "!(k1) && k2", "k2 | !(k1)", "f*() { k1; }", "a=(x @(y))"]),
+    ),
+).map("".join)
+"""Extended patterns where bash reads them whatever ``extglob`` says, and where it depends."""

@@ -77,6 +77,14 @@ COVERED = {
     "quoted-heredoc-body-opener-in-substitution": "echo \"$(\ncat <<'EOF' | wc -l\n$(\nEOF\n)\"",
     "backtick-in-single-quoted-assignment": "x='a`b'; echo \"$x\"",
     "opener-in-single-quotes-after-a-word": "x=a'$(id)' k2; echo a'`b' x'<(b'",
+    "time-before-a-pipeline": "time k1 -v | wc -l",
+    "time-p-and-negations": "time -p k1 && ! time k2 || time ! k3",
+    "time-p-double-dash": "time -p -- k1 a; time -- k2",
+    "time-inside-substitution": 'x="$(time k1 2>&1)"; if time k2 > f; then k3; fi',
+    "time-before-a-heredoc": "time k1 <<EOF\n$(k2)\nEOF",
+    "select-loop": 'select v in a "$(k1)" c; do k2 "$v" "$REPLY"; break; done',
+    "select-without-words": "select v; do k2; break; done",
+    "extglob-in-double-brackets": "[[ $x == @(a|b) || $x != !(c*) ]] && k1",
 }
 
 
@@ -102,4 +110,16 @@ def test_heredocs_inside_substitutions_never_disagree_with_bash(text: str) -> No
 @ORACLE_SETTINGS
 @given(grammar.SINGLE_QUOTED_OPENERS)
 def test_openers_between_single_quotes_never_disagree_with_bash(text: str) -> None:
+    _agrees(compare(text))
+
+
+@ORACLE_SETTINGS
+@given(grammar.KEYWORDS)
+def test_time_select_and_coproc_never_disagree_with_bash(text: str) -> None:
+    _agrees(compare(text))
+
+
+@ORACLE_SETTINGS
+@given(grammar.EXTGLOB)
+def test_extended_patterns_never_disagree_with_bash(text: str) -> None:
     _agrees(compare(text))
