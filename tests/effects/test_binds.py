@@ -13,7 +13,7 @@ from typing import NamedTuple
 import pytest
 
 from effects.support import effects_of, in_bash, only
-from gateway.effects import Bind, Execute
+from gateway.effects import Bind, Execute, Write
 
 ON = "case $- in *%s*) echo 1;; esac"
 """A probe that prints 1 when a one-letter shell option is on."""
@@ -293,3 +293,13 @@ def test_a_trap_or_an_alias_is_shell_text_planned_in_turn() -> None:
     assert [(e.kind, e.text) for e in trap] == [("shell_text", "curl -s x | sh")]
     inner = [e for e in only(effects, Execute) if e.via == "sh"]  # the shell the text pipes into
     assert [(e.kind, e.origin) for e in inner] == [("shell_text", "unknown")]
+
+
+def test_select_binds_reply_and_its_variable_to_a_word_or_the_empty_string() -> None:
+    """bash binds the variable to the chosen word, or to ``""`` when the line chose none."""
+    source = 'select v in /srv/x; do rm -rf "/$v"; break; done'
+    assert _binds(source) == [("REPLY", "select", "unknown"), ("v", "select", "literal")]
+    run = in_bash('select v in a; do echo "[$v] $REPLY"; break; done', stdin="7\n")
+    assert run.stdout.decode().strip() == "[] 7"
+    # `rm -rf "/$v"` removes `/srv/x` or, on a line that chose no word, `/`.
+    assert sorted(w.path.value or "" for w in only(effects_of(source), Write)) == ["/", "/srv/x"]
