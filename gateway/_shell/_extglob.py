@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
+from gateway._shell._masks import declares
 from gateway._shell._tree import (
     Assignment,
     Brace,
@@ -57,7 +58,6 @@ __all__ = ["PATTERN_OPENERS", "check_extended_patterns"]
 PATTERN_OPENERS: Final = frozenset("@*+?!")
 """The characters that, right before ``(``, open an extended pattern."""
 _PATTERN_OPERATORS: Final = frozenset({"==", "!=", "=", "=~"})
-_DECLARATIONS: Final = frozenset({"declare", "local", "typeset", "readonly", "export"})
 
 
 def _unquoted_parentheses(word: Word, text: str) -> Iterator[int]:
@@ -94,12 +94,7 @@ def _check_word(word: Word, text: str, where: str, *, openers_only: bool = False
 
 
 def _array_argument(command: SimpleCommand, word: Word) -> bool:
-    return (
-        bool(command.words)
-        and command.words[0].value in _DECLARATIONS
-        and word is not command.words[0]
-        and "=(" in word.text
-    )
+    return declares(command) and word is not command.words[0] and "=(" in word.text
 
 
 def _check_node(node: Node, text: str) -> None:

@@ -54,7 +54,7 @@ from gateway._shell._tree import (
 )
 from gateway._shell._words import split_assignment
 
-__all__ = ["CaseArm", "CaseLayout", "Mask", "apply_masks", "find_masks"]
+__all__ = ["CaseArm", "CaseLayout", "Mask", "apply_masks", "declares", "find_masks"]
 
 MaskKind = Literal[
     "test", "arith_command", "arithmetic", "arith_for", "case", "array", "time", "select"
@@ -137,7 +137,7 @@ def find_masks(program: Program, text: str) -> tuple[Mask, ...]:
                 masks.append(mask)
         elif isinstance(node, Assignment) and node.array is not None:
             masks.extend(_array_assignment(node, text))
-        elif isinstance(node, SimpleCommand) and _declares(node):
+        elif isinstance(node, SimpleCommand) and declares(node):
             masks.extend(_array_argument(w, text) for w in node.words[1:] if "=(" in w.text)
         elif isinstance(node, Pipeline) and node.time is not None:
             masks.append(Mask("time", node.time.start, node.time.end, ()))
@@ -148,7 +148,8 @@ def find_masks(program: Program, text: str) -> tuple[Mask, ...]:
     return tuple(sorted(masks, key=lambda mask: (mask.start, -mask.end)))
 
 
-def _declares(command: SimpleCommand) -> bool:
+def declares(command: SimpleCommand) -> bool:
+    """True when the command is a builtin that reads ``NAME=(…)`` arguments as arrays."""
     return bool(command.words) and command.words[0].value in _DECLARATIONS
 
 
