@@ -137,10 +137,12 @@ TEST_LEAVES: Final = WORD_NODES | frozenset({"test_operator", "regex", "variable
 DECLARATION_ARGUMENTS: Final = WORD_NODES | frozenset({"variable_assignment", "variable_name"})
 SUBSTITUTION_NODES: Final = frozenset({"command_substitution", "process_substitution"})
 IGNORED: Final = frozenset({"comment"})
-# Words that, right after `time` (and its options), would make bash read a
-# compound command, an assignment or another keyword there: tree-sitter reads
-# them as arguments of a command named `time`, so such a reading is refused.
-RESERVED_AFTER_TIME: Final = frozenset(
+# bash's reserved words (and `!`, `{`, `}`, `[[`, `((`): right after `time`
+# (and its options) bash reads one as its keyword where tree-sitter reads an
+# argument of a command named `time`; after a redirect (`> f time k`) bash
+# runs a program of that name but prints the command back with the word
+# first, as its keyword. Either reading is refused.
+RESERVED_WORDS: Final = frozenset(
     {
         "!",
         "{",
@@ -366,7 +368,7 @@ class _Reader:
         text = self.text_of(head)
         if (
             head.type not in WORD_NODES
-            or text in RESERVED_AFTER_TIME
+            or text in RESERVED_WORDS
             or text.startswith("-")
             or split_assignment(text) is not None
         ):
@@ -547,6 +549,19 @@ class _Reader:
             else:
                 raise self.unexpected(child, "inside a command")
         words.extend(self.words(pending))
+        if (
+            words
+            and redirects
+            and words[0].text in RESERVED_WORDS
+            and redirects[0].span.start < words[0].span.start
+        ):
+            # `> f time k`: bash runs the program `time`, but prints the command
+            # back as `time k > f`, where `time` is its keyword.
+            raise Unreadable(
+                f"the program {_show(words[0].text)} at offset {words[0].span.start} follows "
+                "a redirect, and bash prints it back as its keyword",
+                words[0].span.start,
+            )
         start = self.start(node) if timed is None else self.start(timed[0])
         return SimpleCommand(
             span=self.source.span(start, self.end(node)),

@@ -21,13 +21,16 @@ from oracle.harness import compare
 
 def test_bash_times_the_whole_pipeline_and_runs_only_its_commands() -> None:
     ran = bash.run("time -p k1 | k2; ! time k1; time ! k1; time -p -- k1", programs=("k1", "k2"))
-    assert ran.logged == (("k1",), ("k2",), ("k1",), ("k1",), ("k1",))
+    # The two stages of the pipeline run at once: their order is the scheduler's.
+    assert sorted(ran.logged[:2]) == [("k1",), ("k2",)]
+    assert ran.logged[2:] == (("k1",), ("k1",), ("k1",))
     assert b"real" in ran.stderr
 
 
 def test_bash_reads_time_as_a_program_after_a_pipe_an_assignment_or_a_second_option() -> None:
     ran = bash.run("k1 | time k2; A=1 time k2; time -p -p k2", programs=("k1", "k2"))
-    assert ran.logged == (("k1",), ("time", "k2"), ("time", "k2"), ("-p", "k2"))
+    assert sorted(ran.logged[:2]) == [("k1",), ("time", "k2")]  # a pipeline's stages race
+    assert ran.logged[2:] == (("time", "k2"), ("-p", "k2"))
 
 
 def test_bash_runs_a_select_body_with_a_chosen_word_or_the_empty_string() -> None:
