@@ -195,8 +195,10 @@ class _Scan(OptionScan):
                 self._ssh_option(option, index, value, given=given)
             else:
                 target = _option_target(effect, value, given=given)
+                # A fixed value is the program's own file (`~/.profile`), not the option word's.
+                own = None if effect.fixed and effect.value is not None else index
                 if target is not _NO_FACT:
-                    self.fact(index, effect, name, target if target is None else str(target))
+                    self.fact(own, effect, name, target if target is None else str(target))
                 if given and value is not None:
                     self._value_facts(effect, index, name, value)
         for extra in option.also:
