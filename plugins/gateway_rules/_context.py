@@ -366,6 +366,13 @@ async def linked_classes(
     return await anyio.to_thread.run_sync(resolve)
 
 
+def _with_classes(path: EffectPath, extra: Iterable[str]) -> EffectPath:
+    both = set(path.classes).union(extra)
+    if both == set(path.classes):
+        return path
+    return msgspec.structs.replace(path, classes=tuple(c for c in PATH_CLASSES if c in both))
+
+
 def through_links(
     effects: Sequence[Effect], links: Mapping[str, tuple[str, ...]]
 ) -> Sequence[Effect]:
@@ -375,21 +382,14 @@ def through_links(
     out: list[Effect] = []
     for effect in effects:
         key = _link_key(effect)
-        extra = set(links.get(key, ())) if key is not None else set()
-        if isinstance(effect, Read) and effect.recursive and not effect.metadata:
-            extra.update(links.get(_WALK + str(effect.path.value), ()))
-        if not extra or not isinstance(effect, Read | Write):
+        if key is None or not isinstance(effect, Read | Write):
             out.append(effect)
             continue
-        both = set(effect.path.classes) | extra
-        classes = tuple(c for c in PATH_CLASSES if c in both)
-        path = EffectPath(
-            written=effect.path.written,
-            value=effect.path.value,
-            classes=classes,
-            pattern=effect.path.pattern,
-        )
-        out.append(msgspec.structs.replace(effect, path=path))
+        extra = list(links.get(key, ()))
+        if isinstance(effect, Read) and effect.recursive and not effect.metadata:
+            extra += links.get(_WALK + str(effect.path.value), ())
+        path = _with_classes(effect.path, extra)
+        out.append(effect if path is effect.path else msgspec.structs.replace(effect, path=path))
     return out
 
 
@@ -399,13 +399,4 @@ def walked_paths(
     """The paths ``find`` walks, which a ``-exec`` command's ``{}`` stands for, with the classes of the files below them."""
     if not links:
         return found
-    out: list[EffectPath] = []
-    for path in found:
-        extra = set(links.get(_WALK + str(path.value), ())) if path.value is not None else set()
-        both = set(path.classes) | extra
-        out.append(
-            msgspec.structs.replace(path, classes=tuple(c for c in PATH_CLASSES if c in both))
-            if extra
-            else path
-        )
-    return out
+    return [_with_classes(path, links.get(_WALK + str(path.value), ())) for path in found]
