@@ -284,12 +284,16 @@ def _targets(
     """
     found: dict[str, set[str]] = {}
 
-    def add(effect: Effect, directories: Sequence[str | None]) -> None:
+    def add(effect: Effect, directories: Sequence[str | None], *, hands_on: bool = False) -> None:
         key = _link_key(effect)
         if key is None or not isinstance(effect, Read | Write):
             return
         value = absolute(effect.path.value, home, cwd)
-        if isinstance(effect, Read) and effect.recursive and value is not None:
+        known = {"secret", "unknown"}.isdisjoint(effect.path.classes)
+        whole = isinstance(effect, Read) and effect.recursive and (hands_on or not effect.metadata)
+        if whole and value is not None and known:
+            # A walk can only add `secret` or `unknown`: not walked when the path has either;
+            # a listing is walked only when it hands what it finds on (`find -exec`).
             found.setdefault(_WALK + str(effect.path.value), set()).add(value)
         paths = found.setdefault(key, set())
         if value is not None:
@@ -311,7 +315,7 @@ def _targets(
     for plan in plans:
         for command, effect in iter_effects(plan):
             shown = [d.value for d in command.directories] if command is not None else []
-            add(effect, shown or ["."])
+            add(effect, shown or ["."], hands_on=command is not None and bool(command.nested))
     return found
 
 
