@@ -289,11 +289,15 @@ def _targets(
         if key is None or not isinstance(effect, Read | Write):
             return
         value = absolute(effect.path.value, home, cwd)
-        known = {"secret", "unknown"}.isdisjoint(effect.path.classes)
+        classes = set(effect.path.classes)
+        system = "system" in classes and "workspace" not in classes
+        known = not system and {"secret", "unknown"}.isdisjoint(classes)
         whole = isinstance(effect, Read) and effect.recursive and (hands_on or not effect.metadata)
         if whole and value is not None and known:
-            # A walk can only add `secret` or `unknown`: not walked when the path has either;
-            # a listing is walked only when it hands what it finds on (`find -exec`).
+            # A walk can only add `secret` or `unknown`: not walked when the path has either,
+            # nor under the system's own directories, whose secrets the patterns name where
+            # they lie (`/etc/shadow`); a listing is walked only when it hands what it finds
+            # on (`find -exec`).
             found.setdefault(_WALK + str(effect.path.value), set()).add(value)
         paths = found.setdefault(key, set())
         if value is not None:
