@@ -256,8 +256,8 @@ def _holds_secret(directory: str, context: PathContext) -> str | None:
 
 
 def _real(path: str, last: str) -> str:
-    if last == "parent":
-        head, tail = os.path.split(path)
+    head, tail = os.path.split(path)
+    if last == "parent" and tail not in ("", ".", ".."):
         return os.path.join(os.path.realpath(head), tail)
     return os.path.realpath(path)
 
