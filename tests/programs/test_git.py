@@ -346,6 +346,63 @@ def test_git_does_what_the_reading_states(case: tuple[list[str], bool, set[str]]
         assert path in stated_writes or "./" in stated_writes
 
 
+UNKNOWN_GLOBALS = (
+    "-Csrc", "-C=src", "-Cx", "-ccore.pager=x", "-c=x", "-pP", "-Pp", "--", "-", "--no-pag",
+    "--GIT-DIR=.git", "--no-pager=1", "--bare=1", "--version=1", "--list-cmds", "-x",
+)  # fmt: skip
+"""Words git's own options refuse: no clusters, no fused short values, no prefixes, no ``--``."""
+
+
+@pytest.mark.parametrize("word", UNKNOWN_GLOBALS)
+def test_git_refuses_what_the_reader_calls_an_unknown_global_option(word: str) -> None:
+    # Were the word read as an option, git would go on to the alias, which runs the marker.
+    args = ["-c", "alias.x=!marker alias", word, "x"]
+    reading = read_git("git", args)
+    spelled = word.partition("=")[0] if word.startswith("--") else word
+    assert reading.undeclared == spelled
+    outcome = run_confined(["git", *args], prepare=_repository)
+    assert f"unknown option: {word}\n" in outcome.stderr
+    assert outcome.markers == ()
+
+
+KNOWN_GLOBALS = (
+    ["-C", "."], ["-C", ""], ["--git-dir=.git"], ["--git-dir", ".git"], ["--work-tree=."],
+    ["--work-tree", "."], ["--namespace=n"], ["--namespace", "n"], ["-c", "color.ui=never"],
+    ["--config-env=user.name=HOME"], ["--config-env", "user.name=HOME"], ["-p"], ["-P"],
+    ["--paginate"], ["--no-pager"], ["--no-replace-objects"], ["--literal-pathspecs"],
+    ["--glob-pathspecs"], ["--icase-pathspecs"], ["--no-optional-locks"],
+    ["--shallow-file", "shallow"],
+)  # fmt: skip
+"""Global options git reads, with their values in each spelling it accepts."""
+
+
+@pytest.mark.parametrize("words", KNOWN_GLOBALS, ids=" ".join)
+def test_git_reads_the_global_options_the_reader_reads(words: list[str]) -> None:
+    args = ["-c", "alias.x=!marker alias", *words, "x"]
+    reading = read_git("git", args)
+    assert reading.undeclared is None
+    assert reading.unreadable is None
+    assert ("execute", "shell_text") in {(f.kind, f.action) for f in reading.facts}
+    outcome = run_confined(["git", *args], prepare=_repository)
+    assert outcome.markers == ("marker alias",), outcome.stderr
+
+
+def test_a_bare_exec_path_prints_and_a_valued_one_runs_helpers_from_its_directory() -> None:
+    bare = read_git("git", ["--exec-path", "foo"])
+    assert bare.options == ("--exec-path",)
+    assert not [f for f in bare.facts if f.kind == "execute"]
+    helper = {"bin/git-foo": "mode:0755:#!/bin/sh\nmarker helper\n"}
+    printed = run_confined(["git", "--exec-path", "foo"], files=helper)
+    assert printed.markers == ()
+    assert printed.stdout.strip()
+    valued = read_git("git", ["--exec-path=bin", "foo"])
+    assert ("execute", "--exec-path", "bin", "code") in {
+        (f.kind, f.via, f.value, f.action) for f in valued.facts
+    }
+    ran = run_confined(["git", "--exec-path=bin", "foo"], files=helper)
+    assert ran.markers == ("marker helper",), ran.stderr
+
+
 def test_git_pages_through_the_configured_pager_on_a_terminal() -> None:
     """Why every paging subcommand states `core.pager`: on a terminal git runs it."""
     outcome = run_confined(
