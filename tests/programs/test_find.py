@@ -207,6 +207,27 @@ def test_gnu_find_does_what_the_reading_states(case: Case) -> None:
     assert outcome.created | outcome.changed == written
 
 
+GNU_LEADING = (
+    ["-H"], ["-L"], ["-P"], ["-HL"], ["-LP"], ["-D", "tree"], ["-D", "nosuch"], ["-Dtree"],
+    ["-D=tree"], ["-O3"], ["-O0"], ["-O99"], ["-O"], ["-Ofoo"], ["-O3x"], ["-Ox1"], ["-O", "3"],
+    ["--"], ["--", "-L"], ["-L", "--"], ["-H", "-D", "tree", "-O2"], ["-L", "-P"],
+)  # fmt: skip
+"""GNU find's leading options, with neighbours it refuses (no clusters, ``-D`` and ``-O`` as it spells them)."""
+
+
+@pytest.mark.parametrize("words", GNU_LEADING, ids=" ".join)
+def test_gnu_find_reads_the_leading_options_the_reader_reads(words: list[str]) -> None:
+    # Were a refused word read as an option, the marker would run.
+    args = [*words, ".", "-maxdepth", "0", "-exec", "marker", "{}", ";"]
+    reading = read_find("find", args)
+    outcome = run_confined(["find", *args], files=FILES)
+    read = reading.unreadable is None
+    assert (outcome.returncode == 0) == read, (reading, outcome.stderr)
+    assert outcome.markers == (("marker .",) if read else ()), outcome.stderr
+    if read:
+        assert [f.value for f in reading.facts if f.via == "starting point"] == ["."]
+
+
 # --- generated expressions ----------------------------------------------------
 
 PRIMARY = st.sampled_from(
