@@ -354,6 +354,11 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             interpreter does; ``2``: ``ssh HOST -v CMD``); ``None``: options
             may follow operands (GNU getopt permutes) until ``--``.
         double_dash: ``--`` ends the options.
+        double_dash_arguments: ``--`` before the first operand also ends the
+            operands: every word after it is an argument of the code the
+            program reads from standard input (``php -- x.php`` runs standard
+            input with ``x.php`` as ``$argv[1]``), so the row's ``empty``
+            roles apply.
         dash_ends_options: A lone ``-`` ends the options as ``--`` does and is
             no operand (``bash - x.sh`` runs ``x.sh``, as bash and POSIX ``sh`` say).
         unknown_is_operand: A word the table does not know is an operand, not
@@ -411,6 +416,7 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     dash_option: bool = False
     options_end_after: int | None = None
     double_dash: bool = True
+    double_dash_arguments: bool = False
     dash_ends_options: bool = False
     unknown_is_operand: bool = False
     dashless: Literal["first", "every"] | None = None
