@@ -34,7 +34,7 @@ or an expanding word where a starting point, a primary or the end of an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Final, Literal, NamedTuple
 
 from gateway._programs import ArgumentFact, ArgumentReading
@@ -122,8 +122,7 @@ class _Leading(OptionScan):
     """Reads find's leading options; `halted` is where the starting points begin."""
 
     def __init__(self, reading: _Reading) -> None:
-        # A value that expands is one word to find (`-D "$list"`).
-        super().__init__(reading.args, one_word=frozenset(range(len(reading.args))))
+        super().__init__(reading.args, one_word=reading.one_word)
         self.reading = reading
 
     @property
@@ -173,8 +172,9 @@ def _starts_expression(word: str) -> bool:
 class _Reading:
     """The state of one reading of a find command line."""
 
-    def __init__(self, args: Sequence[str | None]) -> None:
+    def __init__(self, args: Sequence[str | None], one_word: Set[int]) -> None:
         self.args = args
+        self.one_word = one_word
         self.options: list[str] = []
         self.facts: list[ArgumentFact] = []
         self.roots: list[tuple[int | None, str | None]] = []
@@ -225,7 +225,10 @@ class _Reading:
             if at + primary.arguments >= len(self.args) + (1 if primary.arguments == 0 else 0):
                 self.unreadable = f"`{word}` is missing its argument"
                 return
-            if None in self.args[at + 1 : at + 1 + primary.arguments]:
+            if any(
+                self.args[index] is None and index not in self.one_word
+                for index in range(at + 1, at + 1 + primary.arguments)
+            ):
                 self.unreadable = f"the argument of `{word}` expands, and may be no word or several"
                 return
             self.options.append(word)
@@ -324,13 +327,25 @@ class _Reading:
             )
 
 
-def read_find(program: str, args: Sequence[str | None]) -> ArgumentReading:
+def read_find(
+    program: str,
+    args: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
     """
     Read a find command line: its leading options, starting points and expression.
 
     Args:
         program: The basename looked up (``find``, ``gfind``).
         args: The arguments after the program word, ``None`` for one that expands.
+        one_word: Indexes of expanding words known to be exactly one word: as
+            the value of a leading option or the argument of a primary
+            (``-name "$pattern"``) each is that one argument, its value unknown.
+        no_dash: Not used: an expanding starting point may still be an
+            operator (``"!$x"`` with ``x`` empty is ``!``), and an expanding
+            word in an ``-exec`` command may be the ``;`` that ends it.
 
     Returns:
         The reading: `ArgumentReading.operands` are the starting points;
@@ -340,7 +355,7 @@ def read_find(program: str, args: Sequence[str | None]) -> ArgumentReading:
     >>> [(fact.kind, fact.via, fact.value, fact.words) for fact in reading.facts]
     [('read', 'starting point', '.', None), ('execute', '-exec', 'rm', (4, 6))]
     """
-    reading = _Reading(args)
+    reading = _Reading(args, one_word)
     at = reading.leading()
     if reading.unreadable is None:
         at = reading.starting_points(at)

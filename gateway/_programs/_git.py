@@ -25,14 +25,14 @@ alias in the configuration, or a ``git-NAME`` program).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Final
 
 import msgspec
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactBase, FactKind
 from gateway._programs._git_commands import COMMANDS, HOOKS_FROM, PAGER, GitCommand
-from gateway._programs._git_forms import FORMS, Invocation
+from gateway._programs._git_forms import FORMS, Invocation, Shapes
 from gateway._programs._gitconfig import git_code_key, split_alias
 from gateway._programs._langargs import Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow, option_table
@@ -71,9 +71,8 @@ _ALIAS_DEPTH: Final = 16
 class _Line(OptionScan):
     """What git's own options amount to, read in order up to the subcommand."""
 
-    def __init__(self, args: Sequence[str | None]) -> None:
-        # A value that expands is one word to git (`-C "$d"`).
-        super().__init__(args, one_word=frozenset(range(len(args))))
+    def __init__(self, args: Sequence[str | None], one_word: Set[int]) -> None:
+        super().__init__(args, one_word=one_word)
         self.facts: list[ArgumentFact] = []
         self.options: list[str] = []
         self.aliases: dict[str, tuple[str | None, int]] = {}
@@ -325,13 +324,23 @@ def _strategy(fact: ArgumentFact) -> ArgumentFact:
     return fact
 
 
-def read_git(program: str, args: Sequence[str | None]) -> ArgumentReading:
+def read_git(
+    program: str,
+    args: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
     """
     Read a git command line: its global options, its subcommand, and what both do.
 
     Args:
         program: The basename looked up (``git``).
         args: The arguments after the program word, ``None`` for one that expands.
+        one_word: Indexes of expanding words known to be exactly one word
+            (``-C "$d"``, ``commit -m "$msg"``); any other may be several.
+        no_dash: Indexes of expanding words that cannot begin with ``-``: in
+            the subcommand's words they are operands (``add "src/$f"``).
 
     Returns:
         The reading. `ArgumentReading.subcommand` is the subcommand path read
@@ -342,14 +351,18 @@ def read_git(program: str, args: Sequence[str | None]) -> ArgumentReading:
     >>> [(fact.kind, fact.via, fact.value) for fact in reading.facts][:3]
     [('cwd', '-C', 'src'), ('write', '--output', 'log.txt'), ('read', 'repository', '.git')]
     """
-    return _read(program, args, {}, 0)
+    return _read(program, args, Shapes(one_word, no_dash), {}, 0)
 
 
 def _read(
-    program: str, args: Sequence[str | None], aliases: dict[str, tuple[str | None, int]], depth: int
+    program: str,
+    args: Sequence[str | None],
+    shapes: Shapes,
+    aliases: dict[str, tuple[str | None, int]],
+    depth: int,
 ) -> ArgumentReading:
     """`read_git`, with the aliases earlier words defined and how deep in aliases it is."""
-    line = _Line(args)
+    line = _Line(args, shapes.one_word)
     line.aliases.update(aliases)
     line.scan()
     at = line.halted
@@ -367,7 +380,7 @@ def _read(
     assert name is not None  # noqa: S101 -- an expanding word stops the scan before it
     rest = list(args[at + 1 :])
     if name not in COMMANDS and name.lower() in line.aliases and depth < _ALIAS_DEPTH:
-        return _alias(program, args, at, line, depth)
+        return _alias(program, args, at, line, shapes, depth)
     command = COMMANDS.get(name)
     if command is None:
         return ArgumentReading(
@@ -377,7 +390,7 @@ def _read(
             facts=tuple(line.facts),
             unreadable=f"`git {name}` is not a subcommand the reader knows; it may be an alias in the configuration or a `git-{name}` program",
         )
-    invocation = Invocation.read(name, command, rest, offset=at + 1)
+    invocation = Invocation.read(name, command, rest, offset=at + 1, shapes=shapes.after(at + 1))
     reading = invocation.reading
     facts = list(line.facts)
     for fact in reading.facts:
@@ -402,7 +415,7 @@ def _read(
 
 
 def _alias(
-    program: str, args: Sequence[str | None], at: int, line: _Line, depth: int
+    program: str, args: Sequence[str | None], at: int, line: _Line, shapes: Shapes, depth: int
 ) -> ArgumentReading:
     """A subcommand that an alias in the same call defines: run its shell text, or read what it expands to."""
     name = args[at]
@@ -439,7 +452,13 @@ def _alias(
             facts=tuple(line.facts),
             unreadable=f"the alias `{name}` cannot be split as git splits it",
         )
-    expanded = _read(program, [*words, *args[at + 1 :]], line.aliases, depth + 1)
+    expanded = _read(
+        program,
+        [*words, *args[at + 1 :]],
+        shapes.after(at + 1, len(words)),
+        line.aliases,
+        depth + 1,
+    )
     # The expansion's words are not the call's: only what they do is kept.
     kept = tuple(msgspec.structs.replace(fact, index=None) for fact in expanded.facts)
     return msgspec.structs.replace(

@@ -167,6 +167,22 @@ def test_find_is_registered() -> None:
     assert LANGUAGE_READERS["find"] is read_find
 
 
+def test_an_expanding_argument_is_read_only_when_it_is_one_word() -> None:
+    # `find . -name $p`: an unquoted `$p` may be `x -delete`.
+    assert read_find("find", [".", "-name", None, "-print"]).unreadable is not None
+    quoted = read_find("find", [".", "-name", None, "-print"], one_word={2})
+    assert quoted.unreadable is None
+    assert quoted.options == ("-name", "-print")
+    assert read_find("find", ["-D", None, "."]).unreadable is not None
+    assert read_find("find", ["-D", None, "."], one_word={1}).unreadable is None
+    written = read_find("find", [".", "-fprint", None], one_word={2})
+    assert ("write", "-fprint", None) in {(f.kind, f.via, f.value) for f in written.facts}
+    # An expanding starting point may still be an operator, and one in `-exec` its end.
+    assert read_find("find", [None, "-print"], one_word={0}, no_dash={0}).unreadable is not None
+    exec_args: list[str | None] = [".", "-exec", "rm", None, ";"]
+    assert read_find("find", exec_args, one_word={3}).unreadable is not None
+
+
 # --- proofs against GNU find --------------------------------------------------
 
 FILES = {"keep.txt": "k\n", "drop.tmp": "d\n", "d/inner.tmp": "i\n", "ref": "r\n"}

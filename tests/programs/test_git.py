@@ -194,7 +194,7 @@ HOSTILE: dict[str, Case] = {
     "unknown-subcommand": Case(["frobnicate"], [], "not a subcommand"),
     "subcommand-expands": Case([None], [], "expands"),
     "option-expands": Case(["log", None], [], "expansion"),
-    "c-expands": Case(["-c", None, "status"], [("bind", "-c", None)], "expands"),
+    "c-expands": Case(["-c", None, "status"], [], "may be no word or several"),
     "unknown-global": Case(["--frobnicate", "status"], [], None, "--frobnicate"),
     "log-abbreviation-refused": Case(["log", "--outp=x"], [], None, "--outp"),
     "unknown-log-option": Case(["log", "--frobnicate"], [], None, "--frobnicate"),
@@ -294,6 +294,43 @@ def test_every_fact_index_points_at_its_word() -> None:
     assert by_via["-C"] == 1
     assert by_via["-c"] == 3
     assert by_via["--output"] == 6
+
+
+def test_an_expanding_value_is_read_only_when_it_is_one_word() -> None:
+    # `git -C $d status`: an unquoted `$d` may be `. -c core.fsmonitor=./x`.
+    several = read_git("git", ["-C", None, "status"])
+    assert (
+        several.unreadable
+        == "the value of `-C` (argument 2) expands, and may be no word or several"
+    )
+    quoted = read_git("git", ["-C", None, "status"], one_word={1})
+    assert quoted.unreadable is None
+    assert ("cwd", "-C", None) in {(f.kind, f.via, f.value) for f in quoted.facts}
+    setting = read_git("git", ["-c", None, "status"], one_word={1})
+    assert setting.unreadable is not None
+    assert "what it configures is unknown" in setting.unreadable
+    assert ("bind", "-c") in {(f.kind, f.via) for f in setting.facts}
+
+
+def test_the_subcommand_reads_what_is_known_of_its_expanding_words() -> None:
+    assert read_git("git", ["commit", "-m", None]).unreadable is not None
+    message = read_git("git", ["-C", "d", "commit", "-m", None], one_word={4})
+    assert message.unreadable is None
+    assert message.subcommand == ("commit",)
+    added = read_git("git", ["add", None], one_word={1}, no_dash={1})
+    assert added.unreadable is None
+    assert ("read", "pathspec", 1, None) in {(f.kind, f.via, f.index, f.value) for f in added.facts}
+    # A second subcommand word moves the words along: `remote add NAME "$url"`.
+    remote = read_git("git", ["remote", "add", "o", None], one_word={3}, no_dash={3})
+    assert remote.unreadable is None, remote
+
+
+def test_an_alias_keeps_what_is_known_of_the_words_after_it() -> None:
+    args: list[str | None] = ["-c", "alias.ci=commit -q", "ci", "-m", None]
+    assert read_git("git", args).unreadable is not None
+    reading = read_git("git", args, one_word={4})
+    assert reading.unreadable is None
+    assert reading.subcommand == ("commit",)
 
 
 # --- proofs against git -------------------------------------------------------

@@ -3,7 +3,9 @@ Every reading of a broad set of git and find command lines, pinned.
 
 ``readings/git.jsonl`` and ``readings/find.jsonl`` hold, one line each, a
 command line (the words after the program, ``null`` for a word that
-expands) and the whole `ArgumentReading` the reader gives it: options,
+expands; a line with expanding words is held twice, once with them known to
+be one word each, ``one_word``, as a double-quoted ``"$x"`` is) and the
+whole `ArgumentReading` the reader gives it: options,
 operands, every fact, and what could not be read. A change to how the
 readers read options must leave every line as it is, or change the file in
 the same commit, where the difference is the change to review.
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -29,6 +31,7 @@ from gateway._programs import ArgumentReading
 from gateway._programs._find import read_find
 from gateway._programs._git import read_git
 from gateway._programs._git_commands import COMMANDS
+from gateway._programs._languages import LanguageReader
 
 _HERE = Path(__file__).parent / "readings"
 Line = list[str | None]
@@ -104,10 +107,12 @@ def find_lines() -> Iterator[Line]:
         yield [*first, *second, ".", "-print"]
 
 
-_READERS: dict[str, tuple[Callable[[str, Sequence[str | None]], ArgumentReading], Callable[[], Iterator[Line]]]] = {
+_READERS: dict[str, tuple[LanguageReader, Callable[[], Iterator[Line]]]] = {
     "git": (read_git, git_lines),
     "find": (read_find, find_lines),
-}  # fmt: skip
+}
+Case = tuple[Line, tuple[int, ...]]
+"""A command line and the indexes of its expanding words known to be one word."""
 
 
 def _encoded(reading: ArgumentReading) -> object:
@@ -117,19 +122,27 @@ def _encoded(reading: ArgumentReading) -> object:
     return {name: value for name, value in encoded.items() if value not in (None, [])}
 
 
-def _pinned(program: str) -> list[tuple[Line, object]]:
+def _pinned(program: str) -> list[tuple[Case, object]]:
     path = _HERE / f"{program}.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
-    return [(case["args"], case["reading"]) for case in map(json.loads, lines)]
+    return [
+        ((case["args"], tuple(case.get("one_word", ()))), case["reading"])
+        for case in map(json.loads, lines)
+    ]
+
+
+def _read(program: str, case: Case) -> object:
+    reader, _ = _READERS[program]
+    args, one_word = case
+    return _encoded(reader(program, args, one_word=frozenset(one_word)))
 
 
 @pytest.mark.parametrize("program", sorted(_READERS))
 def test_every_pinned_line_is_read_as_it_was(program: str) -> None:
-    reader, _ = _READERS[program]
     changed = [
-        (args, expected, _encoded(reader(program, args)))
-        for args, expected in _pinned(program)
-        if _encoded(reader(program, args)) != expected
+        (case, expected, _read(program, case))
+        for case, expected in _pinned(program)
+        if _read(program, case) != expected
     ]
     assert not changed, changed[:5]
 
@@ -137,24 +150,33 @@ def test_every_pinned_line_is_read_as_it_was(program: str) -> None:
 @pytest.mark.parametrize("program", sorted(_READERS))
 def test_the_pinned_lines_are_the_lines_built_here(program: str) -> None:
     _, lines = _READERS[program]
-    assert [args for args, _ in _pinned(program)] == list(_unique(lines()))
+    assert [case for case, _ in _pinned(program)] == list(_cases(lines()))
 
 
-def _unique(lines: Iterator[Line]) -> Iterator[Line]:
+def _cases(lines: Iterator[Line]) -> Iterator[Case]:
+    """Each line once, and again with its expanding words known to be one word each."""
     seen: set[str] = set()
     for line in lines:
         key = json.dumps(line)
-        if key not in seen:
-            seen.add(key)
-            yield line
+        if key in seen:
+            continue
+        seen.add(key)
+        yield line, ()
+        expanding = tuple(index for index, word in enumerate(line) if word is None)
+        if expanding:
+            yield line, expanding
 
 
 def _write() -> None:
-    for program, (reader, lines) in _READERS.items():
+    for program, (_, lines) in _READERS.items():
         with (_HERE / f"{program}.jsonl").open("w", encoding="utf-8") as out:
-            for args in _unique(lines()):
-                case = {"args": args, "reading": _encoded(reader(program, args))}
-                out.write(json.dumps(case, separators=(",", ":")) + "\n")
+            for case in _cases(lines()):
+                args, one_word = case
+                held: dict[str, object] = {"args": args}
+                if one_word:
+                    held["one_word"] = list(one_word)
+                held["reading"] = _read(program, case)
+                out.write(json.dumps(held, separators=(",", ":")) + "\n")
 
 
 if __name__ == "__main__":
