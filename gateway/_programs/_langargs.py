@@ -465,11 +465,15 @@ class OptionScan:
         if value is not None:
             self.met(Met(option, word[:2], index, value, index))
             return index + 1
+        return self.unfused(option, word, index)
+
+    def unfused(self, option: Option, written: str, index: int) -> int:
+        """An option at ``index`` written without a value: it takes the next word where its arity says."""
         if option.arity == 1:
-            return self.separated(option, word, index, plus=False)
+            return self.separated(option, written, index, plus=False)
         if option.arity == "optional_next":
-            return self.optional_next(option, word, index, plus=False)
-        self.met(Met(option, word, index, None, None))
+            return self.optional_next(option, written, index, plus=False)
+        self.met(Met(option, written, index, None, None))
         return index + 1
 
     def long(self, word: str, index: int, lookup: Lookup) -> int:
@@ -485,23 +489,13 @@ class OptionScan:
         if equals:
             self.met(Met(option, name, index, fused, index))
             return index + 1
-        if option.arity == "optional_next":
-            return self.optional_next(option, name, index, plus=False)
-        if option.arity == 1:
-            return self.separated(option, name, index, plus=False)
-        self.met(Met(option, name, index, None, None))
-        return index + 1
+        return self.unfused(option, name, index)
 
     def whole_word(self, word: str, index: int, lookup: Lookup) -> int:
         """An option that is one whole word (``-name``), its value in the next word or after ``=``."""
         option = lookup.options.get(word)
         if option is not None and option.arity != "fused":
-            if option.arity == 1:
-                return self.separated(option, word, index, plus=False)
-            if option.arity == "optional_next":
-                return self.optional_next(option, word, index, plus=False)
-            self.met(Met(option, word, index, None, None))
-            return index + 1
+            return self.unfused(option, word, index)
         name, equals, fused = word.partition("=")
         option = lookup.options.get(name) if equals and self.row.fused_equals else None
         if option is None and self.row.fused_prefix:
