@@ -136,21 +136,15 @@ def _tokens(source: Source, scanner: WordScanner) -> list[Token]:
             tokens.append(command.token())
             tokens.append(OpToken(char, at, at + 1))
             command = _Command(source, scanner)
-        elif char == "&":
-            if not text.startswith("&&", at):
+        elif char in "&|":
+            # `&&` or `|`; `&` alone, `||` and `|&` are outside the class.
+            operator = "&&" if char == "&" else "|"
+            if not text.startswith(operator, at) or text.startswith(("||", "|&"), at):
                 raise _NotPlain
             tokens.append(command.token())
-            tokens.append(OpToken("&&", at, at + 2))
+            tokens.append(OpToken(operator, at, at + len(operator)))
             command = _Command(source, scanner)
-            at = _BLANKS_AND_NEWLINES.match(text, at + 2).end()  # type: ignore[union-attr]
-            continue
-        elif char == "|":
-            if text.startswith(("||", "|&"), at):
-                raise _NotPlain
-            tokens.append(command.token())
-            tokens.append(OpToken("|", at, at + 1))
-            command = _Command(source, scanner)
-            at = _BLANKS_AND_NEWLINES.match(text, at + 1).end()  # type: ignore[union-attr]
+            at = _BLANKS_AND_NEWLINES.match(text, at + len(operator)).end()  # type: ignore[union-attr]
             continue
         elif char == ">":
             at = _redirect(source, scanner, command, at)
