@@ -106,9 +106,15 @@ def thread_cpu_seconds() -> float:
     2 ms (it brings the scheduler's accounting up to date), against a few
     microseconds for ``getrusage`` — and every reading takes the clock twice.
     ``getrusage`` counts to the scheduler tick, far finer than any budget here.
+    Where there is no per-thread ``getrusage`` (it is Linux's), `time.thread_time`.
     """
-    usage = resource.getrusage(resource.RUSAGE_THREAD)
+    if _RUSAGE_THREAD is None:
+        return time.thread_time()
+    usage = resource.getrusage(_RUSAGE_THREAD)
     return usage.ru_utime + usage.ru_stime
+
+
+_RUSAGE_THREAD: Final[int | None] = getattr(resource, "RUSAGE_THREAD", None)
 
 
 class ReadingBudget:
