@@ -265,11 +265,11 @@ class EventBus:
                 return True
         return False
 
-    def count(self) -> int:
-        """Number an event nobody records or watches, without building it; its sequence number."""
+    def count(self, events: int = 1) -> int:
+        """Number ``events`` events nobody records or watches, without building them; the first one's sequence number."""
         seq = self._seq
-        self._seq += 1
-        self._published += 1
+        self._seq += events
+        self._published += events
         return seq
 
     @property

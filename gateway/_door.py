@@ -134,15 +134,17 @@ def call_problem(call: object) -> str | None:
     if not isinstance(call, ToolCall):
         return f"it is not a ToolCall but {type(call).__name__}"
     tool: object = call.tool  # a caller may have built it with anything
-    if not isinstance(tool, str):
-        return f"its tool name must be a string, not {type(tool).__name__}"
-    if not tool:
-        return "its tool name is empty"
-    if len(tool) > MAX_FIELD:
-        return f"its tool name is longer than {MAX_FIELD} characters"
-    problem = _text_problem(tool)
-    if problem is not None:
-        return f"its tool name {problem}"
+    if not (type(tool) is str and 0 < len(tool) <= 64 and tool.isprintable()):
+        # Past the common case (a short name, checked at C speed): say what is wrong.
+        if not isinstance(tool, str):
+            return f"its tool name must be a string, not {type(tool).__name__}"
+        if not tool:
+            return "its tool name is empty"
+        if len(tool) > MAX_FIELD:
+            return f"its tool name is longer than {MAX_FIELD} characters"
+        problem = _text_problem(tool)
+        if problem is not None:
+            return f"its tool name {problem}"
     for field, longest in _TEXT_FIELDS:
         value = getattr(call, field)
         if value is None or (type(value) is str and len(value) <= 64 and value.isprintable()):
