@@ -275,7 +275,10 @@ class EventBus:
     @property
     def halted(self) -> str | None:
         """Why verdicts can no longer be released (a required sink failed), or ``None``."""
-        return next((r.failure for r in self._runners if r.required and r.failure), None)
+        for runner in self._runners:
+            if runner.required and runner.failure:
+                return runner.failure
+        return None
 
     # ── publishing ──
 

@@ -62,10 +62,13 @@ class Admitted(NamedTuple):
         call: The call, with a call id (one is made when it has none).
         key: What identical calls share: the tool, the input as canonical
             JSON, and the working directory.
+        known: The entry of the cache under ``key`` whose input was found
+            equal to this call's (so it need not be compared again), if any.
     """
 
     call: ToolCall
     key: tuple[str, bytes, str]
+    known: Any = None
 
 
 def _text_problem(value: str) -> str | None:
@@ -189,7 +192,7 @@ def admit(call: object, known: dict[tuple[str, bytes, str], Any] | None = None) 
         return "its input cannot be written as JSON"
     if not call.call_id:
         call = msgspec.structs.replace(call, call_id=uuid.uuid4().hex)
-    return Admitted(call, key)
+    return Admitted(call, key, entry if seen else None)
 
 
 def refused_call_id(call: object) -> str:

@@ -806,9 +806,10 @@ class Gateway(AsyncContextManagerMixin):
         if isinstance(admitted, Admitted):
             call = admitted.call
         # Without a provider that records, no attribute is built.
-        attributes = None if telemetry.quiet else self._review_attributes(admitted, tool)
-        with telemetry.span(SPAN_REVIEW, attributes) as span:
-            trace_id, span_id = self._telemetry.ids(span)
+        quiet = telemetry.quiet
+        attributes = None if quiet else self._review_attributes(admitted, tool)
+        with telemetry.span(SPAN_REVIEW, attributes, quiet=quiet) as span:
+            trace_id, span_id = telemetry.ids(span)
             ids: dict[str, str | None] = {"trace_id": trace_id, "span_id": span_id}
             refusal = (
                 None
@@ -852,7 +853,7 @@ class Gateway(AsyncContextManagerMixin):
                 verdict = await self._conclude(verdict, state)
             except BaseException as error:  # noqa: BLE001 -- _failed records it, and re-raises what must go on
                 verdict = await self._failed(error, state, span)
-            if attributes is not None:
+            if not quiet:
                 telemetry.set(span, verdict_attributes(verdict, self._mode))
             if isinstance(admitted, Admitted):
                 telemetry.reviewed(admitted.call.call_id, admitted.call.tool, span)
@@ -916,7 +917,7 @@ class Gateway(AsyncContextManagerMixin):
         if (
             prepared is None
             or not prepared.replays
-            or prepared.input != call.input
+            or (prepared is not admitted.known and prepared.input != call.input)
             or bus.halted is not None
         ):
             return None

@@ -666,10 +666,21 @@ class Telemetry:
         return self._silent
 
     def span(
-        self, name: str, attributes: Mapping[str, str | int | bool] | None = None
+        self,
+        name: str,
+        attributes: Mapping[str, str | int | bool] | None = None,
+        *,
+        quiet: bool | None = None,
     ) -> _SpanScope:
-        """Open a span (a child of the current one, if any); nothing the tracer raises gets out."""
-        return _SpanScope(self._tracer, name, attributes, quiet=self.quiet)
+        """
+        Open a span (a child of the current one, if any); nothing the tracer raises gets out.
+
+        ``quiet`` is `quiet` as the caller already asked it (so that what it
+        built for the span and the span agree), asked again when not given.
+        """
+        return _SpanScope(
+            self._tracer, name, attributes, quiet=self.quiet if quiet is None else quiet
+        )
 
     @staticmethod
     def ids(span: Span) -> tuple[str | None, str | None]:
