@@ -14,6 +14,7 @@ import signal
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -104,8 +105,14 @@ def test_serve_writes_and_serves_the_audit_log(tmp_path: Path) -> None:
         ) as client:
             outcome = {"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_use_id": "a-1"}
             assert client.post("/hooks/claude-code", json=outcome).json() == {}
-            log = client.get("/v1/audit")
+            # An outcome is published, not waited for (only a verdict waits for
+            # its record), so on a busy machine it reaches the log a little later.
+            deadline = time.monotonic() + WAIT
             one = client.get("/v1/audit", params={"call": "a-1"})
+            while not one.text and time.monotonic() < deadline:
+                time.sleep(0.05)
+                one = client.get("/v1/audit", params={"call": "a-1"})
+            log = client.get("/v1/audit")
     records = [json.loads(line) for line in log.text.splitlines()]
     assert [r["event"] for r in records[:2]] == ["chain.genesis", "gateway.started"]
     assert {r["call_id"] for r in map(json.loads, one.text.splitlines())} == {"a-1"}
