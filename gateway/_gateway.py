@@ -1012,19 +1012,23 @@ class Gateway(AsyncContextManagerMixin):
             decision="decline", reason=reason, digest=state.digest, call_id=state.call_id
         )
 
+    def _verdict_record(self, verdict: Verdict, state: _Review) -> VerdictReached:
+        """The record of the verdict a review released."""
+        return VerdictReached(
+            call_id=verdict.call_id,
+            verdict=verdict,
+            question=state.question,
+            mode=self._mode,
+            trace_id=state.ids["trace_id"],
+            span_id=state.ids["span_id"],
+        )
+
     async def _end(self, state: _Review, reason: str) -> None:
         """Record the decline of a review that ended abnormally: its verdict, or the withdrawal of one already recorded."""
         bus = self.bus
         released = self._decline(state, reason)
         if state.verdict_seq is None:
-            draft: Event = VerdictReached(
-                call_id=state.call_id,
-                verdict=released,
-                question=state.question,
-                mode=self._mode,
-                trace_id=state.ids["trace_id"],
-                span_id=state.ids["span_id"],
-            )
+            draft: Event = self._verdict_record(released, state)
         else:
             draft = VerdictWithdrawn(
                 call_id=state.call_id,
@@ -1176,16 +1180,7 @@ class Gateway(AsyncContextManagerMixin):
         # Past any back-pressure: the verdict's record is never kept waiting
         # behind the events it concludes. Numbered only, when nobody records.
         seq = (
-            bus.publish_nowait(
-                VerdictReached(
-                    call_id=verdict.call_id,
-                    verdict=verdict,
-                    question=state.question,
-                    mode=self._mode,
-                    trace_id=state.ids["trace_id"],
-                    span_id=state.ids["span_id"],
-                )
-            )
+            bus.publish_nowait(self._verdict_record(verdict, state))
             if bus.recording
             else bus.count()
         )
