@@ -136,6 +136,12 @@ class _Scan(OptionScan):
     def dashless_first(self, index: int) -> bool:
         return index == 0 and not self.subcommand
 
+    def double_dash(self, index: int) -> None:
+        if self.row.double_dash_arguments and not self.operands:
+            self.halt(index + 1)  # the rest are arguments of the code read from standard input
+            return
+        super().double_dash(index)
+
     def expansion(self, index: int) -> None:
         if _inert(self.row):
             self.operand(index, None)
