@@ -505,12 +505,14 @@ def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bo
     )
     if effect is None:
         return
-    # The program writes into the directory the last such option names.
-    directories = [fact.value for _, fact in scan.facts if fact.via == name]
+    # The program writes into the directory the last such option names, as
+    # that option acts in the program's mode (`cp -s -t DIR` links there).
+    directories = [fact for _, fact in scan.facts if fact.via == name]
     for directory in directories[-1:]:
+        acting = msgspec.structs.replace(effect, action=directory.action or effect.action)
         for operand in scan.operands:
-            value = _into(directory, operand.value, uncertain=uncertain or operand.several)
-            scan.fact(operand.at, _with_recursion(effect, recursive=recursive), name, value)
+            value = _into(directory.value, operand.value, uncertain=uncertain or operand.several)
+            scan.fact(operand.at, _with_recursion(acting, recursive=recursive), name, value)
 
 
 def _key_facts(scan: _Scan, keys: Mapping[str, Role], *, recursive: bool) -> None:

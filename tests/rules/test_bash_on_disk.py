@@ -53,3 +53,11 @@ def test_rcfile_runs_its_file_before_the_text() -> None:
         '"$BASH" --rcfile rc.sh -i -c true 2>/dev/null\n'
     )
     assert run.stdout == b"from the start-up file"
+
+
+def test_a_link_made_in_the_same_text_takes_the_later_write_where_it_leads() -> None:
+    run = _run(
+        "/bin/ln -s .git/hooks h && printf 'id\\n' > h/pre-commit\n"
+        "/bin/cp -s .git/hooks/pre-commit p; printf 'id2\\n' > p\n"
+    )
+    assert run.files[".git/hooks/pre-commit"] == b"id2\n"

@@ -97,6 +97,13 @@ HOSTILE = [
     D("rust-toolchain-path", "printf '[toolchain]\\npath = \"x\"\\n' > rust-toolchain.toml"),
     D("go-env-goflags", "go env -w GOFLAGS=-toolexec=/tmp/x"),
     D("write-tool-yarnrc", 'Write {"file_path": ".yarnrc.yml"}', WRITE),
+    # A link made earlier in the same call: the later write is judged by its
+    # own value, so making the link is what is asked about.
+    A("link-then-write-hook", "ln -s .git/hooks h && cp x.sh h/pre-commit", WRITE),
+    A("hard-link-then-append", "ln .git/config c && echo x >> c", WRITE),
+    A("cp-symbolic-then-write", "cp -s .git/hooks/pre-commit p; echo id > p", WRITE),
+    A("cp-link-into-then-write", "cp -l -t d .git/config && echo x >> d/config", WRITE),
+    A("link-home-then-read", "ln -s ~/.ssh k && cat k/id_rsa"),
 ]
 
 TWINS = [
@@ -123,6 +130,8 @@ WRITE_TWINS = [
     "tar -tf x.tar",
     "unzip -l x.zip",
     'Write {"file_path": "src/notes.md"}',
+    "cp x.sh h.sh && echo id > h.sh",
+    "cp -t src notes.txt",
 ]
 
 
