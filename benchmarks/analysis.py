@@ -5,7 +5,9 @@ Run: ``.venv/bin/python benchmarks/analysis.py [--limit N]``.
 
 (1) **Reads per review.** A *read* is one full consensus reading of a text by
 the shell reader (tree-sitter and bashlex, compared); the script counts them
-by wrapping the tree-sitter half, which every reading starts with. For a few
+by wrapping the tree-sitter half, which every reading starts with. A review
+reads in a worker process, where a wrapper here would see nothing, so while
+counting the worker pool runs each task in this process instead. For a few
 call shapes it prints the reads of one uncached `Gateway.review`, of the same
 review again (a plan-cache hit), and of `Gateway.answer` for a heredoc hole.
 One reading per call is expected: a review reads the call's text once and
@@ -33,6 +35,7 @@ from _corpus import load
 
 import gateway._shell._treesitter as treesitter
 from gateway import Gateway, GatewayConfig, ToolCall, plan_program
+from gateway._bounded import BoundedFailure, BoundedPool, BoundedTask
 from gateway.testing import StaticApprover
 
 SHAPES: Final = (
@@ -62,11 +65,23 @@ class Counter:
             self.reads += 1
             return original(*args, **kwargs)
 
+        async def here(
+            pool: BoundedPool,
+            task: BoundedTask[Any, Any],
+            argument: Any,
+            *,
+            timeout: float,  # noqa: ASYNC109 -- the pool's own signature
+        ) -> Any | BoundedFailure:
+            return task(argument)  # In this process, so that `counting` sees the worker's reads.
+
+        run = BoundedPool.run
         treesitter.read_with_tree_sitter = counting
+        BoundedPool.run = here  # type: ignore[method-assign,assignment]
         try:
             yield self
         finally:
             treesitter.read_with_tree_sitter = original
+            BoundedPool.run = run  # type: ignore[method-assign]
 
     def take(self) -> int:
         """The reads counted since the last call."""

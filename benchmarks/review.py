@@ -24,7 +24,7 @@ time is what a review costs wherever it runs). Then reviews per CPU-second
 and per wall-second with 1, 100 and 1000 identical-call reviews in flight,
 with the audit log on. ``--profile`` prints where the CPU of (c) goes.
 (e) what telemetry costs: identical calls without a sink, with the
-OpenTelemetry API alone (no SDK: every span and instrument a no-op), with the
+OpenTelemetry API alone (no SDK: no span is made and nothing measured), with the
 SDK's tracer and meter providers (spans batched to an exporter that drops
 them, metrics aggregated in memory), and with the SDK sampling nothing, in
 three rounds taken in turn (a busy spell of a shared machine then falls on

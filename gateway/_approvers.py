@@ -462,11 +462,13 @@ class ApproverChain:
     def generations(self) -> tuple[tuple[int | None, str | None], ...]:
         """What every approver knows now (its ``generation`` and ``policy_version``): replays are kept per value."""
         return tuple(
-            (
-                getattr(slot.approver, "generation", None) if slot.has_generation else None,
-                _policy(slot),
-            )
-            for slot in self.slots
+            [
+                (
+                    getattr(slot.approver, "generation", None) if slot.has_generation else None,
+                    _policy(slot),
+                )
+                for slot in self.slots
+            ]
         )
 
     def start(self) -> None:

@@ -265,17 +265,20 @@ class EventBus:
                 return True
         return False
 
-    def count(self) -> int:
-        """Number an event nobody records or watches, without building it; its sequence number."""
+    def count(self, events: int = 1) -> int:
+        """Number ``events`` events nobody records or watches, without building them; the first one's sequence number."""
         seq = self._seq
-        self._seq += 1
-        self._published += 1
+        self._seq += events
+        self._published += events
         return seq
 
     @property
     def halted(self) -> str | None:
         """Why verdicts can no longer be released (a required sink failed), or ``None``."""
-        return next((r.failure for r in self._runners if r.required and r.failure), None)
+        for runner in self._runners:
+            if runner.required and runner.failure:
+                return runner.failure
+        return None
 
     # ── publishing ──
 

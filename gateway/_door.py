@@ -62,10 +62,13 @@ class Admitted(NamedTuple):
         call: The call, with a call id (one is made when it has none).
         key: What identical calls share: the tool, the input as canonical
             JSON, and the working directory.
+        known: The entry of the cache under ``key`` whose input was found
+            equal to this call's (so it need not be compared again), if any.
     """
 
     call: ToolCall
     key: tuple[str, bytes, str]
+    known: Any = None
 
 
 def _text_problem(value: str) -> str | None:
@@ -134,15 +137,17 @@ def call_problem(call: object) -> str | None:
     if not isinstance(call, ToolCall):
         return f"it is not a ToolCall but {type(call).__name__}"
     tool: object = call.tool  # a caller may have built it with anything
-    if not isinstance(tool, str):
-        return f"its tool name must be a string, not {type(tool).__name__}"
-    if not tool:
-        return "its tool name is empty"
-    if len(tool) > MAX_FIELD:
-        return f"its tool name is longer than {MAX_FIELD} characters"
-    problem = _text_problem(tool)
-    if problem is not None:
-        return f"its tool name {problem}"
+    if not (type(tool) is str and 0 < len(tool) <= 64 and tool.isprintable()):
+        # Past the common case (a short name, checked at C speed): say what is wrong.
+        if not isinstance(tool, str):
+            return f"its tool name must be a string, not {type(tool).__name__}"
+        if not tool:
+            return "its tool name is empty"
+        if len(tool) > MAX_FIELD:
+            return f"its tool name is longer than {MAX_FIELD} characters"
+        problem = _text_problem(tool)
+        if problem is not None:
+            return f"its tool name {problem}"
     for field, longest in _TEXT_FIELDS:
         value = getattr(call, field)
         if value is None or (type(value) is str and len(value) <= 64 and value.isprintable()):
@@ -187,7 +192,7 @@ def admit(call: object, known: dict[tuple[str, bytes, str], Any] | None = None) 
         return "its input cannot be written as JSON"
     if not call.call_id:
         call = msgspec.structs.replace(call, call_id=uuid.uuid4().hex)
-    return Admitted(call, key)
+    return Admitted(call, key, entry if seen else None)
 
 
 def refused_call_id(call: object) -> str:

@@ -802,17 +802,14 @@ class Gateway(AsyncContextManagerMixin):
         admitted = admit(call, self._cache)
         tool = getattr(call, "tool", None)
         started = time.perf_counter()
-        attributes: dict[str, str | int | bool] = dict(REVIEW_ATTRIBUTES)
+        telemetry = self._telemetry
         if isinstance(admitted, Admitted):
             call = admitted.call
-            attributes[ATTR_TOOL_NAME] = call.tool
-            attributes[ATTR_TOOL_CALL_ID] = call.call_id or ""
-            if call.session_id:
-                attributes[ATTR_CONVERSATION_ID] = call.session_id
-        elif isinstance(tool, str) and len(tool) <= 256 and tool.isprintable():
-            attributes[ATTR_TOOL_NAME] = tool
-        with self._telemetry.span(SPAN_REVIEW, attributes) as span:
-            trace_id, span_id = self._telemetry.ids(span)
+        # Without a provider that records, no attribute is built.
+        quiet = telemetry.quiet
+        attributes = None if quiet else self._review_attributes(admitted, tool)
+        with telemetry.span(SPAN_REVIEW, attributes, quiet=quiet) as span:
+            trace_id, span_id = telemetry.ids(span)
             ids: dict[str, str | None] = {"trace_id": trace_id, "span_id": span_id}
             refusal = (
                 None
@@ -856,18 +853,36 @@ class Gateway(AsyncContextManagerMixin):
                 verdict = await self._conclude(verdict, state)
             except BaseException as error:  # noqa: BLE001 -- _failed records it, and re-raises what must go on
                 verdict = await self._failed(error, state, span)
-            self._telemetry.set(span, verdict_attributes(verdict, self._mode))
+            if not quiet:
+                telemetry.set(span, verdict_attributes(verdict, self._mode))
             if isinstance(admitted, Admitted):
-                self._telemetry.reviewed(admitted.call.call_id, admitted.call.tool, span)
-        self._metrics.reviewed(
-            time.perf_counter() - started,
-            verdict.decision,
-            verdict.rule,
-            verdict.approver,
-            self._mode,
-        )
+                telemetry.reviewed(admitted.call.call_id, admitted.call.tool, span)
+        mode = self._mode
+        metrics = self._metrics
+        if not metrics.quiet:
+            metrics.reviewed(
+                time.perf_counter() - started,
+                verdict.decision,
+                verdict.rule,
+                verdict.approver,
+                mode,
+            )
         self._counts.count(verdict)
-        return self._deferred(verdict) if self._mode == "shadow" else verdict
+        return self._deferred(verdict) if mode == "shadow" else verdict
+
+    @staticmethod
+    def _review_attributes(admitted: Admitted | str, tool: object) -> dict[str, str | int | bool]:
+        """What a review span carries from its start."""
+        attributes: dict[str, str | int | bool] = dict(REVIEW_ATTRIBUTES)
+        if isinstance(admitted, Admitted):
+            call = admitted.call
+            attributes[ATTR_TOOL_NAME] = call.tool
+            attributes[ATTR_TOOL_CALL_ID] = call.call_id or ""
+            if call.session_id:
+                attributes[ATTR_CONVERSATION_ID] = call.session_id
+        elif isinstance(tool, str) and len(tool) <= 256 and tool.isprintable():
+            attributes[ATTR_TOOL_NAME] = tool
+        return attributes
 
     @property
     def _mode(self) -> Mode:
@@ -902,7 +917,7 @@ class Gateway(AsyncContextManagerMixin):
         if (
             prepared is None
             or not prepared.replays
-            or prepared.input != call.input
+            or (prepared is not admitted.known and prepared.input != call.input)
             or bus.halted is not None
         ):
             return None
@@ -947,8 +962,7 @@ class Gateway(AsyncContextManagerMixin):
                     )
                 )
         else:
-            for _ in replay.drafts:
-                bus.count()
+            bus.count(len(replay.drafts))
         return msgspec.structs.replace(replay.verdict, call_id=state.call_id)
 
     @staticmethod
@@ -998,19 +1012,23 @@ class Gateway(AsyncContextManagerMixin):
             decision="decline", reason=reason, digest=state.digest, call_id=state.call_id
         )
 
+    def _verdict_record(self, verdict: Verdict, state: _Review) -> VerdictReached:
+        """The record of the verdict a review released."""
+        return VerdictReached(
+            call_id=verdict.call_id,
+            verdict=verdict,
+            question=state.question,
+            mode=self._mode,
+            trace_id=state.ids["trace_id"],
+            span_id=state.ids["span_id"],
+        )
+
     async def _end(self, state: _Review, reason: str) -> None:
         """Record the decline of a review that ended abnormally: its verdict, or the withdrawal of one already recorded."""
         bus = self.bus
         released = self._decline(state, reason)
         if state.verdict_seq is None:
-            draft: Event = VerdictReached(
-                call_id=state.call_id,
-                verdict=released,
-                question=state.question,
-                mode=self._mode,
-                trace_id=state.ids["trace_id"],
-                span_id=state.ids["span_id"],
-            )
+            draft: Event = self._verdict_record(released, state)
         else:
             draft = VerdictWithdrawn(
                 call_id=state.call_id,
@@ -1160,16 +1178,11 @@ class Gateway(AsyncContextManagerMixin):
         """
         bus = self.bus
         # Past any back-pressure: the verdict's record is never kept waiting
-        # behind the events it concludes.
-        seq = bus.publish_nowait(
-            VerdictReached(
-                call_id=verdict.call_id,
-                verdict=verdict,
-                question=state.question,
-                mode=self._mode,
-                trace_id=state.ids["trace_id"],
-                span_id=state.ids["span_id"],
-            )
+        # behind the events it concludes. Numbered only, when nobody records.
+        seq = (
+            bus.publish_nowait(self._verdict_record(verdict, state))
+            if bus.recording
+            else bus.count()
         )
         state.verdict_seq = seq
         if not bus.required_sinks:

@@ -398,13 +398,17 @@ class ShellRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     Attributes:
         value_options: Options that take a value (``-o pipefail``, ``--rcfile F``).
         command_letter: The switch letter that makes the first operand the command text.
+        start_files: The value options whose value is a file the shell runs
+            before its text (``--rcfile F``).
     """
 
     value_options: frozenset[str]
     command_letter: str
+    start_files: frozenset[str] = frozenset()
 
 
 SHELL_ROW: Final = ShellRow(
     value_options=frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}),
     command_letter="c",
+    start_files=frozenset({"--rcfile", "--init-file"}),
 )

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any, Final, Literal, NamedTuple
 
 from opentelemetry import metrics
-from opentelemetry.metrics import MeterProvider
+from opentelemetry.metrics import MeterProvider, NoOpMeterProvider, _internal as _metrics_api
 
 from gateway._telemetry import (
     ATTR_APPROVER_DECISION,
@@ -210,6 +210,18 @@ _ATTRIBUTE_SETS: Final = 4096
 """How many distinct attribute sets `Metrics` keeps built (rule ids and decisions repeat)."""
 
 
+_PROXY_PROVIDER: Final[type | None] = getattr(_metrics_api, "_ProxyMeterProvider", None)
+"""The class of the API's proxy provider (what `metrics.get_meter_provider` gives while none is set)."""
+
+_SEES_GLOBAL_METER: Final = _PROXY_PROVIDER is not None and hasattr(_metrics_api, "_METER_PROVIDER")
+"""Whether this version of the API keeps its global provider where `_no_global_meter` looks."""
+
+
+def _no_global_meter() -> bool:
+    """Whether no global meter provider is set yet (until then the API's proxy instruments drop everything)."""
+    return _metrics_api._METER_PROVIDER is None  # noqa: SLF001 -- the proxy's own state, read without a call
+
+
 def _attributes(metric: Metric, values: tuple[str | None, ...]) -> dict[str, str]:
     return {name: value or "" for name, value in zip(metric.attributes, values, strict=True)}
 
@@ -225,8 +237,18 @@ class Metrics:
     def __init__(self, provider: MeterProvider | None) -> None:
         self._instruments: dict[str, Any] = {}
         self._built: dict[tuple[str, tuple[str | None, ...]], Mapping[str, str]] = {}
+        # Quiet, as for `Telemetry.quiet`: the no-op provider forever, the
+        # proxy until a provider is set globally (its instruments then follow).
+        self._silent = False
+        self._waiting = False
         try:
             source = provider if provider is not None else metrics.get_meter_provider()
+            self._silent = isinstance(source, NoOpMeterProvider)
+            self._waiting = (
+                _SEES_GLOBAL_METER
+                and _PROXY_PROVIDER is not None
+                and isinstance(source, _PROXY_PROVIDER)
+            )
             meter = source.get_meter(METER_NAME)
             for metric in METRICS:
                 if metric.instrument == "histogram":
@@ -248,9 +270,18 @@ class Metrics:
         except Exception:  # noqa: BLE001 -- a broken provider means no metrics, never no reviews
             self._instruments = {}
 
+    @property
+    def quiet(self) -> bool:
+        """Whether every measurement would be dropped: the API's no-op provider, or its proxy while no provider is set."""
+        if self._waiting:
+            if _no_global_meter():
+                return True
+            self._waiting = False
+        return self._silent
+
     def _record(self, metric: Metric, amount: float, *values: str | None) -> None:
         instrument = self._instruments.get(metric.name)
-        if instrument is None:
+        if instrument is None or self.quiet:
             return
         with suppress(Exception):  # metrics never break a review
             key = (metric.name, values)
@@ -273,6 +304,8 @@ class Metrics:
         mode: str,
     ) -> None:
         """A verdict was released after ``seconds``."""
+        if self.quiet:
+            return
         self._record(METRIC_REVIEW_DURATION, seconds, decision, mode)
         self._record(METRIC_VERDICTS, 1, decision, rule, approver, mode)
 

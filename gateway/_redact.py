@@ -384,6 +384,8 @@ class Redactor:
         return bool(self._secrets)
 
     def _inside(self, start: int, end: int) -> list[Secret]:
+        if not self._secrets:
+            return []  # most sources hold none: every value of them is plain
         inside: list[Secret] = []
         index = bisect_right(self._ends, start)
         while index < len(self._secrets) and self._secrets[index].start < end:

@@ -32,6 +32,8 @@ from opentelemetry.trace import (
     INVALID_SPAN,
     Link,
     NonRecordingSpan,
+    NoOpTracerProvider,
+    ProxyTracerProvider,
     Span,
     SpanContext,
     Status,
@@ -485,10 +487,42 @@ def attribute_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-class _SpanScope:
-    """A span made current for a block; a span that records nothing is not even made current."""
+def _no_global_tracer() -> bool:
+    """Whether no global tracer provider is set yet: what the API's proxy tracer asks before every span."""
+    return trace._TRACER_PROVIDER is None  # noqa: SLF001 -- the proxy's own test, read without a call
 
-    __slots__ = ("_attributes", "_links", "_name", "_parent", "_span", "_token", "_tracer")
+
+_SEES_GLOBAL_TRACER: Final = hasattr(trace, "_TRACER_PROVIDER")
+"""Whether this version of the API keeps its global provider where `_no_global_tracer` looks."""
+
+
+def _quiet_span(parent: otel_context.Context | None) -> Span:
+    """The span the API's no-op tracer gives: the parent's context, recording nothing."""
+    current = trace.get_current_span(parent)
+    if isinstance(current, NonRecordingSpan):
+        return current
+    return NonRecordingSpan(current.get_span_context())
+
+
+class _SpanScope:
+    """
+    A span made current for a block; a span that records nothing is not even made current.
+
+    A quiet scope (no provider records anything) makes no span at all: it
+    gives what the API's no-op tracer would, without building attributes or
+    going through the proxy.
+    """
+
+    __slots__ = (
+        "_attributes",
+        "_links",
+        "_name",
+        "_parent",
+        "_quiet",
+        "_span",
+        "_token",
+        "_tracer",
+    )
 
     def __init__(
         self,
@@ -498,18 +532,22 @@ class _SpanScope:
         *,
         parent: otel_context.Context | None = None,
         links: tuple[Link, ...] = (),
+        quiet: bool = False,
     ) -> None:
         self._tracer = tracer
         self._name = name
         self._attributes = attributes
         self._parent = parent
         self._links = links
+        self._quiet = quiet
         self._span: Span = INVALID_SPAN
         self._token: object = None
 
     def __enter__(self) -> Span:
         try:
-            if self._tracer is not None:
+            if self._quiet:
+                self._span = _quiet_span(self._parent)
+            elif self._tracer is not None:
                 self._span = self._tracer.start_span(
                     self._name,
                     context=self._parent,
@@ -597,19 +635,52 @@ class Telemetry:
 
     def __init__(self, provider: TracerProvider | None, *, remember: int = 1024) -> None:
         self._tracer: Tracer | None
+        # Quiet: every span would be the API's no-op. Forever for its no-op
+        # provider; for its proxy (no provider given, none set globally) only
+        # until a global provider is set, which the proxy then follows.
+        self._silent = False
+        self._waiting = False
         try:
             source = provider if provider is not None else trace.get_tracer_provider()
             self._tracer = source.get_tracer(TRACER_NAME)
+            self._silent = isinstance(source, NoOpTracerProvider)
+            self._waiting = isinstance(source, ProxyTracerProvider) and _SEES_GLOBAL_TRACER
         except Exception:  # noqa: BLE001 -- a broken provider means no traces, never no reviews
             self._tracer = None
         self._remember = remember
         self._reviews: OrderedDict[str, tuple[SpanContext, str]] = OrderedDict()
 
+    @property
+    def quiet(self) -> bool:
+        """
+        Whether no span can record: the API's no-op provider, or its proxy while no provider is set.
+
+        Asked once per review, so what only a recording span needs (its
+        attributes) is not even built; a provider set globally later is seen
+        by the next review.
+        """
+        if self._waiting:
+            if _no_global_tracer():
+                return True
+            self._waiting = False
+        return self._silent
+
     def span(
-        self, name: str, attributes: Mapping[str, str | int | bool] | None = None
+        self,
+        name: str,
+        attributes: Mapping[str, str | int | bool] | None = None,
+        *,
+        quiet: bool | None = None,
     ) -> _SpanScope:
-        """Open a span (a child of the current one, if any); nothing the tracer raises gets out."""
-        return _SpanScope(self._tracer, name, attributes)
+        """
+        Open a span (a child of the current one, if any); nothing the tracer raises gets out.
+
+        ``quiet`` is `quiet` as the caller already asked it (so that what it
+        built for the span and the span agree), asked again when not given.
+        """
+        return _SpanScope(
+            self._tracer, name, attributes, quiet=self.quiet if quiet is None else quiet
+        )
 
     @staticmethod
     def ids(span: Span) -> tuple[str | None, str | None]:
@@ -690,7 +761,7 @@ class Telemetry:
         if call_id:
             attributes[ATTR_TOOL_CALL_ID] = call_id
         if review is None:
-            return _SpanScope(self._tracer, name, attributes)
+            return _SpanScope(self._tracer, name, attributes, quiet=self.quiet)
         context, tool = review
         attributes[ATTR_TOOL_NAME] = tool
         links: tuple[Link, ...] = ()
@@ -699,7 +770,9 @@ class Telemetry:
             if current.is_valid and current.trace_id != context.trace_id:
                 links = (Link(current),)
         parent = trace.set_span_in_context(NonRecordingSpan(context))
-        return _SpanScope(self._tracer, name, attributes, parent=parent, links=links)
+        return _SpanScope(
+            self._tracer, name, attributes, parent=parent, links=links, quiet=self.quiet
+        )
 
 
 def verdict_attributes(verdict: Verdict, mode: str) -> dict[str, str | bool | None]:

@@ -51,7 +51,11 @@ from gateway._effects import (
 )
 from gateway._places import PathsSection as PathsSection
 from gateway._plan import iter_effects as iter_effects
-from gateway._plan._paths import PathContext as PathContext, path_context as path_context
+from gateway._plan._paths import (
+    PathContext as PathContext,
+    classify as classify_path,
+    path_context as path_context,
+)
 from gateway._summary import (
     SUMMARY_CLAUSES as SUMMARY_CLAUSES,
     WRITE_VERBS as WRITE_VERBS,
@@ -96,6 +100,7 @@ __all__ = [
     "WriteAction",
     "analyse_call",
     "analysis_context",
+    "classify_path",
     "effect_clauses",
     "iter_effects",
     "path_context",

@@ -6,9 +6,11 @@ gateway._cli``, or the installed ``gateway`` command) and reads its standard out
 the approval page's URL, the bearer token, the hook socket (unless
 ``--no-socket``) and, with ``--broker``, the replica's line. Those come only
 once the port is bound and the token stored, so the service answers as soon
-as the block starts. Leaving the block stops it with SIGTERM (SIGKILL if it
-has not ended within the bound). The tests of the service, of the fleet, of
-telemetry, of the hosts and of the docs, and the benchmarks, all start it here.
+as the block starts. Leaving the block stops it with SIGTERM, or the signal
+``stop`` names (SIGKILL, as a crash would: a chaos test may have killed it
+already), and with SIGKILL if it has not ended within the bound. The tests of
+the service, of the fleet, of telemetry, of the hosts, of the docs and the
+chaos suite, and the benchmarks, all start it here.
 """
 
 from __future__ import annotations
@@ -85,13 +87,15 @@ def gateway_serve(
     env: Mapping[str, str] | None = None,
     wait: float = WAIT,
     program: Sequence[str] = MODULE,
+    stop: signal.Signals = signal.SIGTERM,
 ) -> Iterator[Served]:
     """
     Run ``gateway serve --port 0 ARGUMENTS`` in ``cwd`` until the block ends.
 
     Its standard error goes to ``log`` (quoted when the service ends before
     it is ready), or nowhere. ``env`` replaces the environment when given;
-    ``program`` is the ``gateway`` command (`MODULE` or `INSTALLED`).
+    ``program`` is the ``gateway`` command (`MODULE` or `INSTALLED`);
+    ``stop`` the signal that ends it when the block ends.
     """
     with ExitStack() as opened:
         errors = opened.enter_context(log.open("w")) if log is not None else subprocess.DEVNULL
@@ -105,7 +109,7 @@ def gateway_serve(
                 env=None if env is None else dict(env),
             )
         )
-        opened.callback(_stop, process, wait)
+        opened.callback(_stop, process, wait, stop)
         assert process.stdout is not None
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_read, args=(process.stdout, lines), daemon=True).start()
@@ -121,10 +125,10 @@ def gateway_serve(
         yield Served(process, printed)
 
 
-def _stop(process: subprocess.Popen[str], wait: float) -> None:
-    """SIGTERM, or SIGKILL when it has not ended within ``wait`` seconds."""
+def _stop(process: subprocess.Popen[str], wait: float, stop: signal.Signals) -> None:
+    """``stop`` (when it still runs), then SIGKILL when it has not ended within ``wait`` seconds."""
     if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(stop)
     try:
         process.wait(timeout=wait)
     except subprocess.TimeoutExpired:

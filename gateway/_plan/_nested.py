@@ -121,6 +121,15 @@ def _shell(name: str, args: Sequence[Word]) -> NestedRequest:
             if command:  # `sh -c "$CMD"`: the command text itself is the expansion
                 return _text(f"{name} -c", None)
             return _dynamic(name, f"`{name}` is given an option from an expansion")
+        if value in SHELL_ROW.start_files:
+            script = args[j + 1] if j + 1 < len(args) else None
+            shown = "" if script is None else f" `{script.text}`"
+            return NestedRequest(
+                via=name,
+                reason=f"`{name} {value}` runs the start-up file{shown}, which the plan cannot see",
+                origin="file",
+                script=script,
+            )
         if value in SHELL_ROW.value_options:
             j += 2
             continue

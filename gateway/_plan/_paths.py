@@ -68,6 +68,8 @@ PIPE: Final = "/dev/fd/63"
 _GLOB_CHARACTERS: Final = frozenset("*?[")
 _IFS: Final = frozenset(" \t\n")
 _MAX_VALUES: Final = 8
+_DESCRIPTOR_PATH: Final = re.compile(r"/dev/fd/[0-9]+")
+"""A descriptor of the process (``/dev/fd/3``): a stream, as `STREAM_PATHS` are."""
 
 
 class PathContext(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -293,7 +295,7 @@ def classify(
     concrete = _concrete(path, context)
     form = shown(path, context)
     found: set[PathClass] = set()
-    if concrete in STREAM_PATHS or re.fullmatch(r"/dev/fd/[0-9]+", concrete):
+    if concrete in STREAM_PATHS or _DESCRIPTOR_PATH.fullmatch(concrete):
         return ("stream",)
     climbs = "/.." in concrete or concrete.endswith("..")
     if concrete.startswith(ROOT) and not concrete.startswith(ROOT + "/.."):

@@ -206,7 +206,7 @@ def read_arguments(
 
     reader = LANGUAGE_READERS.get(basename)
     if reader is not None:
-        return reader(basename, argv)
+        return reader(basename, argv, one_word=one_word, no_dash=no_dash)
     row = PROGRAM_TABLES.get(basename)
     if row is None:
         return ArgumentReading(program=basename, table=False)

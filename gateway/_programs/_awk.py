@@ -14,7 +14,7 @@ each read the way that gives it the most effects.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Final
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactKind
@@ -222,7 +222,13 @@ class _Line:
                 self.scanner.end_options()
 
 
-def read_awk(program: str, args: Sequence[str | None]) -> ArgumentReading:
+def read_awk(
+    program: str,
+    args: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
     """
     Read an awk command line: its options, its program text, and its operands.
 
@@ -239,6 +245,8 @@ def read_awk(program: str, args: Sequence[str | None]) -> ArgumentReading:
     Args:
         program: The basename looked up (``awk``, ``gawk``, ``mawk``, ``nawk``…).
         args: The arguments after the program word, ``None`` for one that expands.
+        one_word: Not used: every expanding word may be several words.
+        no_dash: Not used: every expanding word may begin with a dash.
 
     Returns:
         The reading; `ArgumentReading.unreadable` when the program cannot be

@@ -298,9 +298,12 @@ class _Reader:
         self.in_place = False
 
     def fact(self, kind: FactKind, via: str, value: str | None, action: str | None = None) -> None:
-        self.facts.append(
-            ArgumentFact(kind=kind, via=via, index=self.index, value=value, action=action)
-        )
+        # A file the program names only at run time (`getline < f`, ARGV) is
+        # no argument's value: given no index, the planner does not take the
+        # program text itself for its path.
+        unnamed = value is None and kind in ("read", "write")
+        index = None if unnamed else self.index
+        self.facts.append(ArgumentFact(kind=kind, via=via, index=index, value=value, action=action))
 
     def at(self, position: int) -> _Token:
         return self.tokens[position] if 0 <= position < len(self.tokens) else _END

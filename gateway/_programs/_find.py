@@ -2,7 +2,8 @@
 The find reader: its starting points, and what its expression reads, writes, deletes and runs.
 
 find's words are a language: leading options (``-H``, ``-L``, ``-P``, ``-D
-LIST``, ``-Olevel``, ``--``), then starting points (every word up to the
+LIST``, ``-Olevel``, ``--``; read by the option scanner with `_LEADING`, each
+a whole word as GNU find reads them), then starting points (every word up to the
 first that begins with ``-`` or is ``(``, ``)``, ``,`` or ``!``), then an
 expression of primaries, each with a fixed number of arguments, and
 operators. The reader walks the expression word by word with a table of GNU
@@ -33,10 +34,12 @@ or an expanding word where a starting point, a primary or the end of an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Final, Literal, NamedTuple
 
 from gateway._programs import ArgumentFact, ArgumentReading
+from gateway._programs._langargs import Met, OptionScan
+from gateway._programs._rows import Option, ProgramRow, option_table
 
 __all__ = ["read_find"]
 
@@ -98,9 +101,58 @@ _NOT_TESTS: Final = frozenset(
 
 _TIME_LETTERS: Final = frozenset("aBcm")
 
-_BSD_LEADING: Final = frozenset({"-E", "-X", "-d", "-s", "-x"})
-"""BSD find's leading options (extended regexes, xargs warnings, depth first, sorted, one
-file system): none has an effect. GNU find refuses them and runs nothing."""
+_LEADING: Final = ProgramRow(
+    options=option_table(
+        "-H", "-L", "-P", "-D =", "-O [0]",
+        # BSD find's (extended regexes, xargs warnings, depth first, sorted, one file
+        # system): none has an effect. GNU find refuses them and runs nothing.
+        "-E", "-X", "-d", "-s", "-x",
+        # BSD: `-f PATH` is a starting point that may begin with `-`.
+        "-f =",
+    ),
+    abbreviations=False,
+    clusters=False,
+    unknown_is_operand=True,
+)  # fmt: skip
+"""find's leading options: whole words (``-HL`` is no option), ``-D LIST``, ``-Olevel``
+fused and decimal; ``--`` ends them, and any other word begins the starting points."""
+
+
+class _Leading(OptionScan):
+    """Reads find's leading options; `halted` is where the starting points begin."""
+
+    def __init__(self, reading: _Reading) -> None:
+        super().__init__(reading.args, one_word=reading.one_word)
+        self.reading = reading
+
+    @property
+    def row(self) -> ProgramRow:
+        return _LEADING
+
+    def met(self, met: Met) -> None:
+        name = met.option.name
+        if name == "-f":
+            if met.value is None:
+                self.missing(met.option, met.start)
+                return
+            self.reading.roots.append((met.at, met.value))
+        self.reading.options.append(name)
+        self.reading.follow = self.reading.follow or name == "-L"
+
+    def operand(self, index: int, value: str | None) -> None:
+        self.halt(index)
+
+    def double_dash(self, index: int) -> None:
+        self.halt(index + 1)
+
+    def expansion(self, index: int) -> None:
+        self.cannot("an argument expands where a find option or starting point could stand")
+
+    def missing(self, option: Option, index: int) -> None:
+        if option.name == "-f":
+            self.cannot("`-f` is missing its starting point, or it expands")
+        else:
+            self.cannot(f"`{option.name}` is missing its list")
 
 
 def _newer(word: str) -> _Primary | None:
@@ -120,8 +172,9 @@ def _starts_expression(word: str) -> bool:
 class _Reading:
     """The state of one reading of a find command line."""
 
-    def __init__(self, args: Sequence[str | None]) -> None:
+    def __init__(self, args: Sequence[str | None], one_word: Set[int]) -> None:
         self.args = args
+        self.one_word = one_word
         self.options: list[str] = []
         self.facts: list[ArgumentFact] = []
         self.roots: list[tuple[int | None, str | None]] = []
@@ -133,44 +186,11 @@ class _Reading:
         self.facts.append(fact)
 
     def leading(self) -> int:
-        """Read ``-H``, ``-L``, ``-P``, ``-D LIST``, ``-Olevel`` and ``--``; return where the starting points begin."""
-        at = 0
-        while at < len(self.args):
-            word = self.args[at]
-            if word is None:
-                self.unreadable = (
-                    "an argument expands where a find option or starting point could stand"
-                )
-                return at
-            if word in ("-H", "-L", "-P"):
-                self.options.append(word)
-                self.follow = self.follow or word == "-L"
-                at += 1
-            elif word == "-D":
-                if at + 1 >= len(self.args):
-                    self.unreadable = "`-D` is missing its list"
-                    return at
-                self.options.append(word)
-                at += 2
-            elif word.startswith("-O") and word[2:].isdigit() and word[2:].isascii():
-                self.options.append("-O")
-                at += 1
-            elif word in _BSD_LEADING:
-                self.options.append(word)
-                at += 1
-            elif word == "-f":
-                # BSD: `-f PATH` is a starting point that may begin with `-`.
-                if at + 1 >= len(self.args) or self.args[at + 1] is None:
-                    self.unreadable = "`-f` is missing its starting point, or it expands"
-                    return at
-                self.options.append(word)
-                self.roots.append((at + 1, self.args[at + 1]))
-                at += 2
-            elif word == "--":
-                return at + 1
-            else:
-                return at
-        return at
+        """Read the leading options; return where the starting points begin."""
+        scan = _Leading(self)
+        at = scan.scan()
+        self.unreadable = scan.unreadable
+        return at if scan.halted is None else scan.halted
 
     def starting_points(self, at: int) -> int:
         while at < len(self.args):
@@ -205,7 +225,10 @@ class _Reading:
             if at + primary.arguments >= len(self.args) + (1 if primary.arguments == 0 else 0):
                 self.unreadable = f"`{word}` is missing its argument"
                 return
-            if None in self.args[at + 1 : at + 1 + primary.arguments]:
+            if any(
+                self.args[index] is None and index not in self.one_word
+                for index in range(at + 1, at + 1 + primary.arguments)
+            ):
                 self.unreadable = f"the argument of `{word}` expands, and may be no word or several"
                 return
             self.options.append(word)
@@ -304,13 +327,25 @@ class _Reading:
             )
 
 
-def read_find(program: str, args: Sequence[str | None]) -> ArgumentReading:
+def read_find(
+    program: str,
+    args: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
     """
     Read a find command line: its leading options, starting points and expression.
 
     Args:
         program: The basename looked up (``find``, ``gfind``).
         args: The arguments after the program word, ``None`` for one that expands.
+        one_word: Indexes of expanding words known to be exactly one word: as
+            the value of a leading option or the argument of a primary
+            (``-name "$pattern"``) each is that one argument, its value unknown.
+        no_dash: Not used: an expanding starting point may still be an
+            operator (``"!$x"`` with ``x`` empty is ``!``), and an expanding
+            word in an ``-exec`` command may be the ``;`` that ends it.
 
     Returns:
         The reading: `ArgumentReading.operands` are the starting points;
@@ -320,7 +355,7 @@ def read_find(program: str, args: Sequence[str | None]) -> ArgumentReading:
     >>> [(fact.kind, fact.via, fact.value, fact.words) for fact in reading.facts]
     [('read', 'starting point', '.', None), ('execute', '-exec', 'rm', (4, 6))]
     """
-    reading = _Reading(args)
+    reading = _Reading(args, one_word)
     at = reading.leading()
     if reading.unreadable is None:
         at = reading.starting_points(at)

@@ -1,7 +1,8 @@
 """
 The git reader: what a git command line reads, writes, runs and sends, and which repository code it may run.
 
-git's own options come first (``git.c``: exact spellings, no clusters): ``-C``
+git's own options come first, read by the option scanner with `_GLOBALS` (``git.c``:
+exact spellings, no clusters, no fused short values, ``--`` unknown): ``-C``
 moves where it runs (a ``cwd`` fact), ``--git-dir``/``--work-tree`` move the
 repository, ``-c``/``--config-env`` set configuration for this run (``bind``
 facts; an ``execute`` fact when the key names code, from
@@ -24,38 +25,42 @@ alias in the configuration, or a ``git-NAME`` program).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Final
 
 import msgspec
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactBase, FactKind
 from gateway._programs._git_commands import COMMANDS, HOOKS_FROM, PAGER, GitCommand
-from gateway._programs._git_forms import FORMS, Invocation
+from gateway._programs._git_forms import FORMS, Invocation, Shapes
 from gateway._programs._gitconfig import git_code_key, split_alias
+from gateway._programs._langargs import Met, OptionScan
+from gateway._programs._rows import Option, ProgramRow, option_table
 
 __all__ = ["read_git"]
 
-_FLAGS: Final = frozenset(
-    {
-        "--no-replace-objects",
-        "--bare",
-        "--literal-pathspecs",
-        "--glob-pathspecs",
-        "--noglob-pathspecs",
-        "--icase-pathspecs",
-        "--no-optional-locks",
-        "--no-lazy-fetch",
-        "--no-advice",
-    }
-)
-"""Global options that change nothing the policy judges."""
-_VALUED: Final = frozenset(
-    {"--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source", "--shallow-file"}
-)
-"""Global options with a value, fused (``--git-dir=x``) or in the next word."""
-_PRINTS: Final = frozenset({"--html-path", "--man-path", "--info-path", "-v", "--version"})
-"""Global options that print and exit."""
+_PRINTS: Final = ("--html-path", "--man-path", "--info-path", "-v", "--version", "-h", "--help")
+"""Global options that print and exit (``-h``/``--help`` through ``man``); kept as written."""
+_GLOBALS: Final = ProgramRow(
+    options=option_table(
+        # Options that change nothing the policy judges.
+        "--no-replace-objects", "--bare", "--literal-pathspecs", "--glob-pathspecs",
+        "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-lazy-fetch",
+        "--no-advice", "-p --paginate", "-P --no-pager", *_PRINTS,
+        "-C =", "-c =", "--config-env =", "--git-dir =", "--work-tree =", "--namespace =",
+        "--super-prefix =", "--attr-source =", "--shallow-file =",
+        # Bare, it prints where git's helpers are; `--exec-path=DIR` runs them from DIR.
+        "--exec-path [=]",
+        "--list-cmds (=)",
+    ),
+    abbreviations=False,
+    clusters=False,
+    double_dash=False,
+    dash_option=True,
+)  # fmt: skip
+"""git's own options as ``git.c`` reads them: exact spellings, no clusters, no fused short
+values (``-Cdir`` is unknown), long values fused after ``=`` or in the next word; ``--``
+and ``-`` are unknown options. The first other word is the subcommand."""
 _NO_REPOSITORY: Final = frozenset(
     {"version", "help", "column", "stripspace", "check-ref-format", "init", "clone", "ls-remote"}
 )
@@ -63,17 +68,21 @@ _NO_REPOSITORY: Final = frozenset(
 _ALIAS_DEPTH: Final = 16
 
 
-class _Line:
-    """What git's own options amount to, read in order."""
+class _Line(OptionScan):
+    """What git's own options amount to, read in order up to the subcommand."""
 
-    def __init__(self) -> None:
+    def __init__(self, args: Sequence[str | None], one_word: Set[int]) -> None:
+        super().__init__(args, one_word=one_word)
         self.facts: list[ArgumentFact] = []
         self.options: list[str] = []
         self.aliases: dict[str, tuple[str | None, int]] = {}
         self.pager: bool | None = None
         self.exits = False
-        self.unreadable: str | None = None
-        self.undeclared: str | None = None
+        self.problem: str | None = None
+
+    @property
+    def row(self) -> ProgramRow:
+        return _GLOBALS
 
     def fact(
         self,
@@ -98,11 +107,28 @@ class _Line:
             )
         )
 
+    def cannot(self, clause: str) -> None:
+        super().cannot(clause)
+        self.problem = clause
+
+    def unknown(self, clause: str) -> None:
+        """What an option does is unknown; the reading goes on, to state what the rest does."""
+        self.problem = clause
+
+    def expansion(self, index: int) -> None:
+        self.cannot("an argument expands where a git option or the subcommand could stand")
+
+    def missing(self, option: Option, index: int) -> None:
+        self.cannot(f"`{self.argv[index]}` is missing its value")
+
+    def operand(self, index: int, value: str | None) -> None:
+        self.halt(index)  # the subcommand
+
     def setting(self, setting: str | None, index: int, via: str) -> None:
         """``-c NAME=VALUE``: a bind, and code when the key names code."""
         self.fact("bind", via, index, setting)
         if setting is None:
-            self.unreadable = f"the setting of `{via}` expands, so what it configures is unknown"
+            self.unknown(f"the setting of `{via}` expands, so what it configures is unknown")
             return
         name, equals, value = setting.partition("=")
         pattern = git_code_key(name)
@@ -123,28 +149,23 @@ class _Line:
         """``--config-env=NAME=ENVVAR``: a bind whose value is read from the environment."""
         self.fact("bind", "--config-env", index, setting)
         if setting is None:
-            self.unreadable = (
-                "the setting of `--config-env` expands, so what it configures is unknown"
-            )
+            self.unknown("the setting of `--config-env` expands, so what it configures is unknown")
             return
         name, _, variable = setting.partition("=")
         self.fact("read_environment", "--config-env", index, variable or None)
         if git_code_key(name) is not None:
             self.fact("execute", "--config-env", index, None, "shell_text")
 
-    def option(self, args: Sequence[str | None], at: int) -> int:
-        """Read the global option at ``at``; return the index after it (``-1``: stop)."""
-        word = args[at]
-        assert word is not None  # noqa: S101 -- the caller stops at an expanding word
-        name, equals, fused = word.partition("=")
-        if word in _FLAGS:
-            self.options.append(word)
-            return at + 1
-        if word in _PRINTS or word in ("-h", "--help"):
-            self.options.append(word)
-            self.exits = True
-            if word in ("-h", "--help"):
-                self.fact("execute", word, at, "man", "program")
+    def met(self, met: Met) -> None:
+        option, value, at = met.option.name, met.value, met.at
+        if option == "--exec-path" and not met.given:
+            self.exit(option)
+            return
+        self.options.append(option)
+        if option in _PRINTS or option == "--list-cmds":
+            self.exit(None)
+            if option in ("-h", "--help"):
+                self.fact("execute", option, met.start, "man", "program")
                 for pattern in (
                     "man.viewer",
                     "man.*.cmd",
@@ -153,47 +174,25 @@ class _Line:
                     "web.browser",
                 ):
                     self.fact("execute", pattern, None, None, "configured")
-            return len(args)
-        if word in ("-p", "--paginate"):
-            self.options.append("--paginate")
-            self.pager = True
-            return at + 1
-        if word in ("-P", "--no-pager"):
-            self.options.append("--no-pager")
-            self.pager = False
-            return at + 1
-        if word in ("-C", "-c", "--config-env") or (name in _VALUED and not equals):
-            if at + 1 >= len(args):
-                self.unreadable = f"`{word}` is missing its value"
-                return -1
-            value, value_at = args[at + 1], at + 1
-            after = at + 2
-        elif word == "--exec-path":
-            # Bare, it prints where git's helpers are.
-            self.options.append(word)
-            self.exits = True
-            return len(args)
-        elif equals and (name in _VALUED or name in ("--config-env", "--exec-path", "--list-cmds")):
-            value, value_at, after = fused, at, at + 1
-        else:
-            self.undeclared = name
-            return -1
-        option = name if name.startswith("--") else word
-        self.options.append(option)
-        if option == "-C":
-            self.fact("cwd", "-C", value_at, value)
+        elif option in ("--paginate", "--no-pager"):
+            self.pager = option == "--paginate"
+        elif option == "-C":
+            self.fact("cwd", "-C", at, value)
         elif option == "-c":
-            self.setting(value, value_at, "-c")
+            self.setting(value, at, "-c")
         elif option == "--config-env":
-            self.config_env(value, value_at)
+            self.config_env(value, at)
         elif option == "--exec-path":
-            self.fact("execute", "--exec-path", value_at, value, "code")
+            self.fact("execute", "--exec-path", at, value, "code")
         elif option in ("--git-dir", "--work-tree"):
-            self.fact("read", option, value_at, value, recursive=True)
-        elif option == "--list-cmds":
-            self.exits = True
-            return len(args)
-        return after
+            self.fact("read", option, at, value, recursive=True)
+
+    def exit(self, option: str | None) -> None:
+        """The option prints and exits: git reads no further word."""
+        if option is not None:
+            self.options.append(option)
+        self.exits = True
+        self.halt(len(self.argv))
 
 
 def _pathspec(value: str | None, *, history: bool) -> str | None:
@@ -325,13 +324,23 @@ def _strategy(fact: ArgumentFact) -> ArgumentFact:
     return fact
 
 
-def read_git(program: str, args: Sequence[str | None]) -> ArgumentReading:
+def read_git(
+    program: str,
+    args: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
     """
     Read a git command line: its global options, its subcommand, and what both do.
 
     Args:
         program: The basename looked up (``git``).
         args: The arguments after the program word, ``None`` for one that expands.
+        one_word: Indexes of expanding words known to be exactly one word
+            (``-C "$d"``, ``commit -m "$msg"``); any other may be several.
+        no_dash: Indexes of expanding words that cannot begin with ``-``: in
+            the subcommand's words they are operands (``add "src/$f"``).
 
     Returns:
         The reading. `ArgumentReading.subcommand` is the subcommand path read
@@ -342,47 +351,36 @@ def read_git(program: str, args: Sequence[str | None]) -> ArgumentReading:
     >>> [(fact.kind, fact.via, fact.value) for fact in reading.facts][:3]
     [('cwd', '-C', 'src'), ('write', '--output', 'log.txt'), ('read', 'repository', '.git')]
     """
-    return _read(program, args, {}, 0)
+    return _read(program, args, Shapes(one_word, no_dash), {}, 0)
 
 
 def _read(
-    program: str, args: Sequence[str | None], aliases: dict[str, tuple[str | None, int]], depth: int
+    program: str,
+    args: Sequence[str | None],
+    shapes: Shapes,
+    aliases: dict[str, tuple[str | None, int]],
+    depth: int,
 ) -> ArgumentReading:
     """`read_git`, with the aliases earlier words defined and how deep in aliases it is."""
-    line = _Line()
+    line = _Line(args, shapes.one_word)
     line.aliases.update(aliases)
-    at = 0
-    while at < len(args):
-        word = args[at]
-        if word is None:
-            line.unreadable = "an argument expands where a git option or the subcommand could stand"
-            break
-        if not word.startswith("-") or word == "-":
-            break
-        at = line.option(args, at)
-        if at < 0:
-            break
-    if line.undeclared is not None or line.unreadable is not None or line.exits or at >= len(args):
-        if (
-            at >= len(args)
-            and not line.exits
-            and line.undeclared is None
-            and line.unreadable is None
-        ):
-            line.unreadable = "it names no subcommand"
+    line.scan()
+    at = line.halted
+    if line.undeclared is not None or line.problem is not None or line.exits or at is None:
         return ArgumentReading(
             program=program,
             table=True,
             options=tuple(line.options),
             facts=tuple(line.facts),
             undeclared=line.undeclared,
-            unreadable=line.unreadable,
+            unreadable=line.problem
+            or (None if line.exits or line.undeclared else "it names no subcommand"),
         )
     name = args[at]
-    assert name is not None  # noqa: S101 -- checked in the loop above
+    assert name is not None  # noqa: S101 -- an expanding word stops the scan before it
     rest = list(args[at + 1 :])
     if name not in COMMANDS and name.lower() in line.aliases and depth < _ALIAS_DEPTH:
-        return _alias(program, args, at, line, depth)
+        return _alias(program, args, at, line, shapes, depth)
     command = COMMANDS.get(name)
     if command is None:
         return ArgumentReading(
@@ -392,7 +390,7 @@ def _read(
             facts=tuple(line.facts),
             unreadable=f"`git {name}` is not a subcommand the reader knows; it may be an alias in the configuration or a `git-{name}` program",
         )
-    invocation = Invocation.read(name, command, rest, offset=at + 1)
+    invocation = Invocation.read(name, command, rest, offset=at + 1, shapes=shapes.after(at + 1))
     reading = invocation.reading
     facts = list(line.facts)
     for fact in reading.facts:
@@ -417,7 +415,7 @@ def _read(
 
 
 def _alias(
-    program: str, args: Sequence[str | None], at: int, line: _Line, depth: int
+    program: str, args: Sequence[str | None], at: int, line: _Line, shapes: Shapes, depth: int
 ) -> ArgumentReading:
     """A subcommand that an alias in the same call defines: run its shell text, or read what it expands to."""
     name = args[at]
@@ -454,7 +452,13 @@ def _alias(
             facts=tuple(line.facts),
             unreadable=f"the alias `{name}` cannot be split as git splits it",
         )
-    expanded = _read(program, [*words, *args[at + 1 :]], line.aliases, depth + 1)
+    expanded = _read(
+        program,
+        [*words, *args[at + 1 :]],
+        shapes.after(at + 1, len(words)),
+        line.aliases,
+        depth + 1,
+    )
     # The expansion's words are not the call's: only what they do is kept.
     kept = tuple(msgspec.structs.replace(fact, index=None) for fact in expanded.facts)
     return msgspec.structs.replace(

@@ -12,10 +12,10 @@ may run. Subcommands with no form get the shape their `GitCommand` declares.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Final
+from typing import Final, NamedTuple
 
 from gateway._programs import ArgumentFact, ArgumentReading
 from gateway._programs._git_commands import (
@@ -41,7 +41,7 @@ from gateway._programs._gitconfig import git_code_key
 from gateway._programs._read import read_row
 from gateway._programs._rows import ProgramRow
 
-__all__ = ["FORMS", "Invocation", "Shape"]
+__all__ = ["FORMS", "Invocation", "Shape", "Shapes"]
 
 
 @dataclass(frozen=True)
@@ -216,6 +216,20 @@ def _looks_remote(value: str | None) -> bool:
     return bool(colon and host and "/" not in host)
 
 
+class Shapes(NamedTuple):
+    """What is known of a command line's expanding words, by index."""
+
+    one_word: Set[int]
+    no_dash: Set[int]
+
+    def after(self, start: int, offset: int = 0) -> Shapes:
+        """The same, for the words from ``start`` on, moved to begin at ``offset``."""
+        return Shapes(
+            frozenset(i - start + offset for i in self.one_word if i >= start),
+            frozenset(i - start + offset for i in self.no_dash if i >= start),
+        )
+
+
 @dataclass(frozen=True)
 class Invocation:
     """One subcommand's words, read: its path (``("remote", "add")``), the row reading, and the words."""
@@ -232,9 +246,21 @@ class Invocation:
 
     @classmethod
     def read(
-        cls, name: str, command: GitCommand, words: Sequence[str | None], *, offset: int
+        cls,
+        name: str,
+        command: GitCommand,
+        words: Sequence[str | None],
+        *,
+        offset: int,
+        shapes: Shapes | None = None,
     ) -> Invocation:
-        """Read ``words`` (after the subcommand, which stands at ``offset - 1``)."""
+        """
+        Read ``words`` (after the subcommand, which stands at ``offset - 1``).
+
+        ``shapes``: the indexes, within ``words``, of expanding words that are
+        one word and that cannot begin with ``-``.
+        """
+        one_word, no_dash = shapes if shapes is not None else Shapes(frozenset(), frozenset())
         seconds = _SECOND.get(name)
         second: str | None = None
         row = command.row
@@ -245,6 +271,8 @@ class Invocation:
                 row = seconds[first]
                 words = words[1:]
                 offset += 1
+                one_word = frozenset(i - 1 for i in one_word if i >= 1)
+                no_dash = frozenset(i - 1 for i in no_dash if i >= 1)
             elif words and first is None:
                 reading = ArgumentReading(
                     program=f"git {name}",
@@ -256,7 +284,7 @@ class Invocation:
                 second = _DEFAULT_SECOND.get(name)
                 if second is not None and second in seconds:
                     row = seconds[second]
-        reading = read_row(f"git {name}", row, words)
+        reading = read_row(f"git {name}", row, words, one_word=one_word, no_dash=no_dash)
         path = (name,) if second is None else (name, second)
         return cls(name, command, path, second, reading, offset, tuple(words))
 

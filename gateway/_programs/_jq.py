@@ -22,7 +22,7 @@ any character jq would not read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Final, Literal, NamedTuple
 
 from gateway._programs import ArgumentFact, ArgumentReading
@@ -361,7 +361,13 @@ def _directive(
         refusals.append(f"its program loads `{shown}`, whose code is not in the call")
 
 
-def read_jq(program: str, args: Sequence[str | None]) -> ArgumentReading:
+def read_jq(
+    program: str,
+    args: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
     """
     Read a jq command line: its options, its program, and the files it reads.
 
@@ -376,6 +382,8 @@ def read_jq(program: str, args: Sequence[str | None]) -> ArgumentReading:
     Args:
         program: The basename looked up (``jq``, ``gojq``, ``jaq``).
         args: The arguments after the program word, ``None`` for one that expands.
+        one_word: Not used: every expanding word may be several words.
+        no_dash: Not used: every expanding word may begin with a dash.
 
     >>> reading = read_jq("jq", ["-r", "env.AWS_SECRET_ACCESS_KEY", "x.json"])
     >>> [(fact.kind, fact.via, fact.value) for fact in reading.facts if fact.index is not None]

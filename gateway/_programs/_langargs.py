@@ -42,6 +42,16 @@ it does with what the scanner finds:
   can take further words itself between items (``jq --arg NAME VALUE``,
   ``mawk -W exec FILE``) or end the options.
 
+- **git's own options** (`gateway._programs._git`, before the subcommand)
+  and **find's leading options** (`gateway._programs._find`): rows without
+  clusters (`ProgramRow.clusters`): each short option is a whole word
+  (``-C DIR``; ``-Cdir`` and ``-pP`` are unknown to git, ``-HL`` is no
+  leading option of find), a value fused only where the arity says
+  (find's ``-O3``), exact long spellings; for git ``--`` and a lone ``-``
+  are unknown options (`ProgramRow.dash_option`), and the first operand is
+  the subcommand; for find an unknown word, ``-`` or an operand begins the
+  starting points, and ``--`` ends the options.
+
 `OptionScan` is the scanner; a caller subclasses it with its table
 (`OptionScan.row`) and what it does with each option and operand. It never
 guesses: an option the table does not declare stops the reading
@@ -317,6 +327,8 @@ class OptionScan:
             whole = lookup.options.get(word)
             if whole is not None:
                 return self.whole_word(word, i, lookup)
+        if not row.clusters:
+            return self.short_word(word, i, lookup)
         return self.cluster(word, i, lookup.options, start=1, values_follow=False)
 
     def dashless_first(self, index: int) -> bool:
@@ -324,8 +336,8 @@ class OptionScan:
         return index == 0
 
     def optionish(self, word: str) -> bool:
-        """Whether a word (not ``+``-led) is read as options: a dash and more."""
-        return len(word) >= 2 and word.startswith("-")
+        """Whether a word (not ``+``-led) is read as options: a dash and more (or a lone dash, where the row says)."""
+        return word.startswith("-") and (len(word) >= 2 or self.row.dash_option)
 
     def declared(self, word: str, lookup: Lookup) -> bool:
         """The word is an option the row reads (for rows where anything else is an operand)."""
@@ -333,6 +345,8 @@ class OptionScan:
             return word in lookup.options
         if word.startswith("--"):
             return long_option(lookup, word.partition("=")[0]) is not None
+        if not self.row.clusters:
+            return _whole_short(word, lookup) is not None
         return all("-" + letter in lookup.options for letter in word[1:])
 
     def value_after(self, option: Option, index: int) -> tuple[int, str | None] | None:
@@ -441,6 +455,27 @@ class OptionScan:
             k += width
         return taken
 
+    def short_word(self, word: str, index: int, lookup: Lookup) -> int:
+        """A short option that is a whole word (rows without clusters), its value fused only where its arity says."""
+        found = _whole_short(word, lookup)
+        if found is None:
+            self.refuse(word)
+            return index + 1
+        option, value = found
+        if value is not None:
+            self.met(Met(option, word[:2], index, value, index))
+            return index + 1
+        return self.unfused(option, word, index)
+
+    def unfused(self, option: Option, written: str, index: int) -> int:
+        """An option at ``index`` written without a value: it takes the next word where its arity says."""
+        if option.arity == 1:
+            return self.separated(option, written, index, plus=False)
+        if option.arity == "optional_next":
+            return self.optional_next(option, written, index, plus=False)
+        self.met(Met(option, written, index, None, None))
+        return index + 1
+
     def long(self, word: str, index: int, lookup: Lookup) -> int:
         name, equals, fused = word.partition("=")
         option = long_option(lookup, name)
@@ -454,23 +489,13 @@ class OptionScan:
         if equals:
             self.met(Met(option, name, index, fused, index))
             return index + 1
-        if option.arity == "optional_next":
-            return self.optional_next(option, name, index, plus=False)
-        if option.arity == 1:
-            return self.separated(option, name, index, plus=False)
-        self.met(Met(option, name, index, None, None))
-        return index + 1
+        return self.unfused(option, name, index)
 
     def whole_word(self, word: str, index: int, lookup: Lookup) -> int:
         """An option that is one whole word (``-name``), its value in the next word or after ``=``."""
         option = lookup.options.get(word)
         if option is not None and option.arity != "fused":
-            if option.arity == 1:
-                return self.separated(option, word, index, plus=False)
-            if option.arity == "optional_next":
-                return self.optional_next(option, word, index, plus=False)
-            self.met(Met(option, word, index, None, None))
-            return index + 1
+            return self.unfused(option, word, index)
         name, equals, fused = word.partition("=")
         option = lookup.options.get(name) if equals and self.row.fused_equals else None
         if option is None and self.row.fused_prefix:
@@ -503,6 +528,22 @@ class OptionScan:
             self.refuse(word)
             return index + 1
         return None
+
+
+def _whole_short(word: str, lookup: Lookup) -> tuple[Option, str | None] | None:
+    """A short option written as a whole word: the option, with the value fused in the word (or ``None``)."""
+    option = lookup.options.get(word)
+    if option is not None and option.arity not in ("fused", "digits"):
+        return option, None
+    option = lookup.options.get(word[:2])
+    rest = word[2:]
+    if option is None or not rest:
+        return None
+    if option.arity in ("fused", "optional") or (
+        option.arity == "digits" and rest.isascii() and rest.isdigit()
+    ):
+        return option, rest
+    return None
 
 
 # ───────────────────────── step by step ─────────────────────────

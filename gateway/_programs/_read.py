@@ -136,6 +136,12 @@ class _Scan(OptionScan):
     def dashless_first(self, index: int) -> bool:
         return index == 0 and not self.subcommand
 
+    def double_dash(self, index: int) -> None:
+        if self.row.double_dash_arguments and not self.operands:
+            self.halt(index + 1)  # the rest are arguments of the code read from standard input
+            return
+        super().double_dash(index)
+
     def expansion(self, index: int) -> None:
         if _inert(self.row):
             self.operand(index, None)
@@ -195,8 +201,10 @@ class _Scan(OptionScan):
                 self._ssh_option(option, index, value, given=given)
             else:
                 target = _option_target(effect, value, given=given)
+                # A fixed value is the program's own file (`~/.profile`), not the option word's.
+                own = None if effect.fixed and effect.value is not None else index
                 if target is not _NO_FACT:
-                    self.fact(index, effect, name, target if target is None else str(target))
+                    self.fact(own, effect, name, target if target is None else str(target))
                 if given and value is not None:
                     self._value_facts(effect, index, name, value)
         for extra in option.also:
@@ -497,12 +505,14 @@ def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bo
     )
     if effect is None:
         return
-    # The program writes into the directory the last such option names.
-    directories = [fact.value for _, fact in scan.facts if fact.via == name]
+    # The program writes into the directory the last such option names, as
+    # that option acts in the program's mode (`cp -s -t DIR` links there).
+    directories = [fact for _, fact in scan.facts if fact.via == name]
     for directory in directories[-1:]:
+        acting = msgspec.structs.replace(effect, action=directory.action or effect.action)
         for operand in scan.operands:
-            value = _into(directory, operand.value, uncertain=uncertain or operand.several)
-            scan.fact(operand.at, _with_recursion(effect, recursive=recursive), name, value)
+            value = _into(directory.value, operand.value, uncertain=uncertain or operand.several)
+            scan.fact(operand.at, _with_recursion(acting, recursive=recursive), name, value)
 
 
 def _key_facts(scan: _Scan, keys: Mapping[str, Role], *, recursive: bool) -> None:

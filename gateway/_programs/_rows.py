@@ -341,11 +341,24 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         multichar_short: Short options may be longer than one letter (zip's
             ``-TT CMD``, ``-sf``): in a cluster, the longest spelling that
             matches is read first.
+        clusters: Short options are read in clusters with fused values
+            (``-xzf``, ``-k5``). Without, each short option is one whole word
+            and takes its value in the next word, fused only where its arity
+            says so (``fused``, ``optional``, and ``digits`` in decimal):
+            git's own options (``-C DIR``; ``-Cdir`` and ``-pP`` are unknown)
+            and find's leading options (``-O3``; ``-HL`` is no option).
+        dash_option: A lone ``-`` is an option word (undeclared unless the row
+            lists it), not an operand: git's own options refuse it.
         options_end_after: Options stop after this many operands (``1``: at
             the first operand, as POSIX getopt and every launcher or
             interpreter does; ``2``: ``ssh HOST -v CMD``); ``None``: options
             may follow operands (GNU getopt permutes) until ``--``.
         double_dash: ``--`` ends the options.
+        double_dash_arguments: ``--`` before the first operand also ends the
+            operands: every word after it is an argument of the code the
+            program reads from standard input (``php -- x.php`` runs standard
+            input with ``x.php`` as ``$argv[1]``), so the row's ``empty``
+            roles apply.
         dash_ends_options: A lone ``-`` ends the options as ``--`` does and is
             no operand (``bash - x.sh`` runs ``x.sh``, as bash and POSIX ``sh`` say).
         unknown_is_operand: A word the table does not know is an operand, not
@@ -399,8 +412,11 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     fused_equals: bool = False
     fused_prefix: bool = False
     multichar_short: bool = False
+    clusters: bool = True
+    dash_option: bool = False
     options_end_after: int | None = None
     double_dash: bool = True
+    double_dash_arguments: bool = False
     dash_ends_options: bool = False
     unknown_is_operand: bool = False
     dashless: Literal["first", "every"] | None = None

@@ -21,7 +21,7 @@ subset of the same language.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Final
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactKind
@@ -380,7 +380,13 @@ def _backup(operand: str, suffix: str) -> str:
     return f"{directory}{slash}{suffix.replace('*', name)}"
 
 
-def read_sed(program: str, args: Sequence[str | None]) -> ArgumentReading:
+def read_sed(
+    program: str,
+    args: Sequence[str | None],
+    *,
+    one_word: Set[int] = frozenset(),
+    no_dash: Set[int] = frozenset(),
+) -> ArgumentReading:
     """
     Read a sed command line: its options, its scripts, and its input files.
 
@@ -394,6 +400,8 @@ def read_sed(program: str, args: Sequence[str | None]) -> ArgumentReading:
     Args:
         program: The basename looked up (``sed``, ``gsed``).
         args: The arguments after the program word, ``None`` for one that expands.
+        one_word: Not used: every expanding word may be several words.
+        no_dash: Not used: every expanding word may begin with a dash.
 
     Returns:
         The reading; `ArgumentReading.unreadable` when a script cannot be

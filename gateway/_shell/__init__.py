@@ -4,8 +4,10 @@ The shell reader: bash text in, a neutral syntax tree or an unmeasured reason ou
 A source is *measured* only when two independent readers — tree-sitter-bash
 and bashlex (repaired) — both read it cleanly and agree on what it runs:
 statement boundaries, every command and its words, every substitution, every
-heredoc. Anything else is *unmeasured*, with one sentence saying why. Nothing
-above this package sees a parser's node types.
+heredoc. A text made only of plain words, quotes, ``|``, ``&&``, ``;``, ``>``
+and newlines has a reader of its own (``_plain``) that stands in for bashlex
+when it agrees with tree-sitter. Anything else is *unmeasured*, with one
+sentence saying why. Nothing above this package sees a parser's node types.
 
 Reading is bounded: sources over 65,536 bytes, with NUL bytes, or nesting
 deeper than 64 levels are unmeasured, and no source takes more than two
@@ -35,6 +37,7 @@ from gateway._shell._limits import (
     ReadingBudget,
 )
 from gateway._shell._masks import Mask, find_masks
+from gateway._shell._plain import READER as PLAIN_READER, read_plain
 from gateway._shell._source import Source
 from gateway._shell._tree import Program
 from gateway._shell._words import Unreadable
@@ -46,6 +49,7 @@ __all__ = ["INTERNAL_FAILURE", "ShellReading", "read_shell"]
 _lrtables.install()
 
 _READERS: Final = ("tree-sitter", "bashlex")
+_PLAIN_READERS: Final = ("tree-sitter", PLAIN_READER)
 INTERNAL_FAILURE: Final = "The shell reader failed on this text"
 """How the reason of a reading that hit a bug in a reader begins (tests look for it)."""
 
@@ -182,15 +186,17 @@ def _read(text: str | bytes) -> ShellReading:
         return _explain(source, unreadable, budget)
     except RecursionError:
         return unmeasured(f"the text nests deeper than {MAX_NESTING} levels")
-    try:
-        second = _read_bashlex(source, budget, find_masks(first, source.text))
-    except Unreadable as unreadable:
-        return unmeasured(unreadable.reason, unreadable.offset)
-    except RecursionError:
-        return unmeasured("bashlex ran out of recursion depth")
-    difference = compare(first, second, _READERS)
-    if difference is not None:
-        return unmeasured(difference)
+    plain = read_plain(source, budget)
+    if plain is None or compare(first, plain, _PLAIN_READERS) is not None:
+        try:
+            second = _read_bashlex(source, budget, find_masks(first, source.text))
+        except Unreadable as unreadable:
+            return unmeasured(unreadable.reason, unreadable.offset)
+        except RecursionError:
+            return unmeasured("bashlex ran out of recursion depth")
+        difference = compare(first, second, _READERS)
+        if difference is not None:
+            return unmeasured(difference)
     overrun = budget.overrun()
     if overrun is not None:
         return unmeasured(f"reading the text {overrun}")

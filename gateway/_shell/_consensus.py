@@ -15,8 +15,8 @@ that runs depends on it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
 from gateway._shell._tree import (
     AndOr,
@@ -26,7 +26,6 @@ from gateway._shell._tree import (
     For,
     Function,
     Heredoc,
-    Node,
     Pipeline,
     ProcessSubstitution,
     Program,
@@ -44,7 +43,16 @@ Fact = tuple[Any, ...]
 
 def project(program: Program) -> list[Fact]:
     """Return the facts of a reading, in walk order, each tagged with what it is and an offset."""
-    return [fact for node in walk(program) for fact in _facts(node)]
+    facts: list[Fact] = []
+    handlers = _HANDLERS
+    for node in walk(program):
+        kind = type(node)
+        handler = handlers.get(kind)
+        if handler is None:
+            handler = handlers[kind] = _handler(kind)
+        if handler is not _none:
+            facts.extend(handler(node))
+    return facts
 
 
 def compare(first: Program, second: Program, names: tuple[str, str]) -> str | None:
@@ -84,42 +92,97 @@ def _difference(a: Fact, b: Fact, names: tuple[str, str]) -> str:
     return f"the readers disagree on the {_WHAT[a[0]]} at offset {at}"
 
 
-def _facts(node: Node) -> Iterator[Fact]:
-    """The facts one node contributes (most parts and expressions contribute none)."""
-    if isinstance(node, Word):
-        yield ("word", node.span.start, node.span.end)
-    elif isinstance(node, CommandSubstitution):
-        yield ("substitution", node.span.start, node.span.end, "`" if node.backtick else "$(")
-    elif isinstance(node, ProcessSubstitution):
-        yield ("substitution", node.span.start, node.span.end, node.direction + "(")
-    elif isinstance(node, Statement):
-        yield ("statement", node.span.start, node.terminator)
-    elif isinstance(node, AndOr):
-        yield ("andor", node.span.start, node.operators)
-    elif isinstance(node, Pipeline):
-        first = node.commands[0].span.start if node.commands else -1
-        time = None if node.time is None else (node.time.start, node.time.end)
-        yield ("pipeline", first, node.negated, node.operators, time)
-    elif isinstance(node, SimpleCommand):
-        starts = [
-            *(a.span.start for a in node.assignments),
-            *(w.span.start for w in node.words),
-            *(r.span.start for r in node.redirects),
-        ]
-        at = min(starts) if starts else node.span.start
-        yield ("command", at, type(node), len(node.words))
-    elif isinstance(node, Assignment):
-        yield ("assignment", node.span.start, node.span.end, node.name, node.append)
-    elif isinstance(node, Redirect):
-        target = node.target
-        extent = None if target is None else (target.span.start, target.span.end)
-        yield ("redirect", node.span.start, node.fd, node.operator, extent)
-    elif isinstance(node, Heredoc):
-        body = node.body_span
-        yield ("heredoc", body.start, node.operator, node.delimiter, node.quoted, body.end)
-    elif isinstance(node, Command):
-        yield ("command", node.span.start, type(node))
-        if isinstance(node, For):
-            yield ("word", node.span.start, node.variable, node.items is None, node.select)
-        elif isinstance(node, Function):
-            yield ("word", node.span.start, node.name)
+# The facts one node contributes (most parts and expressions contribute none),
+# by node type: `project` finds each type's function once (`_handler`).
+
+
+def _none(node: Any) -> tuple[Fact, ...]:
+    del node
+    return ()
+
+
+def _word(node: Word) -> tuple[Fact, ...]:
+    return (("word", node.span.start, node.span.end),)
+
+
+def _command_substitution(node: CommandSubstitution) -> tuple[Fact, ...]:
+    return (("substitution", node.span.start, node.span.end, "`" if node.backtick else "$("),)
+
+
+def _process_substitution(node: ProcessSubstitution) -> tuple[Fact, ...]:
+    return (("substitution", node.span.start, node.span.end, node.direction + "("),)
+
+
+def _statement(node: Statement) -> tuple[Fact, ...]:
+    return (("statement", node.span.start, node.terminator),)
+
+
+def _andor(node: AndOr) -> tuple[Fact, ...]:
+    return (("andor", node.span.start, node.operators),)
+
+
+def _pipeline(node: Pipeline) -> tuple[Fact, ...]:
+    first = node.commands[0].span.start if node.commands else -1
+    time = None if node.time is None else (node.time.start, node.time.end)
+    return (("pipeline", first, node.negated, node.operators, time),)
+
+
+def _simple(node: SimpleCommand) -> tuple[Fact, ...]:
+    starts = [
+        *(a.span.start for a in node.assignments),
+        *(w.span.start for w in node.words),
+        *(r.span.start for r in node.redirects),
+    ]
+    at = min(starts) if starts else node.span.start
+    return (("command", at, type(node), len(node.words)),)
+
+
+def _assignment(node: Assignment) -> tuple[Fact, ...]:
+    return (("assignment", node.span.start, node.span.end, node.name, node.append),)
+
+
+def _redirect(node: Redirect) -> tuple[Fact, ...]:
+    target = node.target
+    extent = None if target is None else (target.span.start, target.span.end)
+    return (("redirect", node.span.start, node.fd, node.operator, extent),)
+
+
+def _heredoc(node: Heredoc) -> tuple[Fact, ...]:
+    body = node.body_span
+    return (("heredoc", body.start, node.operator, node.delimiter, node.quoted, body.end),)
+
+
+def _compound(node: Any) -> tuple[Fact, ...]:
+    command: Fact = ("command", node.span.start, type(node))
+    if isinstance(node, For):
+        return (
+            command,
+            ("word", node.span.start, node.variable, node.items is None, node.select),
+        )
+    if isinstance(node, Function):
+        return (command, ("word", node.span.start, node.name))
+    return (command,)
+
+
+_ORDER: Final[tuple[tuple[Any, Callable[[Any], tuple[Fact, ...]]], ...]] = (
+    (Word, _word),
+    (CommandSubstitution, _command_substitution),
+    (ProcessSubstitution, _process_substitution),
+    (Statement, _statement),
+    (AndOr, _andor),
+    (Pipeline, _pipeline),
+    (SimpleCommand, _simple),
+    (Assignment, _assignment),
+    (Redirect, _redirect),
+    (Heredoc, _heredoc),
+    (Command, _compound),
+)
+_HANDLERS: Final[dict[type, Callable[[Any], tuple[Fact, ...]]]] = {}
+
+
+def _handler(kind: type) -> Callable[[Any], tuple[Fact, ...]]:
+    """The facts function of a node type: the first row of `_ORDER` it is a subclass of."""
+    for base, handler in _ORDER:
+        if issubclass(kind, base):
+            return handler
+    return _none

@@ -14,7 +14,11 @@ A log sink:
   ends of the file; bytes a crash left after that record are moved to
   ``<log>.torn-<time>`` and the gateway records what was found;
 * appends each batch of events with one write, one flush and (with
-  ``fsync = true``) one sync, before the verdict it justifies is released;
+  ``fsync = true``) one sync, before the verdict it justifies is released —
+  in a worker thread, except a small batch without a sync to a regular file
+  on a local filesystem, which goes straight to the kernel's page cache from
+  the event loop (a thread hop costs more CPU than such a write); a write
+  that is slow all the same sends the next ones to the thread again;
 * when the gateway stops waiting for it (``fence``), truncates the log right
   after the last record it confirmed and writes nothing more, so a record
   that lands late never says more than callers were told.
@@ -25,7 +29,7 @@ Configure in TOML::
     plugin = "jsonl"
     path = "gateway-audit.jsonl"
     required = true
-    options = { fsync = false, lock-timeout = 30 }
+    options = { fsync = false, inline = true, lock-timeout = 30 }
 
     [witnesses.offsite]
     plugin = "file"
@@ -37,7 +41,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections import deque
@@ -68,11 +74,44 @@ __all__ = ["FileWitness", "JsonLinesSink", "MessagePackSink", "WebhookWitness"]
 _OFFSETS: Final = 65_536
 """Record ends remembered, so a fence can cut the log right after any recent record."""
 
+INLINE_BYTES: Final = 64 * 1024
+"""The largest batch written from the event loop (without a sync, to a local file)."""
+
+INLINE_SLOW: Final = 0.005
+"""Seconds an inline write may take (a busy machine may pause the process that long, once)."""
+
+INLINE_STRIKES: Final = 3
+"""Slow inline writes in a row that send writes to the thread for a while (a disk that stalls)."""
+
+INLINE_PAUSE: Final = 30.0
+"""Seconds writes go through the thread after a slow inline write, before inline is tried again."""
+
+LOCAL_FILESYSTEMS: Final = frozenset(
+    {"ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "tmpfs", "ramfs", "jfs", "reiserfs"}
+)
+"""Filesystems whose appends to the page cache do not wait for a network or a user-space daemon."""
+
+
+def _filesystem(device: int) -> str | None:
+    """The type of the mounted filesystem of ``device`` (from ``/proc/self/mountinfo``), if known."""
+    wanted = f"{os.major(device)}:{os.minor(device)}"
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields, _, rest = line.partition(" - ")
+                parts = fields.split()
+                if len(parts) > 2 and parts[2] == wanted and rest:
+                    return rest.split()[0]
+    except OSError:
+        return None
+    return None
+
 
 class _Options(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
     fsync: bool = False
+    inline: bool = True
     lock_timeout: float = 30.0
 
     def __post_init__(self) -> None:
@@ -124,7 +163,8 @@ async def _lock(path: Path, patience: float) -> int:
 
 class _FileSink:
     format = "jsonl"
-    # Every blocking call runs in a worker thread; the loop is never held.
+    # Every call that may block runs in a worker thread; the loop is held
+    # only by a small append to the page cache of a local file (see `_inline`).
     shares_loop = True
 
     def __init__(self, config: SinkConfig) -> None:
@@ -141,6 +181,7 @@ class _FileSink:
         options = _options(f"{self.format} sink", config)
         self.path = Path(config.path)
         self.fsync = options.fsync
+        self.inline_allowed = options.inline
         self.lock_timeout = options.lock_timeout
         self._lock_fd: int | None = None
         self._fd: int | None = None
@@ -149,6 +190,11 @@ class _FileSink:
         self._start = 0
         self._offsets: deque[tuple[int, int]] = deque(maxlen=_OFFSETS)
         self._fenced = False
+        # Whether small batches may be written from the loop (known once the
+        # log is open), and until when a slow one sent them to the thread.
+        self.inline = False
+        self._inline_after = 0.0
+        self._strikes = 0
 
     @property
     def audit_path(self) -> str:
@@ -178,7 +224,14 @@ class _FileSink:
             set_aside = self._set_aside(tail.end, tail.size)
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         self._fd = os.open(self.path, flags, 0o600)
-        self._end = self._start = os.fstat(self._fd).st_size
+        status = os.fstat(self._fd)
+        self._end = self._start = status.st_size
+        self.inline = (
+            not self.fsync
+            and self.inline_allowed
+            and stat.S_ISREG(status.st_mode)
+            and _filesystem(status.st_dev) in LOCAL_FILESYSTEMS
+        )
         if tail is None or tail.last is None:
             return None
         last = tail.last
@@ -246,31 +299,61 @@ class _FileSink:
             records.append(record)
             size += len(record)
             ends.append((event.seq, size))
+        data = b"".join(records)
+        if self._inline(data, ends):
+            return
         # One thread hop for write, flush and (optionally) fsync of the whole
         # batch: a review waits for this, and a hop costs more than a write.
-        await anyio.to_thread.run_sync(
-            self._append, b"".join(records), ends, abandon_on_cancel=True
-        )
+        await anyio.to_thread.run_sync(self._append, data, ends, abandon_on_cancel=True)
+
+    def _inline(self, data: bytes, ends: list[tuple[int, int]]) -> bool:
+        """
+        Append a small batch from the event loop, when that cannot wait on anything; whether it did.
+
+        Only without a sync, to a regular file on a local filesystem, and
+        never behind a fence that holds the file (the lock is not waited
+        for). `INLINE_STRIKES` writes in a row that take longer than
+        `INLINE_SLOW` all the same (a disk flushing under pressure) send
+        writes to the thread for `INLINE_PAUSE` seconds.
+        """
+        if not self.inline or len(data) > INLINE_BYTES:
+            return False
+        began = time.monotonic()
+        if began < self._inline_after or not self._mutex.acquire(blocking=False):
+            return False
+        try:
+            self._append_locked(data, ends)
+        finally:
+            self._mutex.release()
+            ended = time.monotonic()
+            self._strikes = self._strikes + 1 if ended - began > INLINE_SLOW else 0
+            if self._strikes >= INLINE_STRIKES:
+                self._strikes = 0
+                self._inline_after = ended + INLINE_PAUSE
+        return True
 
     def _append(self, data: bytes, ends: list[tuple[int, int]]) -> None:
         with self._mutex:
-            if self._fenced or self._fd is None:
-                raise SinkFailure("the sink was fenced; it writes nothing more")
-            start = self._end
-            view = memoryview(data)
-            try:
-                while view:
-                    view = view[os.write(self._fd, view) :]
-                if self.fsync:
-                    os.fsync(self._fd)
-            except OSError:
-                # Take back what part of the batch reached the file: a torn
-                # record must not stay for the next event to be chained after.
-                with contextlib.suppress(OSError):
-                    os.ftruncate(self._fd, start)
-                raise
-            self._end = start + len(data)
-            self._offsets.extend((seq, start + end) for seq, end in ends)
+            self._append_locked(data, ends)
+
+    def _append_locked(self, data: bytes, ends: list[tuple[int, int]]) -> None:
+        if self._fenced or self._fd is None:
+            raise SinkFailure("the sink was fenced; it writes nothing more")
+        start = self._end
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view) :]
+            if self.fsync:
+                os.fsync(self._fd)
+        except OSError:
+            # Take back what part of the batch reached the file: a torn
+            # record must not stay for the next event to be chained after.
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, start)
+            raise
+        self._end = start + len(data)
+        self._offsets.extend((seq, start + end) for seq, end in ends)
 
     def fence(self, keep_through: int) -> None:
         """Write nothing more; cut the log right after record ``keep_through`` (in the background)."""

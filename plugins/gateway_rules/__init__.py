@@ -67,6 +67,7 @@ from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
     git_directories,
     inspect_all,
+    linked_classes,
     repository_check,
     workspace_roots,
 )
@@ -407,12 +408,17 @@ class RulesApprover:
             remembered=question.remembered,
             repository=repository_check(question.inspections),
             profile=self.rules.profile,
+            links=question.links,
         )
 
     async def _question(self, request: ReviewRequest) -> JudgeQuestion:
         """`context_for` as data a worker can be sent, with whether a person approved the digest."""
         absolute, roots = workspace_roots(self._paths, request.call.cwd, self._home)
-        directories = git_directories(self._plans(request))
+        plans = self._plans(request)
+        directories = git_directories(plans)
+        links = await linked_classes(
+            plans, request.effects, paths=self._paths, home=self._home, cwd=request.call.cwd
+        )
         inspections = (
             await inspect_all(
                 directories,
@@ -448,6 +454,7 @@ class RulesApprover:
             remembered=remembered,
             inspections=inspections,
             digest_allowed=digest_allowed,
+            links=links,
         )
 
     async def review(self, request: ReviewRequest) -> Answer:

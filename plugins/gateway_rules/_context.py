@@ -1,5 +1,5 @@
 """
-What judging a call needs from outside its plan: the workspace, and the git repositories it uses.
+What judging a call needs from outside its plan: the workspace, the git repositories it uses, and links.
 
 The workspace roots are the call's working directory and the configured
 project roots; effect paths show them as ``~/…`` under the home directory.
@@ -8,14 +8,25 @@ For a git command the allow also rests on the repository it would use
 the plan, inspected with `gateway.inspect_repository` (bounded file reads, in
 a worker thread, before judging), and the judging itself only looks the
 inspections up, with `gateway.configured_refusal`.
+
+The planner judges a path by its value, folded as bash's ``cd`` folds it,
+without consulting the file system; the kernel follows symbolic links. So
+the paths a call's effects name are also resolved on disk (`linked_classes`,
+in a worker thread, before judging): where a link on the way leads somewhere
+else, the effect has the classes of both places (`through_links`). A link
+made by the call itself is not on disk yet; the next call that uses it is
+judged through it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from fnmatch import translate
 
 import anyio.to_thread
+import msgspec
 
 from gateway import (
     Plan,
@@ -25,14 +36,29 @@ from gateway import (
     inspect_repository,
     iter_commands,
 )
-from gateway.effects import Execute, PathsSection
+from gateway.effects import (
+    PATH_CLASSES,
+    Effect,
+    EffectPath,
+    Execute,
+    PathContext,
+    PathsSection,
+    Read,
+    Write,
+    classify_path,
+    iter_effects,
+    path_context,
+)
 
 __all__ = [
     "CLEAN_REPOSITORY",
     "absolute",
     "git_directories",
     "inspect_all",
+    "linked_classes",
     "repository_check",
+    "through_links",
+    "walked_paths",
     "workspace_roots",
 ]
 
@@ -152,3 +178,233 @@ def repository_check(
         return None
 
     return check
+
+
+LINKED_LIMIT = 512
+"""At most this many paths of one call are resolved on disk; beyond it a path is ``unknown``."""
+
+# What a write does to the last name of its path: these act on a link itself, not where it leads.
+_ON_THE_LINK = frozenset({"delete", "move", "link"})
+# Where the gateway's own view differs from the command's (`/proc/self` is the gateway), or no file is.
+_NOT_RESOLVED = ("/proc/", "/dev/")
+
+
+def _link_key(effect: Effect) -> str | None:
+    """How an effect's path is looked up in `linked_classes`: ``None`` when it is not resolved on disk."""
+    if not isinstance(effect, Read | Write):
+        return None
+    path = effect.path
+    if path.value is None or path.pattern:
+        return None
+    last = "parent" if isinstance(effect, Write) and effect.action in _ON_THE_LINK else "follow"
+    return f"{last}:{'recursive' if effect.recursive else 'one'}:{path.value}"
+
+
+WALK_LIMIT = 20000
+"""At most this many names below a directory a call reads whole are looked at; beyond, it may hold anything."""
+
+_WALK = "walk:"
+_GLOB = frozenset("*?[")
+
+
+def _secret_names(context: PathContext) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """
+    What a walk looks for: the last names secret patterns end in (one expression), and the directories whose every file is one.
+
+    Only a name that fits is classified in full (`classify_path`), so a walk
+    costs one match per name.
+    """
+    home = context.home or ""
+    names: list[str] = []
+    places: list[str] = []
+    for pattern in context.secret_patterns:
+        head, _, tail = pattern.rpartition("/")
+        if tail and not set(tail) <= {"*"}:
+            names.append(translate(tail))
+            continue
+        fixed = head.replace("~", home, 1) if head.startswith("~") else head
+        if fixed.startswith("/") and not _GLOB & set(fixed):
+            places.append(fixed.rstrip("/") + "/")
+        else:
+            names.append(".*")  # a pattern the walk cannot narrow: every name is classified
+    return re.compile("|".join(dict.fromkeys(names)) or "(?!)"), tuple(places)
+
+
+def _holds_secret(directory: str, context: PathContext) -> str | None:
+    """
+    ``secret`` when a file below ``directory`` is one (`PathsSection.secret_patterns`), ``unknown`` past `WALK_LIMIT`.
+
+    The walk does not follow links (as ``grep -r`` does not) and skips git's
+    own ``.git`` directories; ``None`` when it finds no secret.
+    """
+    names, places = _secret_names(context)
+    seen = 0
+    for root, dirs, files in os.walk(os.path.realpath(directory)):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        here = root.rstrip("/") + "/"
+        every = any(here.startswith(p) for p in places)
+        near = every or any(p.startswith(here) for p in places)
+        for name in (*files, *dirs):
+            seen += 1
+            if seen > WALK_LIMIT:
+                return "unknown"
+            if not (every or (near and name in dirs) or names.fullmatch(name)):
+                continue
+            if "secret" in classify_path(os.path.join(root, name), context):
+                return "secret"
+    return None
+
+
+def _real(path: str, last: str) -> str:
+    head, tail = os.path.split(path)
+    if last == "parent" and tail not in ("", ".", ".."):
+        return os.path.join(os.path.realpath(head), tail)
+    return os.path.realpath(path)
+
+
+# A path written with no quoting or expansion: what bash passes is the text itself.
+_PLAIN = re.compile(r"[\w.+@%=,:/~-]+")
+
+
+def _climbs(written: str) -> bool:
+    return (
+        written == ".." or written.startswith("../") or "/../" in written or written.endswith("/..")
+    )
+
+
+def _targets(
+    plans: Iterable[Plan], effects: Iterable[Effect], home: str | None, cwd: str | None
+) -> dict[str, set[str]]:
+    """
+    For each effect path resolved on disk, the absolute paths the kernel may open for it.
+
+    The value, as the planner folded it; and where the text climbs with
+    ``..``, the text itself under each directory the command runs in, since
+    the kernel climbs from where a link led, not from where it was written.
+    """
+    found: dict[str, set[str]] = {}
+
+    def add(effect: Effect, directories: Sequence[str | None], *, hands_on: bool = False) -> None:
+        key = _link_key(effect)
+        if key is None or not isinstance(effect, Read | Write):
+            return
+        value = absolute(effect.path.value, home, cwd)
+        classes = set(effect.path.classes)
+        system = "system" in classes and "workspace" not in classes
+        known = not system and {"secret", "unknown"}.isdisjoint(classes)
+        whole = isinstance(effect, Read) and effect.recursive and (hands_on or not effect.metadata)
+        if whole and value is not None and known:
+            # A walk can only add `secret` or `unknown`: not walked when the path has either,
+            # nor under the system's own directories, whose secrets the patterns name where
+            # they lie (`/etc/shadow`); a listing is walked only when it hands what it finds
+            # on (`find -exec`).
+            found.setdefault(_WALK + str(effect.path.value), set()).add(value)
+        paths = found.setdefault(key, set())
+        if value is not None:
+            paths.add(value)
+        written = effect.path.written
+        if not (_climbs(written) and _PLAIN.fullmatch(written)):
+            return
+        for directory in directories:
+            if written.startswith("/"):
+                paths.add(written)
+            elif written == "~" or written.startswith("~/"):
+                if home is not None:
+                    paths.add(home.rstrip("/") + written[1:])
+            elif not written.startswith("~") and (base := absolute(directory, home, cwd)):
+                paths.add(os.path.join(base, written))
+
+    for effect in effects:
+        add(effect, ["."])
+    for plan in plans:
+        for command, effect in iter_effects(plan):
+            shown = [d.value for d in command.directories] if command is not None else []
+            add(effect, shown or ["."], hands_on=command is not None and bool(command.nested))
+    return found
+
+
+def _resolve_links(
+    targets: Mapping[str, set[str]], context: PathContext
+) -> dict[str, tuple[str, ...]]:
+    found: dict[str, tuple[str, ...]] = {}
+    for index, key in enumerate(sorted(targets)):
+        if index >= LINKED_LIMIT:
+            found[key] = ("unknown",)
+            continue
+        if key.startswith(_WALK):
+            held = {_holds_secret(path, context) for path in sorted(targets[key])}
+            if held - {None}:
+                found[key] = tuple(c for c in PATH_CLASSES if c in held)
+            continue
+        last, reach, _ = key.split(":", 2)
+        classes: set[str] = set()
+        for path in sorted(targets[key]):
+            if path.startswith(_NOT_RESOLVED):
+                continue
+            real = _real(path, last)
+            if real != os.path.normpath(path):
+                classes.update(classify_path(real, context, recursive=reach == "recursive"))
+        if classes:
+            found[key] = tuple(c for c in PATH_CLASSES if c in classes)
+    return found
+
+
+async def linked_classes(
+    plans: Iterable[Plan],
+    effects: Iterable[Effect],
+    *,
+    paths: PathsSection,
+    home: str | None,
+    cwd: str | None,
+) -> dict[str, tuple[str, ...]]:
+    """
+    For each path the call reads or writes that leads elsewhere through a symbolic link: the classes of where it leads.
+
+    Keyed as `through_links` looks effects up; a path whose links lead
+    nowhere else is not in it. Resolved in a worker thread.
+    """
+    targets = _targets(plans, effects, home, cwd)
+    if not targets:
+        return {}
+    context = path_context(paths, cwd, home)
+
+    def resolve() -> dict[str, tuple[str, ...]]:
+        return _resolve_links(targets, context)
+
+    return await anyio.to_thread.run_sync(resolve)
+
+
+def _with_classes(path: EffectPath, extra: Iterable[str]) -> EffectPath:
+    both = set(path.classes).union(extra)
+    if both == set(path.classes):
+        return path
+    return msgspec.structs.replace(path, classes=tuple(c for c in PATH_CLASSES if c in both))
+
+
+def through_links(
+    effects: Sequence[Effect], links: Mapping[str, tuple[str, ...]]
+) -> Sequence[Effect]:
+    """The effects, each path with the classes of where its links lead as well as its own."""
+    if not links:
+        return effects
+    out: list[Effect] = []
+    for effect in effects:
+        key = _link_key(effect)
+        if key is None or not isinstance(effect, Read | Write):
+            out.append(effect)
+            continue
+        extra = list(links.get(key, ()))
+        if isinstance(effect, Read) and effect.recursive and not effect.metadata:
+            extra += links.get(_WALK + str(effect.path.value), ())
+        path = _with_classes(effect.path, extra)
+        out.append(effect if path is effect.path else msgspec.structs.replace(effect, path=path))
+    return out
+
+
+def walked_paths(
+    found: Sequence[EffectPath], links: Mapping[str, tuple[str, ...]]
+) -> Sequence[EffectPath]:
+    """The paths ``find`` walks, which a ``-exec`` command's ``{}`` stands for, with the classes of the files below them."""
+    if not links:
+        return found
+    return [_with_classes(path, links.get(_WALK + str(path.value), ())) for path in found]

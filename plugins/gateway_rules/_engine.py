@@ -39,7 +39,8 @@ beforehand and handed in), globs are automata.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Final, Literal, NamedTuple
 
 from msgspec.structs import replace
@@ -70,6 +71,7 @@ from gateway.effects import (
     iter_effects,
 )
 from gateway_rules._conditions import Condition, compile_condition, describe
+from gateway_rules._context import through_links, walked_paths
 from gateway_rules._match import CommandView, Selectors, command_text
 from gateway_rules._schema import DEFAULT_PROFILE, Rule, RuleDecision
 
@@ -138,6 +140,8 @@ class JudgeContext(NamedTuple):
         repository: For a git command, why the repository it runs in cannot be
             trusted (a clause), or ``None`` when it can.
         profile: The profile in force (named in the sentence of an ask about a write).
+        links: For the paths that lead elsewhere through a symbolic link, the
+            classes of where they lead (`gateway_rules._context.linked_classes`).
     """
 
     cwd: str | None
@@ -147,6 +151,7 @@ class JudgeContext(NamedTuple):
         "the repository git would use is not known"
     )
     profile: str = DEFAULT_PROFILE
+    links: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 
 
 # ───────────────────────── sentences ─────────────────────────
@@ -409,7 +414,8 @@ class RuleSet:
         """
         view = CommandView(command)
         text = command_text(command)
-        effects = _with_found(command.effects, found)
+        walked = walked_paths(found, context.links)
+        effects = through_links(_with_found(command.effects, walked), context.links)
         refused = self._refusal(view, effects, context)
         if refused is not None:
             return refused
@@ -545,6 +551,7 @@ class RuleSet:
         """
         subject = "the call" if tool is None else f"the tool `{tool}`"
         cwd = context.cwd
+        effects = through_links(effects, context.links)
 
         def applies(compiled: _Compiled) -> bool:
             if tool is None:

@@ -106,6 +106,8 @@ class JudgeQuestion(msgspec.Struct, frozen=True, kw_only=True):
         inspections: The repository inspections by directory (see
             `gateway_rules._context.repository_check`).
         digest_allowed: A person approved this plan digest before.
+        links: The classes of where paths lead through symbolic links
+            (`gateway_rules._context.linked_classes`).
     """
 
     request: ReviewRequest
@@ -113,6 +115,7 @@ class JudgeQuestion(msgspec.Struct, frozen=True, kw_only=True):
     remembered: tuple[Rule, ...] = ()
     inspections: dict[str, RepositoryInspection] = msgspec.field(default_factory=dict)
     digest_allowed: bool = False
+    links: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
 
 
 class _Judging(msgspec.Struct, frozen=True, kw_only=True):
@@ -128,6 +131,7 @@ def judge_here(rules: RuleSet, question: JudgeQuestion) -> Answer:
         remembered=question.remembered,
         repository=repository_check(question.inspections),
         profile=rules.profile,
+        links=question.links,
     )
     try:
         answer, _ = rules.evaluate(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import anyio
+import gateway_audit
 import pytest
 from gateway_audit import JsonLinesSink, MessagePackSink
 from gateway_support import BOUND, anyio_backend as anyio_backend, config, of_call, tags
@@ -242,14 +243,121 @@ async def test_a_disk_that_fills_mid_write_leaves_no_partial_record(
     assert verify_audit_log(path, allow_open=True) is None
 
 
+# ── where the writes are made ──
+
+
+class _Counting(JsonLinesSink):
+    """The real log sink, counting the batches it writes through the worker thread."""
+
+    def __init__(self, path: Path, **options: Any) -> None:
+        super().__init__(SinkConfig(plugin="jsonl", path=str(path), required=True, options=options))
+        self.threaded = 0
+
+    def _append(self, data: bytes, ends: list[tuple[int, int]]) -> None:
+        self.threaded += 1
+        super()._append(data, ends)
+
+
+async def _review_all(sink: JsonLinesSink, commands: list[str]) -> list[Any]:
+    with anyio.fail_after(RUN):
+        async with Gateway(approvers=[StaticApprover("allow")], sinks={"audit": sink}) as gateway:
+            return [
+                await gateway.review(make_call(command, call_id=f"c{index}"))
+                for index, command in enumerate(commands)
+            ]
+
+
+async def test_small_batches_to_a_local_file_are_written_without_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local log without fsync takes small batches from the loop; every record is there before its verdict."""
+    # A busy machine may pause any write: here no pause sends the writes away.
+    monkeypatch.setattr(gateway_audit, "INLINE_STRIKES", 1_000_000)
+    path = tmp_path / "audit.jsonl"
+    sink = _Counting(path)
+    verdicts = await _review_all(sink, ["ls", "pwd", "whoami"])
+    assert [v.decision for v in verdicts] == ["allow"] * 3
+    assert sink.inline
+    assert sink.threaded == 0
+    released = {
+        event.call_id: event.verdict.decision
+        for event in read_audit_log(path)
+        if isinstance(event, VerdictReached)
+    }
+    assert released == {"c0": "allow", "c1": "allow", "c2": "allow"}
+    assert verify_audit_log(path) is None
+
+
+@pytest.mark.parametrize(
+    "options",
+    [pytest.param({"fsync": True}, id="fsync"), pytest.param({"inline": False}, id="inline-off")],
+)
+async def test_a_log_that_syncs_or_says_so_is_written_in_the_thread(
+    tmp_path: Path, options: dict[str, Any]
+) -> None:
+    """With ``fsync = true`` (a sync may wait on the disk) or ``inline = false``, every batch goes to the thread."""
+    path = tmp_path / "audit.jsonl"
+    sink = _Counting(path, **options)
+    verdicts = await _review_all(sink, ["ls", "pwd"])
+    assert [v.decision for v in verdicts] == ["allow"] * 2
+    assert not sink.inline
+    assert sink.threaded >= 2
+    assert verify_audit_log(path) is None
+
+
+async def test_a_log_on_a_filesystem_not_known_to_be_local_is_written_in_the_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A network or user-space filesystem (here: one the mount table does not name) may wait: the thread writes."""
+    monkeypatch.setattr(gateway_audit, "_filesystem", lambda device: "nfs4")
+    path = tmp_path / "audit.jsonl"
+    sink = _Counting(path)
+    await _review_all(sink, ["ls"])
+    assert not sink.inline
+    assert sink.threaded >= 1
+
+
+async def test_slow_inline_writes_send_the_next_ones_to_the_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that answers slowly, write after write: the loop stops writing after a few and leaves it to the thread."""
+    path = tmp_path / "audit.jsonl"
+    sink = _Counting(path)
+    real = os.write
+
+    def slow(descriptor: int, data: Any) -> int:
+        if (
+            descriptor > 2
+            and len(data) > 20
+            and threading.current_thread() is threading.main_thread()
+        ):
+            time.sleep(gateway_audit.INLINE_SLOW * 2)
+        return real(descriptor, data)
+
+    monkeypatch.setattr(os, "write", slow)
+    commands = [f"echo {index}" for index in range(gateway_audit.INLINE_STRIKES + 3)]
+    verdicts = await _review_all(sink, commands)
+    monkeypatch.undo()
+    assert [v.decision for v in verdicts] == ["allow"] * len(commands)
+    assert sink.threaded >= 2  # after the strikes, the rest went to the thread
+    assert verify_audit_log(path) is None
+
+
 # ── never more than callers were told ──
 
 
 class _SlowLog(JsonLinesSink):
-    """A log whose writes block (a hung disk) once `slow` is set: they land after the verdict gave up."""
+    """
+    A log whose writes block (a hung disk) once `slow` is set: they land after the verdict gave up.
+
+    Its writes go through the worker thread (``inline = false``), as every
+    write that may wait does: a sync, a disk that is not local, a large batch.
+    """
 
     def __init__(self, path: Path) -> None:
-        super().__init__(SinkConfig(plugin="jsonl", path=str(path), required=True))
+        super().__init__(
+            SinkConfig(plugin="jsonl", path=str(path), required=True, options={"inline": False})
+        )
         self.slow = threading.Event()
         self.landed = threading.Event()
 

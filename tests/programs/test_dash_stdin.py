@@ -139,3 +139,69 @@ def test_the_plan_of_a_shell_command_after_a_dash_is_that_command() -> None:
     (command,) = plan.statements[0].plan.commands
     texts = [getattr(effect, "text", None) for effect in command.effects]
     assert texts == ["cat ~/.ssh/id_rsa"]
+
+
+# php is the exception: its CLI takes the first operand as the script and
+# fopen()s it, `-` included, so `php -` runs the file `./-` and never reads
+# standard input; only no operand, or `--` before the operands, runs standard
+# input (`php -- x.php` with x.php as `$argv[1]`). Shown with PHP 8.4's CLI in a
+# scratch directory holding `./-` and `x.php`, and by php_cli.c.
+def test_php_runs_a_lone_dash_as_the_script_file_named_dash() -> None:
+    assert _facts("php", ["-"]) == [("execute", "script", "-")]
+    assert _facts("php", ["-n", "-", "x.php"]) == [("execute", "script", "-")]
+    assert _facts("php", ["-f", "-"]) == [("execute", "script", "-")]
+
+
+def test_php_after_a_double_dash_runs_standard_input_and_no_script() -> None:
+    assert _facts("php", ["--", "x.php"]) == [("execute", "code", None)]
+    assert _facts("php", ["--", "-"]) == [("execute", "code", None)]
+    assert _facts("php", ["-n", "--", "x.php", "a"]) == [("execute", "code", None)]
+    assert _facts("php", []) == [("execute", "code", None)]
+    # After the script, `--` is the script's own argument.
+    assert _facts("php", ["x.php", "--", "a"]) == [("execute", "script", "x.php")]
+
+
+def test_the_plan_of_php_given_a_dash_runs_the_file_written_before_it() -> None:
+    # The bypass: the heredoc is harmless, and php runs `./-`, written just before.
+    source = "printf '<?php system(\"id\");' > ./- && php - <<'EOF'\n<?php echo 1;\nEOF"
+    plan = plan_program(source)
+    assert plan.status == "measured", plan.reason
+    commands = [command for statement in plan.statements for command in statement.plan.commands]
+    effects = [
+        (type(effect).__name__, getattr(getattr(effect, "path", None), "value", None))
+        for command in commands
+        for effect in command.effects
+    ]
+    assert ("Write", "./-") in effects
+    assert ("Read", "./-") in effects
+    assert ("Execute", None) in effects
+
+
+def test_the_plan_of_php_reading_a_heredoc_runs_code_and_reads_no_file() -> None:
+    # The harmless twins: no operand, or `--` first, and php runs the heredoc.
+    assert _plan_effects("php <<'EOF'\n<?php echo 1;\nEOF") == [("Execute", None)]
+    assert _plan_effects("php -- x.php <<'EOF'\n<?php echo 1;\nEOF") == [("Execute", None)]
+
+
+@pytest.mark.parametrize(
+    ("args", "ran"),
+    [
+        (["-"], "DASH"),
+        (["-n", "-"], "DASH"),
+        (["--", "x.php"], "STDIN"),
+        (["x.php"], "X"),
+        ([], "STDIN"),
+    ],
+    ids=" ".join,
+)
+def test_php_runs_what_the_reading_says(tmp_path: Path, args: list[str], ran: str) -> None:
+    executable = shutil.which("php")
+    if executable is None:
+        pytest.skip("php is not installed")
+    (tmp_path / "-").write_text('<?php echo "DASH\\n";')
+    (tmp_path / "x.php").write_text('<?php echo "X\\n";')
+    assert _reading(tmp_path, [executable, "-n", *args], '<?php echo "STDIN\\n";') == f"{ran}\n"
+    stated = _facts("php", ["-n", *args])
+    assert stated == (
+        [("execute", "code", None)] if ran == "STDIN" else [("execute", "script", args[-1])]
+    )

@@ -167,6 +167,22 @@ def test_find_is_registered() -> None:
     assert LANGUAGE_READERS["find"] is read_find
 
 
+def test_an_expanding_argument_is_read_only_when_it_is_one_word() -> None:
+    # `find . -name $p`: an unquoted `$p` may be `x -delete`.
+    assert read_find("find", [".", "-name", None, "-print"]).unreadable is not None
+    quoted = read_find("find", [".", "-name", None, "-print"], one_word={2})
+    assert quoted.unreadable is None
+    assert quoted.options == ("-name", "-print")
+    assert read_find("find", ["-D", None, "."]).unreadable is not None
+    assert read_find("find", ["-D", None, "."], one_word={1}).unreadable is None
+    written = read_find("find", [".", "-fprint", None], one_word={2})
+    assert ("write", "-fprint", None) in {(f.kind, f.via, f.value) for f in written.facts}
+    # An expanding starting point may still be an operator, and one in `-exec` its end.
+    assert read_find("find", [None, "-print"], one_word={0}, no_dash={0}).unreadable is not None
+    exec_args: list[str | None] = [".", "-exec", "rm", None, ";"]
+    assert read_find("find", exec_args, one_word={3}).unreadable is not None
+
+
 # --- proofs against GNU find --------------------------------------------------
 
 FILES = {"keep.txt": "k\n", "drop.tmp": "d\n", "d/inner.tmp": "i\n", "ref": "r\n"}
@@ -205,6 +221,27 @@ def test_gnu_find_does_what_the_reading_states(case: Case) -> None:
     assert bool(outcome.deleted) == deletes, (outcome.deleted, outcome.stderr)
     written = {f.value for f in reading.facts if f.kind == "write" and f.action == "write"}
     assert outcome.created | outcome.changed == written
+
+
+GNU_LEADING = (
+    ["-H"], ["-L"], ["-P"], ["-HL"], ["-LP"], ["-D", "tree"], ["-D", "nosuch"], ["-Dtree"],
+    ["-D=tree"], ["-O3"], ["-O0"], ["-O99"], ["-O"], ["-Ofoo"], ["-O3x"], ["-Ox1"], ["-O", "3"],
+    ["--"], ["--", "-L"], ["-L", "--"], ["-H", "-D", "tree", "-O2"], ["-L", "-P"],
+)  # fmt: skip
+"""GNU find's leading options, with neighbours it refuses (no clusters, ``-D`` and ``-O`` as it spells them)."""
+
+
+@pytest.mark.parametrize("words", GNU_LEADING, ids=" ".join)
+def test_gnu_find_reads_the_leading_options_the_reader_reads(words: list[str]) -> None:
+    # Were a refused word read as an option, the marker would run.
+    args = [*words, ".", "-maxdepth", "0", "-exec", "marker", "{}", ";"]
+    reading = read_find("find", args)
+    outcome = run_confined(["find", *args], files=FILES)
+    read = reading.unreadable is None
+    assert (outcome.returncode == 0) == read, (reading, outcome.stderr)
+    assert outcome.markers == (("marker .",) if read else ()), outcome.stderr
+    if read:
+        assert [f.value for f in reading.facts if f.via == "starting point"] == ["."]
 
 
 # --- generated expressions ----------------------------------------------------

@@ -194,7 +194,7 @@ HOSTILE: dict[str, Case] = {
     "unknown-subcommand": Case(["frobnicate"], [], "not a subcommand"),
     "subcommand-expands": Case([None], [], "expands"),
     "option-expands": Case(["log", None], [], "expansion"),
-    "c-expands": Case(["-c", None, "status"], [("bind", "-c", None)], "expands"),
+    "c-expands": Case(["-c", None, "status"], [], "may be no word or several"),
     "unknown-global": Case(["--frobnicate", "status"], [], None, "--frobnicate"),
     "log-abbreviation-refused": Case(["log", "--outp=x"], [], None, "--outp"),
     "unknown-log-option": Case(["log", "--frobnicate"], [], None, "--frobnicate"),
@@ -296,6 +296,43 @@ def test_every_fact_index_points_at_its_word() -> None:
     assert by_via["--output"] == 6
 
 
+def test_an_expanding_value_is_read_only_when_it_is_one_word() -> None:
+    # `git -C $d status`: an unquoted `$d` may be `. -c core.fsmonitor=./x`.
+    several = read_git("git", ["-C", None, "status"])
+    assert (
+        several.unreadable
+        == "the value of `-C` (argument 2) expands, and may be no word or several"
+    )
+    quoted = read_git("git", ["-C", None, "status"], one_word={1})
+    assert quoted.unreadable is None
+    assert ("cwd", "-C", None) in {(f.kind, f.via, f.value) for f in quoted.facts}
+    setting = read_git("git", ["-c", None, "status"], one_word={1})
+    assert setting.unreadable is not None
+    assert "what it configures is unknown" in setting.unreadable
+    assert ("bind", "-c") in {(f.kind, f.via) for f in setting.facts}
+
+
+def test_the_subcommand_reads_what_is_known_of_its_expanding_words() -> None:
+    assert read_git("git", ["commit", "-m", None]).unreadable is not None
+    message = read_git("git", ["-C", "d", "commit", "-m", None], one_word={4})
+    assert message.unreadable is None
+    assert message.subcommand == ("commit",)
+    added = read_git("git", ["add", None], one_word={1}, no_dash={1})
+    assert added.unreadable is None
+    assert ("read", "pathspec", 1, None) in {(f.kind, f.via, f.index, f.value) for f in added.facts}
+    # A second subcommand word moves the words along: `remote add NAME "$url"`.
+    remote = read_git("git", ["remote", "add", "o", None], one_word={3}, no_dash={3})
+    assert remote.unreadable is None, remote
+
+
+def test_an_alias_keeps_what_is_known_of_the_words_after_it() -> None:
+    args: list[str | None] = ["-c", "alias.ci=commit -q", "ci", "-m", None]
+    assert read_git("git", args).unreadable is not None
+    reading = read_git("git", args, one_word={4})
+    assert reading.unreadable is None
+    assert reading.subcommand == ("commit",)
+
+
 # --- proofs against git -------------------------------------------------------
 
 
@@ -344,6 +381,63 @@ def test_git_does_what_the_reading_states(case: tuple[list[str], bool, set[str]]
     assert touched == written, outcome.stderr
     for path in written:
         assert path in stated_writes or "./" in stated_writes
+
+
+UNKNOWN_GLOBALS = (
+    "-Csrc", "-C=src", "-Cx", "-ccore.pager=x", "-c=x", "-pP", "-Pp", "--", "-", "--no-pag",
+    "--GIT-DIR=.git", "--no-pager=1", "--bare=1", "--version=1", "--list-cmds", "-x",
+)  # fmt: skip
+"""Words git's own options refuse: no clusters, no fused short values, no prefixes, no ``--``."""
+
+
+@pytest.mark.parametrize("word", UNKNOWN_GLOBALS)
+def test_git_refuses_what_the_reader_calls_an_unknown_global_option(word: str) -> None:
+    # Were the word read as an option, git would go on to the alias, which runs the marker.
+    args = ["-c", "alias.x=!marker alias", word, "x"]
+    reading = read_git("git", args)
+    spelled = word.partition("=")[0] if word.startswith("--") else word
+    assert reading.undeclared == spelled
+    outcome = run_confined(["git", *args], prepare=_repository)
+    assert f"unknown option: {word}\n" in outcome.stderr
+    assert outcome.markers == ()
+
+
+KNOWN_GLOBALS = (
+    ["-C", "."], ["-C", ""], ["--git-dir=.git"], ["--git-dir", ".git"], ["--work-tree=."],
+    ["--work-tree", "."], ["--namespace=n"], ["--namespace", "n"], ["-c", "color.ui=never"],
+    ["--config-env=user.name=HOME"], ["--config-env", "user.name=HOME"], ["-p"], ["-P"],
+    ["--paginate"], ["--no-pager"], ["--no-replace-objects"], ["--literal-pathspecs"],
+    ["--glob-pathspecs"], ["--icase-pathspecs"], ["--no-optional-locks"],
+    ["--shallow-file", "shallow"],
+)  # fmt: skip
+"""Global options git reads, with their values in each spelling it accepts."""
+
+
+@pytest.mark.parametrize("words", KNOWN_GLOBALS, ids=" ".join)
+def test_git_reads_the_global_options_the_reader_reads(words: list[str]) -> None:
+    args = ["-c", "alias.x=!marker alias", *words, "x"]
+    reading = read_git("git", args)
+    assert reading.undeclared is None
+    assert reading.unreadable is None
+    assert ("execute", "shell_text") in {(f.kind, f.action) for f in reading.facts}
+    outcome = run_confined(["git", *args], prepare=_repository)
+    assert outcome.markers == ("marker alias",), outcome.stderr
+
+
+def test_a_bare_exec_path_prints_and_a_valued_one_runs_helpers_from_its_directory() -> None:
+    bare = read_git("git", ["--exec-path", "foo"])
+    assert bare.options == ("--exec-path",)
+    assert not [f for f in bare.facts if f.kind == "execute"]
+    helper = {"bin/git-foo": "mode:0755:#!/bin/sh\nmarker helper\n"}
+    printed = run_confined(["git", "--exec-path", "foo"], files=helper)
+    assert printed.markers == ()
+    assert printed.stdout.strip()
+    valued = read_git("git", ["--exec-path=bin", "foo"])
+    assert ("execute", "--exec-path", "bin", "code") in {
+        (f.kind, f.via, f.value, f.action) for f in valued.facts
+    }
+    ran = run_confined(["git", "--exec-path=bin", "foo"], files=helper)
+    assert ran.markers == ("marker helper",), ran.stderr
 
 
 def test_git_pages_through_the_configured_pager_on_a_terminal() -> None:

@@ -226,6 +226,20 @@ OPTIONS = [
     D("docker-host-root", "docker run -v /:/host alpine"),
     D("docker-socket", "docker run --volume=/var/run/docker.sock:/s alpine"),
     D("docker-mount-root", "docker run --mount type=bind,source=/,target=/h alpine"),
+    # A second red team: what the programs the policy allows load or name by themselves.
+    D("go-env-w-toolexec", "go env -w GOFLAGS=-toolexec=/tmp/x"),
+    D("go-env-u-rewrites-env-file", "go env -u GOFLAGS"),
+    A("git-bundle-create-into-hooks", "git bundle create .git/hooks/pre-commit HEAD"),
+    A("git-bundle-create-into-home", "git bundle create ~/.bashrc --all"),
+    A("awk-argv-names-another-file", "awk 'BEGIN{ARGV[1]=\"/etc/shadow\"} 1' README.md"),
+    A("awk-getline-from-variable", "awk '{getline l < f; print l}' f=/etc/shadow README.md"),
+    A("nocaseglob-names-env", "shopt -s nocaseglob; cat .EN[V]"),
+    A("yarn-version-runs-yarnpath", "yarn --version"),
+    A("pnpm-version-runs-package-manager", "pnpm --version"),
+    A("cargo-version-runs-toolchain-path", "cargo --version"),
+    A("rustc-version-runs-toolchain-path", "rustc --version"),
+    A("dotnet-version-picks-sdk", "dotnet --version"),
+    A("terraform-state-secret", "cat terraform.tfstate"),
 ]
 
 # ───────────────────────── indirection that hides the program ─────────────────────────
@@ -440,6 +454,14 @@ WRAPPERS = [
     A("npm-install", "npm install left-pad"),
     A("pip-install", "pip install requests"),
     A("curl", "curl https://example.com"),
+    # Shells whose text is not bash, and start-up files a shell runs first.
+    A("zsh-path-array-is-path", "zsh -c 'path=(/tmp); ls'"),
+    A("zsh-named-directory", "zsh -c 'd=~/.ssh; cat ~d/id_rsa'"),
+    A("ksh-discipline-function", "ksh -c 'function x.get { id; }; echo $x'"),
+    A("mksh-text", "mksh -c 'ls'"),
+    A("bash-rcfile-interactive", "bash --rcfile x.sh -i -c ls"),
+    A("bash-init-file", "bash --init-file x.sh -c ls"),
+    A("sh-rcfile", "sh --rcfile x.sh -i -c ls"),
 ]
 
 # ───────────────────────── display spoofing ─────────────────────────
@@ -615,6 +637,14 @@ LOOK_ALIKES = [
     "getent passwd root",
     "date -u +%Y-%m-%dT%H:%M:%S",
     "echo '✨ done'",
+    # Twins of the second red team's rows.
+    "go env GOPATH",
+    "go version",
+    "awk '{print FILENAME}' README.md",
+    "shopt -s nullglob; cat -- README.md",
+    "bash --norc -c 'ls'",
+    "sh -c 'ls -la'",
+    "awk -v n=1 'NR == n' README.md",
 ]
 
 

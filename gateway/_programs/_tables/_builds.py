@@ -1110,8 +1110,19 @@ _GO: Final = row(
             "-reuse =",
             facts=(_GO_FETCH,),
         ),
+        # `go env -w` and `-u` change the go environment file (`$GOENV`, by
+        # default ~/.config/go/env), which every later go command reads
+        # (`GOFLAGS=-toolexec=…` runs a program at each build).
         "env": _go(
-            "-json", "-u", "-changed", ("-w", Effect(kind="write", action="write", value=None))
+            "-json",
+            "-changed",
+            *(
+                (
+                    spelling,
+                    Effect(kind="write", action="write", value="~/.config/go/env", fixed=True),
+                )
+                for spelling in ("-w", "-u")
+            ),
         ),
         "version": _go("-m", "-v"),
         "doc": _go("-all", "-c", "-cmd", "-short", "-src", "-u"),

@@ -11,6 +11,7 @@ and writes DEST (and ``DEST/basename(SRC)``, in case DEST is a directory);
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Final
 
 from gateway._programs._rows import (
@@ -49,6 +50,8 @@ _COPIES: Final = Operands(tail=(role(_COPY),), rest=role(READ), into=True)
 """``cp SRC… DEST``: the sources are read, DEST (or ``DEST/basename(SRC)``) written."""
 _COPIES_INTO: Final = Operands(rest=role(READ), into_option="--target-directory")
 _COPIES_ONTO: Final = Operands(tail=(role(_COPY),), rest=role(READ))
+_LINKS: Final = Operands(tail=(role(_LINK),), rest=role(READ), into=True)
+"""``cp -s SRC… DEST``: DEST (or ``DEST/basename(SRC)``) becomes a link to each source."""
 
 _CP: Final = row(
     *GNU,
@@ -89,6 +92,17 @@ _CP: Final = row(
     recursive=frozenset({"--recursive", "--archive"}),
     operands=_COPIES,
     modes=(
+        # `cp -s` and `cp -l` make links, not copies: a later write through
+        # one lands wherever its source is.
+        *(
+            Mode(
+                when=frozenset({link, "--target-directory"}),
+                operands=_COPIES_INTO,
+                option_effects=MappingProxyType({"--target-directory": _LINK}),
+            )
+            for link in ("--symbolic-link", "--link")
+        ),
+        *(Mode(when=frozenset({link}), operands=_LINKS) for link in ("--symbolic-link", "--link")),
         Mode(when=frozenset({"--target-directory"}), operands=_COPIES_INTO),
         Mode(when=frozenset({"--no-target-directory"}), operands=_COPIES_ONTO),
         Mode(

@@ -212,7 +212,10 @@ _PERL: Final = row(
 )
 
 # php: -d KEY=VALUE may set auto_prepend_file or load an extension, -c an ini
-# file, -z a Zend extension: all load code. -S serves the network.
+# file, -z a Zend extension: all load code. -S serves the network. A lone `-`
+# is no standard input to php: it opens the file `./-` as its script (php_cli.c
+# fopen()s the operand), so the row has no dash_stdin. `--` ends the script
+# operand too: `php -- x.php` runs standard input with x.php as an argument.
 _PHP: Final = row(
     ("-r =", RUN_CODE),
     ("-f =", _SCRIPT),
@@ -245,6 +248,7 @@ _PHP: Final = row(
     ends=("-r", "-f"),
     abbreviations=False,
     options_end_after=1,
+    double_dash_arguments=True,
     operands=_INTERPRETER,
     modes=(
         *_prints_only("--version", "--help", "-i", "-m", "--ini"),

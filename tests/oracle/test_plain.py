@@ -1,0 +1,143 @@
+"""
+Reading plain texts without bashlex, justified by bash itself.
+
+A text made only of plain words, quotes, ``|``, ``&&``, ``;``, ``>`` and
+newlines is read by tree-sitter and the plain-word reader (``_plain``), not
+by bashlex. Over a generated set of exactly that class
+(`grammar.PLAIN_CLASS`), this shows that the plain reading is what bash
+reads (the oracle agrees with every measured reading), that wherever it
+stands in for bashlex's (it agrees with tree-sitter's) bashlex reads the text
+the same, and that texts just outside the class are left to both parsers.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from gateway._shell import read_shell
+from gateway._shell._bashlex import read_with_bashlex
+from gateway._shell._consensus import compare as compare_readings
+from gateway._shell._limits import UNLIMITED
+from gateway._shell._plain import read_plain
+from gateway._shell._source import Source
+from gateway._shell._tree import SimpleCommand, walk
+from gateway._shell._treesitter import read_with_tree_sitter
+from gateway._shell._words import Unreadable
+from oracle import grammar
+from oracle.harness import compare
+
+ORACLE = settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+READERS = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@ORACLE
+@given(grammar.PLAIN_CLASS)
+def test_a_plain_text_read_without_bashlex_is_what_bash_reads(text: str) -> None:
+    comparison = compare(text)
+    assert comparison.mismatches == (), (text, comparison.mismatches)
+    source = Source(text)
+    if read_plain(source, UNLIMITED) is not None and _tree_sitter_reads(source):
+        assert comparison.measured, comparison.reading.reason
+
+
+def _tree_sitter_reads(source: Source) -> bool:
+    try:
+        read_with_tree_sitter(source)
+    except Unreadable:
+        return False
+    return True
+
+
+@READERS
+@given(grammar.PLAIN_CLASS)
+def test_where_the_plain_reading_stands_in_for_bashlex_bashlex_reads_the_same(text: str) -> None:
+    source = Source(text)
+    plain = read_plain(source, UNLIMITED)
+    if plain is None:
+        # Only a word of digits right before `>>` (a descriptor) leaves the class.
+        assert ">>" in text
+        return
+    try:
+        first = read_with_tree_sitter(source)
+    except Unreadable:
+        return  # no reading without bashlex: both parsers read it
+    if compare_readings(first, plain, ("tree-sitter", "plain")) is not None:
+        return  # tree-sitter read it otherwise: bashlex is run after all
+    try:
+        second = read_with_bashlex(source)
+    except Unreadable:
+        return
+    assert compare_readings(plain, second, ("plain", "bashlex")) is None
+
+
+# Just outside the class: the plain reader declines, and both parsers read them.
+OUTSIDE = [
+    "a || b",
+    "a & b",
+    "a &",
+    "echo $HOME",
+    "echo `id`",
+    "echo a\\ b",
+    'echo "$x"',
+    "ls *.py",
+    "ls a?",
+    "echo ~",
+    "echo {a,b}",
+    "echo a # comment",
+    "k 2>f",
+    "k 2>>f",
+    "k >&2",
+    "k >| f",
+    "k > >(tee x)",
+    "k < f",
+    "k <<< w",
+    "if true; then a; fi",
+    "a; then b",
+    "time ls",
+    "coproc ls",
+    "a=1 for",
+    "a |",
+    "a &&",
+    "a;;",
+    "; a",
+    "(a)",
+    "! a",
+    "a |& b",
+    "a[1]=2 k",
+]
+
+
+@pytest.mark.parametrize("text", OUTSIDE)
+def test_a_text_just_outside_the_class_is_left_to_both_parsers(text: str) -> None:
+    assert read_plain(Source(text), UNLIMITED) is None
+
+
+INSIDE = {
+    "git status": [["git", "status"]],
+    "cd src && grep -rn 'def main' .": [["cd", "src"], ["grep", "-rn", "def main", "."]],
+    'python3 -m pytest -q > "out file.txt"\nls': [["python3", "-m", "pytest", "-q"], ["ls"]],
+    "a=1 b='x y' k | wc -l;": [["k"], ["wc", "-l"]],
+    "echo a>f b": [["echo", "a", "b"]],
+    'k "a|b;c&&d>e"': [["k", "a|b;c&&d>e"]],
+    "a |\n b &&\n\n c": [["a"], ["b"], ["c"]],
+    "a ;\n\nb": [["a"], ["b"]],
+    "x='a`b' k": [["k"]],  # bashlex raises on the backtick; bash assigns it as a character
+}
+
+
+@pytest.mark.parametrize("text", INSIDE, ids=range(len(INSIDE)))
+def test_a_plain_text_is_read_by_the_plain_reader_and_bash_agrees(text: str) -> None:
+    plain = read_plain(Source(text), UNLIMITED)
+    assert plain is not None
+    commands = [node for node in walk(plain) if isinstance(node, SimpleCommand)]
+    assert [[word.value for word in command.words] for command in commands] == INSIDE[text]
+    reading = read_shell(text)
+    assert reading.measured, reading.reason
+    comparison = compare(text)
+    assert comparison.mismatches == ()
+    assert comparison.measured
