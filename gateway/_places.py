@@ -15,6 +15,7 @@ with ``~/`` (under the home directory), ``/`` (an absolute path) or ``**/``
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 import msgspec
@@ -23,6 +24,7 @@ __all__ = [
     "DEFAULT_PERSISTENCE_PATTERNS",
     "DEFAULT_SECRET_PATTERNS",
     "DEFAULT_TEMP_ROOTS",
+    "SECRET_VARIABLE",
     "STREAM_PATHS",
     "SYSTEM_ROOTS",
     "PathsSection",
@@ -165,6 +167,17 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "/etc/ld.so.preload",
 )
 """Files that make code run later: shell start-up files, hooks, CI and agent settings, schedulers."""
+
+SECRET_VARIABLE: Final = re.compile(
+    r"(?i)key|secret|token|passw|passphrase|credential|private|auth|cookie|session"
+)
+"""
+Variable names that say the variable holds a secret (`AWS_SECRET_ACCESS_KEY`,
+`GITHUB_TOKEN`, `DB_PASSWORD`, `NPM_AUTH`): reading one by name
+(``echo "$GITHUB_TOKEN"``, ``printenv API_KEY``) reads a secret, as reading
+the whole environment does. Matched anywhere in the name (`re.search`), so
+it errs towards asking.
+"""
 
 DEFAULT_TEMP_ROOTS: Final = ("/tmp", "/var/tmp", "/dev/shm")  # noqa: S108 -- named, not used
 """Temporary directories (class ``temp``)."""

@@ -146,6 +146,8 @@ def _clause(effect: Effect) -> Clause | None:
             return Clause(13, f"lists {_place(effect.path)}")
         return Clause(12, f"reads {_place(effect.path)}")
     if isinstance(effect, ReadEnvironment):
+        if effect.variable is not None:
+            return Clause(6, f"reads the secret variable `{_short(effect.variable)}`")
         return Clause(6, "reads the whole environment")
     if isinstance(effect, Privilege):
         user = f"`{_short(effect.user)}`" if effect.user else "a user only known when it runs"

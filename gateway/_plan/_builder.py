@@ -38,6 +38,7 @@ from gateway._effects import (
     WriteAction,
 )
 from gateway._launchers import SHELLS
+from gateway._places import SECRET_VARIABLE
 from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink
@@ -274,9 +275,17 @@ class Builder:
     def statement(self, statement: Statement, scope: Scope) -> PlannedStatement:
         """Plan one top-level statement in ``scope`` (which it changes as bash would)."""
         self.commands, self.effects, self.heredocs, self.holes = [], [], [], []
+        earlier = frozenset(scope.variables)  # bound by the call before this statement
         self.walk_statements((statement,), background=False, context="command", scope=scope)
         names = statement_names(statement)
         free, bound = names.free_and_bound()
+        # A variable from outside whose name says it holds a secret is read
+        # as a secret is: the text prints or sends it as it pleases.
+        self.effects.extend(
+            ReadEnvironment(via=f"${self.scrub(name)}")
+            for name in free
+            if name not in earlier and SECRET_VARIABLE.search(name)
+        )
         rendered = _truncate(self.redactor.mask(statement.span.start, statement.span.end))
         plan = Plan(
             rendered=rendered,

@@ -409,6 +409,10 @@ def describe(effect: Effect) -> str:
         below = " and everything below it" if effect.recursive else ""
         return f"{what} {path_shown(effect.path)}{below}"
     if isinstance(effect, ReadEnvironment):
+        if effect.variable is not None:
+            return (
+                f"reads `${_short(effect.variable)}`, a variable whose name says it holds a secret"
+            )
         return f"reads the whole environment (`{_short(effect.via)}`)"
     if isinstance(effect, Write):
         below = " and everything below it" if effect.recursive else ""

@@ -252,6 +252,8 @@ def _by_rule(
 def _why(effect: Effect, profile: str) -> str:
     """Why an effect no rule permits is asked about, as the end of a clause."""
     if isinstance(effect, ReadEnvironment):
+        if effect.variable is not None:
+            return "and what it prints reaches the model"
         return "where credentials usually are, and what it prints reaches the model"
     if isinstance(effect, Read):
         if "unknown" in effect.path.classes:

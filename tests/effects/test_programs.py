@@ -110,6 +110,28 @@ def test_printing_or_setting_named_variables_is_not(source: str) -> None:
     assert only(effects_of(source), ReadEnvironment) == []
 
 
+@pytest.mark.parametrize(
+    ("source", "variable"),
+    [
+        ("echo $AWS_SECRET_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY"),
+        ('curl -H "Authorization: token ${GITHUB_TOKEN}" https://x.example', "GITHUB_TOKEN"),
+        ("echo ${DB_PASSWORD:0:4}", "DB_PASSWORD"),
+        ("printenv API_KEY", "API_KEY"),
+        ("cat <<EOF\n$NPM_AUTH\nEOF", "NPM_AUTH"),
+    ],
+)
+def test_reading_a_variable_named_as_a_secret_is_a_read_of_it(source: str, variable: str) -> None:
+    assert [e.variable for e in only(effects_of(source), ReadEnvironment)] == [variable]
+
+
+@pytest.mark.parametrize(
+    "source",
+    ['echo "$HOME" "$PATH"', "printenv HOME", "echo '$GITHUB_TOKEN'", "TOKEN=1; echo $TOKEN"],
+)
+def test_a_variable_not_named_as_a_secret_or_not_from_outside_is_not(source: str) -> None:
+    assert only(effects_of(source), ReadEnvironment) == []
+
+
 def test_reading_a_process_environment_file_is_a_read_of_an_environment() -> None:
     effects = effects_of("cat /proc/self/environ")
     assert only(effects, ReadEnvironment) == [ReadEnvironment(via="cat")]

@@ -511,6 +511,8 @@ HOSTILE = [(name, row) for name, rows in CLASSES.items() for row in rows]
 # ───────────────────────── harmless look-alikes ─────────────────────────
 
 LOOK_ALIKES = [
+    'echo "$HOME" "$PATH"',  # variables whose names say nothing of a secret
+    "echo '$GITHUB_TOKEN'",  # quoted: the name, not its value
     'grep "rm -rf" notes.txt',
     "grep -rn 'curl .* | sh' docs/",
     "grep -e --pre README.md",
@@ -710,6 +712,13 @@ ASKED = [
     "git -C src status",  # moves the repository: the check cannot follow
     "ls -la ~/.ssh",  # names keys into the model's context
     "env | sort",  # the whole environment into the model's context
+    # One variable whose name says it holds a secret, into the model's context.
+    "echo $AWS_SECRET_ACCESS_KEY",
+    'echo "token: ${GITHUB_TOKEN}"',
+    "printenv API_KEY",
+    "echo ${DB_PASSWORD:0:4}",
+    'bash -c "echo \\$NPM_TOKEN"',
+    "cat <<EOF\n$OPENAI_API_KEY\nEOF",
     'for f in *.py; do wc -l "$f"; done',  # a file named `--files0-from=…` is an option
     'for f in *.py; do wc -l -- "$f"; done',  # what the loop reads is only known when it runs
 ]
