@@ -169,14 +169,17 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
 """Files that make code run later: shell start-up files, hooks, CI and agent settings, schedulers."""
 
 SECRET_VARIABLE: Final = re.compile(
-    r"(?i)key|secret|token|passw|passphrase|credential|private|auth|cookie|session"
+    r"(?i)(?:^|_)(?:[a-z0-9]*(?:key|token|secret)s?|[a-z0-9]*passw(?:or)?d|passphrase"
+    r"|credentials?|auth|private|cookie|pat)(?:_|$)|_pwd(?:_|$)"
 )
 """
-Variable names that say the variable holds a secret (`AWS_SECRET_ACCESS_KEY`,
-`GITHUB_TOKEN`, `DB_PASSWORD`, `NPM_AUTH`): reading one by name
-(``echo "$GITHUB_TOKEN"``, ``printenv API_KEY``) reads a secret, as reading
-the whole environment does. Matched anywhere in the name (`re.search`), so
-it errs towards asking.
+Variable names that say the variable holds a secret: a part between
+underscores that ends in ``KEY``, ``TOKEN`` or ``SECRET`` (`APIKEY`,
+`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`), a password (`DB_PASSWORD`,
+`MYSQL_PWD`), ``AUTH``, ``CREDENTIALS``, ``PAT``… — but not `AUTHOR`, `PWD`
+or `TOKENIZERS_PARALLELISM`. Reading one by name (``echo "$GITHUB_TOKEN"``,
+``printenv API_KEY``) reads a secret, as reading the whole environment does.
+Searched (`re.search`) in the name, so it errs towards asking.
 """
 
 DEFAULT_TEMP_ROOTS: Final = ("/tmp", "/var/tmp", "/dev/shm")  # noqa: S108 -- named, not used
