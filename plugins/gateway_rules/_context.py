@@ -144,7 +144,7 @@ async def inspect_all(
         def inspect(path: str = path) -> RepositoryInspection:
             return inspect_repository(path, workspace=roots, environ=environ)
 
-        inspections[shown] = await anyio.to_thread.run_sync(inspect)
+        inspections[shown] = await anyio.to_thread.run_sync(inspect, abandon_on_cancel=True)
     return inspections
 
 
@@ -371,7 +371,10 @@ async def linked_classes(
     def resolve() -> dict[str, tuple[str, ...]]:
         return _resolve_links(targets, context)
 
-    return await anyio.to_thread.run_sync(resolve)
+    # A disk that hangs (a stale network mount): the gateway answers at the
+    # approver's deadline, and on that cancellation this task ends at once,
+    # leaving the thread to finish on its own.
+    return await anyio.to_thread.run_sync(resolve, abandon_on_cancel=True)
 
 
 def _with_classes(path: EffectPath, extra: Iterable[str]) -> EffectPath:

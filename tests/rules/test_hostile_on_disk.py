@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -233,3 +234,37 @@ def test_a_tree_too_large_to_walk_may_hold_anything(
     assert small.decision == "allow", small.reason
     assert large.decision == "ask", large.reason
     assert "unknown" in (large.reason or ""), large.reason
+
+
+def test_a_disk_that_hangs_cannot_hold_the_review_past_its_deadline(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Following links reads the disk; a disk that never answers is cut off at the approver's deadline."""
+    from gateway_rules import _context
+
+    release, reached = threading.Event(), threading.Event()
+
+    def hang(*_: object) -> dict[str, tuple[str, ...]]:
+        reached.set()
+        release.wait(120)
+        return {}
+
+    monkeypatch.setattr(_context, "_resolve_links", hang)
+    config = rules_only_config()
+    config = msgspec.structs.replace(
+        config,
+        gateway=msgspec.structs.replace(config.gateway, approver_timeout=1.0),
+        paths=msgspec.structs.replace(config.paths, home=world.home),
+    )
+
+    async def run() -> Verdict:
+        async with Gateway(config, approvers=[RulesApprover(config.approver["rules"], None)]) as g:
+            with anyio.fail_after(60):  # the hang is 120 s: only the deadline ends it sooner
+                return await g.review(_call("cat link_sub/notes.txt", world))
+
+    try:
+        verdict = anyio.run(run)
+    finally:
+        release.set()
+    assert reached.is_set()
+    assert verdict.decision != "allow", verdict.reason
