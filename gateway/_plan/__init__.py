@@ -272,6 +272,8 @@ def read_program_position(command: str | Sequence[Word]) -> ProgramPosition:
             and isinstance(only, SimpleCommand)
         ):
             words = position_words(only.words)
+            if pipeline.time is not None:  # the reader took `time` and its options as a keyword
+                words.insert(0, PositionWord(text="time", value="time", bare=True))
             if pipeline.negated:
                 words.insert(0, PositionWord(text="!", value="!", bare=True))
             return read_position(words, [a.name for a in only.assignments]).position
