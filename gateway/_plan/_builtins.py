@@ -29,6 +29,7 @@ from gateway._effects import (
     Origin,
     ReadEnvironment,
 )
+from gateway._places import SECRET_VARIABLE
 from gateway._plan._collect import EffectSink
 from gateway._plan._numbers import NUMBER
 from gateway._plan._paths import HOME, expand_parts, expand_tildes, join
@@ -469,6 +470,10 @@ def _declaration(name: str, args: Sequence[Word], sink: EffectSink) -> None:
         return  # or lists functions
     if flags & {"-f", "-F"}:
         return  # exports, lists or marks functions: no variable changes
+    if "-p" in flags:  # prints the named variables: one named as a secret is read
+        for word in options.operands:
+            if word.value is not None and SECRET_VARIABLE.search(word.value.partition("=")[0]):
+                sink.add(ReadEnvironment(via=f"${sink.scrub(word.value.partition('=')[0])}"))
     for word in options.operands:
         _assignment(sink, word, via, integer="-i" in flags, nameref="-n" in flags)
         if "-i" in flags and word.value is not None:

@@ -117,6 +117,8 @@ def test_printing_or_setting_named_variables_is_not(source: str) -> None:
         ('curl -H "Authorization: token ${GITHUB_TOKEN}" https://x.example', "GITHUB_TOKEN"),
         ("echo ${DB_PASSWORD:0:4}", "DB_PASSWORD"),
         ("printenv API_KEY", "API_KEY"),
+        ("declare -p AWS_SECRET_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY"),
+        ("typeset -p GH_TOKEN", "GH_TOKEN"),
         ("cat <<EOF\n$NPM_AUTH\nEOF", "NPM_AUTH"),
     ],
 )
