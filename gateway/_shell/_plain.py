@@ -178,6 +178,8 @@ def _redirect(source: Source, scanner: WordScanner, command: _Command, at: int) 
     if match is None:
         raise _NotPlain  # `>&`, `>|`, `>(`, `>>>`, or no target
     end = match.end()
+    if end < len(text) and text[end] == ">" and match.group().isdigit():
+        raise _NotPlain  # `>2>f`: bash reads `2>` as a descriptor, and the text is an error
     command.touch(at, end)
     command.redirects.append(
         Redirect(

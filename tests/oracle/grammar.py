@@ -326,8 +326,9 @@ _PLAIN_WORD = st.one_of(
 )
 _PLAIN_COMMAND = st.tuples(
     st.lists(st.lists(_PLAIN_WORD, min_size=1, max_size=2).map("".join), min_size=1, max_size=4),
-    st.sampled_from(["", "", " > f", " >f", " > 'o u t'", ">>f"]),
-).map(lambda t: " ".join(t[0]) + t[1])
+    st.sampled_from(["", "", " > f", " >f", " > 'o u t'", ">>f", " >2", " > 2>f", " >>12>>f"]),
+    st.sampled_from(["", "", " >g k", " 2 >g", " >3 k"]),
+).map(lambda t: " ".join(t[0]) + t[2] + t[1])
 PLAIN_CLASS = st.tuples(
     st.lists(_PLAIN_COMMAND, min_size=1, max_size=4),
     st.lists(

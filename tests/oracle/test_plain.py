@@ -12,6 +12,8 @@ the same, and that texts just outside the class are left to both parsers.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -57,6 +59,15 @@ def _plain_stands(source: Source) -> bool:
     return compare_readings(first, plain, ("tree-sitter", "plain")) is None
 
 
+@pytest.mark.parametrize("text", ["echo a >2>f", "echo a >>2>f", "echo a > 2>f; rm -rf x"])
+def test_a_redirect_target_of_digits_before_another_redirect_is_outside_the_class(
+    text: str,
+) -> None:
+    """bash reads `2>` there as a descriptor, and `echo a >2>f` as a syntax error: no plain reading."""
+    assert read_plain(Source(text), UNLIMITED) is None
+    assert read_shell(text).status == "unmeasured"
+
+
 @pytest.mark.parametrize("text", ["-1>>f", "a -1>f", "a -1>>f"])
 def test_a_word_that_ends_in_digits_before_a_redirect_is_not_measured_on_tree_sitter_alone(
     text: str,
@@ -72,8 +83,8 @@ def test_where_the_plain_reading_stands_in_for_bashlex_bashlex_reads_the_same(te
     source = Source(text)
     plain = read_plain(source, UNLIMITED)
     if plain is None:
-        # Only a word of digits right before `>>` (a descriptor) leaves the class.
-        assert ">>" in text
+        # Only a word of digits right before `>` (a descriptor) leaves the class.
+        assert re.search(r"[0-9]>", text), text
         return
     try:
         first = read_with_tree_sitter(source)
