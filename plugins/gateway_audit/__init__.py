@@ -16,9 +16,10 @@ A log sink:
 * appends each batch of events with one write, one flush and (with
   ``fsync = true``) one sync, before the verdict it justifies is released —
   in a worker thread, except a small batch without a sync to a regular file
-  on a local filesystem, which goes straight to the kernel's page cache from
-  the event loop (a thread hop costs more CPU than such a write); a write
-  that is slow all the same sends the next ones to the thread again;
+  on a filesystem held in memory (tmpfs, ramfs), which is written from the
+  event loop (a thread hop costs more CPU than such a write, and it waits for
+  no device); a write that is slow all the same sends the next ones to the
+  thread again;
 * when the gateway stops waiting for it (``fence``), truncates the log right
   after the last record it confirmed and writes nothing more, so a record
   that lands late never says more than callers were told.
@@ -86,10 +87,16 @@ INLINE_STRIKES: Final = 3
 INLINE_PAUSE: Final = 30.0
 """Seconds writes go through the thread after a slow inline write, before inline is tried again."""
 
-LOCAL_FILESYSTEMS: Final = frozenset(
-    {"ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "tmpfs", "ramfs", "jfs", "reiserfs"}
-)
-"""Filesystems whose appends to the page cache do not wait for a network or a user-space daemon."""
+LOCAL_FILESYSTEMS: Final = frozenset({"tmpfs", "ramfs"})
+"""
+Filesystems held in memory, whose appends wait for no device. A disk
+filesystem is not here: a write to one may block without bound (a frozen
+filesystem during a snapshot, a block device that stalls), and a write that
+blocks on the event loop would hold every deadline with it — the gateway would
+hang instead of declining at ``audit-timeout``, and a host whose hook times
+out may then run the call. So a log on disk is written from the thread, whose
+wait the audit timeout bounds.
+"""
 
 
 def _filesystem(device: int) -> str | None:
@@ -164,7 +171,7 @@ async def _lock(path: Path, patience: float) -> int:
 class _FileSink:
     format = "jsonl"
     # Every call that may block runs in a worker thread; the loop is held
-    # only by a small append to the page cache of a local file (see `_inline`).
+    # only by a small append to a file held in memory (see `_inline`).
     shares_loop = True
 
     def __init__(self, config: SinkConfig) -> None:
@@ -310,7 +317,7 @@ class _FileSink:
         """
         Append a small batch from the event loop, when that cannot wait on anything; whether it did.
 
-        Only without a sync, to a regular file on a local filesystem, and
+        Only without a sync, to a regular file on a filesystem held in memory, and
         never behind a fence that holds the file (the lock is not waited
         for). `INLINE_STRIKES` writes in a row that take longer than
         `INLINE_SLOW` all the same (a disk flushing under pressure) send

@@ -270,9 +270,10 @@ async def _review_all(sink: JsonLinesSink, commands: list[str]) -> list[Any]:
 async def test_small_batches_to_a_local_file_are_written_without_a_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A local log without fsync takes small batches from the loop; every record is there before its verdict."""
+    """A log in memory without fsync takes small batches from the loop; every record is there before its verdict."""
     # A busy machine may pause any write: here no pause sends the writes away.
     monkeypatch.setattr(gateway_audit, "INLINE_STRIKES", 1_000_000)
+    monkeypatch.setattr(gateway_audit, "_filesystem", lambda device: "tmpfs")
     path = tmp_path / "audit.jsonl"
     sink = _Counting(path)
     verdicts = await _review_all(sink, ["ls", "pwd", "whoami"])
@@ -305,11 +306,12 @@ async def test_a_log_that_syncs_or_says_so_is_written_in_the_thread(
     assert verify_audit_log(path) is None
 
 
-async def test_a_log_on_a_filesystem_not_known_to_be_local_is_written_in_the_thread(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("filesystem", ["nfs4", "ext4", "xfs", "fuse", None])
+async def test_a_log_on_a_filesystem_not_held_in_memory_is_written_in_the_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, filesystem: str | None
 ) -> None:
-    """A network or user-space filesystem (here: one the mount table does not name) may wait: the thread writes."""
-    monkeypatch.setattr(gateway_audit, "_filesystem", lambda device: "nfs4")
+    """A disk, network or user-space filesystem (or one the mount table does not name) may block: the thread writes."""
+    monkeypatch.setattr(gateway_audit, "_filesystem", lambda device: filesystem)
     path = tmp_path / "audit.jsonl"
     sink = _Counting(path)
     await _review_all(sink, ["ls"])
@@ -320,7 +322,8 @@ async def test_a_log_on_a_filesystem_not_known_to_be_local_is_written_in_the_thr
 async def test_slow_inline_writes_send_the_next_ones_to_the_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A disk that answers slowly, write after write: the loop stops writing after a few and leaves it to the thread."""
+    """Memory that answers slowly, write after write: the loop stops writing after a few and leaves it to the thread."""
+    monkeypatch.setattr(gateway_audit, "_filesystem", lambda device: "tmpfs")
     path = tmp_path / "audit.jsonl"
     sink = _Counting(path)
     real = os.write
