@@ -71,6 +71,8 @@ DEFAULT_SECRET_PATTERNS: Final = (
     "**/.htpasswd",
     "**/*.tfstate",
     "**/*.tfstate.backup",
+    "/proc/*/root/**",  # another view of every file: `/proc/self/root/home/u/.ssh/id_rsa`
+    "/proc/*/cwd/**",
     "/etc/shadow",
     "/etc/gshadow",
     "/etc/sudoers",

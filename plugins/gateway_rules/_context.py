@@ -185,8 +185,10 @@ LINKED_LIMIT = 512
 
 # What a write does to the last name of its path: these act on a link itself, not where it leads.
 _ON_THE_LINK = frozenset({"delete", "move", "link"})
-# Where the gateway's own view differs from the command's (`/proc/self` is the gateway), or no file is.
+# Where the gateway's own view differs from the command's (`/proc/self` is the gateway), or no file is;
+# but anyone may make a link in `/dev/shm` and `/dev/mqueue`, so those are followed.
 _NOT_RESOLVED = ("/proc/", "/dev/")
+_RESOLVED_UNDER_DEV = ("/dev/shm/", "/dev/mqueue/")  # noqa: S108 -- named, not used
 
 
 def _link_key(effect: Effect) -> str | None:
@@ -230,29 +232,40 @@ def _secret_names(context: PathContext) -> tuple[re.Pattern[str], tuple[str, ...
     return re.compile("|".join(dict.fromkeys(names)) or "(?!)"), tuple(places)
 
 
-def _holds_secret(directory: str, context: PathContext) -> str | None:
+def _holds_secret(directory: str, contexts: Sequence[PathContext]) -> str | None:
     """
     ``secret`` when a file below ``directory`` is one (`PathsSection.secret_patterns`), ``unknown`` past `WALK_LIMIT`.
 
-    The walk does not follow links (as ``grep -r`` does not) and skips git's
-    own ``.git`` directories; ``None`` when it finds no secret.
+    The walk skips git's own ``.git`` directories and does not descend
+    through links, but classifies where each link it meets leads, and all
+    that lies below it (``grep -R`` and ``rg -L`` follow them); a directory
+    it cannot list may hold anything (``unknown``). ``None`` when it finds
+    no secret.
     """
-    names, places = _secret_names(context)
+    unlisted: list[OSError] = []
     seen = 0
-    for root, dirs, files in os.walk(os.path.realpath(directory)):
-        dirs[:] = sorted(d for d in dirs if d != ".git")
-        here = root.rstrip("/") + "/"
-        every = any(here.startswith(p) for p in places)
-        near = every or any(p.startswith(here) for p in places)
-        for name in (*files, *dirs):
-            seen += 1
-            if seen > WALK_LIMIT:
-                return "unknown"
-            if not (every or (near and name in dirs) or names.fullmatch(name)):
-                continue
-            if "secret" in classify_path(os.path.join(root, name), context):
-                return "secret"
-    return None
+    for context in contexts:
+        names, places = _secret_names(context)
+        for root, dirs, files in os.walk(os.path.realpath(directory), onerror=unlisted.append):
+            dirs[:] = sorted(d for d in dirs if d != ".git")
+            here = root.rstrip("/") + "/"
+            every = any(here.startswith(p) for p in places)
+            near = every or any(p.startswith(here) for p in places)
+            for name in (*files, *dirs):
+                seen += 1
+                if seen > WALK_LIMIT:
+                    return "unknown"
+                full = os.path.join(root, name)
+                if os.path.islink(full):
+                    real = os.path.realpath(full)
+                    if "secret" in classify_path(real, context, recursive=True):
+                        return "secret"
+                    continue
+                if not (every or (near and name in dirs) or names.fullmatch(name)):
+                    continue
+                if "secret" in classify_path(full, context):
+                    return "secret"
+    return "unknown" if unlisted else None
 
 
 def _real(path: str, last: str) -> str:
@@ -324,7 +337,7 @@ def _targets(
 
 
 def _resolve_links(
-    targets: Mapping[str, set[str]], context: PathContext
+    targets: Mapping[str, set[str]], contexts: Sequence[PathContext]
 ) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
     for index, key in enumerate(sorted(targets)):
@@ -332,18 +345,19 @@ def _resolve_links(
             found[key] = ("unknown",)
             continue
         if key.startswith(_WALK):
-            held = {_holds_secret(path, context) for path in sorted(targets[key])}
+            held = {_holds_secret(path, contexts) for path in sorted(targets[key])}
             if held - {None}:
                 found[key] = tuple(c for c in PATH_CLASSES if c in held)
             continue
         last, reach, _ = key.split(":", 2)
         classes: set[str] = set()
         for path in sorted(targets[key]):
-            if path.startswith(_NOT_RESOLVED):
+            if path.startswith(_NOT_RESOLVED) and not path.startswith(_RESOLVED_UNDER_DEV):
                 continue
             real = _real(path, last)
             if real != os.path.normpath(path):
-                classes.update(classify_path(real, context, recursive=reach == "recursive"))
+                for each in contexts:
+                    classes.update(classify_path(real, each, recursive=reach == "recursive"))
         if classes:
             found[key] = tuple(c for c in PATH_CLASSES if c in classes)
     return found
@@ -369,7 +383,15 @@ async def linked_classes(
     context = path_context(paths, cwd, home)
 
     def resolve() -> dict[str, tuple[str, ...]]:
-        return _resolve_links(targets, context)
+        # A resolved path is spelled as the disk spells it: when the home
+        # directory (or the working directory) is itself reached through a
+        # link, `~/.aws/**` must match where it really is, too.
+        real = msgspec.structs.replace(
+            context,
+            home=None if context.home is None else os.path.realpath(context.home),
+            cwd=None if context.cwd is None else os.path.realpath(context.cwd),
+        )
+        return _resolve_links(targets, (context, real) if real != context else (context,))
 
     # A disk that hangs (a stale network mount): the gateway answers at the
     # approver's deadline, and on that cancellation this task ends at once,

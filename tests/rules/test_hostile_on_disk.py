@@ -20,7 +20,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import anyio
 import msgspec
@@ -105,6 +105,14 @@ HOSTILE = [
     A("cp-symbolic-then-write", "cp -s .git/hooks/pre-commit p; echo id > p", WRITE),
     A("cp-link-into-then-write", "cp -l -t d .git/config && echo x >> d/config", WRITE),
     A("link-home-then-read", "ln -s ~/.ssh k && cat k/id_rsa"),
+    # A recursive read that follows the links inside the tree it reads.
+    A("grep-dereference-recursive", "grep -Rn BEGIN vendor"),
+    A("grep-dereference-recursive-long", "grep --dereference-recursive BEGIN vendor"),
+    A("rg-follow", "rg -L BEGIN vendor"),
+    A("grep-r-over-a-link-inside", "grep -rn BEGIN vendor"),
+    # Another view of every file.
+    A("proc-self-root", "cat /proc/self/root{HOME}/.aws/credentials"),
+    A("proc-self-cwd", "cat /proc/self/cwd/.env"),
 ]
 
 TWINS = [
@@ -153,6 +161,9 @@ def build_world(root: Path) -> World:
     os.symlink(home / "sub", work / "link_sub")
     os.symlink(home / ".bashrc", work / "link_bashrc")
     os.symlink(work / ".git/hooks", work / "link_hooks")
+    (work / "vendor").mkdir()
+    (work / "vendor/lib.py").write_text("x = 1\n")
+    os.symlink(home / ".ssh", work / "vendor/keys")
     return World(str(home), str(work))
 
 
@@ -268,3 +279,35 @@ def test_a_disk_that_hangs_cannot_hold_the_review_past_its_deadline(
         release.set()
     assert reached.is_set()
     assert verdict.decision != "allow", verdict.reason
+
+
+def test_a_link_is_followed_to_a_home_directory_that_is_itself_a_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The home directory as configured is a link (an automount, `/home` moved): where a link leads is still classed."""
+    built = build_world(tmp_path)
+    linked_home = tmp_path / "homelink"
+    os.symlink(built.home, linked_home)
+    os.symlink(linked_home / ".aws", Path(built.work) / "aw")
+    world = World(str(linked_home), built.work)
+    monkeypatch.setenv("HOME", world.home)
+    for profile in PROFILES:
+        (verdict,) = _review(["cat aw/credentials"], profile, world)
+        assert verdict.decision != "allow", verdict.reason
+
+
+def test_a_directory_the_walk_cannot_list_may_hold_anything(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A walk that meets an error (a directory it may not list) does not take it for empty."""
+    real_walk = os.walk
+
+    def failing(top: str, onerror: Any = None, **kwargs: Any) -> Any:
+        if onerror is not None:
+            onerror(PermissionError(13, "Permission denied", top))
+        return real_walk(top, onerror=onerror, **kwargs)
+
+    monkeypatch.setattr(os, "walk", failing)
+    (verdict,) = _review(["grep -rn TODO src"], "read-only", world)
+    assert verdict.decision == "ask", verdict.reason
+    assert "unknown" in (verdict.reason or ""), verdict.reason
