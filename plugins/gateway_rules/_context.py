@@ -243,10 +243,16 @@ def _holds_secret(directory: str, contexts: Sequence[PathContext]) -> str | None
     no secret.
     """
     unlisted: list[OSError] = []
+
+    def unlistable(error: OSError) -> None:
+        # A name that is gone or is a file holds nothing more; one it may not list may hold anything.
+        if not isinstance(error, FileNotFoundError | NotADirectoryError):
+            unlisted.append(error)
+
     seen = 0
     for context in contexts:
         names, places = _secret_names(context)
-        for root, dirs, files in os.walk(os.path.realpath(directory), onerror=unlisted.append):
+        for root, dirs, files in os.walk(os.path.realpath(directory), onerror=unlistable):
             dirs[:] = sorted(d for d in dirs if d != ".git")
             here = root.rstrip("/") + "/"
             every = any(here.startswith(p) for p in places)

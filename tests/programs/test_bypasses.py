@@ -188,7 +188,13 @@ BYPASSES = [
     bypass("declare -p", "read_environment"),
     bypass("export", "read_environment"),
     bypass("set", "read_environment"),
-    bypass("yq env(AWS_SECRET) f.yaml", "read_environment"),
+    # yq's expression is a program the project does not read: code.
+    bypass("yq env(AWS_SECRET) f.yaml", "execute", "env(AWS_SECRET)", "code"),
+    bypass(
+        'yq -n load("/root/.aws/credentials")', "execute", 'load("/root/.aws/credentials")', "code"
+    ),
+    bypass("yq --expression=load_str(k) -n", "execute", "load_str(k)", "code"),
+    bypass("yq -f prog.yq f.yaml", "execute", "prog.yq", "script"),
     bypass("yq -i .a=1 f.yaml", "write", "f.yaml"),
     bypass("tail -f log", "lifetime"),
     bypass("tail -Fn5 log", "lifetime"),

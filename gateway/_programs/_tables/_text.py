@@ -745,12 +745,17 @@ _DIFFSTAT: Final = row(
 # files and may read the environment (`env`, `strenv`, `$ENV`) and other files
 # (`load`) from their expression. -s is --split-exp FILE in one and --slurp in
 # the other; -i edits the files in place.
-_YQ_EXPRESSION: Final = role(Effect(kind="read_environment"), _READ_UNNAMED)
+_YQ_EXPRESSION: Final = role(Effect(kind="execute", action="code"))
+"""
+yq's expression is a program no reader of the project reads: it may read
+any file (``load``, ``load_str``), the environment (``env``, ``strenv``,
+``envsubst``) and more, so it is code the rules cannot see into.
+"""
 _YQ: Final = row(
     "-C --colors",
     "-M --no-colors",
     "-e --exit-status",
-    ("-f --from-file =", READ),
+    ("-f --from-file =", Effect(kind="execute", action="script")),
     "--front-matter =",
     "-h --help",
     "-I --indent =",
@@ -767,7 +772,7 @@ _YQ: Final = row(
     "-c --compact-output",
     "-V --version",
     "-v --verbose",
-    "--expression =",
+    ("--expression =", _YQ_EXPRESSION.effects[0]),
     "-i --inplace --in-place",
     operands=Operands(head=(_YQ_EXPRESSION,), rest=role(READ)),
     modes=(
