@@ -236,7 +236,9 @@ def _holds_secret(directory: str, contexts: Sequence[PathContext]) -> str | None
     """
     ``secret`` when a file below ``directory`` is one (`PathsSection.secret_patterns`), ``unknown`` past `WALK_LIMIT`.
 
-    The walk skips git's own ``.git`` directories and does not descend
+    One walk serves every context (each name is matched against each). It
+    descends git's own ``.git`` directories too (``grep -r`` reads them, and
+    a link planted there is followed by ``grep -R``), does not descend
     through links, but classifies where each link it meets leads, and all
     that lies below it (``grep -R`` and ``rg -L`` follow them); a directory
     it cannot list may hold anything (``unknown``). ``None`` when it finds
@@ -249,27 +251,29 @@ def _holds_secret(directory: str, contexts: Sequence[PathContext]) -> str | None
         if not isinstance(error, FileNotFoundError | NotADirectoryError):
             unlisted.append(error)
 
+    looks = [(context, *_secret_names(context)) for context in contexts]
     seen = 0
-    for context in contexts:
-        names, places = _secret_names(context)
-        for root, dirs, files in os.walk(os.path.realpath(directory), onerror=unlistable):
-            dirs[:] = sorted(d for d in dirs if d != ".git")
-            here = root.rstrip("/") + "/"
+    for root, dirs, files in os.walk(os.path.realpath(directory), onerror=unlistable):
+        dirs.sort()
+        here = root.rstrip("/") + "/"
+        sought = []
+        for context, names, places in looks:
             every = any(here.startswith(p) for p in places)
-            near = every or any(p.startswith(here) for p in places)
-            for name in (*files, *dirs):
-                seen += 1
-                if seen > WALK_LIMIT:
-                    return "unknown"
-                full = os.path.join(root, name)
-                if os.path.islink(full):
-                    real = os.path.realpath(full)
-                    if "secret" in classify_path(real, context, recursive=True):
-                        return "secret"
-                    continue
-                if not (every or (near and name in dirs) or names.fullmatch(name)):
-                    continue
-                if "secret" in classify_path(full, context):
+            sought.append((context, names, every, every or any(p.startswith(here) for p in places)))
+        for name in (*files, *dirs):
+            seen += 1
+            if seen > WALK_LIMIT:
+                return "unknown"
+            full = os.path.join(root, name)
+            if os.path.islink(full):
+                real = os.path.realpath(full)
+                if any("secret" in classify_path(real, c, recursive=True) for c, *_ in sought):
+                    return "secret"
+                continue
+            for context, names, every, near in sought:
+                if (every or (near and name in dirs) or names.fullmatch(name)) and (
+                    "secret" in classify_path(full, context)
+                ):
                     return "secret"
     return "unknown" if unlisted else None
 

@@ -110,6 +110,8 @@ HOSTILE = [
     A("grep-dereference-recursive-long", "grep --dereference-recursive BEGIN vendor"),
     A("rg-follow", "rg -L BEGIN vendor"),
     A("grep-r-over-a-link-inside", "grep -rn BEGIN vendor"),
+    A("grep-dereference-into-a-link-in-dot-git", "grep -Rn BEGIN deps"),
+    A("grep-r-over-a-key-in-dot-git", "grep -rn BEGIN plugin"),
     # Another view of every file.
     A("proc-self-root", "cat /proc/self/root{HOME}/.aws/credentials"),
     A("proc-self-cwd", "cat /proc/self/cwd/.env"),
@@ -119,6 +121,7 @@ TWINS = [
     "cat link_sub/notes.txt",
     "cat README.md",
     "grep -rn TODO src",
+    "grep -rn TODO clean",
     "find . -name '*.py'",
     "find src -type f -exec wc -l {} \\;",
     "ls -R .",
@@ -164,6 +167,14 @@ def build_world(root: Path) -> World:
     (work / "vendor").mkdir()
     (work / "vendor/lib.py").write_text("x = 1\n")
     os.symlink(home / ".ssh", work / "vendor/keys")
+    # A nested repository's own .git holds what grep -r reads too.
+    (work / "deps/.git").mkdir(parents=True)
+    os.symlink(home / ".ssh", work / "deps/.git/k")
+    (work / "plugin/.git").mkdir(parents=True)
+    (work / "plugin/.git/id_rsa").write_text("-----BEGIN KEY-----\n")
+    (work / "clean/.git/refs").mkdir(parents=True)
+    (work / "clean/.git/HEAD").write_text("ref: refs/heads/main\n")
+    (work / "clean/main.py").write_text("# TODO\n")
     return World(str(home), str(work))
 
 
