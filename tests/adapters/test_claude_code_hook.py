@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -222,8 +223,15 @@ def test_parallel_hooks_keep_one_unbroken_audit_chain(config: Path) -> None:
         )
         for _ in range(4)
     ]
-    for number, process in enumerate(processes):
-        out, err = process.communicate(json.dumps(bash_event(f"ls {number}")).encode(), timeout=60)
+    # Every hook gets its event at once, as Claude Code gives them: a hook
+    # waits a bounded time for its standard input, and on a busy machine the
+    # others' reviews may take longer than that.
+    events = [json.dumps(bash_event(f"ls {number}")).encode() for number in range(len(processes))]
+    with ThreadPoolExecutor(len(processes)) as pool:
+        answers = list(
+            pool.map(lambda p, event: p.communicate(event, timeout=60), processes, events)
+        )
+    for process, (out, err) in zip(processes, answers, strict=True):
         assert process.returncode == 0, err
         assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "ask"
     assert verify_audit_log(config.parent / "audit.jsonl") is None
