@@ -119,24 +119,6 @@ async def test_hostile_shapes_are_judged_where_a_deadline_holds(
     assert judged.failed == 0
 
 
-async def test_judging_past_the_approver_deadline_is_cut_there_and_declined() -> None:
-    """Judging 4,601 commands cannot finish within 0.1 s: the worker is killed, the call declined."""
-    sink = MemorySink()
-    with anyio.fail_after(START):
-        async with Gateway(_settings(approver_timeout=0.1), sinks={"memory": sink}) as gateway:
-            verdict = await gateway.review(
-                ToolCall("Bash", {"command": SYSTEM_TEXTS}, call_id="slow")
-            )
-            judged = _rules(gateway).judging_statistics()
-            killed = gateway.statistics().workers_killed
-    sentence = "Approver 'rules' did not answer within 0.1 s, and the gateway fails closed."
-    assert (verdict.decision, verdict.reason) == ("decline", sentence)
-    failed = [e for e in sink.events if isinstance(e, ApproverFailed)]
-    assert [(e.call_id, e.approver, e.reason) for e in failed] == [("slow", "rules", sentence)]
-    assert judged.in_workers == 1
-    assert killed == 1
-
-
 # A team policy whose one extra rule tries 4,000 argument globs on every
 # `ls`: judging a long `ls` argument costs minutes, an ordinary call a few
 # milliseconds (every call goes to a worker: the policy is heavy).
@@ -161,6 +143,30 @@ NORMAL: Final = {
     "delete": ("rm -rf /", "decline"),
     "count": ("wc -l README.md", "allow"),
 }
+
+
+async def test_judging_past_the_approver_deadline_is_cut_there_and_declined() -> None:
+    """
+    Judging that costs minutes is cut at the approver's deadline: the worker is killed, the call declined.
+
+    The question is small and quick to put (a busy machine cannot spend the
+    deadline before the worker starts), its judging long (`HEAVY`).
+    """
+    sink = MemorySink()
+    settings = msgspec.structs.replace(_settings(approver_timeout=3.0), approver={"rules": HEAVY})
+    with anyio.fail_after(START):
+        async with Gateway(settings, sinks={"memory": sink}) as gateway:
+            verdict = await gateway.review(
+                ToolCall("Bash", {"command": LONG_LISTINGS}, call_id="slow")
+            )
+            judged = _rules(gateway).judging_statistics()
+            killed = gateway.statistics().workers_killed
+    sentence = "Approver 'rules' did not answer within 3 s, and the gateway fails closed."
+    assert (verdict.decision, verdict.reason) == ("decline", sentence)
+    failed = [e for e in sink.events if isinstance(e, ApproverFailed)]
+    assert [(e.call_id, e.approver, e.reason) for e in failed] == [("slow", "rules", sentence)]
+    assert judged.in_workers == 1
+    assert killed == 1
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
