@@ -401,11 +401,16 @@ _COPROC_SIMPLE = st.tuples(
 _COPROC_REDIRECT = st.sampled_from(
     ["", " > f", " >> f 2>&1", ' > "$(k3)"', " < in", " 2>/dev/null"]
 )
+# Small bodies: `KEYWORDS` puts the grammar's hard words in coprocesses already.
+_COPROC_BODY = st.tuples(
+    st.lists(_COPROC_SIMPLE, min_size=1, max_size=3),
+    st.sampled_from(["; ", " | ", " && ", "\n"]),
+).map(lambda t: t[1].join(t[0]))
 _COPROC_FORM = st.one_of(
-    st.tuples(st.sampled_from(["", "CP ", "N_2 "]), _KEYWORD_BODY, _COPROC_REDIRECT).map(
+    st.tuples(st.sampled_from(["", "CP ", "N_2 "]), _COPROC_BODY, _COPROC_REDIRECT).map(
         lambda t: f"coproc {t[0]}{{ {t[1]}; }}{t[2]}"
     ),
-    st.tuples(st.sampled_from(["", "CP ", "N_2 "]), _KEYWORD_BODY, _COPROC_REDIRECT).map(
+    st.tuples(st.sampled_from(["", "CP ", "N_2 "]), _COPROC_BODY, _COPROC_REDIRECT).map(
         lambda t: f"coproc {t[0]}( {t[1]} ){t[2]}"
     ),
     st.tuples(_COPROC_SIMPLE, _COPROC_REDIRECT).map(lambda t: "coproc " + "".join(t)),

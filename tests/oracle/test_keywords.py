@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from gateway import plan_program, read_shell
-from gateway._effects import Bind, Lifetime, Write
+from gateway._effects import Bind, Effect, Lifetime, Write
 from gateway._shell._tree import Coproc, For, Group, Pipeline, SimpleCommand, Subshell, walk
 from oracle import bash
 from oracle.harness import compare
@@ -260,11 +260,13 @@ def test_coproc_in_a_form_the_readers_do_not_read_is_unmeasured(text: str) -> No
     assert read_shell(text).status == "unmeasured"
 
 
-def _statement_plan(text: str) -> tuple[list[tuple[str | None, ...]], list[object], list[object]]:
+def _statement_plan(text: str) -> tuple[list[tuple[str | None, ...]], list[Effect], list[Effect]]:
     plan = plan_program(text)
     assert plan.status == "measured", plan.reason
     (statement,) = plan.statements
-    commands = [tuple(w and w.plain for w in c.argv) for c in statement.plan.commands]
+    commands = [
+        tuple(None if w is None else w.plain for w in c.argv) for c in statement.plan.commands
+    ]
     inner = [e for c in statement.plan.commands for e in c.effects]
     return commands, list(statement.plan.effects), inner
 
@@ -293,7 +295,7 @@ def test_a_coprocess_binds_its_name_and_pid_and_its_body_binds_nothing_outside()
     (k2,) = second.plan.commands
     # `$x` is not known to be 1 after the coprocess (its body ran in a subshell), nor
     # `$N_PID` to be a number (bash unsets it once the coprocess has ended).
-    assert [w and w.plain for w in k2.argv] == ["k2", None, None]
+    assert [None if w is None else w.plain for w in k2.argv] == ["k2", None, None]
     plan = plan_program("declare -n M=X; coproc M { k1; }")
     assert plan.status == "measured", plan.reason
     binds = [e.name for e in plan.statements[1].plan.effects if isinstance(e, Bind)]
