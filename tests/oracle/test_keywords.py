@@ -115,6 +115,16 @@ def test_bash_runs_a_file_for_a_negated_subshell_when_extglob_is_on() -> None:
     assert on.logged[0][0] == "a-file"
 
 
+def test_bash_expands_an_extended_pattern_in_a_command_word_only_with_extglob_on() -> None:
+    files = {"keep": "", "other": "", "third": ""}
+    off = bash.run("k1 !(keep) @(oth*|x)", programs=("k1",), files=files)
+    assert off.logged == ()
+    assert b"syntax error" in off.stderr
+    on = bash.run("shopt -s extglob\nk1 !(keep) @(oth*|x)", programs=("k1",), files=files)
+    # Every file but `keep` (the harness's `tmp` too), then the one `oth*` matches.
+    assert on.logged == (("k1", "other", "third", "tmp", "other"),)
+
+
 def test_bash_reads_an_extended_pattern_in_a_case_only_with_extglob_on() -> None:
     off = bash.run("case a in @(a|b)) k1;; esac", programs=("k1",))
     assert off.logged == ()
@@ -254,6 +264,10 @@ def test_a_simple_coprocess_runs_the_words_after_the_keyword() -> None:
         "coproc ; k1",
         "coproc # c\nk1",
         "coproc f() { k1; }",
+        "co\\\nproc rm -rf x",  # bash joins the lines first: its keyword, which bashlex meets
+        "coproc\\\n N { k1; }",
+        "! coproc N { k1; }",  # tree-sitter reads `! {` as a command named `{`
+        "coproc !(k1)",
     ],
 )
 def test_coproc_in_a_form_the_readers_do_not_read_is_unmeasured(text: str) -> None:
@@ -323,6 +337,10 @@ def test_a_harmless_coprocess_is_measured_and_runs_in_the_background() -> None:
         "f*() { k1; }",
         "shopt -s extglob\nk1 @(a)",
         "shopt -s extglob; k1 @(a)",
+        "rm -f !(keep)",  # a syntax error, or every file but one deleted
+        "k1 @(a|b) +(c)",
+        "x=*(a) k1",
+        "coproc k1 ?(a)",
     ],
 )
 def test_a_reading_that_depends_on_extglob_is_unmeasured(text: str) -> None:
