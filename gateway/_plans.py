@@ -81,8 +81,8 @@ The closed set of statement kinds.
 Shape rules: a lone simple command is ``command`` (``env_scoped`` when it has
 leading assignments, ``assignment`` when it is only assignments); a lone
 compound command is its own kind (``for ((…))`` is ``for``). A lone unit with
-a redirect, a ``!`` or a ``&`` is a one-stage ``pipeline``, as is any real
-pipeline. Several pipelines joined only by ``&&`` are ``and_chain``, only by
+a redirect, a ``!`` or a ``&``, and a ``coproc`` (a job in the background, as
+with ``&``), is a one-stage ``pipeline``, as is any real pipeline. Several pipelines joined only by ``&&`` are ``and_chain``, only by
 ``||`` ``or_chain``, by both ``list``.
 """
 

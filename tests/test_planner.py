@@ -270,10 +270,14 @@ def test_case_statements_are_planned_with_the_commands_of_every_arm() -> None:
     ]
 
 
-def test_coproc_is_unmeasured_because_bashlex_cannot_read_it() -> None:
+def test_coproc_is_a_one_stage_pipeline_whose_command_runs_in_the_background() -> None:
     plan = plan_program("coproc cat")
-    assert plan.status == "unmeasured"
-    assert plan.statements == ()
+    assert plan.status == "measured", plan.reason
+    (statement,) = plan.statements
+    assert statement.plan.statement_kind == "pipeline"
+    (command,) = statement.plan.commands
+    assert command.name == "cat"
+    assert command.background
 
 
 CASES = [

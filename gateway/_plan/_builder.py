@@ -8,8 +8,8 @@ substitution or a background job gets a copy; the branches of an ``if`` or a
 command is published with its program position, its heredocs (flat indexes),
 the shell text it launches (planned in turn, to a bounded depth) and its
 effects; what the statement's own syntax does (a bare assignment, ``(( ))``,
-``[[ ]]``, a loop, a function definition, a compound command's redirects) is
-published as the plan's effects.
+``[[ ]]``, a loop, a function definition, a compound command's redirects, a
+coprocess and the names it binds) is published as the plan's effects.
 
 A builder publishes either the plan as it is (for digests) or with its secrets
 masked (for everyone else); the walk is the same, only the masking differs.
@@ -87,6 +87,7 @@ from gateway._shell._tree import (
     Brace,
     Case,
     Command,
+    Coproc,
     For,
     Function,
     Group,
@@ -123,6 +124,7 @@ MAX_BRACE_RANGE: Final = 100_000
 _ARITHMETIC_TESTS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _DEVICE_SOCKET: Final = re.compile(r"/dev/(tcp|udp)/([^/]+)/(.+)")
 _RANGE: Final = re.compile(r"(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?")
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ENDLESS_DEVICES: Final = frozenset({"/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"})
 _BOUNDED_READERS: Final = frozenset({"head", "dd"})
 _WRITES: Final[dict[str, WriteAction]] = {
@@ -233,6 +235,8 @@ class Builder:
         self.fed_by: tuple[str, ...] = ()
         self.placeholders: frozenset[int] = frozenset()
         """Offsets of words another program fills in (``find -exec … {}``)."""
+        self.background_via = "&"
+        """What put the commands being walked in the background: ``&``, or ``coproc``."""
 
     # ── values ──
 
@@ -908,7 +912,7 @@ class Builder:
         if words:
             directories, runs, arguments = self.program_effects(command, reading, sink)
         if background:
-            sink.add(Lifetime(kind="background", via="&"))
+            sink.add(Lifetime(kind="background", via=self.background_via))
         return directories, runs, arguments
 
     def program_effects(
@@ -1365,6 +1369,8 @@ class _Compound:
             scope.replace(Scope.union(ends))
         elif isinstance(command, Function):
             self.function(command, scope)
+        elif isinstance(command, Coproc):
+            self.coprocess(command, scope)
         elif isinstance(command, ArithCommand):
             self.arithmetic(command.expression, scope, "(( ))")
         elif isinstance(command, Test):
@@ -1405,6 +1411,38 @@ class _Compound:
                 return None
             values |= found
         return frozenset(values)
+
+    def coprocess(self, command: Coproc, scope: Scope) -> None:
+        """
+        ``coproc [NAME] COMMAND``: the body runs in the background, in a subshell; NAME and NAME_PID are bound.
+
+        bash binds the array ``NAME`` (the two pipe descriptors) and
+        ``NAME_PID`` in the shell running the statement, and unsets both once
+        the coprocess has ended, so their values are not known; through a
+        nameref ``NAME``, it binds the variable it names and that name's
+        ``_PID``. What the body binds stays in its subshell.
+        """
+        builder = self.builder
+        builder.effects.append(Lifetime(kind="background", via="coproc"))
+        outer = builder.background_via
+        if not self.background:
+            builder.background_via = "coproc"
+        try:
+            builder.walk_command(
+                command.body,
+                background=True,
+                context=self.context,
+                scope=scope.copy(),
+                inherited=self.inherited,
+            )
+        finally:
+            builder.background_via = outer
+        sink = builder.sink(scope)
+        target = scope.namerefs.get(command.name, command.name)
+        name = target if _IDENTIFIER.fullmatch(target) else None
+        # Descriptors and a process id while it runs; unset once it has ended.
+        sink.bind(name, "coproc", "unknown")
+        sink.bind(None if name is None else name + "_PID", "coproc", "unknown")
 
     def function(self, command: Function, scope: Scope) -> None:
         """A definition runs nothing; its body runs where it is called, in a state not known here."""

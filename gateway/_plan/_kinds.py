@@ -7,6 +7,7 @@ from gateway._shell._tree import (
     ArithCommand,
     ArithFor,
     Case,
+    Coproc,
     For,
     Function,
     Group,
@@ -34,6 +35,8 @@ def statement_kind(statement: Statement) -> StatementKind:
     if len(pipeline.commands) > 1 or pipeline.negated or statement.terminator == "&":
         return "pipeline"
     command = pipeline.commands[0]
+    if isinstance(command, Coproc):
+        return "pipeline"  # a one-stage pipeline in the background, as with `&`
     if command.redirects:
         return "pipeline"
     if isinstance(command, SimpleCommand):

@@ -22,6 +22,7 @@ from gateway._shell._tree import (
     Arithmetic,
     Command,
     CommandSubstitution,
+    Coproc,
     For,
     Function,
     Heredoc,
@@ -152,6 +153,8 @@ def _command(command: Command, names: Names) -> None:
                 names.binds.append("REPLY")
         elif isinstance(command, Function):
             names.functions.append(command.name)
+        elif isinstance(command, Coproc):
+            names.binds.extend((command.name, command.name + "_PID"))
         for child in inside(command):
             if isinstance(child, tuple):
                 _statements(child, names)

@@ -157,8 +157,10 @@ def read_shell(text: str | bytes) -> ShellReading:
         'measured'
         >>> read_shell("case $x in a) echo;; esac").status
         'measured'
-        >>> read_shell("coproc x { :; }").reason
-        'Bashlex does not support `coproc`.'
+        >>> read_shell("coproc x { :; }").status
+        'measured'
+        >>> read_shell("x=$(coproc k)").reason
+        'The `coproc` at offset 4 is inside a substitution, where bash runs its name as the program.'
     """
     try:
         return _read(text)

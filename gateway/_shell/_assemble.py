@@ -7,24 +7,83 @@ the run by bash's precedence: ``|`` binds tighter than ``&&``/``||``, which bind
 tighter than ``;``/``&``/newline. Doing the grouping once, here, means a
 parser's own grouping (tree-sitter nests the words after a heredoc introducer
 oddly) never reaches the neutral tree, and both readers group alike.
+
+Neither parser reads ``coproc``: each reads the text with the keyword (and
+the name after it) blanked, and says where each blanked keyword stands
+(`CoprocMark`); the command a reader read right after the blanks becomes the
+coprocess's body here, for both readers alike.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import MutableMapping
 from typing import Final, NamedTuple
 
 from gateway._shell._source import Source
-from gateway._shell._tree import AndOr, Command, Pipeline, SimpleCommand, Statement
+from gateway._shell._tree import (
+    AndOr,
+    Command,
+    Coproc,
+    Group,
+    Pipeline,
+    SimpleCommand,
+    Statement,
+    Subshell,
+)
 from gateway._shell._words import Unreadable
 
-__all__ = ["CmdToken", "NegToken", "OpToken", "TimeToken", "Token", "assemble"]
+__all__ = [
+    "RESERVED_WORDS",
+    "CmdToken",
+    "CoprocMark",
+    "NegToken",
+    "OpToken",
+    "TimeToken",
+    "Token",
+    "assemble",
+]
 
 PIPE_OPERATORS: Final = frozenset({"|", "|&"})
 ANDOR_OPERATORS: Final = frozenset({"&&", "||"})
 TERMINATORS: Final = frozenset({";", "&", "\n"})
 # ``{name}`` or ``{name[sub]}`` written right before a redirect operator.
 NAMED_DESCRIPTOR: Final = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\}")
+# bash's reserved words (and `!`, `{`, `}`, `[[`, `((`): right after `time`
+# (and its options) bash reads one as its keyword where tree-sitter reads an
+# argument of a command named `time`; after a redirect (`> f time k`) bash
+# runs a program of that name but prints the command back with the word
+# first, as its keyword; as either of the first two words after `coproc`
+# (`coproc k then`) bash reads one as a keyword too. Each such reading is refused.
+RESERVED_WORDS: Final = frozenset(
+    {
+        "!",
+        "{",
+        "}",
+        "(",
+        ")",
+        "((",
+        "[[",
+        "]]",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "while",
+        "until",
+        "for",
+        "in",
+        "select",
+        "function",
+        "coproc",
+        "time",
+    }
+)
 
 
 class CmdToken(NamedTuple):
@@ -58,6 +117,21 @@ class TimeToken(NamedTuple):
 
 
 Token = CmdToken | OpToken | NegToken | TimeToken
+
+
+class CoprocMark(NamedTuple):
+    """
+    A ``coproc`` keyword a reader read blanked: where it and its name stand, and the name.
+
+    ``named`` is true when a name was written (``coproc N { …; }``); the
+    body must then be a group or a subshell, the only compound commands the
+    readers admit after a name.
+    """
+
+    start: int
+    end: int
+    name: str
+    named: bool
 
 
 class _Builder:
@@ -123,14 +197,26 @@ class _Builder:
         self.pipeline_end = max(self.pipeline_end, end)
 
 
-def assemble(tokens: list[Token], source: Source, reader: str) -> tuple[Statement, ...]:
+def assemble(
+    tokens: list[Token],
+    source: Source,
+    reader: str,
+    coprocs: MutableMapping[int, CoprocMark] | None = None,
+) -> tuple[Statement, ...]:
     """
     Group a token run into statements.
 
+    ``coprocs`` are the blanked ``coproc`` keywords, by where the command
+    after each starts: a command starting there becomes the body of a
+    `Coproc`, and its mark is taken out of the mapping (the reader refuses
+    the reading when a mark is left).
+
     Raises:
-        Unreadable: An operator with nothing to join, a dangling operator, or a
-            misplaced ``!`` or ``time``.
+        Unreadable: An operator with nothing to join, a dangling operator, a
+            misplaced ``!`` or ``time``, or a coprocess body the readers do not read.
     """
+    if coprocs:
+        tokens = [_coprocess_token(token, coprocs, source) for token in tokens]
     builder = _Builder(source, reader)
     previous: Token | None = None
     for token in tokens:
@@ -200,6 +286,50 @@ def assemble(tokens: list[Token], source: Source, reader: str) -> tuple[Statemen
     if builder.commands:
         builder.close_statement(None, builder.statement_end)
     return tuple(builder.statements)
+
+
+def _coprocess_token(
+    token: Token, coprocs: MutableMapping[int, CoprocMark], source: Source
+) -> Token:
+    """The token itself, or, for a command right after a blanked ``coproc``, its coprocess."""
+    if not isinstance(token, CmdToken):
+        return token
+    mark = coprocs.pop(token.start, None)
+    if mark is None:
+        return token
+    check_named_descriptor(token.command)
+    return CmdToken(coprocess(token.command, mark, source), mark.start, token.end)
+
+
+def coprocess(body: Command, mark: CoprocMark, source: Source) -> Coproc:
+    """
+    The coprocess of ``mark`` running ``body``, or `Unreadable` where bash would read otherwise.
+
+    bash's ``coproc`` takes a name only before a compound command, and reads
+    a reserved word as the first or second word after the keyword
+    (``coproc k then``, ``coproc N ! k``): the readers admit a name before a
+    group or a subshell only, and a simple command whose first two words
+    are not reserved words.
+    """
+    admitted = isinstance(body, Group | Subshell) or (
+        not mark.named
+        and isinstance(body, SimpleCommand)
+        and bool(body.words)
+        and not any(word.text in RESERVED_WORDS for word in body.words[:2])
+    )
+    if not admitted:
+        raise Unreadable(
+            f"the `coproc` at offset {mark.start} runs a command the readers do not read after it",
+            mark.start,
+        )
+    span = source.span(mark.start, max([body.span.end, *(r.span.end for r in body.redirects)]))
+    return Coproc(
+        span=span,
+        redirects=(),
+        name=mark.name,
+        keyword=source.span(mark.start, mark.end),
+        body=body,
+    )
 
 
 def check_named_descriptor(command: Command) -> None:

@@ -63,7 +63,15 @@ import bashlex.subst
 import bashlex.tokenizer
 import msgspec
 
-from gateway._shell._assemble import CmdToken, NegToken, OpToken, TimeToken, Token, assemble
+from gateway._shell._assemble import (
+    CmdToken,
+    CoprocMark,
+    NegToken,
+    OpToken,
+    TimeToken,
+    Token,
+    assemble,
+)
 from gateway._shell._heredocs import closing_parenthesis
 from gateway._shell._limits import (
     BASHLEX_TOKEN_FLOOR,
@@ -502,7 +510,7 @@ def _read(source: Source, masks: Sequence[Mask], budget: ReadingBudget) -> Progr
     tokens: list[Token] = []
     for tree in trees:
         reader.flatten(tree, tokens)
-    statements = assemble(tokens, source, READER)
+    statements = assemble(tokens, source, READER, reader.coprocs)
     reader.scanner.finish()
     reader.check_keywords()
     return Program(statements=statements)
@@ -571,6 +579,13 @@ class _Reader:
         self.keywords = {
             (mask.kind, mask.start) for mask in masks if mask.kind in ("time", "select")
         }
+        # The `coproc` keywords masked to blanks, by where the command after
+        # each starts: `assemble` makes that command the coprocess's body.
+        self.coprocs = {
+            _after_blanks(self.masked_text, mask.end): _coproc_mark(self.text, mask)
+            for mask in masks
+            if mask.kind == "coproc"
+        }
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(
             source, self.subs, READER, resolve=self.parse_missing, budget=budget
@@ -637,7 +652,12 @@ class _Reader:
                 return
 
     def check_keywords(self) -> None:
-        """Every ``time`` and ``select`` masked for bashlex must be one it read in its place."""
+        """Every ``time``, ``select`` and ``coproc`` masked for bashlex must be one it read in its place."""
+        if self.coprocs:
+            at = min(mark.start for mark in self.coprocs.values())
+            raise Unreadable(
+                f"bashlex read the masked `coproc` at offset {at} in another place", at
+            )
         if self.keywords:
             kind, at = min(self.keywords, key=lambda key: key[1])
             raise Unreadable(
@@ -648,7 +668,7 @@ class _Reader:
         tokens: list[Token] = []
         for node in nodes:
             self.flatten(node, tokens)
-        return assemble(tokens, self.source, READER)
+        return assemble(tokens, self.source, READER, self.coprocs)
 
     # ── commands ──
 
@@ -1140,6 +1160,19 @@ class _Reader:
             ),
             body_start + heredoc_node.terminator_length,
         )
+
+
+def _after_blanks(text: str, at: int) -> int:
+    """The first offset from ``at`` on that is not a space or a tab."""
+    while text[at : at + 1] in (" ", "\t"):
+        at += 1
+    return at
+
+
+def _coproc_mark(text: str, mask: Mask) -> CoprocMark:
+    """The coprocess a ``coproc`` mask stands for: the name written after the keyword, if any."""
+    name = text[mask.start + len("coproc") : mask.end].strip(" \t")
+    return CoprocMark(mask.start, mask.end, name or "COPROC", named=bool(name))
 
 
 def _spliced(parts: list[Any]) -> list[Any]:

@@ -23,6 +23,7 @@ from gateway._shell._tree import (
     Assignment,
     Command,
     CommandSubstitution,
+    Coproc,
     For,
     Function,
     Heredoc,
@@ -161,6 +162,8 @@ def _compound(node: Any) -> tuple[Fact, ...]:
         )
     if isinstance(node, Function):
         return (command, ("word", node.span.start, node.name))
+    if isinstance(node, Coproc):
+        return (command, ("word", node.keyword.start, node.keyword.end, node.name))
     return (command,)
 
 

@@ -16,9 +16,11 @@ the copy of the text bashlex parses:
   readings are compared word for word;
 * ``(( … ))`` becomes ``: 000…``, ``$(( … ))`` becomes ``000…`` inside its word,
   and the header of ``for (( … ))`` becomes ``x in 000…``;
-* bashlex has no ``time`` and no ``select`` either: the keyword ``time``
-  and its options become blanks, so bashlex reads the pipeline it times,
-  and ``select`` becomes ``for   `` — the same loop header.
+* bashlex has no ``time``, ``select`` or ``coproc`` either: the keyword
+  ``time`` and its options become blanks, so bashlex reads the pipeline it
+  times; ``select`` becomes ``for   `` — the same loop header; ``coproc``
+  and the name after it become blanks, so bashlex reads the command the
+  coprocess runs.
 
 The neutral tree is still built from the *original* text by the project's
 own word scanner. If tree-sitter misplaced a construct, the mask changes what
@@ -38,6 +40,7 @@ from gateway._shell._tree import (
     Assignment,
     Case,
     CommandSubstitution,
+    Coproc,
     For,
     Heredoc,
     Literal as LiteralPart,
@@ -57,7 +60,15 @@ from gateway._shell._words import split_assignment
 __all__ = ["CaseArm", "CaseLayout", "Mask", "apply_masks", "declares", "find_masks"]
 
 MaskKind = Literal[
-    "test", "arith_command", "arithmetic", "arith_for", "case", "array", "time", "select"
+    "test",
+    "arith_command",
+    "arithmetic",
+    "arith_for",
+    "case",
+    "array",
+    "time",
+    "select",
+    "coproc",
 ]
 # The builtins whose `NAME=(…)` arguments bash reads as array assignments.
 _DECLARATIONS: Final = frozenset({"declare", "local", "typeset", "readonly", "export"})
@@ -141,6 +152,8 @@ def find_masks(program: Program, text: str) -> tuple[Mask, ...]:
             masks.extend(_array_argument(w, text) for w in node.words[1:] if "=(" in w.text)
         elif isinstance(node, Pipeline) and node.time is not None:
             masks.append(Mask("time", node.time.start, node.time.end, ()))
+        elif isinstance(node, Coproc):
+            masks.append(Mask("coproc", node.keyword.start, node.keyword.end, ()))
         elif isinstance(node, For) and node.select:
             mask = _select(node, text)
             if mask is not None:
@@ -333,7 +346,7 @@ def apply_masks(text: str, masks: Sequence[Mask]) -> str:
                 )
             elif mask.kind == "arithmetic":
                 chars[index] = "0"
-            elif mask.kind == "time":
+            elif mask.kind in ("time", "coproc"):
                 chars[index] = " "
             elif mask.kind == "array":
                 if char in " \t\n()" or index >= mask.end - 1 or mask.expressions:

@@ -40,6 +40,7 @@ __all__ = [
     "CaseItem",
     "Command",
     "CommandSubstitution",
+    "Coproc",
     "DoubleQuoted",
     "For",
     "Function",
@@ -411,6 +412,28 @@ class Function(_Command, frozen=True, kw_only=True, tag="function"):
     body: Command
 
 
+class Coproc(_Command, frozen=True, kw_only=True, tag="coproc"):
+    """
+    ``coproc [NAME] COMMAND``: a coprocess.
+
+    bash runs ``body`` asynchronously in a subshell (it can outlive the
+    statement), with its standard input and output as pipes, and binds the
+    array ``NAME`` (the two pipe descriptors) and ``NAME_PID`` in the shell
+    that runs the statement. A simple command takes no name (``coproc k a``
+    runs ``k a`` and names it ``COPROC``); a compound command may
+    (``coproc N { …; }``). The redirects after it are the body's own.
+
+    Attributes:
+        name: The name bound (``COPROC`` when none is written).
+        keyword: Where ``coproc`` and the name written after it stand.
+        body: The command the coprocess runs.
+    """
+
+    name: str
+    keyword: Span
+    body: Command
+
+
 class ArithCommand(_Command, frozen=True, kw_only=True, tag="arith"):
     """``(( expression ))``."""
 
@@ -433,6 +456,7 @@ Command = (
     | While
     | Case
     | Function
+    | Coproc
     | ArithCommand
     | Test
 )
@@ -504,7 +528,8 @@ def inside(command: Command) -> Iterator[Inside]:
     Blocks of statements come as tuples (a loop's body, an ``if`` condition),
     words as `Word` (``for`` items, ``case`` subject and patterns, ``[[ ]]``
     operands), arithmetic as `Arithmetic` (``(( ))`` and the three
-    ``for (( ; ; ))`` expressions) and a function's body as its `Command`.
+    ``for (( ; ; ))`` expressions) and a function's or a coprocess's body as
+    its `Command`.
     Names a compound binds (``for NAME``, a function's name) and the
     command's redirects are not yielded, and a simple command yields nothing:
     each walker reads those its own way. A walker that handles every yielded
@@ -532,7 +557,7 @@ def inside(command: Command) -> Iterator[Inside]:
         for arm in command.items:
             yield from arm.patterns
             yield arm.body
-    elif isinstance(command, Function):
+    elif isinstance(command, Function | Coproc):
         yield command.body
     elif isinstance(command, ArithCommand):
         yield command.expression
@@ -680,6 +705,7 @@ _CHILDREN: dict[type, Callable[[Any], Sequence[Node]]] = {
     While: _compound,
     Case: _compound,
     Function: _compound,
+    Coproc: _compound,
     ArithCommand: _compound,
     Test: _compound,
     Assignment: _assignment,

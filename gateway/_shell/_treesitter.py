@@ -20,6 +20,7 @@ bash's precedence, not the parser's nesting.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from typing import Final
 
@@ -27,7 +28,16 @@ import msgspec
 import tree_sitter
 import tree_sitter_bash
 
-from gateway._shell._assemble import CmdToken, NegToken, OpToken, TimeToken, Token, assemble
+from gateway._shell._assemble import (
+    RESERVED_WORDS,
+    CmdToken,
+    CoprocMark,
+    NegToken,
+    OpToken,
+    TimeToken,
+    Token,
+    assemble,
+)
 from gateway._shell._extglob import check_extended_patterns
 from gateway._shell._heredocs import (
     HeredocSpan,
@@ -47,6 +57,8 @@ from gateway._shell._tree import (
     Case,
     CaseItem,
     Command,
+    CommandSubstitution,
+    Coproc,
     For,
     Function,
     Group,
@@ -54,6 +66,7 @@ from gateway._shell._tree import (
     If,
     IfClause,
     Part,
+    ProcessSubstitution,
     Program,
     Redirect,
     SimpleCommand,
@@ -62,6 +75,7 @@ from gateway._shell._tree import (
     Test,
     While,
     Word,
+    walk,
 )
 from gateway._shell._words import (
     SubEntry,
@@ -137,40 +151,9 @@ TEST_LEAVES: Final = WORD_NODES | frozenset({"test_operator", "regex", "variable
 DECLARATION_ARGUMENTS: Final = WORD_NODES | frozenset({"variable_assignment", "variable_name"})
 SUBSTITUTION_NODES: Final = frozenset({"command_substitution", "process_substitution"})
 IGNORED: Final = frozenset({"comment"})
-# bash's reserved words (and `!`, `{`, `}`, `[[`, `((`): right after `time`
-# (and its options) bash reads one as its keyword where tree-sitter reads an
-# argument of a command named `time`; after a redirect (`> f time k`) bash
-# runs a program of that name but prints the command back with the word
-# first, as its keyword. Either reading is refused.
-RESERVED_WORDS: Final = frozenset(
-    {
-        "!",
-        "{",
-        "}",
-        "(",
-        ")",
-        "((",
-        "[[",
-        "]]",
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "do",
-        "done",
-        "case",
-        "esac",
-        "while",
-        "until",
-        "for",
-        "in",
-        "select",
-        "function",
-        "coproc",
-        "time",
-    }
-)
+MAX_COPROCS: Final = 16
+"""How many ``coproc`` keywords one text may hold (each costs tree-sitter one more parse)."""
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _show(text: str) -> str:
@@ -199,25 +182,156 @@ def read_with_tree_sitter(source: Source, budget: ReadingBudget = UNLIMITED) -> 
             scanner reads differently, or nesting deeper than `MAX_NESTING`.
     """
     heredocs = find_heredocs(source.text)
-    tree = _parser().parse(for_tree_sitter(source, heredocs))
+    coprocs: dict[int, CoprocMark] = {}
+    tree = _blank_coprocs(source, for_tree_sitter(source, heredocs), coprocs)
+    any_coproc = bool(coprocs)
     root = tree.root_node
-    reader = _Reader(source, budget, heredocs)
+    reader = _Reader(source, budget, heredocs, coprocs)
     if root.has_error:
         raise reader.syntax_error(root)
     reader.body_substitutions()
     statements = reader.sequence(root.children)
     reader.check_heredocs()
+    reader.check_coprocs()
     reader.scanner.finish()
     program = Program(statements=statements)
     check_extended_patterns(program, source.text)
+    if any_coproc:
+        _check_substituted_coprocs(program)
     return program
+
+
+def _check_substituted_coprocs(program: Program) -> None:
+    """
+    Refuse a ``coproc`` of a simple command inside a substitution.
+
+    bash 5.2 runs a ``$( )`` or ``<( )`` from its own print of what it
+    parsed, and it prints the name of every coprocess: ``$(coproc k a)``
+    runs ``coproc COPROC k a``, that is the program ``COPROC``. A coprocess
+    of a compound command prints back as it was written; one of a simple
+    command in any substitution is refused.
+
+    Raises:
+        Unreadable: The first such coprocess.
+    """
+    for node in walk(program):
+        if isinstance(node, CommandSubstitution | ProcessSubstitution):
+            for inner in walk(node):
+                if isinstance(inner, Coproc) and isinstance(inner.body, SimpleCommand):
+                    at = inner.span.start
+                    raise Unreadable(
+                        f"the `coproc` at offset {at} is inside a substitution, where bash runs "
+                        "its name as the program",
+                        at,
+                    )
+
+
+def _blank_coprocs(source: Source, data: bytes, coprocs: dict[int, CoprocMark]) -> tree_sitter.Tree:
+    """
+    Parse ``data``, each ``coproc`` keyword (and the name after it) blanked; record each in ``coprocs``.
+
+    tree-sitter has no ``coproc``: it reads ``coproc N { k; }`` as a command
+    ``coproc N { k`` and a command ``}``. A command it reads as named by the
+    unquoted word ``coproc`` (first, before any assignment or redirect:
+    bash's keyword place) is the keyword; it and its name
+    (`coproc_keyword`) are blanked in the copy, and the copy is parsed
+    again, the leftmost first, so each keyword is found where the
+    reading of the text before it puts a command. The command tree-sitter
+    then reads right after the blanks is the coprocess's body (`assemble`);
+    bashlex reads the same text, the same spans masked, and must agree.
+    """
+    parser = _parser()
+    tree = parser.parse(data)
+    if b"coproc" not in data:
+        return tree
+    while (found := _first_coproc(tree.root_node, source)) is not None:
+        start = source.char_of(found.start_byte)
+        if len(coprocs) >= MAX_COPROCS:
+            raise Unreadable(
+                f"the text holds more than {MAX_COPROCS} `coproc` keywords, which the readers "
+                "do not read",
+                start,
+            )
+        mark = coproc_keyword(source.text, start)
+        body = mark.end
+        while source.text[body : body + 1] in (" ", "\t"):
+            body += 1
+        coprocs[body] = mark
+        lo, hi = source.byte_of(mark.start), source.byte_of(mark.end)
+        data = data[:lo] + b" " * (hi - lo) + data[hi:]
+        tree = parser.parse(data)
+    return tree
+
+
+def _first_coproc(root: tree_sitter.Node, source: Source) -> tree_sitter.Node | None:
+    """The leftmost command name tree-sitter read as the unquoted word ``coproc``, first in its command."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            first = next((c for c in node.children if c.type not in IGNORED), None)
+            if (
+                first is not None
+                and first.type == "command_name"
+                and first.end_byte - first.start_byte == 6
+                and source.data[first.start_byte : first.end_byte] == b"coproc"
+            ):
+                return first
+        stack.extend(reversed(node.children))
+    return None
+
+
+def coproc_keyword(text: str, at: int) -> CoprocMark:
+    """
+    The ``coproc`` keyword at ``at`` and the name written after it, by bash's rule.
+
+    bash takes the word after ``coproc`` as the name when a compound command
+    follows it; the readers admit a name (an identifier, unquoted) before a
+    group or a subshell, and no name before anything else — the body is then
+    a simple command, named ``COPROC``. A form whose reading depends on more
+    (no blank after the keyword, a name right before ``(``, ``((``) is refused.
+
+    Raises:
+        Unreadable: A form the readers do not read.
+    """
+    after = at + len("coproc")
+    if text[after : after + 1] not in (" ", "\t"):
+        raise Unreadable(
+            f"the `coproc` at offset {at} is not followed by a blank, which the readers do not read",
+            at,
+        )
+    index = after
+    while text[index : index + 1] in (" ", "\t"):
+        index += 1
+    name = _NAME.match(text, index)
+    if name is not None:
+        follows = name.end()
+        while text[follows : follows + 1] in (" ", "\t"):
+            follows += 1
+        opener = text[follows : follows + 2]
+        if opener[:1] == "(" and (follows == name.end() or opener == "(("):
+            raise Unreadable(
+                f"the `coproc` at offset {at} is followed by a name and a parenthesis the "
+                "readers do not read",
+                at,
+            )
+        if follows > name.end() and (
+            opener[:1] == "(" or (opener[:1] == "{" and opener[1:] in (" ", "\t", "\n"))
+        ):
+            return CoprocMark(at, name.end(), name.group(), named=True)
+    return CoprocMark(at, after, "COPROC", named=False)
 
 
 class _Reader:
     def __init__(
-        self, source: Source, budget: ReadingBudget, heredocs: tuple[HeredocSpan, ...] = ()
+        self,
+        source: Source,
+        budget: ReadingBudget,
+        heredocs: tuple[HeredocSpan, ...] = (),
+        coprocs: dict[int, CoprocMark] | None = None,
     ) -> None:
         self.source = source
+        self.coprocs = {} if coprocs is None else coprocs
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(source, self.subs, READER, budget=budget)
         self.heredocs = {heredoc.start: heredoc for heredoc in heredocs}
@@ -274,7 +388,15 @@ class _Reader:
                 redirects = []
             if node is not None:
                 self.flatten(node, tokens)
-        return assemble(tokens, self.source, READER)
+        return assemble(tokens, self.source, READER, self.coprocs)
+
+    def check_coprocs(self) -> None:
+        """Every ``coproc`` blanked must be one whose body tree-sitter read right after it."""
+        if self.coprocs:
+            at = min(mark.start for mark in self.coprocs.values())
+            raise Unreadable(
+                f"tree-sitter read no command right after the `coproc` at offset {at}", at
+            )
 
     def redirects_only(self, nodes: list[tree_sitter.Node]) -> CmdToken:
         """
@@ -522,6 +644,15 @@ class _Reader:
         words: list[Word] = []
         redirects: list[Redirect] = []
         named = timed is not None
+        first = next((c for c in node.children if c.type not in IGNORED), None)
+        if timed is None and first is not None and self.text_of(first) == "coproc":
+            # Every `coproc` of the text was blanked (`_blank_coprocs`); this
+            # one is in a copy read for a heredoc body's substitutions.
+            raise Unreadable(
+                f"the `coproc` at offset {self.start(first)} is in a heredoc body, where the "
+                "readers do not read it",
+                self.start(first),
+            )
         for child in node.children if timed is None else timed:
             kind = child.type
             if kind in IGNORED:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 __all__ = [
+    "COPROC",
     "EXTGLOB",
     "HEREDOC_IN_SUBSTITUTION",
     "KEYWORDS",
@@ -384,6 +385,46 @@ KEYWORDS = st.one_of(
     _KEYWORD_BODY.map(lambda s: "coproc CP { " + s + "; }"),
 )
 """Texts around ``time``, ``select`` and ``coproc``."""
+
+# Every form of ``coproc`` the readers admit, and its neighbours they refuse:
+# named and unnamed compounds, simple commands, redirections after either,
+# inside `$( )` and `<( )`, after `&&` and in pipelines, substitutions nested
+# in its words.
+_COPROC_WORD = st.sampled_from(
+    ["a", '"$(k2)"', "$(k2 $(k3))", "`k3`", "${u:-$(k2)}", "'q w'", "$x", "<(k3)"]
+)
+_COPROC_SIMPLE = st.tuples(
+    st.sampled_from(["", "A=1 ", "> f ", "N "]),
+    NAMES,
+    st.lists(_COPROC_WORD, max_size=2),
+).map(lambda t: t[0] + " ".join([t[1], *t[2]]))
+_COPROC_REDIRECT = st.sampled_from(
+    ["", " > f", " >> f 2>&1", ' > "$(k3)"', " < in", " 2>/dev/null"]
+)
+# Small bodies: `KEYWORDS` puts the grammar's hard words in coprocesses already.
+_COPROC_BODY = st.tuples(
+    st.lists(_COPROC_SIMPLE, min_size=1, max_size=3),
+    st.sampled_from(["; ", " | ", " && ", "\n"]),
+).map(lambda t: t[1].join(t[0]))
+_COPROC_FORM = st.one_of(
+    st.tuples(st.sampled_from(["", "CP ", "N_2 "]), _COPROC_BODY, _COPROC_REDIRECT).map(
+        lambda t: f"coproc {t[0]}{{ {t[1]}; }}{t[2]}"
+    ),
+    st.tuples(st.sampled_from(["", "CP ", "N_2 "]), _COPROC_BODY, _COPROC_REDIRECT).map(
+        lambda t: f"coproc {t[0]}( {t[1]} ){t[2]}"
+    ),
+    st.tuples(_COPROC_SIMPLE, _COPROC_REDIRECT).map(lambda t: "coproc " + "".join(t)),
+    st.sampled_from(
+        ["coproc k1 then", "coproc N ! k1", "coproc 'N' { k1; }", "coproc N(k1)", "coproc ; k1"]
+    ),
+)
+COPROC = st.tuples(
+    st.sampled_from(["", "k2 && ", "k2 || ", "! ", "k2 | ", "k2; ", "time "]),
+    _COPROC_FORM,
+    st.sampled_from(["", " | k3", " && k3", " &", '; k3 "$CP_PID" "${COPROC[1]}"', "\nwait"]),
+    st.sampled_from(["{}", 'k1 "$({})"', "x=$({})", "k1 <({})", "{{ {}; }}", "k1 `{}`"]),
+).map(lambda t: t[3].format(t[0] + t[1] + t[2]))
+"""``coproc`` in its forms, in every place a command stands, inside substitutions too."""
 
 _EXTGLOB_PATTERN = st.tuples(
     st.sampled_from(["@", "!", "*", "+", "?"]),

@@ -19,7 +19,11 @@ and reports, when the reading is measured:
   print of the same text disagree on the commands there are (compared as the
   multiset of their literal words): the reader sees a command bash does not
   have, or bash has one the reader does not (in a branch the trace did not
-  take, for one);
+  take, for one). bash prints every coprocess with its name, that of a
+  simple command too (``coproc k a`` prints as ``coproc COPROC k a``, which
+  bash itself would read as running ``COPROC k a``): in the re-print, the
+  first word of a simple command's coprocess is that name, not a word of
+  the command;
 * a **heredoc** difference — the heredocs (delimiter, quotedness, body) of
   the reading and of bash's re-print differ;
 * **measured but invalid** — the reader measured a text bash refuses to parse.
@@ -35,7 +39,7 @@ from collections.abc import Iterable, Iterator
 from typing import Literal, NamedTuple
 
 from gateway._shell import ShellReading, read_shell
-from gateway._shell._tree import Heredoc, Program, SimpleCommand, Word, walk
+from gateway._shell._tree import Coproc, Heredoc, Program, SimpleCommand, Word, walk
 from oracle import bash
 
 __all__ = ["Comparison", "Mismatch", "argv_of", "commands_of", "compare", "compare_reading"]
@@ -137,8 +141,22 @@ def _bash_commands(reading: bash.Reading) -> Iterator[bash.Command]:
             yield command
 
 
-def _static_keys(program: Program) -> Counter[Key]:
-    return Counter(argv_of(command) for command in commands_of(program))
+def _static_keys(program: Program, *, reprint: bool = False) -> Counter[Key]:
+    named = set()
+    if reprint:
+        # bash's print of a simple command's coprocess: `coproc COPROC k a`.
+        named = {
+            id(node.body)
+            for node in walk(program)
+            if isinstance(node, Coproc)
+            and isinstance(node.body, SimpleCommand)
+            and node.body.words
+            and node.body.words[0].value == "COPROC"
+        }
+    return Counter(
+        argv_of(command)[1:] if id(command) in named else argv_of(command)
+        for command in commands_of(program)
+    )
 
 
 def _heredoc_keys(program: Program) -> Counter[tuple[str, bool, str]]:
@@ -208,7 +226,7 @@ def compare_reading(text: str, reading: ShellReading, answer: bash.Reading) -> C
     again = read_shell(answer.reprint)
     if again.program is not None:
         reprint_measured = True
-        theirs = _static_keys(again.program)
+        theirs = _static_keys(again.program, reprint=True)
         mine = Counter(keys)
         mismatches.extend(
             Mismatch("extra", f"the reader sees {_show(key)}, bash does not")

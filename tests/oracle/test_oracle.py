@@ -78,6 +78,9 @@ COVERED = {
     "backtick-in-single-quoted-assignment": "x='a`b'; echo \"$x\"",
     "opener-in-single-quotes-after-a-word": "x=a'$(id)' k2; echo a'`b' x'<(b'",
     "time-before-a-pipeline": "time k1 -v | wc -l",
+    "coproc-named-group": 'coproc CP { k1 "$(k2)"; } > f; k3 "${CP[0]}" "$CP_PID"',
+    "coproc-simple": "coproc k1 a | k2 && coproc N k1",
+    "coproc-in-substitution": 'x="$(coproc CP ( k1 ))"',
     "time-p-and-negations": "time -p k1 && ! time k2 || time ! k3",
     "time-p-double-dash": "time -p -- k1 a; time -- k2",
     "time-inside-substitution": 'x="$(time k1 2>&1)"; if time k2 > f; then k3; fi',
@@ -116,6 +119,12 @@ def test_openers_between_single_quotes_never_disagree_with_bash(text: str) -> No
 @ORACLE_SETTINGS
 @given(grammar.KEYWORDS)
 def test_time_select_and_coproc_never_disagree_with_bash(text: str) -> None:
+    _agrees(compare(text))
+
+
+@ORACLE_SETTINGS
+@given(grammar.COPROC)
+def test_coprocesses_never_disagree_with_bash(text: str) -> None:
     _agrees(compare(text))
 
 
