@@ -26,6 +26,7 @@ from gateway_audit import JsonLinesSink, MessagePackSink
 from gateway_support import BOUND, anyio_backend as anyio_backend, config, of_call, tags
 
 from gateway import (
+    CallOutcome,
     ChainGenesis,
     Gateway,
     LogRecovered,
@@ -656,3 +657,32 @@ async def test_a_verdict_written_in_time_is_not_released_once_a_fence_took_it_ba
     assert outcome == ["declined"]
     assert sink.fenced == [s - 1]
     assert bus.halted is not None
+
+
+class _NotYet:
+    """A thread that has not run yet when it is needed (a busy machine schedules it late)."""
+
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    def start(self) -> None:
+        pass
+
+
+async def test_a_fence_whose_cut_has_not_run_yet_is_made_when_the_log_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fence cuts the log from a thread; if the log closes first, closing cuts it."""
+    path = tmp_path / "audit.jsonl"
+    sink = _sink(path, "jsonl", inline=False)
+    with anyio.fail_after(BOUND):
+        await sink.open()
+        for seq in range(3):
+            await sink.write_batch(
+                [CallOutcome(seq=seq, time="now", call_id=f"c{seq}", outcome="succeeded")]
+            )
+        monkeypatch.setattr(threading, "Thread", _NotYet)
+        sink.fence(0)
+        monkeypatch.undo()
+        await sink.aclose()
+    assert [event.call_id for event in read_audit_log(path)] == ["c0"]
