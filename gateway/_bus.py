@@ -462,21 +462,22 @@ class EventBus:
             if runner.required
         ]
         try:
-            with anyio.CancelScope(deadline=deadline):
-                for _, waiter in waiting:
+            with anyio.CancelScope(deadline=deadline) as scope:
+                for runner, waiter in waiting:
                     await waiter.event.wait()
+                    if not (waiter.in_time and runner.written >= seq):
+                        break  # failed, or late: the verdict cannot be released
         finally:
             for _, waiter in waiting:
                 waiter.waiting = False
-        failures: list[str] = []
+        if scope.cancelled_caught:
+            for runner, waiter in waiting:
+                if not waiter.event.is_set() and not runner.slot.catches_up:
+                    self._fail(runner, _too_slow(runner.name, timeout))
         for runner, waiter in waiting:
-            if waiter.in_time and runner.written >= seq:
-                continue  # written in time, and kept (a fence may have taken it back since)
-            if not waiter.event.is_set() and not runner.slot.catches_up:
-                self._fail(runner, _too_slow(runner.name, timeout))
-            failures.append(runner.failure or _too_slow(runner.name, timeout))
-        if failures:
-            raise SinkFailure(failures[0])
+            if not (waiter.in_time and runner.written >= seq):
+                # Failed, late or not written — or written in time and taken back since by a fence.
+                raise SinkFailure(runner.failure or _too_slow(runner.name, timeout))
         self._released = max(self._released, seq)
 
     def withdrawing(self, seq: int) -> None:
