@@ -13,11 +13,14 @@ stalling the gateway. Watchers (live pages) never slow publishers: a watcher
 that falls behind is cut off and must resume from a sequence number.
 
 A required sink acknowledges each event once it has durably written it;
-`EventBus.wait_written` lets a review hold its verdict until then. A sink that
-fails is *fenced*: the bus stops waiting for it and tells it to take back
-every record it had not confirmed (one that lands late, after its verdict
-was given up on), so that what a log says never disagrees with what a caller
-was told.
+`EventBus.wait_written` lets a review hold its verdict until then, and no
+longer than its deadline. A write that lands after the deadline of a verdict
+waiting on it does not count — wherever the loop was meanwhile (an approver
+that blocked it): the sink has failed. A sink that fails is *fenced*: the bus
+stops waiting for it and tells it to take back every record it had not
+confirmed in time, and every record from a verdict on whose withdrawal it did
+not confirm (if no verdict after it was released), so that what a log says
+never disagrees with what a caller was told.
 
 With a signer, the bus signs every ``chain.genesis`` and ``chain.checkpoint``
 draft, and publishes a checkpoint itself every ``checkpoint_every`` events or
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import math
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -73,6 +77,28 @@ def _is_cancellation(error: BaseException) -> bool:
     return isinstance(error, anyio.get_cancelled_exc_class())
 
 
+def _too_slow(name: str, timeout: float) -> str:
+    return f"sink {name!r} did not write the events within {timeout:g} s"
+
+
+class _Waiter:
+    """
+    A review waiting for a sink to write one event: set once it is written, or the sink failed.
+
+    ``in_time`` says whether the write was seen before ``deadline``; a write
+    seen after it, while the review still waits (`waiting`), fails the sink.
+    """
+
+    __slots__ = ("deadline", "event", "in_time", "timeout", "waiting")
+
+    def __init__(self, deadline: float, timeout: float) -> None:
+        self.event = anyio.Event()
+        self.deadline = deadline
+        self.timeout = timeout
+        self.in_time = False
+        self.waiting = True
+
+
 class _SinkRunner:
     def __init__(self, slot: SinkSlot, *, buffer: int, thread: LoopThread | None) -> None:
         self.slot = slot
@@ -82,11 +108,12 @@ class _SinkRunner:
         self.queue: deque[Event] = deque()
         self.wake = anyio.Event()
         self.space = anyio.Event()
+        # The last event the sink wrote and keeps (a fence may take some back).
         self.written = -1
         self.failure: str | None = None
         # Reviews waiting for an event to be written, by sequence number: a
         # write wakes only those it satisfies, not every waiting review.
-        self.waiters: list[tuple[int, int, anyio.Event]] = []
+        self.waiters: list[tuple[int, int, _Waiter]] = []
         self._tie = 0
         # Lets the bus stop a sink that stays blocked in `write`: without it,
         # the gateway's task group (and so `async with Gateway`) never exits.
@@ -97,19 +124,46 @@ class _SinkRunner:
         self.thread = thread
         self.batches = 0
 
-    def waiter(self, seq: int) -> anyio.Event:
-        """An event set once ``seq`` is written or the sink fails."""
-        event = anyio.Event()
+    def waiter(self, seq: int, deadline: float = math.inf, timeout: float = math.inf) -> _Waiter:
+        """A waiter set once ``seq`` is written or the sink fails; a write after ``deadline`` fails the sink."""
+        waiter = _Waiter(deadline, timeout)
         if self.written >= seq or self.failure is not None:
-            event.set()
-            return event
+            waiter.in_time = self.written >= seq
+            waiter.event.set()
+            return waiter
         self._tie += 1
-        heapq.heappush(self.waiters, (seq, self._tie, event))
-        return event
+        heapq.heappush(self.waiters, (seq, self._tie, waiter))
+        return waiter
 
     def wake_waiters(self) -> None:
-        while self.waiters and (self.failure is not None or self.waiters[0][0] <= self.written):
-            heapq.heappop(self.waiters)[2].set()
+        """Set every waiter, once the sink failed."""
+        while self.waiters:
+            heapq.heappop(self.waiters)[2].event.set()
+
+    def confirm(self, seq: int) -> bool:
+        """
+        Count the events through ``seq`` as written, now; whether they count.
+
+        If that is after the deadline of a review still waiting for one of
+        them, it does not count: whatever held the loop, the review is past
+        its deadline and must decline, and the write must be taken back — so
+        the sink has failed (unless it catches up: then it is only late).
+        """
+        due: list[_Waiter] = []
+        while self.waiters and self.waiters[0][0] <= seq:
+            due.append(heapq.heappop(self.waiters)[2])
+        now = anyio.current_time()
+        late = next((w for w in due if w.waiting and w.deadline <= now), None)
+        counts = late is None or self.slot.catches_up
+        if late is not None and not counts:
+            self.on_failure(_too_slow(self.name, late.timeout))
+        else:
+            self.written = seq
+            for waiter in due:
+                waiter.in_time = waiter.deadline > now
+        for waiter in due:
+            waiter.event.set()
+        return counts
 
     @property
     def failed(self) -> bool:
@@ -168,9 +222,9 @@ class _SinkRunner:
                 return
             if self.failed:
                 return  # fenced while it wrote: the write does not count
+            if not self.confirm(batch[-1].seq):
+                return  # too late for a review waiting on it
             self.batches += 1
-            self.written = batch[-1].seq
-            self.wake_waiters()
 
     # Set by the bus: how a runner reports its own failure.
     on_failure: Callable[[str], None]
@@ -211,6 +265,11 @@ class EventBus:
         self._checkpoints = 0
         self._attested: list[Callable[[ChainGenesis | ChainCheckpoint], None]] = []
         self._closing = False
+        # The last event a review released its verdict on (`wait_written`),
+        # and the verdict records being withdrawn after it: a fence keeps the
+        # one, and takes back the others whose withdrawal it did not write.
+        self._released = -1
+        self._withdrawn: list[int] = []
 
     # ── set-up ──
 
@@ -373,52 +432,83 @@ class EventBus:
 
     # ── releasing verdicts ──
 
-    async def wait_written(self, seq: int, timeout: float) -> None:  # noqa: ASYNC109 -- the timeout is the audit budget, reported in the failure
+    async def wait_written(
+        self,
+        seq: int,
+        timeout: float,  # noqa: ASYNC109 -- the timeout is the audit budget, reported in the failure
+        *,
+        late_fails: bool = True,
+    ) -> None:
         """
-        Wait until every required sink has written event ``seq``.
+        Wait until every required sink has written event ``seq``, within ``timeout``.
 
-        A required sink that fails, or does not write it within ``timeout``,
-        is fenced (it takes back everything after the last released verdict)
-        and the gateway is halted: no verdict is released without its record.
-        A sink that catches up (`SinkSlot.catches_up`) and is only late is
-        left writing: this verdict is not released, later ones are once it
-        has written theirs.
+        Returning means the verdict may be released on it: every required sink
+        wrote it, saw it written before the deadline, and keeps it. A required
+        sink that fails, does not write it within ``timeout`` or writes it only
+        after (``late_fails``: for a record a verdict is released on; a
+        withdrawal that lands late still says what the caller was told) is
+        fenced and the gateway is halted: no verdict is released without its
+        record. A sink that catches up (`SinkSlot.catches_up`) and is only
+        late is left writing: this verdict is not released, later ones are
+        once it has written theirs.
 
         Raises:
             SinkFailure: A required sink failed, or did not write it within ``timeout``.
         """
-        with anyio.move_on_after(timeout):
-            for runner in self._runners:
-                if not runner.required:
-                    continue
-                if runner.written < seq:
-                    await runner.waiter(seq).wait()
-                if runner.written < seq:
-                    raise SinkFailure(runner.failure or f"sink {runner.name!r} stopped")
-            return
-        slow = [r for r in self._runners if r.required and r.written < seq]
-        for runner in slow:
-            if runner.slot.catches_up and runner.failure is None:
-                continue  # late, not lost: it writes every event, in order, when it can
-            self._fail(
-                runner, f"sink {runner.name!r} did not write the events within {timeout:g} s"
-            )
-        raise SinkFailure(
-            f"sink {slow[0].name if slow else '?'!r} did not write the events within {timeout:g} s"
-        )
+        deadline = anyio.current_time() + timeout
+        waiting = [
+            (runner, runner.waiter(seq, deadline if late_fails else math.inf, timeout))
+            for runner in self._runners
+            if runner.required
+        ]
+        try:
+            with anyio.CancelScope(deadline=deadline) as scope:
+                for runner, waiter in waiting:
+                    await waiter.event.wait()
+                    if not (waiter.in_time and runner.written >= seq):
+                        break  # failed, or late: the verdict cannot be released
+        finally:
+            for _, waiter in waiting:
+                waiter.waiting = False
+        if scope.cancelled_caught:
+            for runner, waiter in waiting:
+                if not waiter.event.is_set() and not runner.slot.catches_up:
+                    self._fail(runner, _too_slow(runner.name, timeout))
+        for runner, waiter in waiting:
+            if not (waiter.in_time and runner.written >= seq):
+                # Failed, late or not written — or written in time and taken back since by a fence.
+                raise SinkFailure(runner.failure or _too_slow(runner.name, timeout))
+        self._released = max(self._released, seq)
+
+    def withdrawing(self, seq: int) -> None:
+        """
+        Say that the verdict recorded at ``seq`` is being withdrawn: a decline is released instead.
+
+        Until the withdrawal is written, the record would say more than the
+        caller was told: a sink fenced before then takes it back too, if no
+        verdict after it was released (else the record stays, and so does
+        the disagreement — the withdrawal is then all that can right it).
+        """
+        self._withdrawn = [s for s in self._withdrawn if s > self._released]
+        if seq > self._released:
+            self._withdrawn.append(seq)
 
     def _fail(self, runner: _SinkRunner, reason: str) -> None:
         if runner.failure is not None:
             return
         runner.failure = reason
+        # Everything the sink confirmed in time stays (a review may already be
+        # releasing a verdict on it), but a verdict being withdrawn, and what
+        # follows it, may go: nothing after it was released.
+        taken_back = [s for s in self._withdrawn if s > self._released]
+        if taken_back:
+            runner.written = min(runner.written, min(taken_back) - 1)
         runner.wake_waiters()
         runner.space.set()
         runner.wake.set()
         runner.scope.cancel()
         runner.queue.clear()
         if runner.slot.fence is not None:
-            # Everything the sink confirmed stays (a review may already be
-            # releasing a verdict on it); nothing it had not confirmed may.
             with contextlib.suppress(Exception):
                 runner.slot.fence(runner.written)
         if not self._closing:
@@ -435,8 +525,7 @@ class EventBus:
         with anyio.move_on_after(self._sink_timeout):
             for runner in self._runners:
                 while runner.failure is None and (runner.queue or runner.written < self._seq - 1):
-                    waiter = runner.waiter(self._seq - 1)
-                    await waiter.wait()
+                    await runner.waiter(self._seq - 1).event.wait()
         for runner in self._runners:
             if runner.failure is None and runner.written < self._seq - 1:
                 self._fail(

@@ -1030,6 +1030,7 @@ class Gateway(AsyncContextManagerMixin):
         if state.verdict_seq is None:
             draft: Event = self._verdict_record(released, state)
         else:
+            bus.withdrawing(state.verdict_seq)
             draft = VerdictWithdrawn(
                 call_id=state.call_id,
                 withdrawn=state.verdict_seq,
@@ -1044,7 +1045,8 @@ class Gateway(AsyncContextManagerMixin):
             state.verdict_seq = seq
         if bus.required_sinks:
             with suppress(SinkFailure):
-                await bus.wait_written(seq, self.config.gateway.audit_timeout)
+                # A decline that lands late still says what the caller was told.
+                await bus.wait_written(seq, self.config.gateway.audit_timeout, late_fails=False)
 
     async def _decide(
         self, admitted: Admitted, state: _Review, span: Any, deadline: float

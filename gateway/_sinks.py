@@ -82,10 +82,11 @@ class Sink(Protocol):
       in order (one flush for all); used instead of `write` when present.
     * ``fence(keep_through: int)``: the gateway stopped waiting for this sink
       (it failed, or stayed blocked past the audit timeout). Records after
-      sequence number ``keep_through`` (the last it confirmed) may now
+      sequence number ``keep_through`` (the last it confirmed in time, or the
+      one before a verdict whose withdrawal it never confirmed) may now
       disagree with what callers were told, so the sink must write nothing
-      more and take back any such record it wrote or is writing. The file
-      sinks truncate the log right after ``keep_through``.
+      more and take back any such record it wrote or is writing, before it
+      closes. The file sinks truncate the log right after ``keep_through``.
     * ``shares_loop: bool``: ``True`` when the sink never blocks the event
       loop (it awaits all its I/O); otherwise it runs on an event loop of its
       own, in a thread of its own, so that a sink that blocks cannot stop the

@@ -197,6 +197,7 @@ class _FileSink:
         self._start = 0
         self._offsets: deque[tuple[int, int]] = deque(maxlen=_OFFSETS)
         self._fenced = False
+        self._keep_through = -1
         # Whether small batches may be written from the loop (known once the
         # log is open), and until when a slow one sent them to the thread.
         self.inline = False
@@ -363,32 +364,37 @@ class _FileSink:
         self._offsets.extend((seq, start + end) for seq, end in ends)
 
     def fence(self, keep_through: int) -> None:
-        """Write nothing more; cut the log right after record ``keep_through`` (in the background)."""
+        """Write nothing more; cut the log right after record ``keep_through`` (in the background, or on closing)."""
+        self._keep_through = keep_through
         self._fenced = True
-        threading.Thread(
-            target=self._cut, args=(keep_through,), name="gateway audit fence", daemon=True
-        ).start()
+        threading.Thread(target=self._cut, name="gateway audit fence", daemon=True).start()
 
-    def _cut(self, keep_through: int) -> None:
+    def _cut(self) -> None:
         with self._mutex:
-            if self._fd is None:
-                return
-            cut = self._start
-            for seq, end in self._offsets:
-                if seq > keep_through:
-                    break
-                cut = end
-            if cut < self._end:
-                with contextlib.suppress(OSError):
-                    os.ftruncate(self._fd, cut)
-                    os.fsync(self._fd)
-                self._end = cut
+            self._cut_locked()
+
+    def _cut_locked(self) -> None:
+        if self._fd is None or not self._fenced:
+            return
+        cut = self._start
+        for seq, end in self._offsets:
+            if seq > self._keep_through:
+                break
+            cut = end
+        if cut < self._end:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, cut)
+                os.fsync(self._fd)
+            self._end = cut
 
     async def aclose(self) -> None:
         await anyio.to_thread.run_sync(self._close)
 
     def _close(self) -> None:
         with self._mutex:
+            # A fence's cut the background thread has not made yet is made
+            # now: a log must not close still saying what callers were not told.
+            self._cut_locked()
             if self._fd is not None:
                 with contextlib.suppress(OSError):
                     os.fsync(self._fd)

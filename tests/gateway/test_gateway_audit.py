@@ -19,22 +19,28 @@ from pathlib import Path
 from typing import Any, Final
 
 import anyio
+import anyio.from_thread
 import gateway_audit
 import pytest
 from gateway_audit import JsonLinesSink, MessagePackSink
 from gateway_support import BOUND, anyio_backend as anyio_backend, config, of_call, tags
 
 from gateway import (
+    CallOutcome,
+    ChainGenesis,
     Gateway,
     LogRecovered,
     PluginLoadError,
     SinkConfig,
     SinkFailure,
+    Verdict,
     VerdictReached,
     VerdictWithdrawn,
     read_audit_log,
     verify_audit_log,
 )
+from gateway._bus import EventBus
+from gateway._sinks import resolve_sink
 from gateway.audit import read_tail
 from gateway.testing import MemorySink, StaticApprover, make_call
 
@@ -430,3 +436,253 @@ async def test_when_one_of_two_required_sinks_fails_the_other_records_the_withdr
     assert withdrawn.withdrawn == reached.seq
     assert withdrawn.released == verdict
     assert withdrawn.reason == verdict.reason
+
+
+def _last_word(events: list[Any], call_id: str) -> str:
+    """What the log says a call was told: its verdict record, unless a withdrawal followed; none is decline."""
+    said = "decline"
+    for event in of_call(events, call_id):
+        if isinstance(event, VerdictReached) and event.question is None:
+            said = event.verdict.decision
+        elif isinstance(event, VerdictWithdrawn) and event.question is None:
+            said = event.released.decision
+    return said
+
+
+class _StalledLoop(JsonLinesSink):
+    """
+    A log whose write of one call's verdict lands while the event loop is blocked past the audit timeout.
+
+    The record reaches the disk in the worker thread; meanwhile `blocker`
+    holds the loop (as an approver that claims to share it and sleeps does)
+    until after the verdict's deadline, so when the loop runs again the
+    thread's answer and the deadline are due together. Every write after that
+    one never lands (a disk that hangs): whatever the gateway writes next — a
+    withdrawal — cannot be what makes the log right.
+    """
+
+    def __init__(self, path: Path, call_id: str, stall: float) -> None:
+        super().__init__(
+            SinkConfig(plugin="jsonl", path=str(path), required=True, options={"inline": False})
+        )
+        self.call_id = call_id
+        self.stall = stall
+        self.writing = anyio.Event()
+        self.holding = threading.Event()
+        self.landed = threading.Event()
+        self.stalled = False
+
+    async def write_batch(self, events: Any) -> None:
+        if self.stalled:
+            await anyio.sleep_forever()
+        self.stalled = any(
+            isinstance(e, VerdictReached) and e.call_id == self.call_id for e in events
+        )
+        await super().write_batch(events)
+
+    def _append(self, data: bytes, ends: list[tuple[int, int]]) -> None:
+        if not self.stalled:
+            super()._append(data, ends)
+            return
+        anyio.from_thread.run_sync(self.writing.set)  # the thread has the batch
+        super()._append(data, ends)
+        self.holding.wait(BOUND)  # the answer goes back only once the loop is held
+        self.landed.set()
+
+    async def blocker(self) -> None:
+        await self.writing.wait()
+        self.holding.set()
+        self.landed.wait(BOUND)  # the loop is held until the record is on the disk...
+        time.sleep(self.stall)  # noqa: ASYNC251 -- ...and then past the verdict's deadline
+
+
+async def test_a_record_that_lands_while_the_loop_is_blocked_past_its_deadline_is_never_left_contradicting_the_verdict(
+    tmp_path: Path,
+) -> None:
+    """
+    The record of an allow is on the disk, but the loop sees it only after the
+    audit deadline passed: the caller must be told what the log keeps. Here
+    the log cannot take a withdrawal, so a decline must come with the record
+    taken back, never with the allow left standing.
+    """
+    path = tmp_path / "audit.jsonl"
+    timeout = 0.2
+    sink = _StalledLoop(path, "late", stall=timeout * 2)
+    with anyio.fail_after(RUN):
+        async with Gateway(
+            config(audit_timeout=timeout),
+            approvers=[StaticApprover("allow")],
+            sinks={"audit": sink},
+        ) as gateway:
+            first = await gateway.review(make_call("ls", call_id="first"))
+            async with anyio.create_task_group() as group:
+                group.start_soon(sink.blocker)
+                late = await gateway.review(make_call("pwd", call_id="late"))
+            halted = gateway.statistics().halted
+        for _ in range(100):  # the fence truncates in the background
+            if _last_word(list(read_audit_log(path)), "late") == late.decision:
+                break
+            await anyio.sleep(0.02)
+    events = list(read_audit_log(path))
+    assert first.allowed
+    assert _last_word(events, "first") == "allow"
+    assert _last_word(events, "late") == late.decision
+    if not late.allowed:
+        assert halted is not None
+    assert verify_audit_log(path, allow_open=True) is None
+
+
+class _HoldsOne(MemorySink):
+    """A required sink that never writes one call's verdict record (a broker that went away)."""
+
+    def __init__(self, call_id: str) -> None:
+        super().__init__()
+        self.call_id = call_id
+
+    async def write(self, event: Any) -> None:
+        if isinstance(event, VerdictReached) and event.call_id == self.call_id:
+            await anyio.sleep_forever()
+        await super().write(event)
+
+
+class _RefusesWithdrawals(JsonLinesSink):
+    """A log that writes everything but a withdrawal, on which it hangs (a disk that stalls then)."""
+
+    async def write_batch(self, events: Any) -> None:
+        if any(isinstance(e, VerdictWithdrawn) for e in events):
+            await anyio.sleep_forever()
+        await super().write_batch(events)
+
+
+async def test_a_verdict_whose_withdrawal_cannot_be_written_is_taken_back_with_it(
+    tmp_path: Path,
+) -> None:
+    """
+    Of two required sinks, one never writes the record of ``b``'s allow; the
+    log wrote it in time, so ``b`` is declined and the allow withdrawn — but
+    the log cannot write the withdrawal either. Its fence must then cut the
+    log before ``b``'s allow (no verdict after it was released), not right
+    after it, or the log would say allow for a call that was told decline.
+    """
+    path = tmp_path / "audit.jsonl"
+    log = _RefusesWithdrawals(SinkConfig(plugin="jsonl", path=str(path), required=True))
+    with anyio.fail_after(RUN):
+        async with Gateway(
+            config(audit_timeout=0.2),
+            approvers=[StaticApprover("allow")],
+            sinks={"log": log, "other": _HoldsOne("b")},
+        ) as gateway:
+            first = await gateway.review(make_call("ls", call_id="a"))
+            declined = await gateway.review(make_call("pwd", call_id="b"))
+            halted = gateway.statistics().halted
+        for _ in range(100):  # the fence truncates in the background
+            if _last_word(list(read_audit_log(path)), "b") == "decline":
+                break
+            await anyio.sleep(0.02)
+    events = list(read_audit_log(path))
+    assert first.allowed
+    assert declined.decision == "decline"
+    assert halted is not None
+    assert _last_word(events, "a") == "allow"
+    assert _last_word(events, "b") == "decline"
+    assert "verdict.reached" not in tags(of_call(events, "b"))
+    assert verify_audit_log(path, allow_open=True) is None
+
+
+class _Fails(MemorySink):
+    """Writes the events after the first once `gate` is set; fails on the event numbered `fail_at`."""
+
+    def __init__(self, fail_at: int) -> None:
+        super().__init__()
+        self.gate = anyio.Event()
+        self.writing = anyio.Event()
+        self.fail_at = fail_at
+        self.fenced: list[int] = []
+
+    async def write(self, event: Any) -> None:
+        if event.seq > 0 and not self.gate.is_set():
+            self.writing.set()
+            await self.gate.wait()  # (once set, no checkpoint: the failure comes in the same step)
+        if event.seq == self.fail_at:
+            raise OSError("the disk is gone")
+        await super().write(event)
+
+    def fence(self, keep_through: int) -> None:
+        self.fenced.append(keep_through)
+
+
+async def test_a_verdict_written_in_time_is_not_released_once_a_fence_took_it_back() -> None:
+    """
+    ``z``'s record is written in time; before its review runs again, the sink
+    fails on the withdrawal of an earlier verdict ``s``. The fence takes both
+    back (nothing after ``s`` was released), so ``z``'s review must decline
+    rather than release a verdict the log no longer holds.
+    """
+    sink = _Fails(fail_at=3)
+    bus = EventBus(clock=lambda: "now", buffer=64, sink_timeout=BOUND)
+    bus.add_sink(resolve_sink("log", sink, required=True))
+    with anyio.fail_after(BOUND):
+        async with anyio.create_task_group() as group:
+            bus.start(group)
+            genesis = bus.publish_nowait(ChainGenesis(chain="c", algorithm="none"))
+            await bus.wait_written(genesis, BOUND)
+            verdict = Verdict(decision="allow", reason="Fine.", digest="d")
+            s = bus.publish_nowait(VerdictReached(call_id="x", verdict=verdict))
+            z = bus.publish_nowait(VerdictReached(call_id="z", verdict=verdict))
+            outcome: list[str] = []
+            done = anyio.Event()
+
+            async def release_z(*, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+                task_status.started()
+                try:
+                    await bus.wait_written(z, BOUND)
+                    outcome.append("released")
+                except SinkFailure:
+                    outcome.append("declined")
+                finally:
+                    done.set()
+
+            await group.start(release_z)
+            await sink.writing.wait()  # the sink has s and z in hand
+            # x is declined instead: its allow is withdrawn, in a record queued behind z's.
+            bus.withdrawing(s)
+            withdrawal = bus.publish_nowait(
+                VerdictWithdrawn(call_id="x", withdrawn=s, reason="No.", released=verdict)
+            )
+            assert withdrawal == sink.fail_at
+            sink.gate.set()
+            await done.wait()
+            await bus.close()
+            group.cancel_scope.cancel()
+    assert outcome == ["declined"]
+    assert sink.fenced == [s - 1]
+    assert bus.halted is not None
+
+
+class _NotYet:
+    """A thread that has not run yet when it is needed (a busy machine schedules it late)."""
+
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    def start(self) -> None:
+        pass
+
+
+async def test_a_fence_whose_cut_has_not_run_yet_is_made_when_the_log_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fence cuts the log from a thread; if the log closes first, closing cuts it."""
+    path = tmp_path / "audit.jsonl"
+    sink = _sink(path, "jsonl", inline=False)
+    with anyio.fail_after(BOUND):
+        await sink.open()
+        for seq in range(3):
+            await sink.write_batch(
+                [CallOutcome(seq=seq, time="now", call_id=f"c{seq}", outcome="succeeded")]
+            )
+        monkeypatch.setattr(threading, "Thread", _NotYet)
+        sink.fence(0)
+        monkeypatch.undo()
+        await sink.aclose()
+    assert [event.call_id for event in read_audit_log(path)] == ["c0"]
