@@ -150,6 +150,25 @@ def count(
     return counts
 
 
+async def warm_workers(folder: Path) -> None:
+    """
+    Start the worker processes a scenario's reviews read in, before its clock runs.
+
+    A pool's idle workers wait, when it closes, for the next pool of the same
+    shape in this process; on a busy machine, starting one can take longer
+    than a scenario's whole review deadline, which is not the fault under test.
+    """
+    settings = _settings(folder / "warm-up.jsonl", review_timeout=120.0, approver_timeout=60.0)
+    with anyio.fail_after(180):
+        async with (
+            Gateway(settings, approvers=[AllowAll()]) as gateway,
+            anyio.create_task_group() as group,
+        ):
+            for index in range(settings.gateway.workers):
+                call = ToolCall("Bash", {"command": f"ok warm-up {index}"})
+                group.start_soon(gateway.review, call)
+
+
 async def burst(
     gateway: Gateway, commands: list[str]
 ) -> tuple[dict[str, Verdict | None], dict[str, float]]:
@@ -245,6 +264,7 @@ async def test_an_approver_fault_never_becomes_an_allow(
     tmp_path: Path, mode: str, shares_loop: bool
 ) -> None:
     path = tmp_path / "audit.jsonl"
+    await warm_workers(tmp_path)
     with anyio.fail_after(REVIEW_TIMEOUT * 4 + SLACK * 4):
         async with Gateway(
             _settings(path), approvers=[Faulty(mode, shares_loop=shares_loop)]
@@ -326,6 +346,7 @@ async def test_a_sink_fault_never_leaves_an_allow_the_log_does_not_hold(
 ) -> None:
     path = tmp_path / "audit.jsonl"
     sink = FaultySink(path, mode, good=12)
+    await warm_workers(tmp_path)
     with anyio.fail_after(REVIEW_TIMEOUT * 4 + SLACK * 4):
         async with Gateway(
             _settings(path), approvers=[AllowAll()], sinks={"audit": sink}
@@ -374,6 +395,7 @@ async def test_a_disk_that_fills_never_leaves_an_allow_the_log_does_not_hold(
 ) -> None:
     with _full_disk(tmp_path, 64 * 1024) as (folder, kind):
         path = folder / "audit.jsonl"
+        await warm_workers(tmp_path)  # before the disk fills, on a disk with room
         if kind == "simulated":
             real = os.write
             written = {"bytes": 0}
