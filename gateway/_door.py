@@ -54,6 +54,11 @@ _TEXT_FIELDS: Final = (
 )
 
 
+def _text_values(call: ToolCall) -> tuple[object, ...]:
+    """The values of a call's `_TEXT_FIELDS`, in their order, read without a lookup by name."""
+    return (call.call_id, call.session_id, call.agent_id, call.cwd, call.host, call.user_request)
+
+
 class Admitted(NamedTuple):
     """
     A call that passed the door.
@@ -148,10 +153,15 @@ def call_problem(call: object) -> str | None:
         problem = _text_problem(tool)
         if problem is not None:
             return f"its tool name {problem}"
+    for value in _text_values(call):
+        if not (value is None or (type(value) is str and len(value) <= 64 and value.isprintable())):
+            break
+    else:
+        return None  # the common case: no text field or short ones, checked at C speed
     for field, longest in _TEXT_FIELDS:
         value = getattr(call, field)
         if value is None or (type(value) is str and len(value) <= 64 and value.isprintable()):
-            continue  # the common case: a short id, checked at C speed
+            continue
         if not isinstance(value, str):
             return f"its {field} must be a string or None, not {type(value).__name__}"
         if len(value) > longest:

@@ -183,7 +183,13 @@ class _Counts:
         self.reviews = self.allow = self.ask = self.decline = self.hits = self.misses = 0
 
     def count(self, verdict: Verdict) -> None:
-        setattr(self, verdict.decision, getattr(self, verdict.decision) + 1)
+        decision = verdict.decision
+        if decision == "allow":
+            self.allow += 1
+        elif decision == "ask":
+            self.ask += 1
+        else:
+            self.decline += 1
 
 
 class _Prepared:
@@ -264,7 +270,12 @@ class _Review:
     def digest(self) -> str:
         """The digest a decline is bound to: the plan's once there is one, else of what was proposed."""
         if self._digest is None:
-            self._digest = digest_of(self._of)
+            of = self._of
+            # A call admitted at the door is bound by its tool and input, built
+            # only when a decline needs it (a replayed call is bound by its plan).
+            if isinstance(of, ToolCall):
+                of = {"tool": of.tool, "input": of.input}
+            self._digest = digest_of(of)
         return self._digest
 
     @digest.setter
@@ -817,11 +828,7 @@ class Gateway(AsyncContextManagerMixin):
                 else f"The call cannot be reviewed: {admitted}."
             )
             if isinstance(admitted, Admitted):
-                state = _Review(
-                    admitted.call.call_id or "",
-                    {"tool": admitted.call.tool, "input": admitted.call.input},
-                    ids,
-                )
+                state = _Review(admitted.call.call_id or "", admitted.call, ids)
             else:
                 state = _Review(refused_call_id(call), {"refused": refusal}, ids)
             try:
@@ -911,7 +918,8 @@ class Gateway(AsyncContextManagerMixin):
 
     def _replay(self, admitted: Admitted) -> _Replay | None:
         """What an identical call got, if it can be given again now (nothing changed, nothing would wait)."""
-        prepared = self._cache.get(admitted.key)
+        # The door already found the entry when the input matched it.
+        prepared = admitted.known or self._cache.get(admitted.key)
         call = admitted.call
         bus = self.bus
         if (

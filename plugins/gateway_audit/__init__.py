@@ -15,11 +15,14 @@ A log sink:
   ``<log>.torn-<time>`` and the gateway records what was found;
 * appends each batch of events with one write, one flush and (with
   ``fsync = true``) one sync, before the verdict it justifies is released —
-  in a worker thread, except a small batch without a sync to a regular file
-  on a filesystem held in memory (tmpfs, ramfs), which is written from the
-  event loop (a thread hop costs more CPU than such a write, and it waits for
-  no device); a write that is slow all the same sends the next ones to the
-  thread again;
+  in its writer thread (one long-lived thread per log, fed batches in order
+  through a queue, that wakes the loop when a batch is written), except a
+  small batch without a sync to a regular file on a filesystem held in memory
+  (tmpfs, ramfs), which is written from the event loop (a thread hop costs
+  more CPU than such a write, and it waits for no device); a write that is
+  slow all the same sends the next ones to the thread again. The loop only
+  waits for the writer, so a write stuck on a frozen disk holds no timer: the
+  review waiting for it is declined at ``audit-timeout``;
 * when the gateway stops waiting for it (``fence``), truncates the log right
   after the last record it confirmed and writes nothing more, so a record
   that lands late never says more than callers were told.
@@ -42,20 +45,24 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import queue
 import stat
 import threading
 import time
 import urllib.error
 import urllib.request
+import weakref
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 import msgspec
+from anyio.abc import AsyncBackend
 
 from gateway import (
     MAX_SECONDS,
@@ -97,6 +104,97 @@ hang instead of declining at ``audit-timeout``, and a host whose hook times
 out may then run the call. So a log on disk is written from the thread, whose
 wait the audit timeout bounds.
 """
+
+
+CLOSE_PATIENCE: Final = 10.0
+"""
+Seconds closing waits for the writer thread to write what it was handed and
+close the log. A writer stuck in a write past that is left to close the log
+when the write returns (it is a daemon thread: it never keeps the process alive).
+"""
+
+
+class _Handoff:
+    """One batch handed to the writer thread: set on the loop that handed it, once written or failed."""
+
+    __slots__ = ("data", "done", "ends", "error")
+
+    def __init__(self, data: bytes, ends: list[tuple[int, int]]) -> None:
+        self.data = data
+        self.ends = ends
+        self.done = anyio.Event()
+        self.error: BaseException | None = None
+
+
+class _Writer:
+    """
+    The thread that writes a log's batches, one after another, in the order they were handed.
+
+    A batch is answered on the event loop that handed it (``run_sync_soon`` of
+    its backend, asyncio or trio), which is all a review's thread hop costs:
+    no thread is started or looked for per batch. The loop never waits on the
+    thread itself, only on the batch's event, so a write that blocks holds no
+    timer and the bus's deadline fails the review as for any late sink.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        append: Callable[[bytes, list[tuple[int, int]]], None],
+        close: Callable[[], None],
+    ) -> None:
+        self._append = append
+        self._close = close
+        self._jobs: queue.SimpleQueue[tuple[_Handoff, type[AsyncBackend], object] | None] = (
+            queue.SimpleQueue()
+        )
+        self.closing = False
+        self.pid = os.getpid()
+        self.thread = threading.Thread(
+            target=self._run, name=f"gateway audit writer {name}", daemon=True
+        )
+        self.thread.start()
+        _WRITERS.add(self)
+
+    def hand(self, handoff: _Handoff, token: anyio.lowlevel.EventLoopToken) -> None:
+        """Queue a batch; its event is set on ``token``'s loop once it is written or has failed."""
+        self._jobs.put((handoff, token.backend_class, token.native_token))
+
+    def stop(self) -> None:
+        """Write what was handed, then close the log and end (at once when nothing is left)."""
+        self.closing = True
+        self._jobs.put(None)
+
+    def _run(self) -> None:
+        append = self._append
+        jobs = self._jobs
+        try:
+            while (job := jobs.get()) is not None:
+                handoff, backend, native = job
+                try:
+                    append(handoff.data, handoff.ends)
+                except BaseException as error:  # noqa: BLE001 -- handed to the loop, which fails the sink
+                    handoff.error = error
+                # The loop may be gone (its gateway stopped waiting and closed):
+                # then nobody waits for the answer.
+                with contextlib.suppress(anyio.RunFinishedError, RuntimeError):
+                    backend.run_sync_soon(handoff.done.set, (), native)
+        finally:
+            self._close()
+
+
+_WRITERS: Final[weakref.WeakSet[_Writer]] = weakref.WeakSet()
+
+
+def _forget_writers() -> None:
+    """In a forked child: the writer threads did not come along, and the log is the parent's."""
+    for writer in list(_WRITERS):
+        writer.closing = True
+    _WRITERS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_writers)
 
 
 def _filesystem(device: int) -> str | None:
@@ -203,6 +301,10 @@ class _FileSink:
         self.inline = False
         self._inline_after = 0.0
         self._strikes = 0
+        self._writer: _Writer | None = None
+        # The loop batches are answered on: the one the log was opened on,
+        # looked up again only if a write comes from another thread.
+        self._token: tuple[int, anyio.lowlevel.EventLoopToken] | None = None
 
     @property
     def audit_path(self) -> str:
@@ -213,11 +315,17 @@ class _FileSink:
         await anyio.Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock_fd = await _lock(self.path, self.lock_timeout)
         try:
-            return await anyio.to_thread.run_sync(self._open)
+            tip = await anyio.to_thread.run_sync(self._open)
         except BaseException:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
             os.close(self._lock_fd)
             self._lock_fd = None
             raise
+        self._token = (threading.get_ident(), anyio.lowlevel.current_token())
+        self._writer = _Writer(self.path.name, self._append, self._close)
+        return tip
 
     def _open(self) -> ChainTip | None:
         exists = self.path.exists()
@@ -297,7 +405,12 @@ class _FileSink:
         await self.write_batch([event])
 
     async def write_batch(self, events: Sequence[Event]) -> None:
-        if self._fd is None:
+        writer = self._writer
+        if writer is not None and writer.closing:
+            raise SinkFailure(
+                "the sink is closed, or belongs to the process that opened it (this one is a fork)"
+            )
+        if writer is None or self._fd is None:
             raise RuntimeError("the sink is not open")
         records: list[bytes] = []
         ends: list[tuple[int, int]] = []
@@ -310,9 +423,18 @@ class _FileSink:
         data = b"".join(records)
         if self._inline(data, ends):
             return
+        token = self._token
+        if token is None or token[0] != threading.get_ident():
+            token = self._token = (threading.get_ident(), anyio.lowlevel.current_token())
         # One thread hop for write, flush and (optionally) fsync of the whole
         # batch: a review waits for this, and a hop costs more than a write.
-        await anyio.to_thread.run_sync(self._append, data, ends, abandon_on_cancel=True)
+        # Cancelled (the bus stopped waiting), the batch is still written or
+        # fenced off by the writer; nobody waits for its answer.
+        handoff = _Handoff(data, ends)
+        writer.hand(handoff, token[1])
+        await handoff.done.wait()
+        if handoff.error is not None:
+            raise handoff.error
 
     def _inline(self, data: bytes, ends: list[tuple[int, int]]) -> bool:
         """
@@ -388,7 +510,22 @@ class _FileSink:
             self._end = cut
 
     async def aclose(self) -> None:
-        await anyio.to_thread.run_sync(self._close)
+        writer = self._writer
+        if writer is None or os.getpid() != writer.pid:
+            # Never opened, or opened by the parent of this forked process:
+            # this process's copies of the descriptors are closed, nothing synced.
+            await anyio.to_thread.run_sync(self._close_descriptors)
+            return
+        writer.stop()
+        # Bounded: a writer stuck in a write closes the log when it returns.
+        await anyio.to_thread.run_sync(writer.thread.join, CLOSE_PATIENCE, abandon_on_cancel=True)
+
+    def _close_descriptors(self) -> None:
+        for descriptor in (self._fd, self._lock_fd):
+            if descriptor is not None:
+                with contextlib.suppress(OSError):
+                    os.close(descriptor)
+        self._fd = self._lock_fd = None
 
     def _close(self) -> None:
         with self._mutex:

@@ -686,3 +686,187 @@ async def test_a_fence_whose_cut_has_not_run_yet_is_made_when_the_log_closes(
         monkeypatch.undo()
         await sink.aclose()
     assert [event.call_id for event in read_audit_log(path)] == ["c0"]
+
+
+# ── the writer thread ──
+
+
+class _StuckLog(JsonLinesSink):
+    """A log on a disk that freezes once `stuck` is set: a write blocks in its thread until `release`."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            SinkConfig(plugin="jsonl", path=str(path), required=True, options={"inline": False})
+        )
+        self.stuck = threading.Event()
+        self.blocked = threading.Event()
+        self.release = threading.Event()
+
+    def _append(self, data: bytes, ends: list[tuple[int, int]]) -> None:
+        if self.stuck.is_set():
+            self.blocked.set()
+            self.release.wait(BOUND)
+        super()._append(data, ends)
+
+
+def _writer_thread(sink: JsonLinesSink) -> threading.Thread:
+    thread = sink._writer.thread if sink._writer is not None else None
+    assert thread is not None
+    return thread
+
+
+def _is_open(sink: JsonLinesSink) -> bool:
+    return sink._fd is not None
+
+
+async def test_a_write_stuck_past_the_audit_timeout_declines_while_the_loop_goes_on(
+    tmp_path: Path,
+) -> None:
+    """
+    The disk freezes under an allow's record: the review is declined at the
+    audit timeout while the write is still stuck (so the loop never waited on
+    it), the gateway halts, and once the disk thaws the late record is cut.
+    """
+    path = tmp_path / "audit.jsonl"
+    sink = _StuckLog(path)
+    try:
+        with anyio.fail_after(BOUND):
+            async with Gateway(
+                config(audit_timeout=0.2),
+                approvers=[StaticApprover("allow")],
+                sinks={"audit": sink},
+            ) as gateway:
+                assert (await gateway.review(make_call("ls", call_id="first"))).allowed
+                sink.stuck.set()
+                late = await gateway.review(make_call("pwd", call_id="late"))
+                still_blocked = sink.blocked.is_set() and not sink.release.is_set()
+                after = await gateway.review(make_call("whoami", call_id="after"))
+                halted = gateway.statistics().halted
+    finally:
+        sink.release.set()
+    await anyio.to_thread.run_sync(_writer_thread(sink).join, BOUND)
+    assert still_blocked
+    assert late.decision == after.decision == "decline"
+    assert late.reason.startswith(
+        "The audit record could not be written (sink 'audit' did not write"
+    )
+    assert halted is not None
+    for _ in range(100):  # the fence truncates in the background
+        if not of_call(read_audit_log(path), "late"):
+            break
+        await anyio.sleep(0.02)
+    events = list(read_audit_log(path))
+    assert of_call(events, "late") == []
+    assert tags(of_call(events, "first"))[-1] == "verdict.reached"
+    assert verify_audit_log(path, allow_open=True) is None
+
+
+async def test_closing_with_a_writer_stuck_in_a_write_is_bounded_and_the_log_closes_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gateway stops while its log's write is stuck: closing returns; the writer closes the log when the write does."""
+    monkeypatch.setattr(gateway_audit, "CLOSE_PATIENCE", 0.2)
+    path = tmp_path / "audit.jsonl"
+    sink = _StuckLog(path)
+    try:
+        with anyio.fail_after(BOUND):
+            async with Gateway(
+                config(audit_timeout=0.2),
+                approvers=[StaticApprover("allow")],
+                sinks={"audit": sink},
+            ) as gateway:
+                assert (await gateway.review(make_call("ls", call_id="first"))).allowed
+                sink.stuck.set()
+                assert (await gateway.review(make_call("pwd", call_id="late"))).decision == (
+                    "decline"
+                )
+        thread = _writer_thread(sink)
+        assert thread.is_alive()  # still in the write: abandoned, not waited for
+        assert _is_open(sink)  # the log stays open under the stuck write
+    finally:
+        sink.release.set()
+    await anyio.to_thread.run_sync(thread.join, BOUND)
+    assert not thread.is_alive()
+    assert not _is_open(sink)  # closed by the writer once the write returned
+    with pytest.raises(SinkFailure, match="the sink is closed"):
+        await sink.write_batch([])
+
+
+async def test_closing_joins_the_writer_thread(tmp_path: Path) -> None:
+    """A log closed in the ordinary way leaves no thread behind."""
+    path = tmp_path / "audit.jsonl"
+    sink = _Counting(path, inline=False)
+    await _review_all(sink, ["ls"])
+    assert sink.threaded >= 1
+    assert not _writer_thread(sink).is_alive()
+    assert not _is_open(sink)
+    assert verify_audit_log(path) is None
+
+
+async def test_a_full_disk_in_the_writer_thread_fails_the_sink_with_the_disk_s_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENOSPC raised in the writer thread reaches the review: declined, with the error, and the gateway halts."""
+    path = tmp_path / "audit.jsonl"
+    sink = _Counting(path, inline=False)
+    real = os.write
+    filled = threading.Event()
+
+    def full(descriptor: int, data: Any) -> int:
+        if filled.is_set() and threading.current_thread() is _writer_thread(sink):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(descriptor, data)
+
+    monkeypatch.setattr(os, "write", full)
+    with anyio.fail_after(RUN):
+        async with Gateway(approvers=[StaticApprover("allow")], sinks={"audit": sink}) as gateway:
+            first = await gateway.review(make_call("ls", call_id="first"))
+            filled.set()
+            second = await gateway.review(make_call("pwd", call_id="second"))
+            halted = gateway.statistics().halted
+    monkeypatch.undo()
+    assert first.allowed
+    assert second.decision == "decline"
+    reason = "sink 'audit' failed to write (OSError: [Errno 28] No space left on device)"
+    assert second.reason == (
+        f"The audit record could not be written ({reason}), and there is no action without audit."
+    )
+    assert halted == reason
+    assert not _writer_thread(sink).is_alive()
+    assert of_call(list(read_audit_log(path)), "second") == []
+    assert verify_audit_log(path, allow_open=True) is None
+
+
+def test_a_forked_child_does_not_write_its_parent_s_log(tmp_path: Path) -> None:
+    """After a fork the writer thread is the parent's: the child's sink refuses to write, and closes only its copies."""
+    path = tmp_path / "audit.jsonl"
+    sink = _Counting(path, inline=False)
+
+    async def child() -> str:
+        try:
+            await sink.write_batch([])
+        except SinkFailure as failure:
+            await sink.aclose()
+            return str(failure)
+        return "written"
+
+    anyio.run(sink.open)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        os.close(read)
+        try:
+            said = anyio.run(child)
+        except BaseException as error:  # noqa: BLE001 -- reported to the parent
+            said = repr(error)
+        os.write(write, said.encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        said = answer.read().decode()
+    os.waitpid(pid, 0)
+    assert said.startswith("the sink is closed, or belongs to the process that opened it")
+    assert _writer_thread(sink).is_alive()  # the parent's writer is untouched
+    anyio.run(sink.aclose)
+    assert not _writer_thread(sink).is_alive()
+    assert not _is_open(sink)

@@ -25,6 +25,7 @@ from gateway import (
     read_audit_log,
     verify_audit_log,
 )
+from gateway._door import _TEXT_FIELDS, call_problem
 from gateway.testing import StaticApprover
 
 pytestmark = pytest.mark.anyio
@@ -210,3 +211,16 @@ async def test_a_refused_call_keeps_its_own_call_id_when_it_has_a_usable_one() -
         async with Gateway(config(), approvers=[StaticApprover("allow")]) as gateway:
             verdict = await gateway.review(ToolCall(_AN_INT, {}, call_id="mine"))
     assert verdict.call_id == "mine"
+
+
+@pytest.mark.parametrize("field", [field for field, _ in _TEXT_FIELDS])
+async def test_every_text_field_of_a_call_is_checked_past_the_quick_look(field: str) -> None:
+    """The door's quick look at short ids reads every text field: a NUL in any one is refused."""
+    call = ToolCall("Bash", {"command": "ls"}, **{field: "a\x00b"})
+    assert call_problem(call) == f"its {field} contains a NUL character"
+    assert call_problem(ToolCall("Bash", {"command": "ls"}, **{field: "ab"})) is None
+
+
+def test_the_door_checks_every_field_of_a_call_but_its_tool_and_input() -> None:
+    fields = set(ToolCall.__struct_fields__) - {"tool", "input"}
+    assert {field for field, _ in _TEXT_FIELDS} == fields
