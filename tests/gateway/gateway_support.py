@@ -38,8 +38,12 @@ from gateway import (
 )
 from gateway.testing import MemorySink
 
-BOUND: Final = 10.0
-"""Seconds any one step of a test may wait before the test fails."""
+BOUND: Final = 30.0
+"""
+Seconds any one step of a test may wait before the test fails: a guard against
+a hang, never a measure of speed — on a busy machine starting a process
+(`gateway verify`, a worker) alone can take more than 10 s.
+"""
 
 REQUIRED_EVENTS: Final = (
     "call.proposed",
