@@ -123,3 +123,9 @@ def test_time_select_and_coproc_never_disagree_with_bash(text: str) -> None:
 @given(grammar.EXTGLOB)
 def test_extended_patterns_never_disagree_with_bash(text: str) -> None:
     _agrees(compare(text))
+
+
+@ORACLE_SETTINGS
+@given(grammar.CORNERS)
+def test_second_wave_corners_never_disagree_with_bash(text: str) -> None:
+    _agrees(compare(text))
