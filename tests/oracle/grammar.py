@@ -576,8 +576,14 @@ def ansi_c(depth: int) -> st.SearchStrategy[str]:
             "\\$(k2)",
             "\\`k2\\`",
             "\\c",
-            "\\cA",
+            # Not \cA (byte 1) nor \c? (byte 127): bash's own print of a
+            # command ($BASH_COMMAND, which the probe evaluates again) puts
+            # its internal quoting byte (1) before each, so the probe's argv
+            # is not the one bash runs (proven: $'\\cA' is printed as two 1s).
+            "\\cB",
             "\\c'",
+            "\\c\\\\",
+            "\\x{72}\\x{6d}",
             "\\\\",
             "\\e",
             "\\x",
