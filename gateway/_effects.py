@@ -262,6 +262,7 @@ BindVia = Literal[
     "coproc",
     "redirect",
     "setting",
+    "wait",
 ]
 
 

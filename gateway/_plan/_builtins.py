@@ -37,7 +37,15 @@ from gateway._plan._scope import Values
 from gateway._plan._variables import arithmetic_binds
 from gateway._programs._langargs import Lookup, Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow
-from gateway._shell._tree import DoubleQuoted, Literal, Part, SingleQuoted, Tilde, Word
+from gateway._shell._tree import (
+    DoubleQuoted,
+    Literal,
+    Parameter,
+    Part,
+    SingleQuoted,
+    Tilde,
+    Word,
+)
 
 __all__ = [
     "BASH_BUILTINS",
@@ -159,7 +167,6 @@ _NOTHING: Final = frozenset(
         "help",
         "caller",
         "type",
-        "wait",
         "shift",
         "exit",
         "return",
@@ -200,11 +207,13 @@ def may_be_option(word: Word, *, plus: bool = False) -> bool:
     Whether a word that expands may expand to an option.
 
     It cannot when it starts with literal text other than ``-`` (or ``+``),
-    or with ``~`` (a home directory is absolute): ``~/dir``, ``"src/$name"``.
+    with ``~`` (a home directory is absolute): ``~/dir``, ``"src/$name"``,
+    or with a parameter that is always a number or nothing (``$!``, ``$$``,
+    ``$?``, ``$#``): ``wait $!``.
     """
     leading = "-+" if plus else "-"
-    for part in word.parts:
-        if isinstance(part, Tilde):
+    for part in _unquoted(word.parts):
+        if isinstance(part, Tilde) or _numeric_parameter(part):
             return False
         text = literal_text(part)
         if text is None:
@@ -212,6 +221,23 @@ def may_be_option(word: Word, *, plus: bool = False) -> bool:
         if text:
             return text[0] in leading
     return True  # pragma: no cover - a word of empty literals has a value
+
+
+def _unquoted(parts: Sequence[Part]) -> Sequence[Part]:
+    """The parts of a word with a leading double-quoted part opened: ``"$!"`` starts with ``$!``."""
+    if parts and isinstance(parts[0], DoubleQuoted) and not parts[0].locale and parts[0].parts:
+        return [*parts[0].parts, *parts[1:]]
+    return parts
+
+
+def _numeric_parameter(part: Part) -> bool:
+    """``$!``, ``$$``, ``$?``, ``$#`` as written: a number, or nothing."""
+    return (
+        isinstance(part, Parameter)
+        and part.name in ("!", "$", "?", "#")
+        and part.operator is None
+        and not (part.length or part.indirect or part.subscript is not None)
+    )
 
 
 class _AnyLetter(Mapping[str, Option]):
@@ -660,6 +686,22 @@ def _getopts(name: str, args: Sequence[Word], sink: EffectSink) -> None:
     sink.bind("OPTIND", "getopts", "unknown")
 
 
+def _wait(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    """``wait -p NAME``: the id of the job waited for is assigned to NAME (a subscript in it is evaluated)."""
+    options = _getopt(args, "p")
+    for option, value, word in options.options:
+        if option != "-p":
+            continue
+        if value is None:
+            sink.numbers.value(None, word, "wait -p")
+            sink.bind(None, "wait", "unknown")
+        else:
+            sink.bind(_name_site(sink, value, "wait -p"), "wait", "unknown")
+    if options.dynamic:
+        sink.numbers.value(None, None, "wait")
+        sink.bind(None, "wait", "unknown")
+
+
 def _let(name: str, args: Sequence[Word], sink: EffectSink) -> None:
     for word in args:
         sink.numbers.value(word.value, word, "let")
@@ -761,6 +803,7 @@ _HANDLERS: Final[Mapping[str, Callable[[str, Sequence[Word], EffectSink], None]]
     "unalias": _alias,
     "getopts": _getopts,
     "let": _let,
+    "wait": _wait,
     "test": _test,
     "[": _test,
     "hash": _hash,

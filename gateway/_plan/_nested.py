@@ -14,13 +14,21 @@ How a shell reads its own options is data (`gateway._launchers.SHELL_ROW`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 
 from gateway._launchers import SHELL_ROW, SHELLS
 from gateway._plans import NestedOrigin
 from gateway._position import PositionReading
-from gateway._shell._tree import Word
+from gateway._shell._tree import (
+    AnsiC,
+    DoubleQuoted,
+    Literal as LiteralPart,
+    Part,
+    SingleQuoted,
+    Word,
+)
 
 __all__ = ["NestedRequest", "RunsIn", "join_values", "nested_requests"]
 
@@ -32,6 +40,8 @@ shell (a trap, an alias), on another host (``ssh``), or in a directory the
 text does not show (``find -execdir``).
 """
 
+_ARRAY_DECLARATIONS: Final = frozenset({"declare", "typeset", "local", "readonly"})
+_NAME_EQUALS: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _FIND_EXEC: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _SSH_OPTIONS_WITH_VALUE: Final = frozenset("bcDEeFIiJLlmOopQRSWw")
 _GIT_RUNNING_KEYS: Final = frozenset(
@@ -271,6 +281,61 @@ def _alias(args: Sequence[Word]) -> list[NestedRequest]:
     return found
 
 
+def _literal_prefix(parts: Sequence[Part]) -> tuple[str, bool]:
+    """The text a word's parts start with before any expansion (quotes removed), and whether that is all of it."""
+    text: list[str] = []
+    for part in parts:
+        if isinstance(part, LiteralPart | SingleQuoted) or (isinstance(part, AnsiC) and part.exact):
+            text.append(part.text)
+        elif isinstance(part, DoubleQuoted) and not part.locale:
+            inner, whole = _literal_prefix(part.parts)
+            text.append(inner)
+            if not whole:
+                return "".join(text), False
+        else:
+            return "".join(text), False
+    return "".join(text), True
+
+
+def _compound_operands(base: str, args: Sequence[Word]) -> list[NestedRequest]:
+    """
+    ``declare -a 'a=($(…))'``: an operand whose value is ``(…)`` is read again as an array.
+
+    bash 5.2 reads such a value as a compound array assignment and expands
+    its words, so a ``$(…)`` the quotes kept from running when the command
+    was parsed runs now (with ``-a``/``-A``, or when the variable is an
+    array already — which the text need not show, so a literal value is
+    read again whatever the options). An operand written as a compound
+    assignment (``a=(…)``, its parenthesis unquoted) was read as one by the
+    parser, and its words are the reader's already.
+    """
+    found: list[NestedRequest] = []
+    arrays = False
+    options = True
+    for word in args:
+        if options and word.value is not None and word.value[:1] in ("-", "+"):
+            if word.value == "--":
+                options = False
+            arrays = arrays or any(flag in word.value[1:] for flag in "aA")
+            continue
+        options = False
+        written = _NAME_EQUALS.match(word.text)
+        if written is not None and word.text[written.end() :].startswith("("):
+            continue
+        prefix, whole = _literal_prefix(word.parts)
+        name = _NAME_EQUALS.match(prefix)
+        if name is None:
+            continue  # not NAME=…, or a name only known at run time (planned as such)
+        value = prefix[name.end() :]
+        via = f"{base} {prefix[: name.end()]}(…)"
+        if whole:
+            if value.startswith("(") and value.endswith(")"):
+                found.append(_text(via, prefix, "same"))
+        elif value.startswith("(") or (not value and arrays):
+            found.append(_text(via, None, "same"))
+    return found
+
+
 def nested_requests(
     words: Sequence[Word], reading: PositionReading, *, table: bool
 ) -> list[NestedRequest]:
@@ -309,6 +374,8 @@ def nested_requests(
         found.extend(_trap(args))
     elif base == "alias":
         found.extend(_alias(args))
+    elif base in _ARRAY_DECLARATIONS:
+        found.extend(_compound_operands(base, args))
     elif not table and base == "ssh":
         found.append(_ssh(args))
     elif not table and base == "find":

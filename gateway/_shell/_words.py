@@ -180,6 +180,14 @@ def decode_ansi_c(text: str) -> str | None:
                 j += 1
             out.append(int(text[i - 1 : j], 8) & 0xFF)
             i = j
+        elif esc == "x" and i < n and text[i] == "{":
+            # `\x{HH…}`: every hex digit up to the brace, the last byte kept
+            # (none is a NUL, which ends the string).
+            j = i + 1
+            while j < n and text[j] in _HEX:
+                j += 1
+            out.append(int(text[i + 1 : j] or "0", 16) & 0xFF)
+            i = j + 1 if j < n and text[j] == "}" else j
         elif esc in "xuU":
             limit = {"x": 2, "u": 4, "U": 8}[esc]
             j = i
@@ -191,14 +199,25 @@ def decode_ansi_c(text: str) -> str | None:
                 code = int(text[i:j], 16)
                 if esc == "x":
                     out.append(code)
+                elif code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF:
+                    out += chr(code).encode()
                 else:
-                    valid = code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF
-                    out += (chr(code) if valid else "\ufffd").encode()
+                    # bash writes such a code point's bytes all the same: not
+                    # UTF-8, so the value is not exact.
+                    out += b"\xff"
                 i = j
         elif esc == "c" and i < n:
-            control = text[i]
+            control = text[i].encode("utf-8", "surrogatepass")
             i += 1
-            out.append(0x7F if control == "?" else ord(control.upper()) & 0x1F)
+            if control == b"\\" and i < n and text[i] == "\\":
+                i += 1  # `\c\\` is the control character of one backslash
+            first = control[0]
+            out.append(
+                0x7F
+                if first == 0x3F
+                else (ord(chr(first).upper()) if first < 0x80 else first) & 0x1F
+            )
+            out += control[1:]
         else:
             out += ("\\" + esc).encode("utf-8", "surrogatepass")
     nul = out.find(0)

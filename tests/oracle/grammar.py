@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 __all__ = [
     "COPROC",
+    "CORNERS",
     "EXTGLOB",
     "HEREDOC_IN_SUBSTITUTION",
     "KEYWORDS",
@@ -448,3 +449,592 @@ EXTGLOB = st.tuples(
     ),
 ).map("".join)
 """Extended patterns where bash reads them whatever ``extglob`` says, and where it depends."""
+
+# ───────────────────────── hard corners, second wave ─────────────────────────
+# Each corner is a function of its own (they are drawn together as `CORNERS`).
+
+
+def _small(depth: int) -> st.SearchStrategy[str]:
+    """A small statement for the inside of a corner: a program, or a corner again."""
+    return (
+        _inner_statement(depth)
+        if depth <= 0
+        else st.one_of(_inner_statement(0), corners(depth - 1))
+    )
+
+
+def _nested_operand_parts(depth: int) -> st.SearchStrategy[str]:
+    inner = _small(depth - 1)
+    return st.one_of(
+        PLAIN,
+        st.sampled_from(["'", '"', "'\"'", '"\'"', "\\'", '\\"', "\\/", "/", "}", "\\}", "'}'"]),
+        st.sampled_from(["${u:-", "${x:+", "${HOME//", "$'\\''", "$'\\x27'", "$'}'", "\\$("]),
+        inner.map(lambda s: "$(" + s + ")"),
+        inner.map(lambda s: "'$(" + s + ")'"),
+        inner.map(lambda s: '"$(' + s + ')"'),
+        inner.map(lambda s: '"`' + s + '`"'),
+        inner.map(lambda s: "`" + s + "`"),
+        inner.map(lambda s: "'`" + s + "`'"),
+        inner.map(lambda s: "${u:-$(" + s + ")}"),
+        inner.map(lambda s: "${u:-'$(" + s + ")'}"),
+        inner.map(lambda s: '${u:-"$(' + s + ')"}'),
+    )
+
+
+def nested_parameters(depth: int) -> st.SearchStrategy[str]:
+    """``${x:-…}``, ``${x//…/…}``, ``${x@Q}`` with quotes and substitutions nested in their operands."""
+    operand = st.lists(_nested_operand_parts(depth), max_size=3).map("".join)
+    variable = st.sampled_from(["HOME", "u", "x", "@", "1", "a[1]", "a[@]"])
+    expansion = st.one_of(
+        st.tuples(variable, st.sampled_from([":-", "-", ":+", "+", ":=", "#", "%%"]), operand).map(
+            lambda t: "${" + t[0] + t[1] + t[2] + "}"
+        ),
+        st.tuples(variable, st.sampled_from(["/", "//", "/#", "/%"]), operand, operand).map(
+            lambda t: "${" + t[0] + t[1] + t[2] + "/" + t[3] + "}"
+        ),
+        st.tuples(variable, st.sampled_from(["//", "/"]), operand).map(
+            lambda t: "${" + t[0] + t[1] + t[2] + "}"
+        ),
+        st.tuples(variable, st.sampled_from("QEPAaKkUuL")).map(
+            lambda t: "${" + t[0] + "@" + t[1] + "}"
+        ),
+        st.tuples(variable, operand).map(lambda t: "${" + t[0] + ":" + t[1] + "}"),
+    )
+    return st.tuples(
+        st.sampled_from(["", '"', "x", 'x"']), expansion, st.sampled_from(["", "z"])
+    ).map(lambda t: t[0] + t[1] + t[2] + ('"' if '"' in t[0] else ""))
+
+
+def backticks_in_substitutions(depth: int) -> st.SearchStrategy[str]:
+    """Backticks inside double quotes inside ``$( )`` and the other way round, with their escapes."""
+    inner = _small(depth - 1)
+    escape = st.sampled_from(["", ' \\"a\\"', " \\$HOME", " \\\\$", " \\`", " '\\\"'", ' \\\\\\"'])
+    return st.one_of(
+        st.tuples(inner, escape).map(lambda t: '$(k1 "`' + t[0] + t[1] + '`")'),
+        st.tuples(inner, escape).map(lambda t: '"$(k1 "`' + t[0] + t[1] + '`")"'),
+        st.tuples(inner, escape).map(lambda t: '"$(k1 `' + t[0] + t[1] + '`)"'),
+        inner.map(lambda s: '`k1 "$(' + s + ')"`'),
+        inner.map(lambda s: '"`k1 "$(' + s + ')"`"'),
+        inner.map(lambda s: "`k1 \\`" + s + "\\``"),
+        inner.map(lambda s: '"`k1 \\`' + s + '\\``"'),
+        inner.map(lambda s: '"`k1 \\"\\`' + s + '\\`\\"`"'),
+        inner.map(lambda s: "$(k1 '`' " + s + " '`')"),
+        inner.map(lambda s: "`k1 '$(' " + s + " ')'`"),
+    )
+
+
+_CONTINUED = (
+    "k\\\n1 a",
+    "k1 a\\\nb",
+    "k1 \\\n$(k2)",
+    "k1 $\\\n(k2)",
+    "k1 $(\\\nk2)",
+    "k1 $\\\n{u:-$(k2)}",
+    'k1 "a\\\n$(k2)"',
+    "k1 '\\\n' k2",
+    "k1 &\\\n& k2",
+    "k1 |\\\n| k2",
+    "k1 |\\\n k2",
+    "k1 ;\\\n; k2",
+    "k1 >\\\n> f",
+    "k1 2>\\\n&1",
+    "k1 <\\\n<< w",
+    "cat <\\\n<E\nx $(k2)\nE",
+    "cat <<E\\\nF\nx $(k2)\nEF",
+    "cat <<E\\\nF\nx $(k2)\nE\\\nF\nEF",
+    "cat <<'E\\\nF'\nx $(k2)\nE\\\nF'\nE\\\nF\n'",
+    "cat <<E\nx\\\n$(k2)\nE",
+    "cat <<E\nx $(k2\\\n)\nE",
+    "cat <<E\nE\\\nk2\nE",
+    "cat <<'E'\nx\\\nE\nk2",
+    "cat <<-E\n\tx \\\n\tE\n\tE",
+    "i\\\nf k1; then k2; f\\\ni",
+    "fun\\\nction f { k1; }",
+    "k1 \\\n# c\nk2",
+    "k1 #c\\\nk2",
+    "k1 \\# k2",
+    "k1 a\\ #b; k2",
+    "k1 a #\\\nb; k2",
+    "k1 `k2 \\\n`",
+    "k1 $((1\\\n+2))",
+    "k1 $(( $(k2)\\\n))",
+    "x=a\\\nb k1",
+    "x\\\n=a k1",
+    "a[\\\n1]=x k1",
+    "\\\nk1",
+    "k1 \\\n",
+    "k1 <(\\\nk2)",
+    "case a\\\nb in ab) k1;; esac",
+    "[[ a =\\\n~ b ]] && k1",
+    "[[ a \\\n=~ $(k2) ]]",
+    "(( 1 \\\n)) && k1",
+    "k1 $'a\\\nb' k2",
+)
+
+
+def continuations(depth: int) -> st.SearchStrategy[str]:
+    """``\\`` + newline inside words, operators, heredoc delimiters and bodies, comments."""
+    del depth
+    return st.sampled_from(_CONTINUED)
+
+
+def comments(depth: int) -> st.SearchStrategy[str]:
+    """Comments after a backslash, inside substitutions and after words that look like one."""
+    inner = _small(depth - 1)
+    return st.one_of(
+        st.tuples(
+            inner, st.sampled_from(["\\#", "a#b", "a\\ #", "'#'", '"#"', "$#", "${#x}", "#"])
+        ).map(lambda t: "k1 " + t[1] + " " + t[0]),
+        inner.map(lambda s: "k1 $(# c )\n" + s + "\n)"),
+        inner.map(lambda s: "k1 $(k2 # )\n" + s + ")"),
+        inner.map(lambda s: "k1 `# c\n" + s + "`"),
+        inner.map(lambda s: "k1 `k2 # c`; " + s),
+        inner.map(lambda s: 'k1 "$(# )\n' + s + ')"'),
+        inner.map(lambda s: "{ k1; } # }\n" + s),
+        inner.map(lambda s: "k1 <(# )\n" + s + ")"),
+        inner.map(lambda s: "case x in # c\nx) " + s + ";; # ;;\nesac"),
+        inner.map(lambda s: "k1 ${u:-# }" + s),
+        inner.map(lambda s: "k1 ${u:-a #}; " + s),
+    )
+
+
+def ansi_c(depth: int) -> st.SearchStrategy[str]:
+    """``$'…'`` whose escapes make quotes, newlines, ``$(`` or backticks: text, never code."""
+    inner = _small(depth - 1)
+    escape = st.sampled_from(
+        [
+            "\\'",
+            "\\x27",
+            "\\047",
+            "\\u0027",
+            '\\"',
+            "\\x22",
+            "\\n",
+            "\\x0a",
+            "\\012",
+            "\\x24(k2)",
+            "\\x60k2\\x60",
+            "\\$(k2)",
+            "\\`k2\\`",
+            "\\c",
+            # Not \cA (byte 1) nor \c? (byte 127): bash's own print of a
+            # command ($BASH_COMMAND, which the probe evaluates again) puts
+            # its internal quoting byte (1) before each, so the probe's argv
+            # is not the one bash runs (proven: $'\\cA' is printed as two 1s).
+            "\\cB",
+            "\\c'",
+            "\\c\\\\",
+            "\\x{72}\\x{6d}",
+            "\\\\",
+            "\\e",
+            "\\x",
+            "\\u",
+            "\\U0001F600",
+            "\\x{41}",
+            "\\8",
+            "a\\",
+            "$(k2)",
+            "`k2`",
+        ]
+    )
+    body = st.lists(escape, min_size=1, max_size=3).map(lambda parts: "$'" + "".join(parts) + "'")
+    return st.one_of(
+        body.map(lambda b: "k1 " + b),
+        body.map(lambda b: "k1 " + b + "; k3"),
+        body.map(lambda b: 'k1 "' + b + '"'),
+        body.map(lambda b: "k1 ${u:-" + b + "}"),
+        body.map(lambda b: 'k1 "${u:-' + b + '}"'),
+        body.map(lambda b: "x=" + b + " k1"),
+        st.tuples(body, inner).map(lambda t: "k1 $(k2 " + t[0] + "; " + t[1] + ")"),
+        st.tuples(body, inner).map(lambda t: "k1 `k2 " + t[0] + "`; " + t[1]),
+        body.map(lambda b: "cat <<" + b + "\nx $(k2)\n" + b[2:-1] + "\n"),
+        body.map(lambda b: "case " + b + " in " + b + ") k1;; esac"),
+        body.map(lambda b: "[[ " + b + " =~ " + b + " ]] && k1"),
+    )
+
+
+def _body_line(depth: int) -> st.SearchStrategy[str]:
+    inner = _small(depth - 1)
+    return st.lists(
+        st.one_of(
+            PLAIN,
+            st.sampled_from(["$x", "\\$(k3)", "`", "\\`", "'", '"', ")", "$(", "\t", "E", "EOF"]),
+            inner.map(lambda s: "$(" + s + ")"),
+            inner.map(lambda s: "`" + s + "`"),
+        ),
+        max_size=3,
+    ).map("".join)
+
+
+@st.composite
+def _heredoc_line(draw: st.DrawFn, depth: int) -> str:
+    """A command with up to three heredocs (``<<``, ``<<-``, quoted delimiters) and a here-string."""
+    count = draw(st.integers(min_value=1, max_value=3))
+    redirects: list[str] = []
+    bodies: list[str] = []
+    for index in range(count):
+        delimiter = draw(st.sampled_from(["E", "EOF", "A1"])) + str(index)
+        operator = draw(st.sampled_from(["<<", "<<-", "<< ", "<<- ", "2<<"]))
+        written = draw(
+            st.sampled_from(
+                [
+                    delimiter,
+                    f"'{delimiter}'",
+                    f'"{delimiter}"',
+                    "\\" + delimiter,
+                    delimiter[0] + "''" + delimiter[1:],
+                ]
+            )
+        )
+        tab = "\t" if operator.startswith("<<-") and draw(st.booleans()) else ""
+        lines = draw(st.lists(_body_line(depth), max_size=2))
+        redirects.append(operator + written)
+        bodies.append("".join(tab + line + "\n" for line in lines) + tab + delimiter + "\n")
+    here_string = draw(st.sampled_from(["", " <<< w", ' <<<"$(k3)"', " <<<$(k3)"]))
+    name = draw(st.sampled_from(["cat", "k1", "k1 -"]))
+    after = draw(st.sampled_from(["", " | k2", " && k2", "; k2"]))
+    return name + " " + " ".join(redirects) + here_string + after + "\n" + "".join(bodies)
+
+
+def heredocs_inside(depth: int) -> st.SearchStrategy[str]:
+    """Heredocs inside ``$( )``, backticks and ``<( )``, and several on one line."""
+    line = _heredoc_line(depth)
+    return st.one_of(
+        line,
+        line.map(lambda h: "k1 $(" + h + ")"),
+        line.map(lambda h: 'k1 "$(' + h + ')"'),
+        line.map(lambda h: "k1 <(" + h + ")"),
+        line.map(lambda h: "k1 `" + h + "`"),
+        line.map(lambda h: 'k1 "`' + h + '`"'),
+        line.map(lambda h: "k1 `" + h.replace("$(", "\\$(") + "`"),
+        line.map(lambda h: "k1 $(" + h + ") k3"),
+        line.map(lambda h: "x=$(" + h + ")"),
+        line.map(lambda h: "{ " + h + "}"),
+        line.map(lambda h: "f() { " + h + "}"),
+    )
+
+
+def cases(depth: int) -> st.SearchStrategy[str]:
+    """``case`` with ``;&``/``;;&``, ``(`` before patterns, substitutions in the word and patterns."""
+    body = _small(depth - 1)
+    pattern = st.sampled_from(
+        [
+            "a",
+            "(a",
+            "(a|b",
+            "a|b",
+            "*",
+            "'('",
+            "\\(",
+            '"$(k2)"',
+            "$(k2)",
+            "`k2`",
+            "${u:-$(k2)}",
+            "[()]",
+            "\\)",
+            "esac",
+            "in",
+            "(esac",
+            "x)|(y",
+        ]
+    )
+    arm = st.tuples(pattern, body, st.sampled_from([";;", ";&", ";;&", ""]))
+    return st.tuples(
+        st.sampled_from(["x", "a", "$(k1)", "`k1`", '"$u"', "(", "esac"]),
+        st.lists(arm, min_size=1, max_size=3),
+        st.sampled_from([" ", "\n"]),
+    ).map(
+        lambda t: (
+            f"case {t[0]} in{t[2]}"
+            + t[2].join(f"{p}) {b} {e or ';;'}" for p, b, e in t[1][:-1])
+            + f"{t[2]}{t[1][-1][0]}) {t[1][-1][1]} {t[1][-1][2]}{t[2]}esac"
+        )
+    )
+
+
+def regexes(depth: int) -> st.SearchStrategy[str]:
+    """``[[ =~ ]]`` with regex metacharacters, quotes, and substitutions in the pattern."""
+    inner = _small(depth - 1)
+    piece = st.one_of(
+        st.sampled_from(
+            [
+                "^",
+                "$",
+                "(a|b)",
+                "a+",
+                "[[:space:]]",
+                "[]a]",
+                "\\(",
+                "\\ ",
+                "a{1,2}",
+                "(",
+                ")",
+                "|",
+                ".*",
+                "'('",
+                '"|"',
+                "\\$",
+                "[$]",
+                "$x",
+                "${u}",
+                "x?",
+                "<",
+                ">",
+            ]
+        ),
+        inner.map(lambda s: "$(" + s + ")"),
+        inner.map(lambda s: "`" + s + "`"),
+        inner.map(lambda s: "($(" + s + "))"),
+        inner.map(lambda s: '"$(' + s + ')"'),
+    )
+    regex = st.lists(piece, min_size=1, max_size=4).map("".join)
+    return st.tuples(
+        st.sampled_from(["x", "$x", "$(k1)", '"a b"']),
+        regex,
+        st.sampled_from(["", " && k3", " || k3", " && [[ a == b ]]"]),
+    ).map(lambda t: f"[[ {t[0]} =~ {t[1]} ]]{t[2]}")
+
+
+def subscripts(depth: int) -> st.SearchStrategy[str]:
+    """Arithmetic with ``$( )`` and array subscripts ``a[$(cmd)]``, which bash evaluates."""
+    inner = _small(depth - 1)
+    index = st.one_of(
+        inner.map(lambda s: "$(" + s + ")"),
+        inner.map(lambda s: "`" + s + "`"),
+        inner.map(lambda s: '"$(' + s + ')"'),
+        inner.map(lambda s: "'$(" + s + ")'"),
+        st.sampled_from(["1", "x", "$x", "i++", "${u:-1}", "a[1]"]),
+    )
+    return st.one_of(
+        index.map(lambda i: "k1 $(( a[" + i + "] ))"),
+        index.map(lambda i: "k1 $(( 1 + " + i + " ))"),
+        index.map(lambda i: "(( a[" + i + "] = 1 ))"),
+        index.map(lambda i: "(( " + i + " )) && k3"),
+        index.map(lambda i: "a[" + i + "]=v k1"),
+        index.map(lambda i: "a[" + i + "]=v"),
+        index.map(lambda i: "a[" + i + "]+=(v)"),
+        index.map(lambda i: "k1 ${a[" + i + "]}"),
+        index.map(lambda i: 'k1 "${a[' + i + ']:-z}"'),
+        index.map(lambda i: "k1 ${x:" + i + ":1}"),
+        index.map(lambda i: "a=([" + i + "]=v)"),
+        index.map(lambda i: "[[ a[" + i + "] -eq 1 ]]"),
+        index.map(lambda i: "[[ -v a[" + i + "] ]]"),
+        index.map(lambda i: "for (( a[" + i + "]=0; 0; )); do k3; done"),
+        index.map(lambda i: "declare a[" + i + "]=v"),
+        index.map(lambda i: "k1 $[ a[" + i + "] ]"),
+        index.map(lambda i: "case $(( a[" + i + "] )) in 0) k3;; esac"),
+    )
+
+
+def functions(depth: int) -> st.SearchStrategy[str]:
+    """``function f {}`` and the other ways to write a function, some called afterwards."""
+    body = _small(depth - 1)
+    definition = st.one_of(
+        body.map(lambda s: "function f { " + s + "; }"),
+        body.map(lambda s: "function f() { " + s + "; }"),
+        body.map(lambda s: "function f ( ) { " + s + "; }"),
+        body.map(lambda s: "function f\n{ " + s + "; }"),
+        body.map(lambda s: "f()\n{\n" + s + "\n}"),
+        body.map(lambda s: "f() ( " + s + " )"),
+        body.map(lambda s: "function f ( " + s + " )"),
+        body.map(lambda s: "f() if " + s + "; then k3; fi"),
+        body.map(lambda s: "function f for v in a; do " + s + "; done"),
+        body.map(lambda s: "f() { " + s + "; } > f"),
+        body.map(lambda s: "f() { " + s + "; } <<E\nx $(k3)\nE"),
+        body.map(lambda s: "function k1 { " + s + "; }"),
+        body.map(lambda s: "function f.g-h { " + s + "; }"),
+        body.map(lambda s: "f() [[ $(" + s + ") ]]"),
+        body.map(lambda s: "f() (( $(" + s + ") ))"),
+        st.just("function f {}"),
+        st.just("f() {}"),
+    )
+    return st.tuples(definition, st.sampled_from(["", "; f", "\nf a", " && f"])).map("".join)
+
+
+def here_strings(depth: int) -> st.SearchStrategy[str]:
+    """``<<<`` with quoted and substituted words, and process substitution as a redirect target."""
+    inner = _small(depth - 1)
+    word = st.one_of(
+        st.sampled_from(["w", "'$(k2)'", '"a b"', "$'a\\nb'", "$x", "\\$(k2)", "''"]),
+        inner.map(lambda s: "$(" + s + ")"),
+        inner.map(lambda s: '"$(' + s + ')"'),
+        inner.map(lambda s: "`" + s + "`"),
+        inner.map(lambda s: "<(" + s + ")"),
+    )
+    target = st.one_of(
+        inner.map(lambda s: "> >(" + s + ")"),
+        inner.map(lambda s: "< <(" + s + ")"),
+        inner.map(lambda s: "2> >(" + s + " >&2)"),
+        inner.map(lambda s: "&> >(" + s + ")"),
+        inner.map(lambda s: ">> >(" + s + ")"),
+        inner.map(lambda s: ">>(" + s + ")"),
+        inner.map(lambda s: "<<(" + s + ")"),
+        inner.map(lambda s: "<>(" + s + ")"),
+        inner.map(lambda s: "> $(" + s + ")"),
+        inner.map(lambda s: '> "$(' + s + ')"'),
+    )
+    return st.one_of(
+        st.tuples(st.sampled_from(["<<<", "<<< ", "0<<<", "3<<<"]), word).map(
+            lambda t: "k1 " + t[0] + t[1]
+        ),
+        st.tuples(word, st.sampled_from(["", " | k2", " && k2"])).map(
+            lambda t: "k1 <<<" + t[0] + t[1]
+        ),
+        target.map(lambda t: "k1 " + t),
+        target.map(lambda t: "exec 3" + t.lstrip("0123456789&")),
+        target.map(lambda t: "{ k1; } " + t),
+        target.map(lambda t: "while k1; do k2; done " + t),
+        st.tuples(word, target).map(lambda t: "k1 <<<" + t[0] + " " + t[1]),
+    )
+
+
+_INVALID = (
+    "k1 ${ k2; }",
+    "k1 ${|k2;}",
+    'k1 "${ k2; }"',
+    "k1 ${(k2)}",
+    "k1 ${$(k2)}",
+    "k1 ${u:-${ k2; }}",
+    "k1 ${x[$(k2)",
+    "k1 $[ $(k2) ]",
+    "k1 $( (k2) )",
+    "k1 $((k2) )",
+    "k1 $((k2))",
+    "k1 $((k2); k3)",
+    "k1 $(( (k2) ))",
+    "k1 $( ( k2 ); k3 )",
+    "k1 ${u:-$(k2}",
+    "k1 ${u:-`k2}`",
+    "k1 ${`k2`}",
+    "k1 ${!`k2`}",
+    "k1 ${#$(k2)}",
+    "k1 ${u/$(k2)}",
+    "k1 $(case x in x) k2;; esac)",
+    "k1 $(case x in (x) k2;; esac)",
+    'k1 "$(case x in x) k2;; esac)"',
+    "k1 `case x in x) k2;; esac`",
+    "k1 $(cat <<E\n)\nE\n)",
+    "k1 $(k2 <<< ')')",
+    "k1 $(k2 ')' \")\" \\))",
+    "k1 $(k2 # )\n)",
+    "k1 $(echo $(( 1 )) $((k2)))",
+    "{k1;}",
+    "{ k1;}",
+    "{ k1 }",
+    "k1 }",
+    "(k1)",
+    "((k1))",
+    "( (k1) )",
+    "k1 && \n k2",
+    "k1 |\n\n k2",
+    "! ! k1",
+    "!k1",
+    "! (k1)",
+    "time time k1",
+    "k1 &;",
+    "k1 & ; k2",
+    "k1 &&",
+    "k1 ;;",
+    "if k1; then k2; fi; fi",
+    "done",
+    "k1 )",
+)
+
+
+def invalid_forms(depth: int) -> st.SearchStrategy[str]:
+    """``${ cmd; }``-like forms bash 5.2 does not have, and near misses bash does read."""
+    del depth
+    return st.sampled_from(_INVALID)
+
+
+_ALIASES = (
+    "\\rm x",
+    "r''m x",
+    'r""m x',
+    "'r'm x",
+    "r\\m x",
+    "$'\\x72'm x",
+    "$'r'm x",
+    '$"rm" x',
+    "{r,}m x",
+    "{rm,x}",
+    "{k1,-a,b}",
+    "r{m,} x",
+    "{,r}m x",
+    "k{1..2} a",
+    "$u k1 a",
+    '"" k1',
+    "'' k1",
+    "${u}k1 a",
+    "${u:-k1} a",
+    "${u-k1}",
+    '"${u:-k1}" a',
+    "$(echo k1) a",
+    "`echo k1` a",
+    "command k1",
+    "builtin k1",
+    "exec k1",
+    "\\exec k1",
+    "e\\xec k1",
+    "nohup k1",
+    "env k1",
+    "time k1",
+    "\\time k1",
+    "'time' k1",
+    "t'i'me k1",
+    "\\! k1",
+    "'!' k1",
+    "\\{ k1; }",
+    "'{' k1; }",
+    "\\if k1",
+    "'if' k1",
+    "\\[[ x ]]",
+    "'[[' x ]]",
+    "\\case x",
+    "A=1 \\rm x",
+    "\\A=1 k1",
+    "A\\=1 k1",
+    "'A'=1 k1",
+    "A=1 'B=2' k1",
+    "k\\1 a",
+    "./k1",
+    "k1\\ a",
+    "~/k1",
+    "*",
+    "[k]1",
+)
+
+
+def alias_tricks(depth: int) -> st.SearchStrategy[str]:
+    """Program names written so an alias or a keyword would not apply, or made by brace expansion."""
+    del depth
+    return st.tuples(
+        st.sampled_from(_ALIASES), st.sampled_from(["", "; k3", " | k3", " &&\nk3"])
+    ).map("".join)
+
+
+def corners(depth: int) -> st.SearchStrategy[str]:
+    """Any corner of the second wave (depth bounds how deep corners nest in corners)."""
+    return st.one_of(
+        nested_parameters(depth).map(lambda w: "k1 " + w),
+        backticks_in_substitutions(depth).map(lambda w: "k1 " + w),
+        continuations(depth),
+        comments(depth),
+        ansi_c(depth),
+        heredocs_inside(depth),
+        cases(depth),
+        regexes(depth),
+        subscripts(depth),
+        functions(depth),
+        here_strings(depth),
+        invalid_forms(depth),
+        alias_tricks(depth),
+    )
+
+
+CORNERS = st.one_of(
+    corners(1),
+    st.tuples(corners(1), st.sampled_from(["; ", "\n", " && ", " | "]), corners(0)).map("".join),
+    st.tuples(TIME_PREFIXES, corners(1)).map("".join),
+)
+"""The second wave of hard corners, alone, in sequence and behind ``!``/``time``."""

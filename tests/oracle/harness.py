@@ -34,6 +34,7 @@ counted: the coverage the reader gives up is the price of its caution).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Literal, NamedTuple
@@ -160,15 +161,18 @@ def _static_keys(program: Program, *, reprint: bool = False) -> Counter[Key]:
 
 
 def _heredoc_keys(program: Program) -> Counter[tuple[str, bool, str]]:
-    """Each heredoc as bash re-prints it: delimiter, quotedness, body with ``<<-`` tabs stripped."""
+    """
+    Each heredoc as bash re-prints it: delimiter, quotedness, body with ``<<-`` tabs stripped.
+
+    bash strips the tabs of a *logical* line: an unquoted body's backslash-newlines
+    are removed first, so the tabs of a continued line stay where they are.
+    """
     keys: Counter[tuple[str, bool, str]] = Counter()
     for node in walk(program):
         if isinstance(node, Heredoc):
-            body = node.body
+            body = node.body if node.quoted else _join_continued_lines(node.body)
             if node.operator == "<<-":
-                body = "".join(line.lstrip("\t") for line in body.splitlines(keepends=True))
-            if not node.quoted:
-                body = _join_continued_lines(body)
+                body = re.sub(r"(?m)^\t+", "", body)  # lines end at a newline only, not at \r
             keys[(node.delimiter, node.quoted, body)] += 1
     return keys
 

@@ -105,6 +105,14 @@ def test_a_syntax_error_gets_no_reprint() -> None:
     assert not reading.closed_early
 
 
+def test_bash_strips_the_tabs_of_a_logical_heredoc_line_after_joining_its_continuations() -> None:
+    # What the harness's heredoc comparison must model: a `<<-` body line
+    # continued by backslash-newline keeps the tab of its second half, and
+    # that half is no terminator.
+    text = "while IFS= read -r l; do builtin printf '[%s]' \"$l\"; done <<-E\n\tx \\\n\tE\n\tE\n"
+    assert bash.run(text).stdout == b"[x \tE]"
+
+
 def test_rejects_a_nul_byte() -> None:
     with pytest.raises(ValueError, match="NUL"):
         bash.read("a\0b")

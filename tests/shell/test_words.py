@@ -270,9 +270,16 @@ def test_scanner_refuses_a_substitution_the_reader_did_not_parse() -> None:
         ("\\x4g", "\x04g"),
         ("\\u00e9", "é"),
         ("\\U0001F600", "😀"),
-        ("\\ud800", "\ufffd"),
-        ("\\U00110000", "\ufffd"),
+        ("\\ud800", None),  # bash writes the code point's bytes: not UTF-8
+        ("\\U00110000", None),
+        ("\\x{72}\\x{6d}", "rm"),
+        ("\\x{0041}B", "AB"),
+        ("\\x{4142}", "B"),
+        ("\\x{41", "A"),
+        ("\\x{}a", ""),
         ("\\cA", "\x01"),
+        ("\\c\\\\x", "\x1cx"),
+        ("\\cé", None),
         ("\\ca", "\x01"),
         ("\\c?", "\x7f"),
         ("\\a\\b\\e\\E\\f\\n\\r\\t\\v", "\a\b\x1b\x1b\f\n\r\t\v"),
@@ -288,7 +295,7 @@ def test_scanner_refuses_a_substitution_the_reader_did_not_parse() -> None:
     ],
     ids=lambda value: repr(value),
 )
-def test_decode_ansi_c_follows_bash(escaped: str, decoded: str) -> None:
+def test_decode_ansi_c_follows_bash(escaped: str, decoded: str | None) -> None:
     assert decode_ansi_c(escaped) == decoded
 
 
