@@ -471,6 +471,7 @@ class _StalledLoop(JsonLinesSink):
         self.holding = threading.Event()
         self.landed = threading.Event()
         self.stalled = False
+        self.loop: anyio.lowlevel.EventLoopToken | None = None
 
     async def write_batch(self, events: Any) -> None:
         if self.stalled:
@@ -478,13 +479,14 @@ class _StalledLoop(JsonLinesSink):
         self.stalled = any(
             isinstance(e, VerdictReached) and e.call_id == self.call_id for e in events
         )
+        self.loop = anyio.lowlevel.current_token()
         await super().write_batch(events)
 
     def _append(self, data: bytes, ends: list[tuple[int, int]]) -> None:
         if not self.stalled:
             super()._append(data, ends)
             return
-        anyio.from_thread.run_sync(self.writing.set)  # the thread has the batch
+        anyio.from_thread.run_sync(self.writing.set, token=self.loop)  # the thread has the batch
         super()._append(data, ends)
         self.holding.wait(BOUND)  # the answer goes back only once the loop is held
         self.landed.set()
