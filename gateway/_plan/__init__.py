@@ -26,7 +26,7 @@ the two are one plan, built once.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from gateway._digest import digest_of
 from gateway._effects import Effect
@@ -71,6 +71,10 @@ __all__ = [
     "read_program_position",
     "unreadable_plan",
 ]
+
+
+_NO_CONTEXT: Final = PathContext()
+"""The context of a call planned without one (frozen: one for all, its hash computed once)."""
 
 
 class PlanResult(NamedTuple):
@@ -138,7 +142,7 @@ def plan_source(
         paths: The call's working directory, home and path classes.
         arguments: What reads a program's arguments (the option tables).
     """
-    run = PlanningRun(paths or PathContext(), arguments)
+    run = PlanningRun(paths or _NO_CONTEXT, arguments)
     reading = run.reading(source)
     if reading.program is None:
         reason = reading.reason or "The text could not be read."

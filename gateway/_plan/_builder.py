@@ -45,7 +45,7 @@ from gateway._plan._collect import EffectSink
 from gateway._plan._kinds import statement_kind
 from gateway._plan._nested import NestedRequest, join_values, nested_requests
 from gateway._plan._numbers import NUMBER
-from gateway._plan._parts import expansion_kinds, substitutions, walk_parts
+from gateway._plan._parts import expansion_kinds, inert, substitutions, walk_parts
 from gateway._plan._paths import HOME, PathContext
 from gateway._plan._programs import (
     ArgumentReader,
@@ -396,6 +396,8 @@ class Builder:
         heredoc: bool = False,
     ) -> None:
         """Walk the bodies of the substitutions among ``parts`` (each in a subshell of ``scope``)."""
+        if inert(parts):
+            return
         outer, self.fed_by = self.fed_by, ()
         for sub in substitutions(parts):
             inner = _sub_context(
@@ -408,6 +410,8 @@ class Builder:
 
     def expand(self, parts: Sequence[Part], sink: EffectSink, *, via: str | None = None) -> None:
         """What expanding a word does in the shell: number sites, ``${V:=…}`` binds, huge brace ranges."""
+        if inert(parts):
+            return
         for walked in walk_parts(parts):
             part = walked.part
             if isinstance(part, Arithmetic):

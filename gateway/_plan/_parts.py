@@ -8,29 +8,53 @@ and whether it is inside double quotes. The walk never enters the *body* of a
 command or process substitution (that body is statements, planned as
 commands of their own). Expansion kinds, the substitutions a word runs, the
 variables it reads, where it evaluates numbers or binds a variable: all are
-read from this walk.
+read from this walk. A word whose parts are all quoted or literal text
+(`inert`) holds nothing any of them looks for, and is not walked at all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Final, NamedTuple
 
 from gateway._shell._tree import (
+    AnsiC,
     Arithmetic,
     Brace,
     CommandSubstitution,
     DoubleQuoted,
     Glob,
+    Literal,
     Parameter,
     Part,
     ProcessSubstitution,
+    SingleQuoted,
     Tilde,
     walk_parts as _all_parts,
     within,
 )
 
-__all__ = ["Walked", "expansion_kinds", "substitutions", "walk_parts"]
+__all__ = ["Walked", "expansion_kinds", "inert", "substitutions", "walk_parts"]
+
+_TEXT: Final = frozenset({Literal, SingleQuoted, AnsiC})
+"""The parts that are text and hold no part."""
+
+
+def inert(parts: Sequence[Part]) -> bool:
+    """
+    True when no part of ``parts`` expands: all are text, or double quotes around text only.
+
+    Such parts hold no parameter, substitution, arithmetic, brace, tilde or
+    glob, so every walk of this module finds nothing in them. Most words an
+    agent writes are so (``-n``, ``'1,200p'``, ``src/app.py``).
+    """
+    for part in parts:
+        if type(part) in _TEXT:
+            continue
+        if isinstance(part, DoubleQuoted) and inert(part.parts):
+            continue
+        return False
+    return True
 
 
 class Walked(NamedTuple):
@@ -68,8 +92,10 @@ def substitutions(parts: Iterable[Part]) -> Iterator[CommandSubstitution | Proce
             yield part
 
 
-def expansion_kinds(parts: Iterable[Part], kinds: set[str]) -> None:
+def expansion_kinds(parts: Sequence[Part], kinds: set[str]) -> None:
     """Add the kinds of expansion among ``parts`` to ``kinds`` (see `PlannedCommand.expansions`)."""
+    if inert(parts):
+        return
     for part in _all_parts(parts):
         if isinstance(part, Parameter):
             kinds.add("parameter")

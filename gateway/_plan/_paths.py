@@ -72,9 +72,14 @@ _DESCRIPTOR_PATH: Final = re.compile(r"/dev/fd/[0-9]+")
 """A descriptor of the process (``/dev/fd/3``): a stream, as `STREAM_PATHS` are."""
 
 
-class PathContext(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class PathContext(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, cache_hash=True
+):
     """
     What classifying a path needs to know, besides the path.
+
+    Its hash is kept once computed: `classify` is cached by it, and hashing
+    its patterns anew at every path cost more than most lookups save.
 
     Attributes:
         cwd: The call's working directory (absolute, normalised), if known.

@@ -14,10 +14,10 @@ nothing lexically.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
-from gateway._plan._parts import walk_parts
+from gateway._plan._parts import inert, walk_parts
 from gateway._shell._tree import (
     Arithmetic,
     Command,
@@ -81,7 +81,9 @@ def arithmetic_binds(expression: str) -> list[str]:
     return found
 
 
-def _parts(parts: Iterable[Part], names: Names, *, arithmetic: bool = False) -> None:
+def _parts(parts: Sequence[Part], names: Names, *, arithmetic: bool = False) -> None:
+    if inert(parts):
+        return
     for walked in walk_parts(parts, arithmetic=arithmetic):
         part = walked.part
         if isinstance(part, Parameter):

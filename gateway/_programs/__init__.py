@@ -18,10 +18,15 @@ classifies them (`gateway._effects`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
-from typing import Literal
+from collections.abc import Callable, Mapping, Sequence, Set
+from functools import cache
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
+
+if TYPE_CHECKING:
+    from gateway._programs._languages import LanguageReader
+    from gateway._programs._rows import ProgramRow
 
 __all__ = [
     "ArgumentFact",
@@ -199,18 +204,27 @@ def read_arguments(
         >>> read_arguments("xxd", ["-l", "64", "image.png"]).operands
         (2,)
     """
+    readers, tables, read_row = _readers()
+    reader = readers.get(basename)
+    if reader is not None:
+        return reader(basename, argv, one_word=one_word, no_dash=no_dash)
+    row = tables.get(basename)
+    if row is None:
+        return ArgumentReading(program=basename, table=False)
+    return read_row(basename, row, argv, one_word=one_word, no_dash=no_dash)
+
+
+@cache
+def _readers() -> tuple[
+    Mapping[str, LanguageReader], Mapping[str, ProgramRow], Callable[..., ArgumentReading]
+]:
+    """The language readers, the option tables and the table reader, imported at first use."""
     # Imported here: the readers and the tables build on the Structs above.
     from gateway._programs._languages import LANGUAGE_READERS
     from gateway._programs._read import read_row
     from gateway._programs._tables import PROGRAM_TABLES
 
-    reader = LANGUAGE_READERS.get(basename)
-    if reader is not None:
-        return reader(basename, argv, one_word=one_word, no_dash=no_dash)
-    row = PROGRAM_TABLES.get(basename)
-    if row is None:
-        return ArgumentReading(program=basename, table=False)
-    return read_row(basename, row, argv, one_word=one_word, no_dash=no_dash)
+    return LANGUAGE_READERS, PROGRAM_TABLES, read_row
 
 
 def reading_problem(reading: ArgumentReading) -> str | None:

@@ -632,10 +632,14 @@ class Scanner(OptionScan):
         self._optionish = optionish
         self.at = 0
         self._pending: list[Item] = []
+        self._lookup = option_lookup([self._row])
 
     @property
     def row(self) -> ProgramRow:
         return self._row
+
+    def lookup(self) -> Lookup:
+        return self._lookup
 
     @property
     def problem(self) -> Problem | None:

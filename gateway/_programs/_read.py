@@ -117,7 +117,9 @@ class _Scan(OptionScan):
         self.named: set[str] = set(row.implied)
         self.facts: list[tuple[int, ArgumentFact]] = []
         self.operands: list[_Operand] = []
+        self.several = False  # an operand read so far may be no word or several
         self.ended_by_option = False
+        self._lookup: Lookup | None = None  # of the rows as they are; a subcommand clears it
 
     # ── where the reading is ──
 
@@ -126,12 +128,15 @@ class _Scan(OptionScan):
         return self.rows[-1]
 
     def lookup(self) -> Lookup:
+        if self._lookup is not None:
+            return self._lookup
         chain: list[ProgramRow] = [self.rows[-1]]
         for parent in reversed(self.rows[:-1]):
             if not chain[-1].inherit:
                 break
             chain.append(parent)
-        return option_lookup(chain)
+        self._lookup = option_lookup(chain)
+        return self._lookup
 
     def dashless_first(self, index: int) -> bool:
         return index == 0 and not self.subcommand
@@ -153,8 +158,11 @@ class _Scan(OptionScan):
         return frozenset(self.named)
 
     def mode(self) -> Mode | None:
+        modes = self.row.modes
+        if not modes:
+            return None
         present = self.named
-        return next((mode for mode in self.row.modes if mode.when <= present), None)
+        return next((mode for mode in modes if mode.when <= present), None)
 
     def layout(self) -> tuple[Operands, tuple[Implicit, ...]]:
         mode = self.mode()
@@ -260,20 +268,23 @@ class _Scan(OptionScan):
                 return
             self.subcommand.append(row.subcommand_names.get(value, value))
             self.rows.append(sub)
+            self._lookup = None
             self.named |= sub.implied
             self.ended = False
             return
         position = len(self.operands)
         self.operands.append(_Operand(index, value, several))
-        if not any(operand.several for operand in self.operands[:-1]):
+        if not self.several:
             layout, _ = self.layout()
             if position < len(layout.head) and layout.head[position].arguments:
+                self.several = several
                 self.halt(index + 1)
                 return
+        self.several = self.several or several
         end_after = row.options_end_after
         if end_after is not None and len(self.operands) >= end_after and not self.ended:
             self.ended = True
-            self.soft_end = any(operand.several for operand in self.operands)
+            self.soft_end = self.several
 
 
 def _inert(row: ProgramRow) -> bool:
@@ -307,6 +318,19 @@ def _roles(layout: Operands, operands: Sequence[_Operand]) -> list[list[Role]]:
     count = len(operands)
     several = [operand.several for operand in operands]
     total_several = sum(several)
+    if not total_several and not layout.prefixed:
+        # Every operand is one word: each has the one role its position gives.
+        if count == 1 and layout.single is not None:
+            return [[layout.single]]
+        head, tail = layout.head, layout.tail
+        return [
+            [head[j]]
+            if j < len(head)
+            else [tail[count - 1 - j]]
+            if count - 1 - j < len(tail)
+            else [layout.rest]
+            for j in range(count)
+        ]
     exactly_one = total_several == 0 and count == 1
     maybe_one = exactly_one or (total_several > 0 and count - total_several <= 1)
     head, tail = layout.head, layout.tail
@@ -412,10 +436,7 @@ def _operand_facts(scan: _Scan) -> None:
     row = scan.row
     layout, _ = scan.layout()
     present = scan.present()
-    recursive_options: set[str] = set()
-    for each in scan.rows:
-        recursive_options |= each.recursive
-    recursive = bool(present & recursive_options)
+    recursive = any(present & each.recursive for each in scan.rows)
     operands = scan.operands
     if layout.keys is not None:
         _key_facts(scan, layout.keys, recursive=recursive)

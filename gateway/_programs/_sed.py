@@ -21,7 +21,9 @@ subset of the same language.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence, Set
+from functools import cache
 from typing import Final
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactKind
@@ -54,6 +56,15 @@ _SPECIAL_FILES: Final = frozenset({"/dev/stdin", "/dev/stdout", "/dev/stderr"})
 _SIMPLE: Final = frozenset("=dDFgGhHnNpPxz")
 _BLANKS: Final = frozenset(" \t")
 _SPACES: Final = frozenset(" \t\n\v\f\r")
+_TEXT_LINE: Final = re.compile(r"(?:[^\\\n]|\\.)*", re.DOTALL)
+"""A line of ``a``/``i``/``c``/``e`` text up to its end: a backslash takes the next character."""
+
+
+@cache
+def _ordinary(delimiter: str, *, regex: bool) -> re.Pattern[str]:
+    """A run of characters `_Script.delimited` passes over one by one, doing nothing else."""
+    special = delimiter + "\\\n" + ("[" if regex else "")
+    return re.compile(f"[^{re.escape(special)}]*")
 
 
 class _Unreadable(Exception):
@@ -142,12 +153,13 @@ class _Script:
 
     def text_block(self) -> None:
         """``read_text``: to the first newline no backslash escapes (a backslash takes the next character)."""
-        while self.at < len(self.text):
-            char = self.take()
-            if char == "\\":
-                self.at += 1
-            elif char == "\n":
-                return
+        end = _TEXT_LINE.match(self.text, self.at).end()  # type: ignore[union-attr]
+        if end >= len(self.text):
+            self.at = end
+        elif self.text[end] == "\n":
+            self.at = end + 1
+        else:  # a backslash that ends the text takes the nothing after it
+            self.at = end + 2
 
     def bracket(self) -> None:
         """``snarf_char_class``: skip a bracket expression, whose ``]`` and delimiter are literal."""
@@ -181,7 +193,9 @@ class _Script:
 
     def delimited(self, delimiter: str, *, regex: bool) -> None:
         """``match_slash``: skip to just past the next unescaped delimiter."""
+        ordinary = _ordinary(delimiter, regex=regex)
         while True:
+            self.at = ordinary.match(self.text, self.at).end()  # type: ignore[union-attr]
             char = self.take()
             if char in ("", "\n"):
                 raise self.fail("a delimited part of it is not closed")
