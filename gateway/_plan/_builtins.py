@@ -687,7 +687,7 @@ def _getopts(name: str, args: Sequence[Word], sink: EffectSink) -> None:
 
 
 def _wait(name: str, args: Sequence[Word], sink: EffectSink) -> None:
-    """``wait -p NAME``: the id of the job waited for is assigned to NAME (a subscript in it is evaluated)."""
+    """``wait -p NAME``: the id of the job waited for is assigned to NAME (a subscript in it is evaluated; a nameref NAME is made plain)."""
     options = _getopt(args, "p")
     for option, value, word in options.options:
         if option != "-p":
@@ -696,7 +696,11 @@ def _wait(name: str, args: Sequence[Word], sink: EffectSink) -> None:
             sink.numbers.value(None, word, "wait -p")
             sink.bind(None, "wait", "unknown")
         else:
-            sink.bind(_name_site(sink, value, "wait -p"), "wait", "unknown")
+            # Not through a nameref: bash unbinds NAME's own value, nameref and
+            # all, and NAME becomes a plain variable holding the job's id.
+            bound = _name_site(sink, value, "wait -p")
+            sink.bind(bound, "wait", "unknown")
+            sink.scope.namerefs.pop(bound, None)
     if options.dynamic:
         sink.numbers.value(None, None, "wait")
         sink.bind(None, "wait", "unknown")

@@ -252,6 +252,30 @@ ROWS = [
         'echo "$TARGET"',
         "7",
     ),
+    Row(
+        # bash unbinds the nameref itself: NAME becomes a plain variable, and
+        # what it named is left alone (a later NAME=… binds NAME only).
+        "wait-p-replaces-a-nameref",
+        "declare -n ref=TARGET; sleep 0 & wait -n -p ref; ref=7",
+        [
+            ("ref", "declare", "literal"),
+            ("ref", "wait", "unknown"),
+            ("ref", "assignment", "literal"),
+        ],
+        'echo "${TARGET-unset} $ref"',
+        "unset 7",
+    ),
+    Row(
+        "printf-v-through-a-nameref",
+        "declare -n ref=TARGET; printf -v ref %s hi",
+        [
+            ("ref", "declare", "literal"),
+            ("ref", "printf", "unknown"),
+            ("TARGET", "printf", "unknown"),
+        ],
+        'echo "$TARGET"',
+        "hi",
+    ),
     Row("hash", "hash -p /bin/echo greet", [("greet", "hash", "literal")], "greet hi", "hi"),
     Row("umask", "umask 077", [("umask", "umask", "literal")], "umask", "0077"),
 ]
