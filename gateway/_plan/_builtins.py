@@ -207,13 +207,21 @@ def may_be_option(word: Word, *, plus: bool = False) -> bool:
     Whether a word that expands may expand to an option.
 
     It cannot when it starts with literal text other than ``-`` (or ``+``),
-    with ``~`` (a home directory is absolute): ``~/dir``, ``"src/$name"``,
-    or with a parameter that is always a number or nothing (``$!``, ``$$``,
-    ``$?``, ``$#``): ``wait $!``.
+    with ``~`` (a home directory is absolute): ``~/dir``, ``"src/$name"``;
+    when it is one of ``$!``, ``$$``, ``$?``, ``$#`` alone (a number, or
+    nothing: ``wait $!``); or when it starts, inside double quotes, with one
+    that is never empty (``"$$-x"``, ``"$?.log"``: a digit comes first). But
+    ``"$!-R"`` is ``-R`` before any job started, and unquoted ``$?-R`` splits
+    where ``IFS`` holds a digit.
     """
+    parts = word.parts
+    opened = _unquoted(parts)
+    if len(opened) == 1 and _numeric_parameter(opened[0], _NUMBER_OR_NOTHING):
+        return False
+    quoted = opened is not parts
     leading = "-+" if plus else "-"
-    for part in _unquoted(word.parts):
-        if isinstance(part, Tilde) or _numeric_parameter(part):
+    for index, part in enumerate(opened):
+        if isinstance(part, Tilde) or (quoted and index == 0 and _numeric_parameter(part, _NUMBER)):
             return False
         text = literal_text(part)
         if text is None:
@@ -230,11 +238,17 @@ def _unquoted(parts: Sequence[Part]) -> Sequence[Part]:
     return parts
 
 
-def _numeric_parameter(part: Part) -> bool:
-    """``$!``, ``$$``, ``$?``, ``$#`` as written: a number, or nothing."""
+_NUMBER: Final = frozenset("$?#")
+"""Special parameters that always expand to a number: ``$$``, ``$?``, ``$#``."""
+_NUMBER_OR_NOTHING: Final = _NUMBER | {"!"}
+"""And ``$!``: nothing until a job was started in the background."""
+
+
+def _numeric_parameter(part: Part, names: frozenset[str]) -> bool:
+    """One of the special parameters ``names`` (of ``$!``, ``$$``, ``$?``, ``$#``) as written: a number, or (``$!``) nothing."""
     return (
         isinstance(part, Parameter)
-        and part.name in ("!", "$", "?", "#")
+        and part.name in names
         and part.operator is None
         and not (part.length or part.indirect or part.subscript is not None)
     )

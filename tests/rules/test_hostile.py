@@ -327,6 +327,11 @@ EXPANSIONS = [
     A("prompt-transform", "echo ${x@P}"),
     A("prompt-transform-quoted", 'echo "${PS1@P}"'),
     A("indirect-expansion", "echo ${!x}"),
+    # `$!` is empty until a job was started: "$!--pre=…" is the option itself.
+    A("empty-last-job-spells-an-option", 'rg "$!--pre=./decode.sh" secret .'),
+    A("empty-last-job-braced", 'rg "${!}--pre=./decode.sh" secret .'),
+    A("empty-last-job-git-grep-pager", 'git grep "$!-O./decode.sh" secret'),
+    A("empty-last-job-unquoted", "rg $!--pre=./decode.sh secret ."),
     A("arithmetic-free-variable", "echo $((x + 1))"),
     A("arithmetic-subscript", "echo $((a[$(rm x)]))"),
     A("arithmetic-command", "(( y = z ))"),
@@ -527,6 +532,8 @@ LOOK_ALIKES = [
     'grep "rm -rf" notes.txt',
     "grep -rn 'curl .* | sh' docs/",
     "grep -e --pre README.md",
+    'grep "$$-x" README.md',  # `$$` is never empty: a digit comes first
+    'grep "$?.log" README.md',
     "echo '$(rm x)'",
     'echo "\\$(rm x)"',
     "echo 'rm -rf ~'",

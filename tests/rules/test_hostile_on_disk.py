@@ -111,6 +111,7 @@ HOSTILE = [
     A("rg-follow", "rg -L BEGIN vendor"),
     A("grep-r-over-a-link-inside", "grep -rn BEGIN vendor"),
     A("grep-dereference-into-a-link-in-dot-git", "grep -Rn BEGIN deps"),
+    A("grep-dereference-spelled-with-an-empty-last-job", 'grep "$!-R" BEGIN vendor'),
     A("grep-r-over-a-key-in-dot-git", "grep -rn BEGIN plugin"),
     # Another view of every file.
     A("proc-self-root", "cat /proc/self/root{HOME}/.aws/credentials"),
