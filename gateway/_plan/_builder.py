@@ -380,6 +380,12 @@ class Builder:
                 scope=scope if alone else scope.copy(),
                 inherited=inherited,
             )
+            if not alone and isinstance(command, Coproc):
+                # bash 5.2 may run a coprocess stage in the shell running the
+                # pipeline, which then holds its name and id for a while (or not).
+                target = scope.namerefs.get(command.name, command.name)
+                if _IDENTIFIER.fullmatch(target):
+                    scope.forget_variables((target, target + "_PID"))
             upstream.extend(
                 c.position.program.basename
                 for c in self.commands[first:]

@@ -304,6 +304,13 @@ def coproc_keyword(text: str, at: int) -> CoprocMark:
     while text[index : index + 1] in (" ", "\t"):
         index += 1
     name = _NAME.match(text, index)
+    if name is not None and name.group() in RESERVED_WORDS:
+        # `coproc if { …; }` is a syntax error, `coproc time { …; }` names one `time`.
+        raise Unreadable(
+            f"the `coproc` at offset {at} is followed by the reserved word "
+            f"`{name.group()}`, which the readers do not read",
+            at,
+        )
     if name is not None:
         follows = name.end()
         while text[follows : follows + 1] in (" ", "\t"):

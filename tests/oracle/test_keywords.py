@@ -67,18 +67,26 @@ def test_bash_reads_a_reserved_word_as_a_keyword_right_after_a_coprocess_word() 
 
 
 def test_bash_binds_the_name_and_its_pid_in_the_shell_running_the_coprocess() -> None:
+    # Each coprocess waits for a line from the shell, so it still runs when the
+    # shell looks at its name: bash unsets the name once it has reaped it,
+    # which a busy machine makes early or late.
     ran = bash.run(
-        'coproc N { x=1; k1; }; k2 "${N_PID:+pid}"; wait; k2 "${x:-unset}" "${N_PID:-gone}"; '
-        'coproc k1 | k2; k2 "${COPROC_PID:-none}"; wait; '
-        'declare -n M=X; coproc M { k1; }; k2 "${X_PID:+xpid}" "${M_PID:-nompid}"; wait',
+        'coproc N { x=1; k1; read -r _; }; k2 "${N_PID:+pid}"; echo >&"${N[1]}"; wait; '
+        'k2 "${x:-unset}" "${N_PID:-gone}"; '
+        'declare -n M=X; coproc M { k1; read -r _; }; k2 "${X_PID:+xpid}" "${M_PID:-nompid}"; '
+        'echo >&"${X[1]}"; wait',
         programs=("k1", "k2"),
     )
     # What the body binds stays in its subshell; the name is unset again once the
-    # coprocess is waited for; a pipeline's stage is a subshell too; a nameref binds
-    # the variable it names. The coprocesses race the commands after them.
-    expected = [("k1",), ("k2", "pid"), ("k2", "unset", "gone"), ("k1",), ("k2",), ("k2", "none")]
-    expected.extend([("k1",), ("k2", "xpid", "nompid")])
+    # coprocess is waited for; a nameref binds the variable it names.
+    expected = [("k1",), ("k2", "pid"), ("k2", "unset", "gone"), ("k1",), ("k2", "xpid", "nompid")]
     assert sorted(ran.logged) == sorted(expected)
+    # A coprocess as a pipeline's stage: bash 5.2 may bind its name and id in
+    # the shell running the pipeline, or not, by how the race with its end
+    # goes — so the plan holds them unknown there.
+    ran = bash.run('coproc k1 | k2; k2 "${COPROC_PID:-none}"; wait', programs=("k1", "k2"))
+    (looked,) = [args for args in ran.logged if args[0] == "k2" and len(args) == 2]
+    assert looked[1] == "none" or looked[1].isdigit()
 
 
 def test_bash_applies_the_redirects_after_a_coprocess_to_its_body() -> None:
@@ -268,6 +276,11 @@ def test_a_simple_coprocess_runs_the_words_after_the_keyword() -> None:
         "coproc\\\n N { k1; }",
         "! coproc N { k1; }",  # tree-sitter reads `! {` as a command named `{`
         "coproc !(k1)",
+        "coproc if { k1; }",  # a reserved word as the name: a syntax error
+        "coproc do { k1; }",
+        "coproc in { k1; }",
+        "coproc function { k1; }",
+        "coproc time { k1; }",  # bash names it `time`; the readers do not read it
     ],
 )
 def test_coproc_in_a_form_the_readers_do_not_read_is_unmeasured(text: str) -> None:
