@@ -52,6 +52,7 @@ from gateway._shell._tree import (
     SingleQuoted,
     Tilde,
 )
+from gateway._shell._words import NAME
 
 __all__ = ["Fragments", "StatementFragments", "expand_fragment", "expand_planned", "fragments_of"]
 
@@ -209,7 +210,7 @@ class _Expander:
             target = self.get(name)
             if target is None:
                 return ""
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", target):
+            if not NAME.fullmatch(target):
                 raise FragmentError(
                     "parse", f"`${{!{name}}}` names `{target}`, which is not a variable."
                 )

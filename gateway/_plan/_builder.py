@@ -106,6 +106,7 @@ from gateway._shell._tree import (
     While,
     Word,
 )
+from gateway._shell._words import NAME
 
 __all__ = [
     "MAX_NESTED_SHELL_DEPTH",
@@ -124,7 +125,6 @@ MAX_BRACE_RANGE: Final = 100_000
 _ARITHMETIC_TESTS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _DEVICE_SOCKET: Final = re.compile(r"/dev/(tcp|udp)/([^/]+)/(.+)")
 _RANGE: Final = re.compile(r"(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?")
-_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ENDLESS_DEVICES: Final = frozenset({"/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"})
 _BOUNDED_READERS: Final = frozenset({"head", "dd"})
 _WRITES: Final[dict[str, WriteAction]] = {
@@ -384,7 +384,7 @@ class Builder:
                 # bash 5.2 may run a coprocess stage in the shell running the
                 # pipeline, which then holds its name and id for a while (or not).
                 target = scope.namerefs.get(command.name, command.name)
-                if _IDENTIFIER.fullmatch(target):
+                if NAME.fullmatch(target):
                     scope.forget_variables((target, target + "_PID"))
             upstream.extend(
                 c.position.program.basename
@@ -1449,7 +1449,7 @@ class _Compound:
             builder.background_via = outer
         sink = builder.sink(scope)
         target = scope.namerefs.get(command.name, command.name)
-        name = target if _IDENTIFIER.fullmatch(target) else None
+        name = target if NAME.fullmatch(target) else None
         # Descriptors and a process id while it runs; unset once it has ended.
         sink.bind(name, "coproc", "unknown")
         sink.bind(None if name is None else name + "_PID", "coproc", "unknown")

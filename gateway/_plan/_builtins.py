@@ -17,7 +17,6 @@ name only known at run time.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final, NamedTuple
 
@@ -46,6 +45,7 @@ from gateway._shell._tree import (
     Tilde,
     Word,
 )
+from gateway._shell._words import NAME
 
 __all__ = [
     "BASH_BUILTINS",
@@ -125,7 +125,6 @@ BASH_BUILTINS: Final = frozenset(
 CHANGES_DIRECTORY: Final = frozenset({"cd", "pushd", "popd"})
 """Builtins that change the shell's directory, and leave it unchanged when they fail."""
 
-_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SET_LETTERS: Final = {
     "a": "allexport",
     "b": "notify",
@@ -402,7 +401,7 @@ def _assignment(
     if word.value is not None:
         name_text, equals, value = word.value.partition("=")
         name = _name_site(sink, name_text.removesuffix("+"), via)
-        if not _NAME.fullmatch(name):
+        if not NAME.fullmatch(name):
             sink.opaque(f"`{via}` is given `{word.value}`, which is not a variable name")
             return
         if not equals:  # `export NAME`: its value, whatever it was
@@ -423,7 +422,7 @@ def _assignment(
             sink.scope.namerefs[name] = value
         return
     written, parts = _split(word)
-    if written is None or not _NAME.fullmatch(written.partition("[")[0].removesuffix("+")):
+    if written is None or not NAME.fullmatch(written.partition("[")[0].removesuffix("+")):
         # `export "$x"=1`, `declare $v`: the name is only known at run time,
         # and it may hold a subscript bash evaluates.
         sink.numbers.value(None, word, via)

@@ -35,7 +35,7 @@ from gateway._shell._tree import (
     Word,
     inside,
 )
-from gateway._shell._words import split_assignment
+from gateway._shell._words import NAME, split_assignment
 
 __all__ = [
     "DECLARATION_BUILTINS",
@@ -47,7 +47,6 @@ __all__ = [
 
 DECLARATION_BUILTINS: Final = frozenset({"export", "local", "declare", "typeset", "readonly"})
 _ARITHMETIC_TESTS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ARITHMETIC_ASSIGNMENT: Final = re.compile(
     r"(?<![A-Za-z0-9_$])([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*(?:[-+*/%&|^]|<<|>>|\*\*)?=(?!=)"
 )
@@ -143,7 +142,7 @@ def _command(command: Command, names: Names) -> None:
             around = {w.value for w in operands[max(index - 1, 0) : index + 2] if w is not operand}
             if around & _ARITHMETIC_TESTS:
                 _parts(operand.parts, names, arithmetic=True)
-                if operand.value is not None and _NAME.fullmatch(operand.value):
+                if operand.value is not None and NAME.fullmatch(operand.value):
                     names.arithmetic.append(operand.value)
                     names.reads.append(operand.value)
             else:

@@ -20,7 +20,6 @@ bash's precedence, not the parser's nesting.
 from __future__ import annotations
 
 import itertools
-import re
 import threading
 from typing import Final
 
@@ -78,6 +77,7 @@ from gateway._shell._tree import (
     walk,
 )
 from gateway._shell._words import (
+    NAME,
     SubEntry,
     SubKind,
     Unreadable,
@@ -153,7 +153,6 @@ SUBSTITUTION_NODES: Final = frozenset({"command_substitution", "process_substitu
 IGNORED: Final = frozenset({"comment"})
 MAX_COPROCS: Final = 16
 """How many ``coproc`` keywords one text may hold (each costs tree-sitter one more parse)."""
-_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _show(text: str) -> str:
@@ -303,7 +302,7 @@ def coproc_keyword(text: str, at: int) -> CoprocMark:
     index = after
     while text[index : index + 1] in (" ", "\t"):
         index += 1
-    name = _NAME.match(text, index)
+    name = NAME.match(text, index)
     if name is not None and name.group() in RESERVED_WORDS:
         # `coproc if { …; }` is a syntax error, `coproc time { …; }` names one `time`.
         raise Unreadable(

@@ -51,6 +51,7 @@ from gateway._shell._tree import (
 )
 
 __all__ = [
+    "NAME",
     "MissingSubstitution",
     "SubEntry",
     "SubKind",
@@ -61,6 +62,9 @@ __all__ = [
     "unquote_delimiter",
     "word_value",
 ]
+
+NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A shell variable name (bash's ``name``): a letter or ``_``, then letters, digits and ``_``."""
 
 SubKind = L["dollar", "backtick", "in", "out"]
 
