@@ -490,15 +490,16 @@ def read_position(
         if row is None:
             program = ProgramName(index=i, name=name, basename=base)
             runs_shell = runs_shell or base in SHELLS
-            decline: PositionDecline | None = "stream_fed_operands" if argv_from_stdin else None
+            if not argv_from_stdin:
+                return result(program=program, runs_shell=runs_shell)
             owner = next(
                 (step.name for step in launchers if LAUNCHERS[step.basename].argv_from_stdin), ""
             )
             return result(
                 program=program,
-                argv_from_stdin=argv_from_stdin,
+                argv_from_stdin=True,
                 runs_shell=runs_shell,
-                decline=decline,
+                decline="stream_fed_operands",
                 detail=f"`{owner}` runs `{name}` but",
             )
         launchers.append(LauncherStep(index=i, name=name, basename=base))

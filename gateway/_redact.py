@@ -212,6 +212,29 @@ _NOT_SECRET: Final = re.compile(
     r"^(?:\$.*|<[^>]*>|\*+|x+|\.\.\.|true|false|null|none|yes|no)$", re.IGNORECASE
 )
 _ALL_NEEDLES: Final = frozenset(n for rule in _RULES for n in rule.needles)
+
+
+def _needle_trie(needles: Iterable[str]) -> str:
+    """
+    A regular expression that matches where any of ``needles`` starts, branching a character at a time.
+
+    An alternation of the needles themselves tries each at every position;
+    this one tests one character and follows one branch. A needle another
+    needle begins with ends its branch (finding ``sk-`` is enough to know a
+    needle is present, whether or not ``sk-ant-`` follows).
+    """
+    branches: dict[str, list[str]] = {}
+    for needle in needles:
+        branches.setdefault(needle[0], []).append(needle[1:])
+    alternatives = [
+        re.escape(first) if "" in rests else re.escape(first) + "(?:" + _needle_trie(rests) + ")"
+        for first, rests in sorted(branches.items())
+    ]
+    return "|".join(alternatives)
+
+
+_ANY_NEEDLE: Final = re.compile(_needle_trie(_ALL_NEEDLES))
+"""Whether a lowered text holds any needle: nineteen texts in twenty hold none."""
 MAX_FINGERPRINTS: Final = 64
 """Slow fingerprints one `Redactor` computes; past them, `OVERFLOW_FINGERPRINT`."""
 OVERFLOW_FINGERPRINT: Final = "0" * 12
@@ -255,9 +278,9 @@ def find_secrets(text: str) -> tuple[Secret, ...]:
         ['bearer-token']
     """
     lower = text.lower()
-    present = {needle for needle in _ALL_NEEDLES if needle in lower}
-    if not present:
+    if _ANY_NEEDLE.search(lower) is None:
         return ()
+    present = {needle for needle in _ALL_NEEDLES if needle in lower}
     found = _Spans()
     for rule in _RULES:
         if present.isdisjoint(rule.needles):

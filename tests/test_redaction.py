@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from gateway import FragmentAddr, ProgramPlan, expand_fragment, plan_program
 from gateway._events import PlanReady
@@ -480,6 +481,8 @@ def test_a_token_used_as_a_variable_name_is_masked_in_the_names() -> None:
 # ───────────────────────── bounded, linear detection ─────────────────────────
 
 from gateway._redact import (  # noqa: E402 -- grouped with the tests that use them
+    _ALL_NEEDLES,
+    _ANY_NEEDLE,
     MAX_FINGERPRINTS,
     OVERFLOW_FINGERPRINT,
     Redactor,
@@ -517,6 +520,25 @@ def test_a_program_option_is_a_secret_only_in_its_own_segment() -> None:
 
 def test_a_text_without_any_pattern_literal_runs_no_pattern() -> None:
     assert find_secrets("ls -la /tmp | sort | uniq -c") == ()
+
+
+_NEEDLE_ALPHABET = "".join(sorted({c for n in _ALL_NEEDLES for c in n} | set("AZ _-\n")))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(sorted(_ALL_NEEDLES)).map(lambda n: n[: len(n) // 2 + 1])
+        | st.sampled_from(sorted(_ALL_NEEDLES))
+        | st.text(_NEEDLE_ALPHABET, max_size=6),
+        max_size=8,
+    ).map("".join)
+)
+def test_the_needle_prefilter_finds_a_needle_exactly_when_one_is_present(text: str) -> None:
+    """The one-pass prefilter must never miss a needle the rules' own test would see."""
+    lower = text.lower()
+    present = any(needle in lower for needle in _ALL_NEEDLES)
+    assert (_ANY_NEEDLE.search(lower) is not None) == present
 
 
 KEYS = [

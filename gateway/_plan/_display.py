@@ -26,11 +26,15 @@ _INVISIBLE_LETTERS: Final = frozenset(
 """Characters that are letters or marks to Unicode but show as nothing."""
 _HAZARD_CATEGORIES: Final = frozenset({"Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cs"})
 _PADDING: Final = re.compile(r"[ \t]{48,}")
+_SPACES: Final = " " * 48
+"""Without a tab, a run of `_PADDING` is this many spaces: a substring test finds it faster."""
 
 
 def _hazard_character(text: str) -> str | None:
     """The first character of ``text`` that shows as something other than itself, or nothing."""
     found = _ASCII_CONTROL.search(text)
+    if text.isascii():
+        return found.group() if found is not None else None
     first = found.start() if found is not None else len(text)
     for other in _NOT_ASCII.finditer(text, 0, first):
         char = other.group()
@@ -64,6 +68,6 @@ def display_hazards(text: str) -> str | None:
                 f" ({label.lower()})" if label else ""
             )
         return f"it contains {name}, which can hide or reorder what a person sees"
-    if _PADDING.search(text):
+    if ("\t" in text or _SPACES in text) and _PADDING.search(text):
         return "it contains a long run of blanks, which can push text out of sight"
     return None

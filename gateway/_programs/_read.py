@@ -120,6 +120,9 @@ class _Scan(OptionScan):
         self.several = False  # an operand read so far may be no word or several
         self.ended_by_option = False
         self._lookup: Lookup | None = None  # of the rows as they are; a subcommand clears it
+        self._layout: (
+            tuple[tuple[int, int], tuple[Operands, tuple[Implicit, ...]]] | None
+        ) = None  # the last `layout`, with the sizes it was found at
 
     # ── where the reading is ──
 
@@ -165,10 +168,15 @@ class _Scan(OptionScan):
         return next((mode for mode in modes if mode.when <= present), None)
 
     def layout(self) -> tuple[Operands, tuple[Implicit, ...]]:
+        # The layout follows the rows and the options named; both only grow,
+        # so their sizes say whether the last answer still holds.
+        version = (len(self.rows), len(self.named))
+        if self._layout is not None and self._layout[0] == version:
+            return self._layout[1]
         mode = self.mode()
-        if mode is None:
-            return self.row.operands, ()
-        return mode.operands, mode.facts
+        found = (self.row.operands, ()) if mode is None else (mode.operands, mode.facts)
+        self._layout = (version, found)
+        return found
 
     # ── what the reading says ──
 
