@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator
 from typing import Literal, NamedTuple
 
 from gateway._shell import ShellReading, read_shell
-from gateway._shell._tree import Coproc, Heredoc, Program, SimpleCommand, Word, walk
+from gateway._shell._tree import AnsiC, Coproc, Heredoc, Program, SimpleCommand, Word, walk
 from oracle import bash
 
 __all__ = ["Comparison", "Mismatch", "argv_of", "commands_of", "compare", "compare_reading"]
@@ -121,9 +121,22 @@ def argv_of(command: SimpleCommand) -> Key:
 
 
 def _first_text(command: SimpleCommand) -> str:
+    """How ``$BASH_COMMAND`` starts for ``command``: its first word as bash prints it back."""
     if command.assignments:
         return command.assignments[0].name
-    return command.words[0].text if command.words else ""
+    if not command.words:
+        return ""
+    word = command.words[0]
+    printed: list[str] = []
+    for part in word.parts:
+        if isinstance(part, AnsiC) and part.exact:
+            # bash turns `$'…'` into a single-quoted string as it parses.
+            printed.append("'" + part.text.replace("'", "'\\''") + "'")
+        else:
+            printed.append(
+                word.text[part.span.start - word.span.start : part.span.end - word.span.start]
+            )
+    return "".join(printed)
 
 
 def _accounts_for(known: Key, ran: tuple[str, ...]) -> bool:
