@@ -120,9 +120,9 @@ class _Scan(OptionScan):
         self.several = False  # an operand read so far may be no word or several
         self.ended_by_option = False
         self._lookup: Lookup | None = None  # of the rows as they are; a subcommand clears it
-        self._layout: (
-            tuple[tuple[int, int], tuple[Operands, tuple[Implicit, ...]]] | None
-        ) = None  # the last `layout`, with the sizes it was found at
+        self._layout: tuple[tuple[int, int], tuple[Operands, tuple[Implicit, ...]]] | None = (
+            None  # the last `layout`, with the sizes it was found at
+        )
 
     # ── where the reading is ──
 

@@ -40,7 +40,7 @@ from gateway._shell._masks import Mask, find_masks
 from gateway._shell._plain import READER as PLAIN_READER, read_plain
 from gateway._shell._source import Source
 from gateway._shell._tree import Program
-from gateway._shell._words import Unreadable
+from gateway._shell._words import Unreadable, WordMemo
 
 __all__ = ["INTERNAL_FAILURE", "ShellReading", "read_shell"]
 
@@ -182,13 +182,16 @@ def _read(text: str | bytes) -> ShellReading:
         return unmeasured(problem or "the text could not be read")
     from gateway._shell._treesitter import read_with_tree_sitter
 
+    # The plain-word reader reads first, so that tree-sitter's reading takes
+    # the words it scanned rather than scanning them again (`WordMemo`).
+    words: WordMemo = {}
+    plain = read_plain(source, budget, words)
     try:
-        first = read_with_tree_sitter(source, budget)
+        first = read_with_tree_sitter(source, budget, words)
     except Unreadable as unreadable:
         return _explain(source, unreadable, budget)
     except RecursionError:
         return unmeasured(f"the text nests deeper than {MAX_NESTING} levels")
-    plain = read_plain(source, budget)
     if plain is None or compare(first, plain, _PLAIN_READERS) is not None:
         try:
             second = _read_bashlex(source, budget, find_masks(first, source.text))

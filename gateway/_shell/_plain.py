@@ -28,7 +28,7 @@ from gateway._shell._assemble import CmdToken, OpToken, Token, assemble
 from gateway._shell._limits import ReadingBudget
 from gateway._shell._source import Source
 from gateway._shell._tree import Assignment, Program, Redirect, SimpleCommand, Word
-from gateway._shell._words import Unreadable, WordScanner, split_assignment
+from gateway._shell._words import Unreadable, WordMemo, WordScanner, split_assignment
 
 __all__ = ["READER", "read_plain"]
 
@@ -105,12 +105,18 @@ class _Command:
         return CmdToken(command, self.start, self.end)
 
 
-def read_plain(source: Source, budget: ReadingBudget) -> Program | None:
-    """Read a text of the plain class; ``None`` when the text is outside it."""
+def read_plain(
+    source: Source, budget: ReadingBudget, remember: WordMemo | None = None
+) -> Program | None:
+    """
+    Read a text of the plain class; ``None`` when the text is outside it.
+
+    ``remember``: where to put each word the reading scanned, for the other reader.
+    """
     text = source.text
     if "'" not in text and _NEVER.search(text) is not None:
         return None
-    scanner = WordScanner(source, {}, READER, budget=budget)
+    scanner = WordScanner(source, {}, READER, budget=budget, remember=remember)
     try:
         tokens = _tokens(source, scanner)
         return Program(statements=assemble(tokens, source, READER)) if tokens else None

@@ -81,6 +81,7 @@ from gateway._shell._words import (
     SubEntry,
     SubKind,
     Unreadable,
+    WordMemo,
     WordScanner,
     split_assignment,
 )
@@ -172,9 +173,15 @@ def parse_only(data: bytes) -> tree_sitter.Tree:
     return _parser().parse(data)
 
 
-def read_with_tree_sitter(source: Source, budget: ReadingBudget = UNLIMITED) -> Program:
+def read_with_tree_sitter(
+    source: Source, budget: ReadingBudget = UNLIMITED, known: WordMemo | None = None
+) -> Program:
     """
     Read ``source`` with tree-sitter-bash into the neutral tree.
+
+    ``known``: words the plain-word reader scanned in this source; a word
+    tree-sitter finds at the same span is taken from it, not scanned again
+    (`WordMemo`). tree-sitter still decides every word's boundaries.
 
     Raises:
         Unreadable: A syntax error, a node kind outside the lists, a word the
@@ -185,7 +192,7 @@ def read_with_tree_sitter(source: Source, budget: ReadingBudget = UNLIMITED) -> 
     tree = _blank_coprocs(source, for_tree_sitter(source, heredocs), coprocs)
     any_coproc = bool(coprocs)
     root = tree.root_node
-    reader = _Reader(source, budget, heredocs, coprocs)
+    reader = _Reader(source, budget, heredocs, coprocs, known)
     if root.has_error:
         raise reader.syntax_error(root)
     reader.body_substitutions()
@@ -335,11 +342,12 @@ class _Reader:
         budget: ReadingBudget,
         heredocs: tuple[HeredocSpan, ...] = (),
         coprocs: dict[int, CoprocMark] | None = None,
+        known: WordMemo | None = None,
     ) -> None:
         self.source = source
         self.coprocs = {} if coprocs is None else coprocs
         self.subs: dict[int, SubEntry] = {}
-        self.scanner = WordScanner(source, self.subs, READER, budget=budget)
+        self.scanner = WordScanner(source, self.subs, READER, budget=budget, known=known)
         self.heredocs = {heredoc.start: heredoc for heredoc in heredocs}
         self.body_ends = {heredoc.body_start: heredoc.end for heredoc in heredocs}
         self.used_heredocs: set[int] = set()

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Final, Literal as L, NamedTuple
 
 import msgspec
@@ -56,6 +56,7 @@ __all__ = [
     "SubEntry",
     "SubKind",
     "Unreadable",
+    "WordMemo",
     "WordScanner",
     "decode_ansi_c",
     "split_assignment",
@@ -337,6 +338,19 @@ _CHECK_EVERY: Final = 4_096
 """Scanner steps between two looks at the reading's clocks (a look costs about a microsecond)."""
 
 
+WordMemo = dict[tuple[int, int, bool], Word]
+"""
+The words a scanner of one source has read, by (start, end, whether an assignment's value).
+
+A word is a function of the source and those three alone whenever the
+scanner meets no substitution in it, so a second reading of the same text
+may take what the first scanned instead of scanning it again. Only a
+scanner given no substitutions (the plain-word reader's) remembers words
+for another: a word holding a substitution makes that scanner raise, so it
+is never remembered.
+"""
+
+
 class WordScanner:
     """
     Scans words, heredoc bodies and arithmetic of one source.
@@ -360,8 +374,12 @@ class WordScanner:
         reader: str,
         resolve: Callable[[int, SubKind], SubEntry] | None = None,
         budget: ReadingBudget = UNLIMITED,
+        remember: WordMemo | None = None,
+        known: Mapping[tuple[int, int, bool], Word] | None = None,
     ) -> None:
         self._source = source
+        self._remember = remember
+        self._known = known
         self._text = source.text
         self._subs = subs
         self._reader = reader
@@ -376,7 +394,21 @@ class WordScanner:
     # ── entry points ──
 
     def word(self, start: int, end: int, *, assignment: bool = False) -> Word:
-        """Read the word at ``start:end``."""
+        """
+        Read the word at ``start:end``: the one in ``known`` when another scanner read it.
+
+        Each word read is put in ``remember`` when one was given.
+        """
+        if self._known is not None:
+            found = self._known.get((start, end, assignment))
+            if found is not None:
+                return found
+        word = self._word(start, end, assignment=assignment)
+        if self._remember is not None:
+            self._remember[(start, end, assignment)] = word
+        return word
+
+    def _word(self, start: int, end: int, *, assignment: bool) -> Word:
         text = self._text[start:end]
         span = self._source.span(start, end)
         if _PLAIN_WORD.fullmatch(text) is not None and not (assignment and "~" in text):

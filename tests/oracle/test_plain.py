@@ -25,7 +25,7 @@ from gateway._shell._plain import read_plain
 from gateway._shell._source import Source
 from gateway._shell._tree import SimpleCommand, walk
 from gateway._shell._treesitter import read_with_tree_sitter
-from gateway._shell._words import Unreadable
+from gateway._shell._words import Unreadable, WordMemo
 from oracle import grammar
 from oracle.harness import compare
 
@@ -97,6 +97,27 @@ def test_where_the_plain_reading_stands_in_for_bashlex_bashlex_reads_the_same(te
     except Unreadable:
         return
     assert compare_readings(plain, second, ("plain", "bashlex")) is None
+
+
+@READERS
+@given(grammar.PLAIN_CLASS | grammar.CORNERS)
+def test_tree_sitter_reads_alike_with_the_words_the_plain_reader_scanned(text: str) -> None:
+    """
+    Sharing scanned words (`WordMemo`) changes no reading: tree-sitter's
+    reading given the plain reader's words, even those of a text the plain
+    reader gave up on part way, is the one it makes alone.
+    """
+    source = Source(text)
+    words: WordMemo = {}
+    read_plain(source, UNLIMITED, words)
+    try:
+        alone = read_with_tree_sitter(source)
+    except Unreadable as unreadable:
+        with pytest.raises(Unreadable) as shared:
+            read_with_tree_sitter(source, UNLIMITED, words)
+        assert shared.value.reason == unreadable.reason
+        return
+    assert read_with_tree_sitter(source, UNLIMITED, words) == alone
 
 
 # Just outside the class: the plain reader declines, and both parsers read them.
