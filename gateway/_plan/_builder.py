@@ -841,10 +841,17 @@ class Builder:
                 )
                 for n in nested
             )
+        if self.redactor:
+            args = tuple(self.word_text(word) for word in words[1:])
+            argv = tuple(self.word_value(word) for word in words)
+        else:  # no secret in the source: every value is its plain text
+            text = self.source.text
+            args = tuple([Plain(text[w.span.start : w.span.end]) for w in words[1:]])
+            argv = tuple([None if word.value is None else Plain(word.value) for word in words])
         planned = PlannedCommand(
             name=name,
-            args=tuple(self.word_text(word) for word in words[1:]),
-            argv=tuple(self.word_value(word) for word in words),
+            args=args,
+            argv=argv,
             assignments=tuple(
                 PlannedAssignment(
                     name=a.name,

@@ -54,9 +54,10 @@ class Source:
 
     def span(self, start: int, end: int) -> Span:
         """Return the `Span` of the characters ``start`` to ``end``."""
-        return Span(
-            start=start, end=end, start_byte=self.byte_of(start), end_byte=self.byte_of(end)
-        )
+        table = self._byte_of_char  # looked up here, not through `byte_of`: spans are many
+        if table is None:
+            return Span(start=start, end=end, start_byte=start, end_byte=end)
+        return Span(start=start, end=end, start_byte=table[start], end_byte=table[end])
 
     def byte_span(self, start_byte: int, end_byte: int) -> Span:
         """Return the `Span` of the bytes ``start_byte`` to ``end_byte``."""

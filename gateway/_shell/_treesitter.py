@@ -345,6 +345,8 @@ class _Reader:
         known: WordMemo | None = None,
     ) -> None:
         self.source = source
+        self.ascii = len(source.data) == len(source.text)
+        """Every character one byte: an offset is the same in both (most commands)."""
         self.coprocs = {} if coprocs is None else coprocs
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(source, self.subs, READER, budget=budget, known=known)
@@ -359,9 +361,13 @@ class _Reader:
         return self.source.char_of(byte_offset)
 
     def start(self, node: tree_sitter.Node) -> int:
+        if self.ascii:
+            return node.start_byte
         return self.source.char_of(node.start_byte)
 
     def end(self, node: tree_sitter.Node) -> int:
+        if self.ascii:
+            return node.end_byte
         return self.source.char_of(node.end_byte)
 
     def unexpected(self, node: tree_sitter.Node, where: str) -> Unreadable:
