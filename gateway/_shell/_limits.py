@@ -126,13 +126,14 @@ class ReadingBudget:
     `time.monotonic`, which every process of the machine shares.
     """
 
-    __slots__ = ("cpu_deadline", "cpu_seconds", "wall_deadline", "wall_seconds")
+    __slots__ = ("cpu_deadline", "cpu_seconds", "started", "wall_deadline", "wall_seconds")
 
     def __init__(self, cpu_seconds: float = math.inf, wall_seconds: float = math.inf) -> None:
         self.cpu_seconds = cpu_seconds
         self.wall_seconds = wall_seconds
+        self.started = time.monotonic()  # before the CPU clock: see `overrun`
         self.cpu_deadline = thread_cpu_seconds() + cpu_seconds
-        self.wall_deadline = time.monotonic() + wall_seconds
+        self.wall_deadline = self.started + wall_seconds
 
     @property
     def bounded(self) -> bool:
@@ -148,10 +149,17 @@ class ReadingBudget:
         return self.wall_deadline - time.monotonic()
 
     def overrun(self) -> str | None:
-        """How the reading ran out of its budget, as a clause; ``None`` while it has not."""
-        if thread_cpu_seconds() > self.cpu_deadline:
+        """
+        How the reading ran out of its budget, as a clause; ``None`` while it has not.
+
+        A thread runs on one CPU at a time, so it cannot have used more CPU
+        time than the wall-clock time since the budget was made: until that
+        much time has passed, the CPU clock (a system call) is not read.
+        """
+        now = time.monotonic()
+        if now - self.started > self.cpu_seconds and thread_cpu_seconds() > self.cpu_deadline:
             return f"used more than its {self.cpu_seconds:g} s of CPU time"
-        if time.monotonic() > self.wall_deadline:
+        if now > self.wall_deadline:
             return f"ran past the {self.wall_seconds:g} s wall-clock bound"
         return None
 
