@@ -180,12 +180,18 @@ def _read(text: str | bytes) -> ShellReading:
     source, problem = check_limits(text)
     if source is None:
         return unmeasured(problem or "the text could not be read")
-    from gateway._shell._treesitter import read_with_tree_sitter
+    from gateway._shell._treesitter import bare_shape, confirms_bare, read_with_tree_sitter
 
     # The plain-word reader reads first, so that tree-sitter's reading takes
-    # the words it scanned rather than scanning them again (`WordMemo`).
+    # the words it scanned rather than scanning them again (`WordMemo`); a
+    # plain reading of bare commands is checked against tree-sitter's parse
+    # itself, with no neutral tree made of it (`confirms_bare`).
     words: WordMemo = {}
     plain = read_plain(source, budget, words)
+    if plain is not None:
+        shape = bare_shape(plain)
+        if shape is not None and confirms_bare(source, shape):
+            return _measured(plain, budget)
     try:
         first = read_with_tree_sitter(source, budget, words)
     except Unreadable as unreadable:
@@ -202,7 +208,12 @@ def _read(text: str | bytes) -> ShellReading:
         difference = compare(first, second, _READERS)
         if difference is not None:
             return unmeasured(difference)
+    return _measured(first, budget)
+
+
+def _measured(program: Program, budget: ReadingBudget) -> ShellReading:
+    """The measured reading of ``program``, unless reading it overran its budget."""
     overrun = budget.overrun()
     if overrun is not None:
         return unmeasured(f"reading the text {overrun}")
-    return ShellReading(status="measured", reason=None, program=first)
+    return ShellReading(status="measured", reason=None, program=program)

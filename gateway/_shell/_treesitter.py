@@ -86,7 +86,7 @@ from gateway._shell._words import (
     split_assignment,
 )
 
-__all__ = ["read_with_tree_sitter"]
+__all__ = ["Shape", "bare_shape", "confirms_bare", "read_with_tree_sitter"]
 
 _LANGUAGE: Final = tree_sitter.Language(tree_sitter_bash.language())
 _LOCAL = threading.local()
@@ -205,6 +205,112 @@ def read_with_tree_sitter(
     if any_coproc:
         _check_substituted_coprocs(program)
     return program
+
+
+_BARE_WORD_NODES: Final = frozenset({"word", "raw_string", "string", "concatenation", "number"})
+"""The word nodes of a command of the plain class, none of which can hold a substitution."""
+_BARE_WORD_PARTS: Final = _BARE_WORD_NODES | frozenset({"string_content", '"'})
+_BARE_OPERATORS: Final = frozenset({";", "&&", "|"})
+
+Shape = list[str | tuple[tuple[int, int], ...]]
+"""A text's operators and commands in order: an operator, or a command's word byte spans."""
+
+
+def bare_shape(program: Program) -> Shape | None:
+    """
+    The shape of a reading made only of commands of words joined by ``;``, ``&&``, ``|`` and newlines.
+
+    ``None`` when the reading has anything else (a redirect, an assignment,
+    ``!``, ``time``, a compound command): `confirms_bare` does not judge it.
+    """
+    shape: Shape = []
+    for statement in program.statements:
+        andor = statement.body
+        for index, pipeline in enumerate(andor.pipelines):
+            if index:
+                shape.append(andor.operators[index - 1])
+            if pipeline.negated or pipeline.time is not None:
+                return None
+            for stage, command in enumerate(pipeline.commands):
+                if stage:
+                    shape.append(pipeline.operators[stage - 1])
+                if (
+                    not isinstance(command, SimpleCommand)
+                    or command.redirects
+                    or command.assignments
+                    or not command.words
+                ):
+                    return None
+                shape.append(tuple((w.span.start_byte, w.span.end_byte) for w in command.words))
+        if statement.terminator == ";":
+            shape.append(";")
+        elif statement.terminator is not None:
+            return None
+    return shape
+
+
+def confirms_bare(source: Source, shape: Shape) -> bool:
+    """
+    Whether tree-sitter's parse of ``source`` has exactly ``shape`` (`bare_shape`).
+
+    The plain-word reader's reading of such a text needs no neutral tree from
+    tree-sitter to be checked: tree-sitter must find the same commands, in
+    the same order, each of exactly the same words (nodes with nothing
+    between them are one word, as `_Reader.words` groups them), joined by
+    the same operators — no error, no node of any other kind anywhere, so no
+    substitution, redirect, assignment or keyword it could see and the plain
+    reader not. Its words are then the plain reader's: both readings take a
+    word from the same scanner by its span, and the spans are equal. Anything
+    else is not confirmed, and the text is read the long way.
+    """
+    root = _parser().parse(source.data).root_node
+    if root.has_error:
+        return False
+    found: Shape = []
+    stack = list(reversed(root.children))
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in ("list", "pipeline"):
+            stack.extend(reversed(node.children))
+            continue
+        if kind in _BARE_OPERATORS:
+            found.append(kind)
+            continue
+        if kind != "command":
+            return False
+        spans: list[tuple[int, int]] = []
+        for child in node.children:
+            word = child
+            if child.type == "command_name":
+                inner = child.children
+                if spans or len(inner) != 1:
+                    return False
+                word = inner[0]  # the name's one word node stands for it
+            elif not spans:
+                return False  # something before the command's name
+            if not _bare_word(word):
+                return False
+            if spans and spans[-1][1] == word.start_byte:
+                spans[-1] = (spans[-1][0], word.end_byte)
+            else:
+                spans.append((word.start_byte, word.end_byte))
+        found.append(tuple(spans))
+    return found == shape
+
+
+def _bare_word(node: tree_sitter.Node) -> bool:
+    """A word node of the plain class, with nothing but text inside it."""
+    if node.type not in _BARE_WORD_NODES:
+        return False
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if item.type not in _BARE_WORD_PARTS:
+            return False
+        if item.child_count:
+            stack.extend(item.children)
+    return True
 
 
 def _check_substituted_coprocs(program: Program) -> None:

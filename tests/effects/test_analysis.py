@@ -17,7 +17,7 @@ import anyio
 import msgspec
 import pytest
 
-import gateway._shell._treesitter as treesitter
+import gateway._shell as shell
 from effects.support import CWD, HOME, PATHS
 from gateway import (
     FragmentAddr,
@@ -57,15 +57,15 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The texts read in full, in order."""
+    """The texts the shell reader read, in order."""
     seen: list[str] = []
-    original = treesitter.read_with_tree_sitter
+    original = shell._read
 
-    def counting(source: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(source.text)
-        return original(source, *args, **kwargs)
+    def counting(text: Any) -> Any:
+        seen.append(text)
+        return original(text)
 
-    monkeypatch.setattr(treesitter, "read_with_tree_sitter", counting)
+    monkeypatch.setattr(shell, "_read", counting)
     return seen
 
 

@@ -16,6 +16,7 @@ import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from shell.test_corpus import commands as corpus_commands
 
 from gateway._shell import read_shell
 from gateway._shell._bashlex import read_with_bashlex
@@ -24,7 +25,7 @@ from gateway._shell._limits import UNLIMITED
 from gateway._shell._plain import read_plain
 from gateway._shell._source import Source
 from gateway._shell._tree import Program, SimpleCommand, walk
-from gateway._shell._treesitter import read_with_tree_sitter
+from gateway._shell._treesitter import Shape, bare_shape, confirms_bare, read_with_tree_sitter
 from gateway._shell._words import Unreadable, WordMemo
 from oracle import grammar
 from oracle.harness import compare
@@ -119,6 +120,117 @@ def _tree_sitter(source: Source, known: WordMemo | None) -> Program | str:
         return read_with_tree_sitter(source, UNLIMITED, known)
     except Unreadable as unreadable:
         return unreadable.reason
+
+
+def _confirmed_without_a_tree(source: Source) -> Program | None:
+    """The plain reading, when tree-sitter's parse confirms it without a neutral tree."""
+    plain = read_plain(source, UNLIMITED)
+    if plain is None:
+        return None
+    shape = bare_shape(plain)
+    return plain if shape is not None and confirms_bare(source, shape) else None
+
+
+def _check_confirmation(text: str) -> None:
+    confirmed = _confirmed_without_a_tree(Source(text))
+    if confirmed is not None:
+        assert read_with_tree_sitter(Source(text)) == confirmed, text
+
+
+@READERS
+@given(grammar.PLAIN_CLASS | grammar.CORNERS)
+def test_a_reading_confirmed_by_the_parse_alone_is_tree_sitters_full_reading(text: str) -> None:
+    """
+    Where tree-sitter's parse confirms a plain reading of bare commands
+    (`confirms_bare`), the reading is exactly the one tree-sitter's full
+    reading makes — so the consensus the text gets is the one it had.
+    """
+    _check_confirmation(text)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", ["agent", "nl2bash", "tldr"])
+def test_every_corpus_reading_confirmed_by_the_parse_alone_is_tree_sitters_full_reading(
+    name: str,
+) -> None:
+    for text in corpus_commands(name):
+        if "\x00" not in text:
+            _check_confirmation(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a -1",  # tree-sitter's `number` node: a word
+        "a'b' c",  # one word of two nodes
+        'k "x y"z w',
+        "a |\n b && c; d\n",
+    ],
+)
+def test_bare_commands_are_confirmed_by_the_parse_alone(text: str) -> None:
+    assert _confirmed_without_a_tree(Source(text)) is not None
+    _check_confirmation(text)
+
+
+def _perturbed(shape: Shape) -> list[Shape]:
+    """Every shape one change away: a word's edge moved, words split or merged, an operator swapped."""
+    out: list[Shape] = []
+    for index, item in enumerate(shape):
+        if isinstance(item, str):
+            out.extend(
+                [*shape[:index], other, *shape[index + 1 :]]
+                for other in (";", "&&", "|")
+                if other != item
+            )
+            out.append(shape[:index] + shape[index + 1 :])
+            continue
+        for k, (start, end) in enumerate(item):
+            out.extend(
+                [*shape[:index], (*item[:k], moved, *item[k + 1 :]), *shape[index + 1 :]]
+                for moved in (
+                    (start - 1, end),
+                    (start + 1, end),
+                    (start, end - 1),
+                    (start, end + 1),
+                )
+            )
+            if end - start > 1:
+                split = ((start, start + 1), (start + 1, end))
+                out.append(
+                    [*shape[:index], (*item[:k], *split, *item[k + 1 :]), *shape[index + 1 :]]
+                )
+        if len(item) > 1:
+            merged = ((item[0][0], item[1][1]), *item[2:])
+            out.append([*shape[:index], merged, *shape[index + 1 :]])
+            out.append([*shape[:index], item[:1], item[1:], *shape[index + 1 :]])
+    return out
+
+
+@pytest.mark.parametrize("text", ["a -1", "a'b' c", 'k "x y"z w', "a |\n b && c; d\n", "x  yy ;zz"])
+def test_the_parse_confirms_only_the_shape_it_has(text: str) -> None:
+    """One change to the plain reading's shape, and tree-sitter's parse no longer confirms it."""
+    source = Source(text)
+    plain = read_plain(source, UNLIMITED)
+    assert plain is not None
+    shape = bare_shape(plain)
+    assert shape is not None
+    assert confirms_bare(source, shape)
+    wrong = _perturbed(shape)
+    assert len(wrong) > 5
+    assert not [other for other in wrong if confirms_bare(source, other)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo a > f",  # a redirect: tree-sitter's reading is made in full
+        "A=1 k",  # an assignment
+        "export A=1",  # tree-sitter's declaration_command
+        "-1>>f",  # tree-sitter reads a descriptor where bash reads a word
+    ],
+)
+def test_anything_but_bare_commands_is_read_in_full(text: str) -> None:
+    assert _confirmed_without_a_tree(Source(text)) is None
 
 
 # Just outside the class: the plain reader declines, and both parsers read them.
