@@ -38,7 +38,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Final, Literal, NamedTuple, TypeVar, cast
 
 import anyio
@@ -312,8 +312,22 @@ class _Recent(NamedTuple):
         )
 
 
+@lru_cache(maxsize=2)
+def _second(seconds: int) -> str:
+    """``YYYY-MM-DDTHH:MM:SS`` of a whole second since the epoch, in UTC, as `datetime.isoformat` writes it."""
+    return datetime.fromtimestamp(seconds, UTC).isoformat()[:19]
+
+
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
+    """
+    The UTC time now, to the microsecond, as ``datetime.now(UTC).isoformat(timespec="microseconds")`` writes it.
+
+    Every event is stamped with it, so it is built from the clock's
+    microseconds and the text of the current second, made once a second:
+    `datetime.now` with a time zone costs three times as much.
+    """
+    seconds, micro = divmod(time.time_ns() // 1000, 1_000_000)
+    return f"{_second(seconds)}.{micro:06d}+00:00"
 
 
 def _short(text: str, limit: int = 80) -> str:
