@@ -107,7 +107,9 @@ class _SinkRunner:
         self.buffer = buffer
         self.queue: deque[Event] = deque()
         self.wake = anyio.Event()
-        self.space = anyio.Event()
+        # What publishers held back by a full queue wait on: made only when
+        # one is (`room`), not for every batch.
+        self._space: anyio.Event | None = None
         # The last event the sink wrote and keeps (a fence may take some back).
         self.written = -1
         self.failure: str | None = None
@@ -174,6 +176,18 @@ class _SinkRunner:
         self.queue.append(event)
         self.wake.set()
 
+    def room(self) -> anyio.Event:
+        """An event set once the sink takes events off its queue, or fails: what a held-back publisher waits on."""
+        if self._space is None:
+            self._space = anyio.Event()
+        return self._space
+
+    def made_room(self) -> None:
+        """Wake the publishers waiting for `room`."""
+        if self._space is not None:
+            self._space.set()
+            self._space = None
+
     async def run(self) -> None:
         try:
             with self.scope:
@@ -206,9 +220,13 @@ class _SinkRunner:
                 self.wake = anyio.Event()
                 await self.wake.wait()
                 continue
-            batch = [self.queue.popleft() for _ in range(min(len(self.queue), _BATCH))]
-            self.space.set()
-            self.space = anyio.Event()
+            queue = self.queue
+            if len(queue) <= _BATCH:
+                batch = list(queue)
+                queue.clear()
+            else:
+                batch = [queue.popleft() for _ in range(_BATCH)]
+            self.made_room()
             try:
                 await self._write(batch)
             except BaseException as error:
@@ -408,7 +426,7 @@ class EventBus:
         for runner in self._runners:
             while runner.failure is None and len(runner.queue) >= runner.buffer:
                 with anyio.move_on_after(self._sink_timeout) as scope:
-                    await runner.space.wait()
+                    await runner.room().wait()
                 if scope.cancelled_caught:
                     self._fail(
                         runner, f"sink {runner.name!r} stayed blocked for {self._sink_timeout:g} s"
@@ -504,7 +522,7 @@ class EventBus:
         if taken_back:
             runner.written = min(runner.written, min(taken_back) - 1)
         runner.wake_waiters()
-        runner.space.set()
+        runner.made_room()
         runner.wake.set()
         runner.scope.cancel()
         runner.queue.clear()
