@@ -460,16 +460,13 @@ class ApproverChain:
         return tuple(slot.name for slot in self.slots)
 
     def generations(self) -> tuple[tuple[int | None, str | None], ...]:
-        """What every approver knows now (its ``generation`` and ``policy_version``): replays are kept per value."""
-        return tuple(
-            [
-                (
-                    getattr(slot.approver, "generation", None) if slot.has_generation else None,
-                    _policy(slot),
-                )
-                for slot in self.slots
-            ]
-        )
+        """
+        What every approver knows now (its ``generation`` and ``policy_version``): replays are kept per value.
+
+        Read afresh each time, never cached: an approver changes what it knows
+        (its rules replaced, an approval remembered) without telling the chain.
+        """
+        return tuple(map(_generation, self.slots))
 
     def start(self) -> None:
         """Give every approver that does not share the loop a thread and a loop of its own."""
@@ -820,6 +817,12 @@ def combine(
         decided_by=decisive.decided_by,
         policy=decisive.policy,
     )
+
+
+def _generation(slot: ApproverSlot) -> tuple[int | None, str | None]:
+    """What one approver knows now: its ``generation`` (when it has one) and its policy's version."""
+    generation = getattr(slot.approver, "generation", None) if slot.has_generation else None
+    return generation, _policy(slot)
 
 
 def _policy(slot: ApproverSlot) -> str | None:

@@ -821,7 +821,7 @@ class Gateway(AsyncContextManagerMixin):
         Raises:
             RuntimeError: The gateway is not open.
         """
-        self.bus  # noqa: B018 -- raises when the gateway is not open
+        bus = self.bus  # raises when the gateway is not open
         section = self.config.gateway
         self._counts.reviews += 1
         admitted = admit(call, self._cache)
@@ -846,12 +846,12 @@ class Gateway(AsyncContextManagerMixin):
             else:
                 state = _Review(refused_call_id(call), {"refused": refusal}, ids)
             try:
-                replay = self._replay(admitted) if isinstance(admitted, Admitted) else None
-                if isinstance(admitted, Admitted) and replay is not None and not self.bus.pressed:
+                replay = self._replay(admitted, bus) if isinstance(admitted, Admitted) else None
+                if isinstance(admitted, Admitted) and replay is not None and not bus.pressed:
                     # An identical call was read and answered by deterministic
                     # approvers alone: its answer is given again, and nothing
                     # can wait, so no deadline is armed.
-                    verdict = await self._replayed(admitted, state, span, replay)
+                    verdict = await self._replayed(admitted, state, span, replay, bus)
                 elif isinstance(admitted, Admitted):
                     decide_by = (
                         anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
@@ -859,7 +859,7 @@ class Gateway(AsyncContextManagerMixin):
                     with anyio.CancelScope(deadline=decide_by) as scope:
                         if replay is not None:
                             # The same, but a sink is behind: publishing may wait.
-                            verdict = await self._replayed(admitted, state, span, replay)
+                            verdict = await self._replayed(admitted, state, span, replay, bus)
                         else:
                             verdict = await self._decide(admitted, state, span, decide_by)
                     if scope.cancelled_caught:
@@ -930,12 +930,11 @@ class Gateway(AsyncContextManagerMixin):
         if plan is not None and plan.status != "measured":
             self._metrics.unmeasured(unmeasured_kind(plan.reason))
 
-    def _replay(self, admitted: Admitted) -> _Replay | None:
+    def _replay(self, admitted: Admitted, bus: EventBus) -> _Replay | None:
         """What an identical call got, if it can be given again now (nothing changed, nothing would wait)."""
         # The door already found the entry when the input matched it.
         prepared = admitted.known or self._cache.get(admitted.key)
         call = admitted.call
-        bus = self.bus
         if (
             prepared is None
             or not prepared.replays
@@ -956,10 +955,13 @@ class Gateway(AsyncContextManagerMixin):
         return replay
 
     async def _replayed(
-        self, admitted: Admitted, state: _Review, span: Any, replay: _Replay
+        self, admitted: Admitted, state: _Review, span: Any, replay: _Replay, bus: EventBus
     ) -> Verdict:
-        """Publish again what an identical call published, for this call; its verdict."""
-        bus = self.bus
+        """
+        Publish again what an identical call published, for this call; its verdict.
+
+        ``bus`` is the one `review` read, with nothing awaited since: the gateway is still open.
+        """
         call = admitted.call
         prepared = replay.prepared
         state.digest = prepared.digest
