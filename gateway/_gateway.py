@@ -871,12 +871,16 @@ class Gateway(AsyncContextManagerMixin):
                         )
                 else:
                     verdict = self._decline(state, refusal or "The call cannot be reviewed.")
-                verdict = await self._conclude(verdict, state)
+                # Without a required sink nothing is awaited: no coroutine is made for it.
+                seq = self._record_verdict(verdict, state)
+                if seq is not None:
+                    verdict = await self._released(verdict, state, seq)
             except BaseException as error:  # noqa: BLE001 -- _failed records it, and re-raises what must go on
                 verdict = await self._failed(error, state, span)
             if not quiet:
                 telemetry.set(span, verdict_attributes(verdict, self._mode))
-            if isinstance(admitted, Admitted):
+            if isinstance(admitted, Admitted) and trace_id is not None:
+                # A span without ids (one that does not record, with no parent) is not remembered.
                 telemetry.reviewed(admitted.call.call_id, admitted.call.tool, span)
         mode = self._mode
         metrics = self._metrics
@@ -1202,17 +1206,30 @@ class Gateway(AsyncContextManagerMixin):
         is fenced, and the gateway halts (no action without audit). Bounded
         by twice the audit timeout.
         """
+        seq = self._record_verdict(verdict, state)
+        return verdict if seq is None else await self._released(verdict, state, seq)
+
+    def _record_verdict(self, verdict: Verdict, state: _Review) -> int | None:
+        """
+        Publish the record of the verdict (the first half of `_conclude`).
+
+        Returns:
+            Its sequence number when a required sink must write it before the
+            verdict is released (`_released`), else ``None``.
+        """
         bus = self.bus
         # Past any back-pressure: the verdict's record is never kept waiting
         # behind the events it concludes. Numbered only, when nobody records.
-        seq = (
+        seq = state.verdict_seq = (
             bus.publish_nowait(self._verdict_record(verdict, state))
             if bus.recording
             else bus.count()
         )
-        state.verdict_seq = seq
-        if not bus.required_sinks:
-            return verdict
+        return seq if bus.required_sinks else None
+
+    async def _released(self, verdict: Verdict, state: _Review, seq: int) -> Verdict:
+        """The verdict once every required sink has written record ``seq``, or the decline that replaces it (the second half of `_conclude`)."""
+        bus = self.bus
         writing = time.perf_counter()
         try:
             await bus.wait_written(seq, self.config.gateway.audit_timeout)
