@@ -384,16 +384,17 @@ class EventBus:
         for runner in self._runners:
             if runner.failure is None:
                 runner.enqueue(event)
-        for key, send in list(self._watchers.items()):
-            try:
-                send.send_nowait(event)
-            except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                # A slow watcher is cut off; it resumes by sequence number.
-                del self._watchers[key]
-                send.close()
-        if isinstance(event, ChainGenesis):
-            self._genesis = event.digest
+        if self._watchers:
+            for key, send in list(self._watchers.items()):
+                try:
+                    send.send_nowait(event)
+                except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    # A slow watcher is cut off; it resumes by sequence number.
+                    del self._watchers[key]
+                    send.close()
         if isinstance(event, ChainGenesis | ChainCheckpoint):
+            if isinstance(event, ChainGenesis):
+                self._genesis = event.digest
             for callback in self._attested:
                 callback(event)
 
