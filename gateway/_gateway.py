@@ -851,7 +851,9 @@ class Gateway(AsyncContextManagerMixin):
                     # An identical call was read and answered by deterministic
                     # approvers alone: its answer is given again, and nothing
                     # can wait, so no deadline is armed.
-                    verdict = await self._replayed(admitted, state, span, replay, bus)
+                    verdict = self._replayed(admitted, state, span, replay, bus)
+                    if bus.recording:
+                        await self._publish_again(state, replay, bus)
                 elif isinstance(admitted, Admitted):
                     decide_by = (
                         anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
@@ -859,7 +861,9 @@ class Gateway(AsyncContextManagerMixin):
                     with anyio.CancelScope(deadline=decide_by) as scope:
                         if replay is not None:
                             # The same, but a sink is behind: publishing may wait.
-                            verdict = await self._replayed(admitted, state, span, replay, bus)
+                            verdict = self._replayed(admitted, state, span, replay, bus)
+                            if bus.recording:
+                                await self._publish_again(state, replay, bus)
                         else:
                             verdict = await self._decide(admitted, state, span, decide_by)
                     if scope.cancelled_caught:
@@ -958,13 +962,16 @@ class Gateway(AsyncContextManagerMixin):
         self._counts.hits += 1
         return replay
 
-    async def _replayed(
+    def _replayed(
         self, admitted: Admitted, state: _Review, span: Any, replay: _Replay, bus: EventBus
     ) -> Verdict:
         """
-        Publish again what an identical call published, for this call; its verdict.
+        Give an identical call's answer again, for this call; its verdict.
 
-        ``bus`` is the one `review` read, with nothing awaited since: the gateway is still open.
+        What that call published is published again by `_publish_again` —
+        when someone records or watches; else it is only numbered, here, so
+        that a review without sinks awaits nothing. ``bus`` is the one
+        `review` read, with nothing awaited since: the gateway is still open.
         """
         call = admitted.call
         prepared = replay.prepared
@@ -978,20 +985,20 @@ class Gateway(AsyncContextManagerMixin):
         )
         self._telemetry.set(span, replay.attributes)
         self._count_unmeasured(prepared.plan)
-        if bus.recording:
-            ids = state.ids
-            for draft in replay.drafts:
-                await bus.publish(
-                    msgspec.structs.replace(
-                        draft,
-                        call_id=state.call_id,
-                        trace_id=ids["trace_id"],
-                        span_id=ids["span_id"],
-                    )
-                )
-        else:
+        if not bus.recording:
             bus.count(len(replay.drafts))
         return msgspec.structs.replace(replay.verdict, call_id=state.call_id)
+
+    @staticmethod
+    async def _publish_again(state: _Review, replay: _Replay, bus: EventBus) -> None:
+        """Publish what an identical call published, for this call (after `_replayed`, when ``bus.recording``)."""
+        ids = state.ids
+        for draft in replay.drafts:
+            await bus.publish(
+                msgspec.structs.replace(
+                    draft, call_id=state.call_id, trace_id=ids["trace_id"], span_id=ids["span_id"]
+                )
+            )
 
     @staticmethod
     def _request(prepared: _Prepared, masked_call: ToolCall) -> ReviewRequest:
