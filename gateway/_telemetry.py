@@ -505,20 +505,13 @@ def _quiet_span(parent: otel_context.Context | None) -> Span:
 
 
 class _SpanScope:
-    """
-    A span made current for a block; a span that records nothing is not even made current.
-
-    A quiet scope (no provider records anything) makes no span at all: it
-    gives what the API's no-op tracer would, without building attributes or
-    going through the proxy.
-    """
+    """A span made current for a block; a span that records nothing is not even made current."""
 
     __slots__ = (
         "_attributes",
         "_links",
         "_name",
         "_parent",
-        "_quiet",
         "_span",
         "_token",
         "_tracer",
@@ -532,22 +525,18 @@ class _SpanScope:
         *,
         parent: otel_context.Context | None = None,
         links: tuple[Link, ...] = (),
-        quiet: bool = False,
     ) -> None:
         self._tracer = tracer
         self._name = name
         self._attributes = attributes
         self._parent = parent
         self._links = links
-        self._quiet = quiet
         self._span: Span = INVALID_SPAN
         self._token: object = None
 
     def __enter__(self) -> Span:
         try:
-            if self._quiet:
-                self._span = _quiet_span(self._parent)
-            elif self._tracer is not None:
+            if self._tracer is not None:
                 self._span = self._tracer.start_span(
                     self._name,
                     context=self._parent,
@@ -567,6 +556,42 @@ class _SpanScope:
             self._span.end()
         except Exception:  # noqa: BLE001, S110 -- as above, on the way out
             pass
+
+
+class _QuietScope:
+    """
+    The scope of a span when no provider records anything: no span is made at all.
+
+    It gives what the API's no-op tracer would — the current span, or the
+    parent's, made current again only when it carries a trace (a caller's) —
+    without building attributes or going through the proxy. Such a span does
+    not record, so there is nothing to end. Every review opens one when
+    nothing records, so it holds no more than it needs.
+    """
+
+    __slots__ = ("_parent", "_token")
+
+    def __init__(self, parent: otel_context.Context | None = None) -> None:
+        self._parent = parent
+        self._token: object = None
+
+    def __enter__(self) -> Span:
+        try:
+            span = _quiet_span(self._parent)
+            if span.get_span_context().is_valid:
+                self._token = otel_context.attach(trace.set_span_in_context(span))
+        except Exception:  # noqa: BLE001 -- a broken context must not break a review
+            return INVALID_SPAN
+        return span
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            with suppress(Exception):  # as above, on the way out
+                otel_context.detach(self._token)  # type: ignore[arg-type]  # the token attach gave
+
+
+SpanScope = _SpanScope | _QuietScope
+"""A block's span: made and made current (`_SpanScope`), or, when nothing records, not even made (`_QuietScope`)."""
 
 
 _W3C: Final = TraceContextTextMapPropagator()
@@ -671,16 +696,16 @@ class Telemetry:
         attributes: Mapping[str, str | int | bool] | None = None,
         *,
         quiet: bool | None = None,
-    ) -> _SpanScope:
+    ) -> SpanScope:
         """
         Open a span (a child of the current one, if any); nothing the tracer raises gets out.
 
         ``quiet`` is `quiet` as the caller already asked it (so that what it
         built for the span and the span agree), asked again when not given.
         """
-        return _SpanScope(
-            self._tracer, name, attributes, quiet=self.quiet if quiet is None else quiet
-        )
+        if self.quiet if quiet is None else quiet:
+            return _QuietScope()
+        return _SpanScope(self._tracer, name, attributes)
 
     @staticmethod
     def ids(span: Span) -> tuple[str | None, str | None]:
@@ -732,7 +757,7 @@ class Telemetry:
         while len(self._reviews) > self._remember:
             self._reviews.popitem(last=False)
 
-    def outcome(self, call_id: str | None, outcome: str) -> _SpanScope:
+    def outcome(self, call_id: str | None, outcome: str) -> SpanScope:
         """
         The span of a call's outcome: a child of the call's review span when the gateway remembers it.
 
@@ -743,7 +768,7 @@ class Telemetry:
 
     def host_decision(
         self, call_id: str | None, decision: str, by: str, host: str | None
-    ) -> _SpanScope:
+    ) -> SpanScope:
         """The span of a person's answer inside the host: joined to the review as `outcome` is."""
         attributes: dict[str, str | int | bool] = {
             ATTR_HOST_DECISION: decision,
@@ -755,13 +780,13 @@ class Telemetry:
 
     def _after_review(
         self, name: str, call_id: str | None, attributes: dict[str, str | int | bool]
-    ) -> _SpanScope:
+    ) -> SpanScope:
         """A span of what follows a review: its child when remembered, linked to the current span."""
         review = self._reviews.get(call_id) if call_id else None
         if call_id:
             attributes[ATTR_TOOL_CALL_ID] = call_id
         if review is None:
-            return _SpanScope(self._tracer, name, attributes, quiet=self.quiet)
+            return _QuietScope() if self.quiet else _SpanScope(self._tracer, name, attributes)
         context, tool = review
         attributes[ATTR_TOOL_NAME] = tool
         links: tuple[Link, ...] = ()
@@ -770,9 +795,9 @@ class Telemetry:
             if current.is_valid and current.trace_id != context.trace_id:
                 links = (Link(current),)
         parent = trace.set_span_in_context(NonRecordingSpan(context))
-        return _SpanScope(
-            self._tracer, name, attributes, parent=parent, links=links, quiet=self.quiet
-        )
+        if self.quiet:
+            return _QuietScope(parent)
+        return _SpanScope(self._tracer, name, attributes, parent=parent, links=links)
 
 
 def verdict_attributes(verdict: Verdict, mode: str) -> dict[str, str | bool | None]:
