@@ -40,7 +40,16 @@ from collections.abc import Iterable, Iterator
 from typing import Literal, NamedTuple
 
 from gateway._shell import ShellReading, read_shell
-from gateway._shell._tree import AnsiC, Coproc, Heredoc, Program, SimpleCommand, Word, walk
+from gateway._shell._tree import (
+    AnsiC,
+    Coproc,
+    DoubleQuoted,
+    Heredoc,
+    Program,
+    SimpleCommand,
+    Word,
+    walk,
+)
 from oracle import bash
 
 __all__ = ["Comparison", "Mismatch", "argv_of", "commands_of", "compare", "compare_reading"]
@@ -129,13 +138,14 @@ def _first_text(command: SimpleCommand) -> str:
     word = command.words[0]
     printed: list[str] = []
     for part in word.parts:
+        written = word.text[part.span.start - word.span.start : part.span.end - word.span.start]
         if isinstance(part, AnsiC) and part.exact:
             # bash turns `$'…'` into a single-quoted string as it parses.
             printed.append("'" + part.text.replace("'", "'\\''") + "'")
+        elif isinstance(part, DoubleQuoted) and part.locale:
+            printed.append(written[1:])  # and `$"…"` into `"…"` (no translation is loaded)
         else:
-            printed.append(
-                word.text[part.span.start - word.span.start : part.span.end - word.span.start]
-            )
+            printed.append(written)
     return "".join(printed)
 
 
