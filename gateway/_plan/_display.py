@@ -25,8 +25,10 @@ _INVISIBLE_LETTERS: Final = frozenset(
 )
 """Characters that are letters or marks to Unicode but show as nothing."""
 _HAZARD_CATEGORIES: Final = frozenset({"Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cs"})
-_PADDING: Final = re.compile(r"[ \t]{48,}")
-_SPACES: Final = " " * 48
+_PADDING_RUN: Final = 48
+"""How many blanks in a row push text out of sight."""
+_PADDING: Final = re.compile(rf"[ \t]{{{_PADDING_RUN},}}")
+_SPACES: Final = " " * _PADDING_RUN
 """Without a tab, a run of `_PADDING` is this many spaces: a substring test finds it faster."""
 
 

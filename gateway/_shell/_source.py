@@ -40,6 +40,11 @@ class Source:
         byte_of_char[len(text)] = position
         self._byte_of_char = byte_of_char
 
+    @property
+    def ascii(self) -> bool:
+        """Every character is one byte: a character offset is its byte offset (most commands)."""
+        return self._byte_of_char is None
+
     def byte_of(self, char_offset: int) -> int:
         """Return the byte offset of a character offset."""
         if self._byte_of_char is None:

@@ -451,8 +451,7 @@ class _Reader:
         known: WordMemo | None = None,
     ) -> None:
         self.source = source
-        self.ascii = len(source.data) == len(source.text)
-        """Every character one byte: an offset is the same in both (most commands)."""
+        self.ascii = source.ascii  # read once: `start` and `end` ask for every node
         self.coprocs = {} if coprocs is None else coprocs
         self.subs: dict[int, SubEntry] = {}
         self.scanner = WordScanner(source, self.subs, READER, budget=budget, known=known)
