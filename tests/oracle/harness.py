@@ -40,16 +40,7 @@ from collections.abc import Iterable, Iterator
 from typing import Literal, NamedTuple
 
 from gateway._shell import ShellReading, read_shell
-from gateway._shell._tree import (
-    AnsiC,
-    Coproc,
-    DoubleQuoted,
-    Heredoc,
-    Program,
-    SimpleCommand,
-    Word,
-    walk,
-)
+from gateway._shell._tree import Coproc, Heredoc, Program, SimpleCommand, Word, walk
 from oracle import bash
 
 __all__ = ["Comparison", "Mismatch", "argv_of", "commands_of", "compare", "compare_reading"]
@@ -130,34 +121,21 @@ def argv_of(command: SimpleCommand) -> Key:
 
 
 def _first_text(command: SimpleCommand) -> str:
-    """How ``$BASH_COMMAND`` starts for ``command``: its first word as bash prints it back."""
+    """How ``$BASH_COMMAND`` starts for ``command`` when bash prints it as written."""
     if command.assignments:
         return command.assignments[0].name
-    if not command.words:
-        return ""
-    word = command.words[0]
-    printed: list[str] = []
-    for part in word.parts:
-        written = word.text[part.span.start - word.span.start : part.span.end - word.span.start]
-        if isinstance(part, AnsiC) and part.exact:
-            # bash turns `$'…'` into a single-quoted string as it parses.
-            printed.append("'" + part.text.replace("'", "'\\''") + "'")
-        elif isinstance(part, DoubleQuoted) and part.locale:
-            printed.append(written[1:])  # and `$"…"` into `"…"` (no translation is loaded)
-        else:
-            printed.append(written)
-    return "".join(printed)
+    return command.words[0].text if command.words else ""
 
 
 def _names_a_program_of(printed: str, keys: list[Key]) -> bool:
     """
     Whether bash's print of a command it did not run names the program word one of ``keys`` does.
 
-    ``$BASH_COMMAND`` is bash's own print of the command, which rewrites more
-    than quotes (a substitution's body is printed back canonically, so
-    ``$(⏎k1⏎)`` is ``$(k1)``): the print is read back with the reader and its
-    program word compared with the reader's, literal for literal, an
-    expansion for an expansion.
+    ``$BASH_COMMAND`` is bash's own print of the command, not its text:
+    ``$'\\x41'`` is printed ``'A'``, ``$"t"`` is ``"t"``, and a substitution's
+    body is printed back canonically (``$(⏎k1⏎)`` is ``$(k1)``). So the print
+    is read back with the reader and its program word compared with the
+    reader's, literal for literal, an expansion for an expansion.
     """
     reading = read_shell(printed)
     if reading.program is None:
