@@ -119,7 +119,10 @@ def _answers(handler: Handler) -> Handler:
         try:
             return await handler(request)
         except BadRequest as refusal:
-            return error_response(refusal.status, refusal.message)
+            # A body that never arrived leaves the connection mid-request: it
+            # cannot carry another one, so it is closed, not left to idle.
+            closing = {"connection": "close"} if refusal.status == 408 else None
+            return error_response(refusal.status, refusal.message, closing)
         except ClientDisconnect:
             return Response(status_code=499)  # Nobody is left to read an answer.
         except Exception:  # noqa: BLE001 -- the one boundary where a bug becomes a 500 answer

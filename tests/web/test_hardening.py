@@ -124,7 +124,11 @@ def _block_the_loop(seconds: float) -> None:
 
 
 def test_a_body_that_never_arrives_gets_a_408_in_json() -> None:
-    """The headers promise a body that never comes: refused after body-timeout, nothing reviewed."""
+    """
+    The headers promise a body that never comes: refused after body-timeout,
+    nothing reviewed, and the connection closed (it is mid-request, so it
+    cannot carry another one; left open, it would idle until the client gives up).
+    """
     with serve(config(body_timeout=0.3)) as served, closing(_connect(served.url)) as sock:
         host = served.url.removeprefix("http://").rstrip("/")
         sock.sendall(
@@ -133,8 +137,16 @@ def test_a_body_that_never_arrives_gets_a_408_in_json() -> None:
                 "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
             ).encode()
         )
-        status, payload = _json_refusal(_read_all(sock))
+        raw = b""
+        while b"\r\n\r\n" not in raw or not raw.rstrip().endswith(b"}"):
+            chunk = sock.recv(65536)
+            assert chunk, raw
+            raw += chunk
+        closed = sock.recv(1)  # the server closes: an end of stream, not a wait for WAIT seconds
+        status, payload = _json_refusal(raw)
         reviews = served.running.gateway.statistics().reviews
+    assert closed == b""
+    assert b"connection: close" in raw.lower()
     assert status == 408
     assert payload["error"] == "The request body did not arrive within 0.3 s."
     assert reviews == 0
