@@ -414,6 +414,21 @@ def read_position(
         names.append(words[i].text.split("=", 1)[0].split("[", 1)[0].rstrip("+"))
         i += 1
 
+    if i < len(words) and words[i].value is not None:
+        # The common case, read without the launcher walk: the first word
+        # names the program itself (no launcher stands in front).
+        name = words[i].value or ""
+        base = program_basename(name)
+        if base not in LAUNCHERS:
+            return PositionReading(
+                ProgramPosition(
+                    control_words=tuple(control),
+                    assignments=tuple(names),
+                    program=ProgramName(index=i, name=name, basename=base),
+                    runs_shell=base in SHELLS,
+                )
+            )
+
     launchers: list[LauncherStep] = []
     readings: list[LauncherReading] = []
 

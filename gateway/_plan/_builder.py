@@ -236,6 +236,7 @@ class Builder:
         self.placeholders: frozenset[int] = frozenset()
         """Offsets of words another program fills in (``find -exec … {}``)."""
         self.background_via = "&"
+        self._directories: dict[str | None, EffectPath] = {}
         """What put the commands being walked in the background: ``&``, or ``coproc``."""
 
     # ── values ──
@@ -265,6 +266,13 @@ class Builder:
         if not self.redact or not secrets:
             return Plain(text)
         return Redactor(text, secrets).value(0, len(text))
+
+    def located(self, sink: EffectSink, directory: str | None) -> EffectPath:
+        """A working directory as published: the same for every command of this builder, so found once."""
+        found = self._directories.get(directory)
+        if found is None:
+            found = self._directories[directory] = sink.located(directory, "")
+        return found
 
     def sink(self, scope: Scope, found: list[Effect] | None = None) -> EffectSink:
         """A sink for effects in ``scope`` (the statement's own effects unless ``found`` is given)."""
@@ -548,6 +556,8 @@ class Builder:
         self, own: Sequence[Redirect], scope: Scope
     ) -> tuple[list[Redirect], tuple[PlannedHeredoc, ...]]:
         """Index the pending compound heredocs, then the command's own, in that order."""
+        if not own and not self.pending:
+            return [], ()
         taken = [*self.pending, *(r for r in own if r.heredoc is not None)]
         self.pending = []
         return taken, tuple(self.heredoc(r.heredoc, scope) for r in taken if r.heredoc is not None)
@@ -791,7 +801,13 @@ class Builder:
         inherited: tuple[PlannedRedirect, ...],
     ) -> None:
         words = command.words
-        snapshot = scope.copy()  # substitutions run first, in a subshell of this state
+        # Substitutions run first, in a subshell of this state: a copy of it,
+        # made only when some word, assignment or redirect may hold one.
+        starting = scope.directories
+        walks = bool(command.assignments or command.redirects or self.pending) or any(
+            word.value is None for word in words
+        )
+        snapshot = scope.copy() if walks else scope
         if not words and not command.redirects and not self.pending:
             # A bare assignment runs nothing, but binds, and its value may hold substitutions.
             statement_sink = self.sink(scope)
@@ -806,7 +822,8 @@ class Builder:
         redirects = tuple(self.redirect(r) for r in command.redirects) + inherited
         kinds: set[str] = set()
         for word in words:
-            expansion_kinds(word.parts, kinds)
+            if word.value is None:  # a word with a value expands nothing
+                expansion_kinds(word.parts, kinds)
         for assignment in command.assignments:
             if assignment.value is not None:
                 expansion_kinds(assignment.value.parts, kinds)
@@ -869,12 +886,14 @@ class Builder:
             expansions=tuple(sorted(kinds)),
             nested=nested,
             fed_by=self.fed_by,
-            directories=tuple(sink.located(d, "") for d in (directories or snapshot.directories)),
+            directories=tuple(self.located(sink, d) for d in (directories or starting)),
             effects=tuple(found),
             subcommand=() if arguments is None else tuple(map(self.scrub, arguments.subcommand)),
             options=() if arguments is None else arguments.options,
         )
         self.commands.append(planned)
+        if not walks:
+            return  # every word is literal: nothing runs inside the command
         # Then what runs inside it, in source order: substitutions in its
         # assignments, words and redirect targets, then its heredoc bodies.
         for assignment in command.assignments:
@@ -882,9 +901,10 @@ class Builder:
                 assignment, background=background, context=context, scope=snapshot
             )
         for word in words:
-            self.walk_parts_commands(
-                word.parts, background=background, context=context, scope=snapshot
-            )
+            if word.value is None:
+                self.walk_parts_commands(
+                    word.parts, background=background, context=context, scope=snapshot
+                )
         for redirect in command.redirects:
             if redirect.target is not None and redirect.heredoc is None:
                 self.walk_parts_commands(
@@ -914,7 +934,8 @@ class Builder:
         for assignment in command.assignments:
             self.assignment_effects(assignment, sink, prefix=bool(words))
         for word in words:
-            self.expand(word.parts, sink)
+            if word.value is None:
+                self.expand(word.parts, sink)
         for redirect in command.redirects:
             if redirect.target is not None and redirect.heredoc is None:
                 self.expand(redirect.target.parts, sink)

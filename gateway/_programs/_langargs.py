@@ -292,20 +292,26 @@ class OptionScan:
         if (word == "--" and row.double_dash) or (word == "-" and row.dash_ends_options):
             self.double_dash(i)
             return i + 1
-        lookup = self.lookup()
         if row.operand_words is not None and re.fullmatch(row.operand_words, word):
             self.operand(i, word)
             return i + 1
-        if row.response_files and word.startswith("@") and len(word) > 1:
-            self.refuse(word)
+        lead = word[:1]
+        if lead != "-" and lead != "+":
+            # No dash and no plus: an operand, unless the row reads a response
+            # file or dashless options here (no `optionish` takes such a word).
+            if lead == "@" and row.response_files and len(word) > 1:
+                self.refuse(word)
+                return i + 1
+            if lead and row.dashless is not None:
+                if row.dashless == "first" and self.dashless_first(i):
+                    letters = row.dashless_options or self.lookup().options
+                    return self.cluster(word, i, letters, start=0, values_follow=True)
+                if row.dashless == "every":
+                    letters = row.dashless_options or self.lookup().options
+                    return self.cluster(word, i, letters, start=0, values_follow=False)
+            self.operand(i, word)
             return i + 1
-        if word and not word.startswith(("-", "+")):
-            if row.dashless == "first" and self.dashless_first(i):
-                letters = row.dashless_options or lookup.options
-                return self.cluster(word, i, letters, start=0, values_follow=True)
-            if row.dashless == "every":
-                letters = row.dashless_options or lookup.options
-                return self.cluster(word, i, letters, start=0, values_follow=False)
+        lookup = self.lookup()
         if word.startswith("+") and len(word) > 1:
             taken = self.plus_word(word, i, lookup)
             if taken is not None:
@@ -410,9 +416,11 @@ class OptionScan:
         longest = 3 if self.row.multichar_short else 1
         sign = "+" if plus else prefix
         while k < len(word):
-            width = next(
-                (n for n in range(longest, 1, -1) if prefix + word[k : k + n] in options), 1
-            )
+            width = 1
+            for n in range(longest, 1, -1):
+                if prefix + word[k : k + n] in options:
+                    width = n
+                    break
             spelling = prefix + word[k : k + width]
             written = sign + word[k : k + width]
             option = options.get(spelling)

@@ -165,7 +165,10 @@ class _Scan(OptionScan):
         if not modes:
             return None
         present = self.named
-        return next((mode for mode in modes if mode.when <= present), None)
+        for mode in modes:
+            if mode.when <= present:
+                return mode
+        return None
 
     def layout(self) -> tuple[Operands, tuple[Implicit, ...]]:
         # The layout follows the rows and the options named; both only grow,
@@ -617,21 +620,29 @@ def read_row(
         _operand_facts(scan)
     if complete and scan.undeclared is None and scan.unreadable is None:
         _implicit_facts(scan)
-    cwd_first = any(each.cwd_first for each in scan.rows)
-    ordered = sorted(
-        scan.facts, key=lambda item: (not (cwd_first and item[1].kind == "cwd"), item[0])
-    )
-    environment: set[str] = set()
-    for each in scan.rows:
+    rows = scan.rows
+    facts = scan.facts
+    if len(facts) > 1:
+        if any(each.cwd_first for each in rows):
+            facts.sort(key=lambda item: (item[1].kind != "cwd", item[0]))
+        else:
+            facts.sort(key=_position)
+    environment = rows[0].environment
+    for each in rows[1:]:
         environment |= each.environment
     return ArgumentReading(
         program=program,
         table=True,
         subcommand=tuple(scan.subcommand),
         options=tuple(scan.options),
-        operands=tuple(operand.at for operand in scan.operands),
-        facts=tuple(fact for _, fact in ordered),
+        operands=tuple([operand.at for operand in scan.operands]),
+        facts=tuple([fact for _, fact in facts]),
         undeclared=scan.undeclared,
         unreadable=scan.unreadable,
-        environment=tuple(sorted(environment)),
+        environment=tuple(sorted(environment)) if environment else (),
     )
+
+
+def _position(item: tuple[int, ArgumentFact]) -> int:
+    """Where a fact stands in the command line (the sort key of a reading's facts)."""
+    return item[0]
