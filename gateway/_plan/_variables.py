@@ -130,8 +130,9 @@ def _command(command: Command, names: Names) -> None:
                 _word(element, names)
         declares = bool(command.words) and command.words[0].value in DECLARATION_BUILTINS
         for index, word in enumerate(command.words):
-            _word(word, names)
-            if declares and index and word.value is not None:
+            if word.value is None:  # a word with a value reads no variable
+                _parts(word.parts, names)
+            elif declares and index:
                 split = split_assignment(word.value)
                 if split is not None:
                     names.binds.append(split[0])

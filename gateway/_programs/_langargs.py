@@ -701,7 +701,7 @@ class Scanner(OptionScan):
             if self.stopped or self.at >= len(self.args):
                 return None
             self.at = self.word(self.at)
-            if self.problem is not None:
+            if self.undeclared is not None or self.unreadable is not None:
                 self._pending.clear()  # a word that cannot be read gives nothing
                 return None
         return self._pending.pop(0)

@@ -54,8 +54,10 @@ _OPTIONS: Final = table(
 _SPECIAL_FILES: Final = frozenset({"/dev/stdin", "/dev/stdout", "/dev/stderr"})
 """Names GNU sed's ``r``/``w`` treat as its own streams, never opening a file."""
 _SIMPLE: Final = frozenset("=dDFgGhHnNpPxz")
-_BLANKS: Final = frozenset(" \t")
-_SPACES: Final = frozenset(" \t\n\v\f\r")
+_BLANK_RUN: Final = re.compile(r"[ \t]*")
+_DIGIT_RUN: Final = re.compile(r"[0-9]*")
+_SEPARATORS: Final = re.compile(r"[; \t\n\v\f\r]*")
+"""What sed skips before a command: ``;`` and white space."""
 _TEXT_LINE: Final = re.compile(r"(?:[^\\\n]|\\.)*", re.DOTALL)
 """A line of ``a``/``i``/``c``/``e`` text up to its end: a backslash takes the next character."""
 
@@ -105,8 +107,8 @@ class _Script:
         return char
 
     def blanks(self) -> None:
-        while self.peek() in _BLANKS and self.peek():
-            self.at += 1
+        if self.at < len(self.text):
+            self.at = _BLANK_RUN.match(self.text, self.at).end()  # type: ignore[union-attr]
 
     def nonblank(self) -> str:
         self.blanks()
@@ -125,8 +127,8 @@ class _Script:
     # The pieces of GNU sed's compile.c, one method each.
 
     def integer(self) -> None:
-        while self.peek().isdigit() and self.peek().isascii():
-            self.at += 1
+        if self.at < len(self.text):
+            self.at = _DIGIT_RUN.match(self.text, self.at).end()  # type: ignore[union-attr]
 
     def end_of_command(self) -> None:
         """``read_end_of_cmd``: blanks, then ``;``, a newline, the end, or a ``}``/``#`` left to read."""
@@ -252,9 +254,10 @@ def _read_script(script: _Script) -> None:
     """Read every command of the joined scripts, stating their facts (``compile_program``)."""
     depth = 0
     while True:
-        while script.peek() and (script.peek() == ";" or script.peek() in _SPACES):
-            script.at += 1
-        if not script.peek():
+        if script.at >= len(script.text):
+            break
+        script.at = _SEPARATORS.match(script.text, script.at).end()  # type: ignore[union-attr]
+        if script.at >= len(script.text):
             break
         start = script.at
         addressed = script.address()
