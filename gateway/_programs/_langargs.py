@@ -118,7 +118,7 @@ _LOOKUPS_HELD: Final = 4096
 
 def option_lookup(rows: Sequence[ProgramRow]) -> Lookup:
     """The accepted options of a chain of rows (a subcommand and the parents it inherits)."""
-    key = tuple(id(row) for row in rows)
+    key = tuple(map(id, rows))
     cached = _LOOKUPS.get(key)
     if cached is not None:
         return cached[1]

@@ -133,6 +133,9 @@ class _Scan(OptionScan):
     def lookup(self) -> Lookup:
         if self._lookup is not None:
             return self._lookup
+        if len(self.rows) == 1:
+            self._lookup = option_lookup(self.rows)
+            return self._lookup
         chain: list[ProgramRow] = [self.rows[-1]]
         for parent in reversed(self.rows[:-1]):
             if not chain[-1].inherit:
