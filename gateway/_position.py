@@ -37,6 +37,7 @@ __all__ = [
     "LauncherReading",
     "PositionReading",
     "PositionWord",
+    "direct_position",
     "program_basename",
     "read_position",
 ]
@@ -372,6 +373,40 @@ def _permuted_command_string(
     return None
 
 
+def direct_position(value: str, text: str, assignments: Sequence[str]) -> PositionReading | None:
+    """
+    The position of a command whose first word, of value ``value``, names the program itself.
+
+    The common case, read without `PositionWord`s: ``None`` when the word may
+    be a control word, an assignment or a launcher (`read_position` reads those).
+
+    Args:
+        value: The first word's value (it has no expansion).
+        text: The first word as written.
+        assignments: Names of the leading assignments the parser separated.
+    """
+    if value in _LEADING_CONTROL or _ASSIGNMENT_WORD.match(text):
+        return None
+    return _direct(value, 0, [], assignments)
+
+
+def _direct(
+    name: str, index: int, control: Sequence[str], names: Sequence[str]
+) -> PositionReading | None:
+    """The reading when the word at ``index`` names the program itself (no launcher stands in front)."""
+    base = program_basename(name)
+    if base in LAUNCHERS:
+        return None
+    return PositionReading(
+        ProgramPosition(
+            control_words=tuple(control),
+            assignments=tuple(names),
+            program=ProgramName(index=index, name=name, basename=base),
+            runs_shell=base in SHELLS,
+        )
+    )
+
+
 def read_position(
     words: Sequence[PositionWord], assignments: Sequence[str] = ()
 ) -> PositionReading:
@@ -414,20 +449,11 @@ def read_position(
         names.append(words[i].text.split("=", 1)[0].split("[", 1)[0].rstrip("+"))
         i += 1
 
-    if i < len(words) and words[i].value is not None:
-        # The common case, read without the launcher walk: the first word
-        # names the program itself (no launcher stands in front).
-        name = words[i].value or ""
-        base = program_basename(name)
-        if base not in LAUNCHERS:
-            return PositionReading(
-                ProgramPosition(
-                    control_words=tuple(control),
-                    assignments=tuple(names),
-                    program=ProgramName(index=i, name=name, basename=base),
-                    runs_shell=base in SHELLS,
-                )
-            )
+    value = words[i].value if i < len(words) else None
+    if value is not None:
+        direct = _direct(value, i, control, names)
+        if direct is not None:
+            return direct
 
     launchers: list[LauncherStep] = []
     readings: list[LauncherReading] = []

@@ -73,7 +73,7 @@ from gateway._plans import (
     PlannedValue,
     ProgramPosition,
 )
-from gateway._position import PositionReading, PositionWord, read_position
+from gateway._position import PositionReading, PositionWord, direct_position, read_position
 from gateway._programs import ArgumentFact, ArgumentReading
 from gateway._redact import Redactor, Secret, find_secrets
 from gateway._shell import ShellReading, read_shell
@@ -833,7 +833,11 @@ class Builder:
         for redirect in taken:  # an unquoted heredoc body expands like a word
             if redirect.heredoc is not None and not redirect.heredoc.quoted:
                 expansion_kinds(redirect.heredoc.parts, kinds)
-        reading = read_position(position_words(words), [a.name for a in command.assignments])
+        names = [a.name for a in command.assignments]
+        first = words[0].value if words else None
+        reading = (
+            None if first is None else direct_position(first, words[0].text, names)
+        ) or read_position(position_words(words), names)
         position = reading.position if words else ProgramPosition()
         found: list[Effect] = []
         sink = self.sink(scope, found)
