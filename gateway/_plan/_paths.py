@@ -129,10 +129,16 @@ def normalise(path: str) -> str:
     """
     if path.startswith((HOME, ROOT)):
         anchor, rest = path[0], path[1:]
+        if not rest or _folded(rest):
+            return path
     elif path.startswith("/"):
         anchor, rest = "/", path
+        if rest == "/" or _folded(rest):
+            return path
     else:
         anchor, rest = "", path
+        if rest and _folded("/" + rest):
+            return path
     parts: list[str] = []
     for piece in rest.split("/"):
         if piece in ("", "."):
@@ -149,6 +155,11 @@ def normalise(path: str) -> str:
     if anchor:
         return anchor + "".join("/" + part for part in parts)
     return "/".join(parts) or "."
+
+
+def _folded(rest: str) -> bool:
+    """``/a/b`` with nothing to fold: no empty, ``.`` or ``..`` piece, no trailing slash (most paths)."""
+    return rest[0] == "/" and "//" not in rest and "/." not in rest and rest[-1] != "/"
 
 
 def join(directory: str | None, path: str) -> str | None:

@@ -289,7 +289,7 @@ def confirms_bare(source: Source, shape: Shape) -> bool:
                 word = inner[0]  # the name's one word node stands for it
             elif not spans:
                 return False  # something before the command's name
-            if not _bare_word(word):
+            if word.type not in _BARE_WORD_NODES or (word.child_count and not _bare_word(word)):
                 return False
             if spans and spans[-1][1] == word.start_byte:
                 spans[-1] = (spans[-1][0], word.end_byte)
