@@ -15,7 +15,9 @@ read from this walk. A word whose parts are all quoted or literal text
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Final, NamedTuple
+from typing import Final
+
+import msgspec
 
 from gateway._shell._tree import (
     AnsiC,
@@ -57,7 +59,7 @@ def inert(parts: Sequence[Part]) -> bool:
     return True
 
 
-class Walked(NamedTuple):
+class Walked(msgspec.Struct, frozen=True):
     """One part met by `walk_parts`."""
 
     part: Part

@@ -67,6 +67,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Final, Literal, NamedTuple
 
+import msgspec
+
 from gateway._programs._rows import Option, OptionSpec, ProgramRow, option_table
 
 __all__ = [
@@ -154,7 +156,7 @@ def long_option(lookup: Lookup, name: str) -> Option | None:
 # ───────────────────────── the scanner ─────────────────────────
 
 
-class Met(NamedTuple):
+class Met(msgspec.Struct, frozen=True):
     """
     One option the scanner met.
 
@@ -577,7 +579,7 @@ def table(*specs: OptionSpec, abbreviate: bool = True) -> OptionTable:
     return OptionTable(options, ProgramRow(options=options, abbreviations=abbreviate))
 
 
-class Item(NamedTuple):
+class Item(msgspec.Struct, frozen=True):
     """
     One piece of a command line: an option with its values, an operand, or ``--``.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence, Set
-from typing import Final, NamedTuple
+from typing import Final
 
 import msgspec
 
@@ -34,7 +34,7 @@ _PAGER_MOVE: Final = re.compile(r"[0-9]*[gGp%]?|[/?][^\x00-\x1f]*")
 _FOLLOWS: Final = Effect(kind="lifetime", action="unbounded")
 
 
-class _Operand(NamedTuple):
+class _Operand(msgspec.Struct, frozen=True):
     at: int
     value: str | None
     several: bool  # an expansion that may be no word or several

@@ -20,6 +20,8 @@ import re
 from collections.abc import MutableMapping
 from typing import Final, NamedTuple
 
+import msgspec
+
 from gateway._shell._source import Source
 from gateway._shell._tree import (
     AndOr,
@@ -86,7 +88,7 @@ RESERVED_WORDS: Final = frozenset(
 )
 
 
-class CmdToken(NamedTuple):
+class CmdToken(msgspec.Struct, frozen=True):
     """A command and its extent (``end`` reaches past any heredoc it reads)."""
 
     command: Command
@@ -94,7 +96,7 @@ class CmdToken(NamedTuple):
     end: int
 
 
-class OpToken(NamedTuple):
+class OpToken(msgspec.Struct, frozen=True):
     """A control operator between commands."""
 
     op: str
