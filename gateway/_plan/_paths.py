@@ -387,13 +387,34 @@ def effect_path(
     recursive: bool = False,
     pattern: bool = False,
 ) -> EffectPath:
-    """The published `EffectPath` of a resolved path (``None``: unknown)."""
-    return EffectPath(
+    """
+    The published `EffectPath` of a resolved path (``None``: unknown).
+
+    Pure, and asked again and again for the same few paths (the working
+    directory of every command, the files an agent keeps reading): short
+    ones are kept (`_EFFECT_PATHS`).
+    """
+    key = (written, path, context, recursive, pattern)
+    found = _EFFECT_PATHS.get(key)
+    if found is not None:
+        return found
+    found = EffectPath(
         written=written,
         value=None if path is None else shown(path, context),
         classes=classify(path, context, recursive=recursive, pattern=pattern),
         pattern=pattern and path is not None,
     )
+    if len(written) + (0 if path is None else len(path)) <= _EFFECT_PATH_KEPT_CHARACTERS:
+        if len(_EFFECT_PATHS) >= _EFFECT_PATHS_HELD:
+            _EFFECT_PATHS.clear()
+        _EFFECT_PATHS[key] = found
+    return found
+
+
+_EFFECT_PATHS: dict[tuple[str, str | None, PathContext, bool, bool], EffectPath] = {}
+_EFFECT_PATHS_HELD: Final = 4096
+"""How many published paths are kept (each key at most `_EFFECT_PATH_KEPT_CHARACTERS` long)."""
+_EFFECT_PATH_KEPT_CHARACTERS: Final = 512
 
 
 # ───────────────────────── words ─────────────────────────
