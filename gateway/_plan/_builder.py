@@ -41,7 +41,7 @@ from gateway._launchers import SHELLS
 from gateway._places import SECRET_VARIABLE
 from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
-from gateway._plan._collect import EffectSink
+from gateway._plan._collect import EffectSink, unmasked
 from gateway._plan._kinds import statement_kind
 from gateway._plan._nested import NestedRequest, join_values, nested_requests
 from gateway._plan._numbers import NUMBER
@@ -224,9 +224,7 @@ class Builder:
         self.redact = redact
         secrets = run.secrets(source.text)
         self.redactor = Redactor(source.text, secrets if redact else ())
-        self.scrub: Callable[[str], str] = (
-            self.redactor.scrub if redact and secrets else (lambda text: text)
-        )
+        self.scrub: Callable[[str], str] = self.redactor.scrub if redact and secrets else unmasked
         self.commands: list[PlannedCommand] = []
         self.effects: list[Effect] = []
         self.heredocs: list[Heredoc] = []

@@ -32,9 +32,14 @@ from gateway._plan._paths import HOME, PathContext, effect_path, expand_word, jo
 from gateway._plan._scope import Scope, Values
 from gateway._shell._tree import Word
 
-__all__ = ["EffectSink"]
+__all__ = ["EffectSink", "unmasked"]
 
 _ENVIRON: Final = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/environ")
+
+
+def unmasked(text: str) -> str:
+    """The scrub of a source that holds no secret: every string is published as it is."""
+    return text
 
 
 class EffectSink:
@@ -143,12 +148,16 @@ class EffectSink:
             return [self._masked(role_path(shown, value, self.paths))]
         if value is not None:
             texts: Sequence[str] | None = (value,)
+        elif (
+            word is not None and word.value is not None and word.span.start not in self.placeholders
+        ):
+            texts, pattern = (word.value,), False  # a word without expansions is its value
         elif word is not None and word.span.start not in self.placeholders:
             resolved = expand_word(word, self.scope)
             texts, pattern = resolved.values, resolved.pattern
         else:
             texts = None
-        if texts is None or any(NUMBER in text for text in texts) or "" in texts:
+        if texts is None or "" in texts or any(NUMBER in text for text in texts):
             return [effect_path(shown, None, self.paths)]
         bases = self.scope.directories if directories is None else directories
         found: dict[str | None, None] = {}
@@ -162,7 +171,7 @@ class EffectSink:
 
     def _masked(self, path: EffectPath) -> EffectPath:
         """The path with the source's secrets masked in its value too (`gzip ~/$TOKEN`)."""
-        if path.value is None:
+        if path.value is None or self.scrub is unmasked:
             return path
         value = self.scrub(path.value)
         return path if value == path.value else msgspec.structs.replace(path, value=value)
