@@ -10,7 +10,9 @@ text at each depth; and sequence plans beyond the seed cases (§4).
 
 from __future__ import annotations
 
+import json
 import shlex
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -28,12 +30,17 @@ from gateway import (
     read_program_position,
 )
 from gateway._plan import MAX_NESTED_SHELL_DEPTH
+from gateway._plan._builder import position_words
+from gateway._position import direct_position, read_position
+from gateway._shell import read_shell
+from gateway._shell._tree import SimpleCommand, walk
 from gateway.effects import Opaque
 
 OPTION = "option_at_program_position"
 CONTROL = "control_syntax_at_program_position"
 UNREADABLE = "unreadable_program_position"
 STREAM = "stream_fed_operands"
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 
 
 class Row(NamedTuple):
@@ -949,3 +956,41 @@ def test_bash_drops_an_empty_unquoted_value_so_the_program_becomes_the_value() -
     run = bash.run('U=""; sudo -u $U rm x; sudo -u "$U" rm x', programs=("sudo",))
     assert run.status is not None
     assert run.logged == (("sudo", "-u", "rm", "x"), ("sudo", "-u", "", "rm", "x"))
+
+
+@pytest.mark.corpus
+def test_a_program_named_straight_is_read_as_the_position_reader_reads_it() -> None:
+    """
+    `direct_position`, the shortcut for a first word that names its program, says
+    what `read_position` says over that command's words, on every simple command
+    of the corpora that it takes.
+    """
+    taken = 0
+    for name in ("agent", "nl2bash", "tldr"):
+        for line in (CORPUS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+            reading = read_shell(json.loads(line)["cmd"])
+            if reading.program is None:
+                continue
+            for node in walk(reading.program):
+                if not isinstance(node, SimpleCommand) or not node.words:
+                    continue
+                first = node.words[0]
+                names = [a.name for a in node.assignments]
+                direct = (
+                    None if first.value is None else direct_position(first.value, first.text, names)
+                )
+                if direct is None:
+                    continue
+                taken += 1
+                assert direct == read_position(position_words(node.words), names), node
+    assert taken > 40_000
+
+
+@pytest.mark.parametrize(
+    "first", ["time", "!", "if", "then", "do", "{", "x=1", "a[0]=1", "sudo", "env", "xargs"]
+)
+def test_a_first_word_that_may_be_more_than_the_program_is_left_to_the_position_reader(
+    first: str,
+) -> None:
+    """A control word, an assignment or a launcher is never read by the shortcut."""
+    assert direct_position(first, first, []) is None

@@ -14,10 +14,17 @@ files the plan named.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from effects.support import CWD, HOME, PATHS, effects_of, in_bash, only, planned_in, reader
 from gateway._places import PathsSection
-from gateway._plan._paths import PathContext, path_context
+from gateway._plan._paths import (
+    HOME as PATH_HOME,
+    ROOT as PATH_ROOT,
+    PathContext,
+    normalise,
+    path_context,
+)
 from gateway._programs import ArgumentFact
 from gateway.effects import ChangeDirectory, EffectPath, Opaque, Read, Write
 
@@ -250,3 +257,42 @@ def test_bad_paths_configuration_is_refused() -> None:
     for table in ({"project_roots": ("relative",)}, {"extra_secret_patterns": ("*.key",)}):
         with pytest.raises(ValueError, match="entries"):
             PathsSection(**table)  # type: ignore[arg-type]
+
+
+def _folded_piece_by_piece(path: str) -> str:
+    """The lexical fold `normalise` must give, written out piece by piece (no shortcut)."""
+    if path[:1] in (PATH_HOME, PATH_ROOT):
+        anchor, rest = path[0], path[1:]
+    elif path.startswith("/"):
+        anchor, rest = "/", path
+    else:
+        anchor, rest = "", path
+    kept: list[str] = []
+    for piece in rest.split("/"):
+        if piece in ("", "."):
+            continue
+        if piece == "..":
+            if kept and kept[-1] != "..":
+                kept.pop()
+            elif anchor != "/":
+                kept.append("..")
+            continue
+        kept.append(piece)
+    if anchor == "/":
+        return "/" + "/".join(kept)
+    if anchor:
+        return anchor + "".join("/" + piece for piece in kept)
+    return "/".join(kept) or "."
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["/", ".", "..", "a", "b.py", ".git", "~", PATH_HOME, PATH_ROOT, " "]),
+        max_size=12,
+    )
+)
+def test_normalise_folds_as_bash_cd_does_whatever_the_shortcut(pieces: list[str]) -> None:
+    """A path with nothing to fold is returned as it is: every path still folds as piece by piece."""
+    path = "".join(pieces)
+    assert normalise(path) == _folded_piece_by_piece(path)
