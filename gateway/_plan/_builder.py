@@ -234,7 +234,6 @@ class Builder:
         self.placeholders: frozenset[int] = frozenset()
         """Offsets of words another program fills in (``find -exec … {}``)."""
         self.background_via = "&"
-        self._directories: dict[str | None, EffectPath] = {}
         """What put the commands being walked in the background: ``&``, or ``coproc``."""
 
     # ── values ──
@@ -264,13 +263,6 @@ class Builder:
         if not self.redact or not secrets:
             return Plain(text)
         return Redactor(text, secrets).value(0, len(text))
-
-    def located(self, sink: EffectSink, directory: str | None) -> EffectPath:
-        """A working directory as published: the same for every command of this builder, so found once."""
-        found = self._directories.get(directory)
-        if found is None:
-            found = self._directories[directory] = sink.located(directory, "")
-        return found
 
     def sink(self, scope: Scope, found: list[Effect] | None = None) -> EffectSink:
         """A sink for effects in ``scope`` (the statement's own effects unless ``found`` is given)."""
@@ -831,11 +823,11 @@ class Builder:
         for redirect in taken:  # an unquoted heredoc body expands like a word
             if redirect.heredoc is not None and not redirect.heredoc.quoted:
                 expansion_kinds(redirect.heredoc.parts, kinds)
-        names = [a.name for a in command.assignments]
+        assigned = [a.name for a in command.assignments]
         first = words[0].value if words else None
         reading = (
-            None if first is None else direct_position(first, words[0].text, names)
-        ) or read_position(position_words(words), names)
+            None if first is None else direct_position(first, words[0].text, assigned)
+        ) or read_position(position_words(words), assigned)
         position = reading.position if words else ProgramPosition()
         found: list[Effect] = []
         sink = self.sink(scope, found)
@@ -888,7 +880,7 @@ class Builder:
             expansions=tuple(sorted(kinds)),
             nested=nested,
             fed_by=self.fed_by,
-            directories=tuple(self.located(sink, d) for d in (directories or starting)),
+            directories=tuple(sink.located(d, "") for d in (directories or starting)),
             effects=tuple(found),
             subcommand=() if arguments is None else tuple(map(self.scrub, arguments.subcommand)),
             options=() if arguments is None else arguments.options,
