@@ -226,12 +226,17 @@ def compare_reading(text: str, reading: ShellReading, answer: bash.Reading) -> C
     """Compare a reading already made with bash's answer for the same text."""
     mismatches: list[Mismatch] = []
     reprint_measured = False
-    if answer.escaped or answer.logged:
-        # The harness's own guarantee failed; never a pass.
+    program = reading.program
+    if answer.logged or (answer.escaped and program is not None):
+        # The harness's own guarantee failed; never a pass. A program that ran
+        # (logged) always fails. A command that reached the trap inside a
+        # probe or while defining was skipped, so nothing ran, but the trace
+        # around it cannot be trusted: that fails wherever there is a plan to
+        # compare with it. An unmeasured reading has none (it is never an
+        # allow), so there it only says the text is beyond what the trace reads.
         mismatches.append(
             Mismatch("trace-escaped", f"escaped {answer.escaped!r}, logged {answer.logged!r}")
         )
-    program = reading.program
     if program is None:
         return Comparison(text, reading, answer, tuple(mismatches), reprint_measured)
     ours = commands_of(program)
