@@ -149,11 +149,8 @@ class EffectSink:
         if value is not None:
             texts: Sequence[str] | None = (value,)
         elif word is not None and word.span.start not in self.placeholders:
-            if word.value is not None:  # a word without expansions is its value
-                texts, pattern = (word.value,), False
-            else:
-                resolved = expand_word(word, self.scope)
-                texts, pattern = resolved.values, resolved.pattern
+            resolved = expand_word(word, self.scope)
+            texts, pattern = resolved.values, resolved.pattern
         else:
             texts = None
         if texts is None or "" in texts or any(NUMBER in text for text in texts):

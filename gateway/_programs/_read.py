@@ -629,7 +629,7 @@ def read_row(
         if any(each.cwd_first for each in rows):
             facts.sort(key=lambda item: (item[1].kind != "cwd", item[0]))
         else:
-            facts.sort(key=_position)
+            facts.sort(key=_fact_at)
     environment = rows[0].environment
     for each in rows[1:]:
         environment |= each.environment
@@ -646,6 +646,6 @@ def read_row(
     )
 
 
-def _position(item: tuple[int, ArgumentFact]) -> int:
+def _fact_at(item: tuple[int, ArgumentFact]) -> int:
     """Where a fact stands in the command line (the sort key of a reading's facts)."""
     return item[0]

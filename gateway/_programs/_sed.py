@@ -254,8 +254,6 @@ def _read_script(script: _Script) -> None:
     """Read every command of the joined scripts, stating their facts (``compile_program``)."""
     depth = 0
     while True:
-        if script.at >= len(script.text):
-            break
         script.at = _SEPARATORS.match(script.text, script.at).end()  # type: ignore[union-attr]
         if script.at >= len(script.text):
             break

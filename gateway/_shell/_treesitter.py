@@ -289,7 +289,7 @@ def confirms_bare(source: Source, shape: Shape) -> bool:
                 word = inner[0]  # the name's one word node stands for it
             elif not spans:
                 return False  # something before the command's name
-            if word.type not in _BARE_WORD_NODES or (word.child_count and not _bare_word(word)):
+            if not _bare_word(word):
                 return False
             if spans and spans[-1][1] == word.start_byte:
                 spans[-1] = (spans[-1][0], word.end_byte)
@@ -303,6 +303,8 @@ def _bare_word(node: tree_sitter.Node) -> bool:
     """A word node of the plain class, with nothing but text inside it."""
     if node.type not in _BARE_WORD_NODES:
         return False
+    if not node.child_count:
+        return True  # a word node without children: nothing inside it to judge
     stack = [node]
     while stack:
         item = stack.pop()
