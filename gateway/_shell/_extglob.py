@@ -30,20 +30,15 @@ What is refused, on the reading both readers agreed on:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Final
 
 from gateway._shell._masks import declares
 from gateway._shell._tree import (
     Assignment,
-    Brace,
     Case,
     For,
     Function,
-    Glob,
-    Literal,
     Node,
-    Part,
     Program,
     Redirect,
     SimpleCommand,
@@ -51,32 +46,13 @@ from gateway._shell._tree import (
     Word,
     walk,
 )
-from gateway._shell._words import Unreadable
+from gateway._shell._words import Unreadable, unquoted_characters
 
 __all__ = ["PATTERN_OPENERS", "check_extended_patterns"]
 
 PATTERN_OPENERS: Final = frozenset("@*+?!")
 """The characters that, right before ``(``, open an extended pattern."""
 _PATTERN_OPERATORS: Final = frozenset({"==", "!=", "=", "=~"})
-
-
-def _unquoted_parentheses(word: Word, text: str) -> Iterator[int]:
-    """Offsets of every ``(`` the word holds outside quotes, escapes and substitutions."""
-    stack: list[Part] = list(reversed(word.parts))
-    while stack:
-        part = stack.pop()
-        if isinstance(part, Brace):
-            stack.extend(reversed(part.parts))
-        elif isinstance(part, Literal | Glob):
-            index = part.span.start
-            while index < part.span.end:
-                char = text[index]
-                if char == "\\":
-                    index += 2
-                    continue
-                if char == "(":
-                    yield index
-                index += 1
 
 
 def _refuse(at: int, where: str) -> Unreadable:
@@ -88,7 +64,9 @@ def _refuse(at: int, where: str) -> Unreadable:
 
 
 def _check_word(word: Word, text: str, where: str, *, openers_only: bool = False) -> None:
-    for at in _unquoted_parentheses(word, text):
+    for at in unquoted_characters(word, text):
+        if text[at] != "(":
+            continue
         if not openers_only or (at > word.span.start and text[at - 1] in PATTERN_OPENERS):
             raise _refuse(at, where)
 

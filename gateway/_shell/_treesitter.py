@@ -37,6 +37,7 @@ from gateway._shell._assemble import (
     Token,
     assemble,
 )
+from gateway._shell._conditional import check_conditional
 from gateway._shell._extglob import check_extended_patterns
 from gateway._shell._heredocs import (
     HeredocSpan,
@@ -1090,7 +1091,9 @@ class _Reader:
         span = self.source.span(self.start(node), self.end(node))
         if opener == "[":
             return SimpleCommand(span=span, redirects=(), assignments=(), words=tuple(words))
-        return Test(span=span, redirects=(), operands=tuple(words[1:-1]))
+        test = Test(span=span, redirects=(), operands=tuple(words[1:-1]))
+        check_conditional(test, self.source.text)
+        return test
 
     # ── words, assignments, redirects ──
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Final, Literal as L, NamedTuple
 
 import msgspec
@@ -61,6 +61,7 @@ __all__ = [
     "decode_ansi_c",
     "split_assignment",
     "unquote_delimiter",
+    "unquoted_characters",
     "word_value",
 ]
 
@@ -324,6 +325,30 @@ def word_value(parts: tuple[Part, ...]) -> str | None:
         else:
             return None
     return "".join(out)
+
+
+def unquoted_characters(word: Word, text: str) -> Iterator[int]:
+    """
+    The offset of every character of ``word`` that stands unquoted and unescaped.
+
+    Those are the characters of its literal, pattern and tilde parts and of
+    the parts inside its brace expansions (not the braces themselves), less
+    each backslash and the character it escapes; quoted strings, parameters
+    and substitutions hold none. ``text`` is the source text.
+    """
+    stack: list[Part] = list(reversed(word.parts))
+    while stack:
+        part = stack.pop()
+        if isinstance(part, Brace):
+            stack.extend(reversed(part.parts))
+        elif isinstance(part, Literal | Glob | Tilde):
+            index = part.span.start
+            while index < part.span.end:
+                if text[index] == "\\":
+                    index += 2
+                    continue
+                yield index
+                index += 1
 
 
 _Context = L["word", "dquote", "heredoc", "operand", "dbrace"]

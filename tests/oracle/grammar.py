@@ -8,8 +8,8 @@ variables that are set — ``HOME``, ``PATH`` — and unset — ``u``, ``x`` —
 so both branches of ``:-`` and ``:+`` are taken), backticks in double quotes
 with backslash escapes, ``$'…'``, line continuations, comments, heredoc
 delimiters with quotes and backslashes, ``<<-``, several heredocs on a line,
-heredocs inside ``$( )``, ``case`` with ``;&``/``;;&``, ``[[ =~ ]]``,
-arithmetic, arrays, ``coproc``, ``function f {}``, ``time -p``, ``!``, extglob.
+heredocs inside ``$( )``, ``case`` with ``;&``/``;;&``, ``[[ =~ ]]`` and the words
+and grammar of ``[[ ]]``, arithmetic, arrays, ``coproc``, ``function f {}``, ``time -p``, ``!``, extglob.
 
 Programs are named ``k1``… so a command bash runs is easy to tell from the
 words around it; nothing here is ever run (the oracle skips every command).
@@ -20,6 +20,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 __all__ = [
+    "CONDITIONALS",
     "COPROC",
     "CORNERS",
     "EXTGLOB",
@@ -1038,3 +1039,44 @@ CORNERS = st.one_of(
     st.tuples(TIME_PREFIXES, corners(1)).map("".join),
 )
 """The second wave of hard corners, alone, in sequence and behind ``!``/``time``."""
+
+
+_CONDITIONAL_WORDS = st.sampled_from(
+    [
+        "x",
+        '"$x"',
+        "'a b'",
+        "a",
+        "(a|b)",
+        "@(a|b)",
+        "!(a)",
+        "^(foo|bar)$",
+        "a<b",
+        "a&&b",
+        "a;b",
+        "a|b",
+        "[<]",
+        "(<)",
+        '"<"',
+        "\\<",
+        "\\(",
+        "$(k1)",
+        "`k2`",
+        '"$(k1)"',
+        "a(b)",
+    ]
+)
+_CONDITIONAL_OPERATORS = st.sampled_from(
+    ["==", "=~", "!=", "=", "<", ">", "-f", "-n", "-eq", "-nt", "&&", "||", "!", "(", ")", '"=="']
+)
+_CONDITIONAL_FORMS = st.one_of(
+    st.tuples(_CONDITIONAL_WORDS, _CONDITIONAL_OPERATORS, _CONDITIONAL_WORDS).map(" ".join),
+    st.tuples(_CONDITIONAL_OPERATORS, _CONDITIONAL_WORDS).map(" ".join),
+    st.lists(st.one_of(_CONDITIONAL_WORDS, _CONDITIONAL_OPERATORS), min_size=1, max_size=7).map(
+        " ".join
+    ),
+)
+CONDITIONALS = st.tuples(
+    _CONDITIONAL_FORMS, st.sampled_from(["", " && k3", " || k3", "; k3", " | k3"])
+).map(lambda t: f"[[ {t[0]} ]]{t[1]}")
+"""``[[ ]]`` of words bash splits where a parser may not, and operator soups, then a command."""

@@ -161,6 +161,12 @@ def test_coprocesses_never_disagree_with_bash(text: str) -> None:
 
 
 @ORACLE_SETTINGS
+@given(grammar.CONDITIONALS)
+def test_conditional_words_and_grammar_never_disagree_with_bash(text: str) -> None:
+    _agrees(compare(text))
+
+
+@ORACLE_SETTINGS
 @given(grammar.EXTGLOB)
 def test_extended_patterns_never_disagree_with_bash(text: str) -> None:
     _agrees(compare(text))

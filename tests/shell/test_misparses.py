@@ -307,6 +307,15 @@ MISPARSES = [
         runs(*"abcdefghi"),
     ),
     Misparse("process-substitutions", "diff <(rm x) >(id)", "measured", runs("diff", "rm", "id")),
+    # tree-sitter reads `a&&b` in `[[ ]]` as one word; bash reads `a && b`,
+    # and bashlex reads none of it (the `[[ ]]` is masked before it parses).
+    Misparse("and-inside-a-conditional-word", "[[ a&&$(rm x) ]]", "unmeasured"),
+    Misparse("less-than-in-a-conditional-regex", "[[ x =~ a<b ]]", "unmeasured"),
+    Misparse("operator-as-a-conditional-operand", "[[ x =~ < ]]", "unmeasured"),
+    Misparse("quoted-and-in-a-conditional-word", '[[ "a&&b" ]] && k', "measured", runs("k")),
+    Misparse("escaped-and-in-a-conditional-word", "[[ a\\&\\&b ]] && k", "measured", runs("k")),
+    Misparse("group-in-a-conditional-regex", "[[ x =~ (a|b) ]] && k", "measured", runs("k")),
+    Misparse("extended-pattern-in-a-conditional", "[[ $x == @(a|b) ]] || k", "measured", runs("k")),
 ]
 
 
