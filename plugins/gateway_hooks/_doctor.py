@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from gateway_relay import default_socket
+from gateway_relay import at_socket_path, default_socket
 
 from gateway import default_token_file
 from gateway_hooks import HookHost, HookScope
@@ -115,7 +115,7 @@ def _service(path: str) -> None:
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.settimeout(2.0)
     try:
-        connection.connect(path)
+        at_socket_path(path, connection.connect)
     except OSError:
         sys.stdout.write(
             f"note: no `gateway serve` listens at {path}; hooks review in-process (no person can be asked there).\n"

@@ -45,7 +45,7 @@ import time
 # than forwarding an event does (mypy treats a name TYPE_CHECKING as typing's).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any, Final
 
 # `signal` wraps the C module in enums (`import enum`): the C module is enough.
@@ -57,9 +57,11 @@ __all__ = [
     "MAX_REPLY_BYTES",
     "PROTOCOL",
     "STDIN_TIMEOUT",
+    "SUN_PATH_BYTES",
     "Blocked",
     "Options",
     "Reply",
+    "at_socket_path",
     "check_reply",
     "default_socket",
     "forward",
@@ -341,12 +343,45 @@ def _frame_complete(data: bytes) -> bool:
     return len(rest) >= int(words[1]) + int(words[2])
 
 
+SUN_PATH_BYTES: Final = 107
+"""The longest path a Unix socket address holds on Linux (``sun_path``, less its NUL)."""
+
+
+def at_socket_path(path: str, operation: Callable[[str], object]) -> None:
+    """
+    Run ``operation`` (a Unix socket's ``connect`` or ``bind``) on ``path``, however long it is.
+
+    A socket address holds 107 bytes of path, and a deep home or
+    ``XDG_STATE_HOME`` makes the hook socket's path longer. Where Linux has
+    ``/proc``, such a path is reached through a descriptor of its directory
+    (``/proc/self/fd/N/NAME``, the same file); elsewhere, or when even that is
+    too long, ``operation`` gets ``path`` and raises the system's error.
+    """
+    if len(os.fsencode(path)) <= SUN_PATH_BYTES:
+        operation(path)
+        return
+    directory, _, name = path.rpartition("/")
+    try:
+        descriptor = os.open(directory or "/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        operation(path)
+        return
+    try:
+        short = f"/proc/self/fd/{descriptor}/{name}"
+        usable = len(os.fsencode(short)) <= SUN_PATH_BYTES and os.path.isdir(
+            short.rpartition("/")[0]
+        )
+        operation(short if usable else path)
+    finally:
+        os.close(descriptor)
+
+
 def _connect(path: str, timeout: float) -> _socket.socket | None:
     """A connection to the service, or ``None`` when none listens at ``path``."""
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     connection.settimeout(timeout)
     try:
-        connection.connect(path)
+        at_socket_path(path, connection.connect)
     except (FileNotFoundError, ConnectionRefusedError):
         connection.close()
         return None

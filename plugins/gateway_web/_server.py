@@ -185,9 +185,10 @@ async def open_service(
     book.pin(token, Identity(name=OWNER, role="approver"))
     sock = _bind(host, port)
     hooks = None
+    hooks_path = None if hook_socket is None else Path(hook_socket)
     try:
-        if hook_socket is not None:
-            hooks = bind_hook_socket(Path(hook_socket))
+        if hooks_path is not None:
+            hooks = bind_hook_socket(hooks_path)
         bound_port = int(sock.getsockname()[1])
         url_host = _url_host(host)
         allowed_hosts: set[str] | None = None
@@ -236,12 +237,13 @@ async def open_service(
             )
             async with anyio.create_task_group() as group:
                 await group.start(service.run)
-                if hooks is not None:
+                if hooks is not None and hooks_path is not None:
                     await group.start(
                         functools.partial(
                             serve_hook_socket,
                             hooks,
                             gateway,
+                            path=hooks_path,
                             max_body=settings.max_body,
                             review_limit=review_limit(config),
                         )

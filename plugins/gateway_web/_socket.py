@@ -32,7 +32,7 @@ import anyio
 from anyio.abc import SocketListener, SocketStream, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 from gateway_hooks import HookHost, HookReply, LinkStore, answer_hook, load_host
-from gateway_relay import read_request_line, reply_frame
+from gateway_relay import at_socket_path, read_request_line, reply_frame
 
 from gateway import Gateway, PluginLoadError
 
@@ -63,7 +63,7 @@ def bind_hook_socket(path: Path) -> socket.socket:
         probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             probe.settimeout(1.0)
-            probe.connect(str(path))
+            at_socket_path(str(path), probe.connect)
         except OSError:
             path.unlink()  # nobody answers: a socket left behind
         else:
@@ -72,7 +72,7 @@ def bind_hook_socket(path: Path) -> socket.socket:
             probe.close()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        listener.bind(str(path))
+        at_socket_path(str(path), listener.bind)
         os.chmod(path, 0o600)
         listener.listen(256)
         listener.setblocking(False)  # noqa: FBT003 -- the socket API's own flag
@@ -147,12 +147,17 @@ async def serve_hook_socket(
     listener_socket: socket.socket,
     gateway: Gateway,
     *,
+    path: Path,
     max_body: int,
     review_limit: float,
     task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Answer hook events on the bound socket until cancelled; the socket file is removed then."""
-    path = Path(listener_socket.getsockname())
+    """
+    Answer hook events on the socket bound at ``path`` until cancelled; its file is removed then.
+
+    The path is passed, not asked of the socket: a socket bound through a
+    directory's descriptor (`at_socket_path`) names that descriptor, long closed.
+    """
     listener = await SocketListener.from_socket(listener_socket)
     try:
         async with listener, anyio.create_task_group() as group:

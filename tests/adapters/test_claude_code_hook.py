@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gateway_relay import SUN_PATH_BYTES, at_socket_path
 
 from adapters.hooks_support import (
     answer,
@@ -400,6 +402,30 @@ def test_forwarding_is_found_at_the_default_socket(tmp_path: Path) -> None:
         env = hook_env(XDG_STATE_HOME=str(state))
         result = run_hook("claude-code", bash_event(NEEDS_HUMAN), "--require-service", env=env)
         assert answer(result)["hookSpecificOutput"]["permissionDecision"] == "ask"
+        assert any(isinstance(e, VerdictReached) for e in sink.events)
+
+
+def test_a_socket_deeper_than_a_socket_address_holds_is_served_and_reached(
+    tmp_path: Path,
+) -> None:
+    deep = tmp_path.joinpath(*["a-deep-state-directory"] * 6) / "agent-gateway" / "gateway.sock"
+    assert len(os.fsencode(deep)) > SUN_PATH_BYTES
+    with running_service(deep) as (running, sink):
+        assert running.hook_socket == str(deep)
+        assert (deep.stat().st_mode & 0o777) == 0o600
+        event = bash_event(DECLINED)
+        output = answer(hook(event, "--socket", str(deep), "--require-service"))
+        assert output["hookSpecificOutput"]["permissionDecisionReason"] == DECLINE_REASON
+        assert [e.call_id for e in sink.events if isinstance(e, VerdictReached)] == [
+            event["tool_use_id"]
+        ]
+    assert not deep.exists()  # removed by its own path, not the descriptor's long gone
+    # A socket a service left behind (nobody listens) is replaced by the next one.
+    leftover = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    at_socket_path(str(deep), leftover.bind)
+    leftover.close()
+    with running_service(deep) as (_, sink):
+        assert answer(hook(bash_event(NEEDS_HUMAN), "--socket", str(deep), "--require-service"))
         assert any(isinstance(e, VerdictReached) for e in sink.events)
 
 
