@@ -356,16 +356,17 @@ def at_socket_path(path: str, operation: Callable[[str], object]) -> None:
     ``/proc``, such a path is reached through a descriptor of its directory
     (``/proc/self/fd/N/NAME``, the same file); elsewhere, or when even that is
     too long, ``operation`` gets ``path`` and raises the system's error.
+
+    Raises:
+        OSError: What ``operation`` raises, or what opening the directory does
+            (`FileNotFoundError` when it is not there, as for a short path).
     """
     if len(os.fsencode(path)) <= SUN_PATH_BYTES:
         operation(path)
         return
     directory, _, name = path.rpartition("/")
-    try:
-        descriptor = os.open(directory or "/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        operation(path)
-        return
+    # A directory that is not there raises FileNotFoundError, as connect would.
+    descriptor = os.open(directory or "/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         short = f"/proc/self/fd/{descriptor}/{name}"
         usable = len(os.fsencode(short)) <= SUN_PATH_BYTES and os.path.isdir(

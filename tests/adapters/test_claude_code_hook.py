@@ -406,10 +406,15 @@ def test_forwarding_is_found_at_the_default_socket(tmp_path: Path) -> None:
 
 
 def test_a_socket_deeper_than_a_socket_address_holds_is_served_and_reached(
-    tmp_path: Path,
+    tmp_path: Path, config: Path
 ) -> None:
     deep = tmp_path.joinpath(*["a-deep-state-directory"] * 6) / "agent-gateway" / "gateway.sock"
     assert len(os.fsencode(deep)) > SUN_PATH_BYTES
+    # No service yet, not even its directory: the hook reviews in-process.
+    result = hook(bash_event(DECLINED), "--config", str(config), "--socket", str(deep))
+    assert answer(result)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    reason = blocked(hook(bash_event(DECLINED), "--socket", str(deep), "--require-service"))
+    assert "No gateway is listening" in reason
     with running_service(deep) as (running, sink):
         assert running.hook_socket == str(deep)
         assert (deep.stat().st_mode & 0o777) == 0o600
