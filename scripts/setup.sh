@@ -6,63 +6,37 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[dev]'
-# The browser tests drive Debian's chromium through Playwright (Playwright's own
-# browser download does not work here). scripts/test.sh asks for it with
-# WITH_BROWSER=1; it is installed only when missing, and only as root.
+# Debian packages the tests use are gathered first and installed in one
+# apt-get run (only when missing, and only as root):
+# * the browser tests drive Debian's chromium through Playwright (Playwright's
+#   own browser download does not work here); scripts/test.sh asks for it with
+#   WITH_BROWSER=1;
+# * the language readers' proofs (tests/programs/) run the programs they read,
+#   and the option tables are checked against the --help of the programs
+#   installed (tests/programs/test_installed.py); WITH_PROGRAMS=1 asks for both.
+missing=""
 if [ "${WITH_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "== installing chromium (apt-get) for the browser tests"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-    else
-        echo "The browser tests need chromium: run 'apt-get install chromium' as root." >&2
-    fi
+    missing="$missing chromium"
 fi
-# The language readers' proofs (tests/programs/) run the programs they read.
-# scripts/test.sh asks for them with WITH_PROGRAMS=1; missing ones are
-# installed only as root, from Debian's packages.
 if [ "${WITH_PROGRAMS:-0}" = 1 ]; then
-    missing=""
-    for program in gawk mawk original-awk busybox jq git sed find; do
-        if ! command -v "$program" >/dev/null 2>&1; then
-            case "$program" in
-                find) missing="$missing findutils" ;;
-                *) missing="$missing $program" ;;
-            esac
-        fi
-    done
-    if [ -n "$missing" ]; then
-        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-            echo "== installing$missing (apt-get) for the language proofs"
-            apt-get update -qq
-            # shellcheck disable=SC2086  # one word per package
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
-        else
-            echo "The language proofs need:$missing; run 'apt-get install$missing' as root." >&2
-        fi
-    fi
-fi
-# The option tables are checked against the --help of the programs installed
-# (tests/programs/test_installed.py); the same WITH_PROGRAMS=1 installs them.
-if [ "${WITH_PROGRAMS:-0}" = 1 ]; then
-    missing=""
-    for pair in tree:tree rg:ripgrep ag:silversearcher-ag diffstat:diffstat rsync:rsync \
-        zstd:zstd xz:xz-utils bzip2:bzip2 file:file less:less man:man-db wget:wget curl:curl \
-        telnet:inetutils-telnet traceroute:traceroute whois:whois lsof:lsof top:procps \
-        patch:patch make:make nm:binutils; do
+    for pair in gawk:gawk mawk:mawk original-awk:original-awk busybox:busybox jq:jq git:git \
+        sed:sed find:findutils tree:tree rg:ripgrep ag:silversearcher-ag diffstat:diffstat \
+        rsync:rsync zstd:zstd xz:xz-utils bzip2:bzip2 file:file less:less man:man-db wget:wget \
+        curl:curl telnet:inetutils-telnet traceroute:traceroute whois:whois lsof:lsof \
+        top:procps patch:patch make:make nm:binutils; do
         if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
             missing="$missing ${pair#*:}"
         fi
     done
-    if [ -n "$missing" ]; then
-        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-            echo "== installing$missing (apt-get) for the option tables' checks"
-            apt-get update -qq
-            # shellcheck disable=SC2086  # one word per package
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
-        else
-            echo "The option tables' checks read the help of:$missing; run 'apt-get install$missing' as root." >&2
-        fi
+fi
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "== installing$missing (apt-get) for the browser and program tests"
+        apt-get update -qq
+        # shellcheck disable=SC2086  # one word per package
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+    else
+        echo "The browser and program tests need:$missing; run 'apt-get install$missing' as root." >&2
     fi
 fi
 # The end-to-end tests drive the real agent CLIs offline: Claude Code comes

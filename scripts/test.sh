@@ -29,4 +29,8 @@ for name in ('phoenix.server.main', 'phoenix.client', 'opentelemetry.exporter.ot
         raise SystemExit(f'{name} is not installed: run pip install -e .[dev]')
 print('arize-phoenix', m.version('arize-phoenix'), 'arize-phoenix-client', m.version('arize-phoenix-client'))
 "
-echo "== pytest" && exec .venv/bin/python -m pytest "$@"
+# One worker per core, at most four (pytest-xdist): the suite is mostly the
+# CPU's work, and every test keeps to its own temporary directory, ports and
+# broker prefix. A test that fails on a busy machine is a bug; this makes the
+# machine busy.
+echo "== pytest" && exec .venv/bin/python -m pytest -n auto --maxprocesses 4 --dist worksteal "$@"
