@@ -124,13 +124,32 @@ class ReadingBudget:
     The CPU clock is `thread_cpu_seconds` of the thread that made the budget (a
     worker process makes its own from `cpu_left`); the backstop is
     `time.monotonic`, which every process of the machine shares.
+
+    ``stated``: the CPU and wall-clock bounds its sentences name, when the
+    budget is what is left of a larger one (a worker's): the reader is told
+    the bound of the reading, not what remained of it when the worker began.
     """
 
-    __slots__ = ("cpu_deadline", "cpu_seconds", "started", "wall_deadline", "wall_seconds")
+    __slots__ = (
+        "cpu_deadline",
+        "cpu_seconds",
+        "cpu_stated",
+        "started",
+        "wall_deadline",
+        "wall_seconds",
+        "wall_stated",
+    )
 
-    def __init__(self, cpu_seconds: float = math.inf, wall_seconds: float = math.inf) -> None:
+    def __init__(
+        self,
+        cpu_seconds: float = math.inf,
+        wall_seconds: float = math.inf,
+        *,
+        stated: tuple[float, float] | None = None,
+    ) -> None:
         self.cpu_seconds = cpu_seconds
         self.wall_seconds = wall_seconds
+        self.cpu_stated, self.wall_stated = stated or (cpu_seconds, wall_seconds)
         self.started = time.monotonic()  # before the CPU clock: see `overrun`
         self.cpu_deadline = thread_cpu_seconds() + cpu_seconds
         self.wall_deadline = self.started + wall_seconds
@@ -158,9 +177,9 @@ class ReadingBudget:
         """
         now = time.monotonic()
         if now - self.started > self.cpu_seconds and thread_cpu_seconds() > self.cpu_deadline:
-            return f"used more than its {self.cpu_seconds:g} s of CPU time"
+            return f"used more than its {self.cpu_stated:g} s of CPU time"
         if now > self.wall_deadline:
-            return f"ran past the {self.wall_seconds:g} s wall-clock bound"
+            return f"ran past the {self.wall_stated:g} s wall-clock bound"
         return None
 
 

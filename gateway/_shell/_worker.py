@@ -50,12 +50,17 @@ _PRELOAD: Final = ("gateway._shell._bashlex",)
 
 
 class WorkerRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """What the worker is asked: a text, the masks to read it with, and what is left of its budget."""
+    """
+    What the worker is asked: a text, the masks to read it with, and what is left of its budget.
+
+    ``stated``: the reading's whole CPU and wall-clock bounds, which the worker's sentences name.
+    """
 
     text: str
     masks: tuple[Mask, ...]
     cpu_seconds: float
     wall_seconds: float
+    stated: tuple[float, float]
 
 
 class WorkerResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -87,7 +92,7 @@ def read_bashlex(request: WorkerRequest) -> WorkerResult:
     from gateway._shell._source import Source
     from gateway._shell._words import Unreadable
 
-    budget = ReadingBudget(request.cpu_seconds, request.wall_seconds)
+    budget = ReadingBudget(request.cpu_seconds, request.wall_seconds, stated=request.stated)
     with _cpu_cap(request.cpu_seconds + CPU_GRACE_SECONDS):
         try:
             program = read_with_bashlex(Source(request.text), request.masks, budget)
@@ -102,9 +107,9 @@ def read_bashlex(request: WorkerRequest) -> WorkerResult:
 
 def _failure(failure: BoundedFailure, budget: ReadingBudget) -> WorkerResult:
     if failure.kind == "timeout":
-        reason = f"bashlex ran past the {budget.wall_seconds:g} s wall-clock bound"
+        reason = f"bashlex ran past the {budget.wall_stated:g} s wall-clock bound"
     elif failure.kind == "crashed" and "SIGPROF" in failure.reason:
-        reason = f"bashlex used more than its {budget.cpu_seconds:g} s of CPU time"
+        reason = f"bashlex used more than its {budget.cpu_stated:g} s of CPU time"
     elif failure.kind == "memory":
         reason = "bashlex ran out of its memory budget"
     else:
@@ -126,6 +131,7 @@ def read_in_worker(text: str, masks: tuple[Mask, ...], budget: ReadingBudget) ->
         masks=masks,
         cpu_seconds=max(budget.cpu_left(), 0.0),
         wall_seconds=max(budget.wall_left(), 0.001),
+        stated=(budget.cpu_stated, budget.wall_stated),
     )
     if not _SLOTS.acquire(timeout=request.wall_seconds):
         return WorkerResult(program=None, reason="no bashlex worker became free within the budget")

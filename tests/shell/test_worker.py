@@ -19,7 +19,13 @@ import gateway._shell
 from gateway._bounded import BoundedFailure, BoundedPool, bounded_task
 from gateway._shell import read_shell
 from gateway._shell._limits import INPROCESS_MAX_BYTES, ReadingBudget
-from gateway._shell._worker import WorkerResult, _cpu_cap, read_in_worker
+from gateway._shell._worker import (
+    WorkerRequest,
+    WorkerResult,
+    _cpu_cap,
+    read_bashlex,
+    read_in_worker,
+)
 
 # Over `INPROCESS_MAX_BYTES`, so the reader sends it to a worker; about a second
 # of bashlex's CPU time (far more than the wall-clock bounds used below).
@@ -46,6 +52,25 @@ def test_a_budget_past_its_wall_clock_bound_is_spent_however_little_cpu_it_used(
     budget = ReadingBudget(3_600.0, 0.01)
     time.sleep(0.05)
     assert budget.overrun() == "ran past the 0.01 s wall-clock bound"
+
+
+def test_a_budget_left_of_another_names_the_bounds_of_the_whole() -> None:
+    wall = ReadingBudget(3_600.0, 0.001, stated=(60.0, 0.05))
+    time.sleep(0.01)
+    assert wall.overrun() == "ran past the 0.05 s wall-clock bound"
+    cpu = ReadingBudget(0.0, 3_600.0, stated=(0.05, 600.0))
+    _spend_cpu(0.01)
+    assert cpu.overrun() == "used more than its 0.05 s of CPU time"
+
+
+def test_the_worker_names_the_readings_bound_not_what_was_left_of_it() -> None:
+    # What a worker started late is given: a sliver of the wall-clock bound.
+    request = WorkerRequest(
+        text=LARGE, masks=(), cpu_seconds=600.0, wall_seconds=0.001, stated=(600.0, 0.05)
+    )
+    result = read_bashlex(request)  # in this process: the worker's own budget stops it
+    assert result.program is None
+    assert result.reason == "bashlex ran past the 0.05 s wall-clock bound"
 
 
 def test_a_reading_that_spent_its_cpu_budget_is_unmeasured(monkeypatch: pytest.MonkeyPatch) -> None:
