@@ -77,6 +77,7 @@ from gateway._position import PositionReading, PositionWord, direct_position, re
 from gateway._programs import ArgumentFact, ArgumentReading
 from gateway._redact import Redactor, Secret, find_secrets
 from gateway._shell import ShellReading, read_shell
+from gateway._shell._conditional import ARITHMETIC_OPERATORS
 from gateway._shell._source import Source
 from gateway._shell._tree import (
     AndOr,
@@ -122,7 +123,6 @@ MAX_NESTED_SHELL_DEPTH: Final = 4
 TRUNCATION_MARKER: Final = f"\n[rendering truncated at {PLAN_RENDER_LIMIT} bytes]"
 MAX_BRACE_RANGE: Final = 100_000
 """A brace range with more items than this (``{1..10000000}``) is unbounded work."""
-_ARITHMETIC_TESTS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _DEVICE_SOCKET: Final = re.compile(r"/dev/(tcp|udp)/([^/]+)/(.+)")
 _RANGE: Final = re.compile(r"(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?")
 _ENDLESS_DEVICES: Final = frozenset({"/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"})
@@ -1423,7 +1423,7 @@ class _Compound:
         for index, operand in enumerate(operands):
             builder.expand(operand.parts, sink)
             around = {w.value for w in operands[max(index - 1, 0) : index + 2] if w is not operand}
-            if around & _ARITHMETIC_TESTS and operand.value not in _ARITHMETIC_TESTS:
+            if around & ARITHMETIC_OPERATORS and operand.value not in ARITHMETIC_OPERATORS:
                 sink.numbers.word(operand, "[[ ]]")
             elif index and operands[index - 1].value == "-v":
                 sink.numbers.word(operand, "[[ -v ]]")

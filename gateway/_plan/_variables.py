@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from gateway._plan._parts import inert, walk_parts
+from gateway._shell._conditional import ARITHMETIC_OPERATORS
 from gateway._shell._tree import (
     Arithmetic,
     Command,
@@ -46,7 +47,6 @@ __all__ = [
 ]
 
 DECLARATION_BUILTINS: Final = frozenset({"export", "local", "declare", "typeset", "readonly"})
-_ARITHMETIC_TESTS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _ARITHMETIC_ASSIGNMENT: Final = re.compile(
     r"(?<![A-Za-z0-9_$])([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*(?:[-+*/%&|^]|<<|>>|\*\*)?=(?!=)"
 )
@@ -141,7 +141,7 @@ def _command(command: Command, names: Names) -> None:
         for index, operand in enumerate(operands):
             # Both sides of an arithmetic comparison are evaluated as arithmetic.
             around = {w.value for w in operands[max(index - 1, 0) : index + 2] if w is not operand}
-            if around & _ARITHMETIC_TESTS:
+            if around & ARITHMETIC_OPERATORS:
                 _parts(operand.parts, names, arithmetic=True)
                 if operand.value is not None and NAME.fullmatch(operand.value):
                     names.arithmetic.append(operand.value)

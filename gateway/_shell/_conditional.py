@@ -32,7 +32,7 @@ from gateway._shell._extglob import PATTERN_OPENERS
 from gateway._shell._tree import Literal, Test, Word
 from gateway._shell._words import Unreadable, unquoted_characters
 
-__all__ = ["check_conditional"]
+__all__ = ["ARITHMETIC_OPERATORS", "check_conditional"]
 
 UNARY_OPERATORS: Final = frozenset(
     {
@@ -41,8 +41,10 @@ UNARY_OPERATORS: Final = frozenset(
     }
 )  # fmt: skip
 """bash's unary ``[[ ]]`` operators (``test_unop``)."""
-BINARY_OPERATORS: Final = frozenset(
-    {"==", "=", "!=", "=~", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"}
+ARITHMETIC_OPERATORS: Final = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+"""The binary operators whose two sides bash evaluates as arithmetic."""
+BINARY_OPERATORS: Final = ARITHMETIC_OPERATORS | frozenset(
+    {"==", "=", "!=", "=~", "<", ">", "-nt", "-ot", "-ef"}
 )
 """bash's binary ``[[ ]]`` operators (``test_binop``, with ``=~``, ``<`` and ``>``)."""
 _TOKENS: Final = frozenset({"(", ")", "!", "&&", "||", "<", ">"})
