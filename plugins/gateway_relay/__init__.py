@@ -368,10 +368,9 @@ def at_socket_path(path: str, operation: Callable[[str], object]) -> None:
     # A directory that is not there raises FileNotFoundError, as connect would.
     descriptor = os.open(directory or "/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        short = f"/proc/self/fd/{descriptor}/{name}"
-        usable = len(os.fsencode(short)) <= SUN_PATH_BYTES and os.path.isdir(
-            short.rpartition("/")[0]
-        )
+        through = f"/proc/self/fd/{descriptor}"
+        short = f"{through}/{name}"
+        usable = len(os.fsencode(short)) <= SUN_PATH_BYTES and os.path.isdir(through)
         operation(short if usable else path)
     finally:
         os.close(descriptor)
