@@ -18,7 +18,8 @@ must agree on every heredoc (operator, delimiter, quotedness, body span).
 
 What this reader cannot tell, it refuses (`Unreadable`): an unterminated
 body, a delimiter holding an expansion, a heredoc inside backticks, a heredoc
-whose substitution closes on the operator's line.
+whose substitution closes on the operator's line, and a body line inside a
+substitution that starts with the delimiter and holds a ``)`` (`_Scanner.body`).
 """
 
 from __future__ import annotations
@@ -240,10 +241,14 @@ class _Scanner:
         pending.append(_Pending(start, operator, word_start, j, delimiter, quoted))
         return j
 
-    def bodies(self, i: int, pending: list[_Pending]) -> int:
-        """Read the bodies of ``pending`` from the line starting at ``i``; return past the last."""
+    def bodies(self, i: int, pending: list[_Pending], *, substituted: bool) -> int:
+        """
+        Read the bodies of ``pending`` from the line starting at ``i``; return past the last.
+
+        ``substituted``: the heredocs are inside a ``$( )``, ``<( )`` or ``>( )``.
+        """
         for heredoc in pending:
-            body_end, end = self.body(heredoc, i)
+            body_end, end = self.body(heredoc, i, substituted=substituted)
             self.found.append(
                 HeredocSpan(
                     start=heredoc.start,
@@ -261,7 +266,7 @@ class _Scanner:
         pending.clear()
         return i
 
-    def body(self, heredoc: _Pending, start: int) -> tuple[int, int]:
+    def body(self, heredoc: _Pending, start: int, *, substituted: bool) -> tuple[int, int]:
         """
         Where the body starting at ``start`` ends, and where its terminator line ends.
 
@@ -269,6 +274,11 @@ class _Scanner:
         goes on on the next line (bash removes the backslash and the
         newline), and bash compares the line so joined with the delimiter:
         ``foo\\`` then ``EOF`` is the text ``fooEOF``, not the end.
+
+        Inside a substitution (``substituted``) bash also ends the body at a
+        line that starts with the delimiter and holds a ``)`` after it, and
+        reads the rest of that line as commands (``EOF)`` closes the
+        substitution; ``EOF $(rm x)`` runs ``rm``): such a line is refused.
         """
         text = self.text
         line_start = start
@@ -286,8 +296,21 @@ class _Scanner:
             if continued:
                 logical += line[:-1]
             else:
-                if logical + line == heredoc.delimiter:
+                joined = logical + line
+                if joined == heredoc.delimiter:
                     return logical_start, line_end
+                if (
+                    substituted
+                    and joined.startswith(heredoc.delimiter)
+                    and ")" in joined[len(heredoc.delimiter) :]
+                ):
+                    raise Unreadable(
+                        f"the line at offset {logical_start} of the heredoc at offset "
+                        f"{heredoc.start} starts with its delimiter {heredoc.delimiter!r} and "
+                        "holds a `)`: inside a substitution bash ends the heredoc there and "
+                        "reads the rest of the line as commands",
+                        logical_start,
+                    )
                 logical = ""
             if newline < 0:
                 break
@@ -301,7 +324,12 @@ class _Scanner:
         )
 
     def level(self, i: int, *, closer: bool) -> int:
-        """Scan commands from ``i``; with ``closer``, up to and past the ``)`` that closes them."""
+        """
+        Scan commands from ``i``; with ``closer``, up to and past the ``)`` that closes them.
+
+        ``closer`` is given for the commands of a substitution (``$( )``,
+        ``<( )``, ``>( )``), where bash reads a heredoc's body by one more rule (`body`).
+        """
         text = self.text
         pending: list[_Pending] = []
         depth = 0
@@ -309,12 +337,14 @@ class _Scanner:
             char = text[i]
             previous = text[i - 1] if i else "\n"
             if char == "\n":
-                i = self.bodies(i + 1, pending) if pending else i + 1
+                i = self.bodies(i + 1, pending, substituted=closer) if pending else i + 1
             elif char == "#" and previous in _COMMAND_STARTS:
                 newline = text.find("\n", i)
                 i = len(text) if newline < 0 else newline
             elif char == "(" and text.startswith("((", i) and previous in _COMMAND_STARTS:
                 i = self.arithmetic(i + 2)
+            elif char == "(" and previous in "<>":
+                i = self.level(i + 1, closer=True)  # a process substitution
             elif char == "(":
                 depth += 1
                 i += 1

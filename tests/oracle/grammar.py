@@ -134,6 +134,9 @@ def _heredoc(depth: int) -> st.SearchStrategy[tuple[str, str]]:
         st.one_of(
             PLAIN,
             st.sampled_from(["$x", "\\$HOME", "${u:-'a'}", "\\", "\t", " ", '"', "'", "EOF "]),
+            # A line that starts with the delimiter and holds a `)`: inside a
+            # substitution bash ends the body there and reads the rest as commands.
+            st.sampled_from(["EOF)", "EOF (k3)", "E $(k3)", "END_1 )"]),
             # Openers and closers left open: text in a quoted body, in an
             # unquoted one an error bash finds only when it expands it.
             st.sampled_from(["$(", "`", "${", ")", "$((", "<(", "'$(", '"$(']),
