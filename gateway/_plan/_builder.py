@@ -794,9 +794,12 @@ class Builder:
         # Substitutions run first, in a subshell of this state: a copy of it,
         # made only when some word, assignment or redirect may hold one.
         starting = scope.directories
-        walks = bool(command.assignments or command.redirects or self.pending) or any(
-            word.value is None for word in words
-        )
+        walks = bool(command.assignments or command.redirects or self.pending)
+        if not walks:
+            for word in words:
+                if word.value is None:
+                    walks = True
+                    break
         snapshot = scope.copy() if walks else scope
         if not words and not command.redirects and not self.pending:
             # A bare assignment runs nothing, but binds, and its value may hold substitutions.
@@ -809,7 +812,11 @@ class Builder:
                 )
             return
         taken, heredocs = self.take_heredocs(command.redirects, scope)
-        redirects = tuple(self.redirect(r) for r in command.redirects) + inherited
+        redirects = (
+            tuple([self.redirect(r) for r in command.redirects]) + inherited
+            if command.redirects
+            else inherited
+        )
         kinds: set[str] = set()
         for word in words:
             if word.value is None:  # a word with a value expands nothing
@@ -835,7 +842,11 @@ class Builder:
             command, reading, taken, sink, background=background
         )
         table = arguments is not None and arguments.table
-        stdin = [*taken, *(r for r in command.redirects if r.operator == "<<<")]
+        stdin = (
+            [*taken, *[r for r in command.redirects if r.operator == "<<<"]]
+            if command.redirects
+            else []
+        )
         nested = self.nested(
             words, reading, runs, sink, scope, directories, table=table, stdin=stdin
         )
@@ -864,23 +875,27 @@ class Builder:
             args=args,
             argv=argv,
             assignments=tuple(
-                PlannedAssignment(
-                    name=a.name,
-                    value=self.value(a.span.start, a.span.end)
-                    if a.value is None
-                    else self.word_text(a.value),
-                )
-                for a in command.assignments
-            ),
+                [
+                    PlannedAssignment(
+                        name=a.name,
+                        value=self.value(a.span.start, a.span.end)
+                        if a.value is None
+                        else self.word_text(a.value),
+                    )
+                    for a in command.assignments
+                ]
+            )
+            if command.assignments
+            else (),
             redirects=redirects,
             background=background,
             heredocs=heredocs,
             position=position,
             context=context,
-            expansions=tuple(sorted(kinds)),
+            expansions=tuple(sorted(kinds)) if kinds else (),
             nested=nested,
             fed_by=self.fed_by,
-            directories=tuple(sink.located(d, "") for d in (directories or starting)),
+            directories=tuple([sink.located(d, "") for d in (directories or starting)]),
             effects=tuple(found),
             subcommand=() if arguments is None else tuple(map(self.scrub, arguments.subcommand)),
             options=() if arguments is None else arguments.options,

@@ -330,6 +330,11 @@ def _inert(row: ProgramRow) -> bool:
 def _roles(layout: Operands, operands: Sequence[_Operand]) -> list[list[Role]]:
     """Every role each operand could have, given the expansions that may shift positions."""
     count = len(operands)
+    if count == 1 and not layout.prefixed and not operands[0].several:
+        # One operand of one word (most commands): the one role its position gives.
+        if layout.single is not None:
+            return [[layout.single]]
+        return [[layout.head[0] if layout.head else layout.tail[0] if layout.tail else layout.rest]]
     several = [operand.several for operand in operands]
     total_several = sum(several)
     if not total_several and not layout.prefixed:
