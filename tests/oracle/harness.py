@@ -227,13 +227,20 @@ def compare_reading(text: str, reading: ShellReading, answer: bash.Reading) -> C
     mismatches: list[Mismatch] = []
     reprint_measured = False
     program = reading.program
-    if answer.logged or (answer.escaped and program is not None):
+    parsed_running = bool(answer.logged) and program is None and answer.reprint is None
+    if (answer.logged and not parsed_running) or (answer.escaped and program is not None):
         # The harness's own guarantee failed; never a pass. A program that ran
         # (logged) always fails. A command that reached the trap inside a
         # probe or while defining was skipped, so nothing ran, but the trace
         # around it cannot be trusted: that fails wherever there is a plan to
         # compare with it. An unmeasured reading has none (it is never an
         # allow), so there it only says the text is beyond what the trace reads.
+        # One exception (`parsed_running`): bash 5.2 runs a `$( )` while it
+        # is still *reading* some texts it then refuses (two heredocs in a
+        # substitution whose body lines start with the delimiter and hold a
+        # `)`: it pushes the rest of such a line back into its input), before
+        # any trap can see a command. Only the confinement bounds that (a
+        # logger ran), and a reading that refuses the text claims nothing.
         mismatches.append(
             Mismatch("trace-escaped", f"escaped {answer.escaped!r}, logged {answer.logged!r}")
         )

@@ -7,7 +7,9 @@ import shutil
 
 import pytest
 
+from gateway._shell import read_shell
 from oracle import bash
+from oracle.harness import compare, compare_reading
 
 
 def test_bash_5_2_runs_confined_here() -> None:
@@ -103,6 +105,24 @@ def test_a_syntax_error_gets_no_reprint() -> None:
     reading = bash.read("echo $(")
     assert reading.reprint is None
     assert not reading.closed_early
+
+
+def test_bash_runs_a_substitution_while_reading_a_text_it_then_refuses() -> None:
+    # Each heredoc ends at a line that starts with its delimiter and holds a
+    # `)`, the rest of the line pushed back into bash's input: bash runs k3
+    # before its trap sees any command, then refuses the text. The confinement
+    # is what bounds it (k3 is a logger); the reader refuses the text, and the
+    # harness counts no mismatch only for such an unmeasured reading.
+    text = "k1 $(k2 <<'E' <<'E'\nE $(k3)\nEOF)+\nE\n)"
+    reading = bash.read(text)
+    assert reading.logged == (("k3",),)
+    assert reading.reprint is None
+    comparison = compare(text)
+    assert comparison.reading.status == "unmeasured"
+    assert comparison.mismatches == ()
+    # The same logged run beside a measured reading is a failure of the trace.
+    measured = compare_reading(text, read_shell("k1"), reading)
+    assert [m.kind for m in measured.mismatches][:1] == ["trace-escaped"]
 
 
 def test_bash_strips_the_tabs_of_a_logical_heredoc_line_after_joining_its_continuations() -> None:
