@@ -255,7 +255,9 @@ class Builder:
 
     def names(self, names: Sequence[str]) -> tuple[str, ...]:
         """Variable or function names to publish, any secret among them masked."""
-        return tuple(self.scrub(name) for name in names)
+        if self.scrub is unmasked:
+            return tuple(names)
+        return tuple([self.scrub(name) for name in names])
 
     def derived(self, text: str) -> PlannedValue:
         """A value not cut from this source (nested text): its secrets are found afresh."""
@@ -283,11 +285,12 @@ class Builder:
         free, bound = names.free_and_bound()
         # A variable from outside whose name says it holds a secret is read
         # as a secret is: the text prints or sends it as it pleases.
-        self.effects.extend(
-            ReadEnvironment(via=f"${self.scrub(name)}")
-            for name in free
-            if name not in earlier and SECRET_VARIABLE.search(name)
-        )
+        if free:
+            self.effects.extend(
+                ReadEnvironment(via=f"${self.scrub(name)}")
+                for name in free
+                if name not in earlier and SECRET_VARIABLE.search(name)
+            )
         rendered = _truncate(self.redactor.mask(statement.span.start, statement.span.end))
         plan = Plan(
             rendered=rendered,
@@ -296,8 +299,10 @@ class Builder:
             # Names are identifiers, but a token can be one (`$(( ghp_… + 1 ))`).
             free_variables=self.names(free),
             bound_variables=self.names(bound),
-            arithmetic_variables=self.names(sorted(set(names.arithmetic) - set(bound))),
-            functions=self.names(sorted(set(names.functions))),
+            arithmetic_variables=self.names(sorted(set(names.arithmetic) - set(bound)))
+            if names.arithmetic
+            else (),
+            functions=self.names(sorted(set(names.functions))) if names.functions else (),
             effects=tuple(self.effects),
         )
         return PlannedStatement(plan, tuple(self.heredocs), tuple(self.holes))
@@ -1035,10 +1040,10 @@ class Builder:
             base != "dd" or any((w.value or "").startswith("count=") for w in args)
         ):
             return
-        for effect in list(sink.found):
+        for effect in sink.found:
             if isinstance(effect, Read) and effect.path.value in _ENDLESS_DEVICES:
                 sink.add(Lifetime(kind="unbounded", via=f"reads {effect.path.value}"))
-                return
+                return  # at once: the loop must not go on over the list it grew
 
     # ── nested shell text ──
 

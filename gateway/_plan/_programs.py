@@ -328,6 +328,8 @@ def environment_code(names: Sequence[str], program: str, sink: EffectSink) -> No
     A variable the call binds before the program (``PAGER='sh -c id' man ls``,
     ``env LESSOPEN=… less``, an earlier ``export``) is code the program runs.
     """
+    if not names:
+        return
     bound = {
         effect.name: effect
         for effect in sink.found
@@ -352,7 +354,10 @@ def environment_code(names: Sequence[str], program: str, sink: EffectSink) -> No
 
 def bounded(reading: PositionReading) -> bool:
     """True when a launcher bounds how long the program may run (``timeout``)."""
-    return any(LAUNCHERS[step.basename].lifetime == "bounded" for step in reading.launchers)
+    launchers = reading.launchers
+    return bool(launchers) and any(
+        LAUNCHERS[step.basename].lifetime == "bounded" for step in launchers
+    )
 
 
 # ───────────────────────── the program's own arguments ─────────────────────────
