@@ -268,6 +268,41 @@ def test_partly_quoted_delimiter_is_never_read_as_an_unquoted_body(delimiter: st
         assert command_names(reading.program) == ["cat"]
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        'echo "$(cat <<EOF\nEOF $(rm -rf ~/x)\nEOF\n)"',
+        "echo $(cat <<'EOF'\nEOF (rm -rf ~/x)\nEOF\n)",
+        "diff <(cat <<-EOF\n\tEOF rm -rf ~/x ) f\n",
+        "x=$(cat <<EOF\nhi\nEOF)",
+    ],
+)
+def test_a_heredoc_line_in_a_substitution_that_starts_with_the_delimiter_and_holds_a_paren_is_refused(
+    source: str,
+) -> None:
+    # bash ends the body at that line and runs the rest of it as commands
+    # (its re-print of each holds `rm -rf ~/x` as a command; `EOF)` closes the `$( )`).
+    reading = read_shell(source)
+    assert reading.status == "unmeasured"
+    assert "starts with its delimiter" in (reading.reason or "")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'echo "$(cat <<EOF\nEOF and more\nEOF\n)"',  # no `)` after the delimiter
+        "echo $(cat <<EOF\nxEOF (y)\nEOF\n)",  # the line does not start with it
+        "cat <<EOF\nEOF (rm -rf ~/x)\nEOF",  # outside a substitution: body
+        "( cat <<EOF\nEOF (rm -rf ~/x)\nEOF\n)",  # a subshell is no substitution
+    ],
+)
+def test_its_harmless_twins_are_read_as_body(source: str) -> None:
+    program = measured(source)
+    (heredoc,) = heredocs(program)
+    assert heredoc.body.split("\n")[0] in ("EOF and more", "xEOF (y)", "EOF (rm -rf ~/x)")
+    assert "rm" not in command_names(program)
+
+
 def test_unquoted_heredoc_body_has_its_expansions() -> None:
     program = measured("cat <<EOF\nhi $x\nEOF")
     (heredoc,) = heredocs(program)
