@@ -45,6 +45,7 @@ from gateway._shell._tree import (
     Part,
     ProcessSubstitution,
     SingleQuoted,
+    Span,
     Statement,
     Tilde,
     Word,
@@ -77,6 +78,15 @@ _DIGITS: Final = frozenset("0123456789")
 _LOGIN_CHARS: Final = _NAME_CHARS | frozenset(".-+")
 # A word made only of these characters is one literal part: the fast path.
 _PLAIN_WORD: Final = re.compile(r"[A-Za-z0-9_./,:=+@%^-]+")
+_QUOTED_PLAIN: Final = re.compile(r"""(?:[A-Za-z0-9_./,:=+@%^-]|'[^']*'|"[^"$`\\]*")+""")
+"""
+A word of plain characters, single-quoted strings and double-quoted strings without ``$``, backtick or backslash.
+
+One plain character per repetition, never a run: each alternative starts with
+its own character, so a word that does not match fails in linear time (a run
+inside the repetition backtracks exponentially on ``aaa…a$``).
+"""
+_QUOTED_PLAIN_PIECE: Final = re.compile(r"[A-Za-z0-9_./,:=+@%^-]+|'([^']*)'|" + r'"([^"$`\\]*)"')
 _ASSIGNMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[)?")
 _EXTGLOB_STARTS: Final = frozenset("@!+*?")
 _ANSI_SIMPLE: Final = {
@@ -438,10 +448,39 @@ class WordScanner:
         span = self._source.span(start, end)
         if _PLAIN_WORD.fullmatch(text) is not None and not (assignment and "~" in text):
             return Word(span=span, text=text, parts=(Literal(span=span, text=text),), value=text)
+        if _QUOTED_PLAIN.fullmatch(text) is not None:
+            return self._quoted_plain(start, text, span)
         parts, stop = self._scan(start, end, "word", tilde_after_colon=assignment)
         if stop != end:  # pragma: no cover - _scan reads to ``end`` in word context
             raise Unreadable("the word ends early", stop)
         return Word(span=span, text=text, parts=parts, value=word_value(parts))
+
+    def _quoted_plain(self, start: int, text: str, span: Span) -> Word:
+        """
+        A word of `_QUOTED_PLAIN`, its parts built piece by piece as `_scan` builds them.
+
+        Nothing in such a word expands or escapes: a plain run is a literal,
+        a single-quoted string its text, a double-quoted one a literal inside
+        (no part when empty). `tests/shell/test_words.py` checks it against the scan.
+        """
+        source = self._source
+        parts: list[Part] = []
+        values: list[str] = []
+        for piece in _QUOTED_PLAIN_PIECE.finditer(text):
+            at, to = start + piece.start(), start + piece.end()
+            single, double = piece.group(1), piece.group(2)
+            if single is not None:
+                parts.append(SingleQuoted(span=source.span(at, to), text=single))
+                values.append(single)
+            elif double is not None:
+                inner = (Literal(span=source.span(at + 1, to - 1), text=double),) if double else ()
+                parts.append(DoubleQuoted(span=source.span(at, to), parts=inner))
+                values.append(double)
+            else:
+                plain = piece.group()
+                parts.append(Literal(span=source.span(at, to), text=plain))
+                values.append(plain)
+        return Word(span=span, text=text, parts=tuple(parts), value="".join(values))
 
     def heredoc_body(self, start: int, end: int) -> tuple[Part, ...]:
         """Read an unquoted heredoc body (a double-quote-like context where ``"`` is plain)."""

@@ -149,6 +149,11 @@ ROWS: list[Row] = [
     Row("bashlex-endless-tokens", ">(a#\"\")${\n)''", "unmeasured"),
     Row("bashlex-endless-tokens-repeated", ">(a#\"\")${\n)''" * 300, "unmeasured"),
     Row("bashlex-endless-tokens-in-a-word", 'echo >(a#"")${\n)', "unmeasured"),
+    # A word that is almost of the quoted-plain class (runs, '…', "…") and then
+    # is not: its fast path must fail in linear time, not backtrack through
+    # every way of cutting the runs (`aaa…a'b'$x` once hung the reader).
+    Row("quoted-plain-run-then-dollar", "echo " + "a" * 60_000 + "'b'$x", "measured"),
+    Row("quoted-plain-pieces-then-dollar", "echo " + "a'b'\"c\"" * 6_000 + "$x", "measured"),
     # ── quoting ──
     Row("unbalanced-single-quote", "echo 'abc", "unmeasured"),
     Row("unbalanced-double-quote", 'echo "abc', "unmeasured"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, strategies as st
 
 from gateway._shell._source import Source
 from gateway._shell._tree import (
@@ -18,6 +19,7 @@ from gateway._shell._tree import (
     Word,
 )
 from gateway._shell._words import (
+    _QUOTED_PLAIN,
     Unreadable,
     WordScanner,
     decode_ansi_c,
@@ -35,6 +37,21 @@ def argument(source: str) -> Word:
     return command.words[1]
 
 
+_PLAIN_RUN = st.text(alphabet="ab9_./,:=+@%^-", min_size=1, max_size=4)
+_QUOTED_PLAIN_WORDS = st.lists(
+    st.one_of(
+        _PLAIN_RUN,
+        st.text(alphabet='a b*~{}[]$`\\"!\n\t;&|<>()#', max_size=4).map(
+            lambda t: "'" + t.replace("'", "") + "'"
+        ),
+        st.text(alphabet="a b*~{}[]'!\n\t;&|<>()#", max_size=4).map(lambda t: '"' + t + '"'),
+    ),
+    min_size=1,
+    max_size=5,
+).map("".join)
+"""Words the scanner builds piece by piece: plain runs, '…', and "…" without $, backtick or backslash."""
+
+
 def scan(text: str, *, assignment: bool = False) -> Word:
     """Scan ``text`` as one word with the scanner alone (no substitutions in it)."""
     scanner = WordScanner(Source(text), {}, "test")
@@ -44,6 +61,24 @@ def scan(text: str, *, assignment: bool = False) -> Word:
 
 
 # ───────────────────────── literal values ─────────────────────────
+
+
+@given(_QUOTED_PLAIN_WORDS, st.booleans(), st.sampled_from(["", "x ", "é "]))
+def test_a_quoted_plain_word_is_read_as_the_full_scan_reads_it(
+    word: str, assignment: bool, before: str
+) -> None:
+    # `_quoted_plain` builds these words piece by piece; the character scan
+    # is the reference (and the offset before it tests spans past a wide character).
+    assert _QUOTED_PLAIN.fullmatch(word) is not None  # the fast path is the one taken
+    text = before + word
+    source = Source(text)
+    fast = WordScanner(source, {}, "test").word(len(before), len(text), assignment=assignment)
+    parts, _ = WordScanner(source, {}, "test")._scan(
+        len(before), len(text), "word", tilde_after_colon=assignment
+    )
+    assert fast.parts == parts
+    assert fast.value == word_value(parts)
+    assert fast.span == source.span(len(before), len(text))
 
 
 @pytest.mark.parametrize(
