@@ -481,6 +481,17 @@ def test_heredoc_fed_to_a_compound_is_published_on_its_first_command() -> None:
     assert [(c.name, len(c.heredocs)) for c in plan.commands] == [("read", 1), ("echo", 0)]
 
 
+@pytest.mark.parametrize("shell", ["bash", "sh"])
+def test_a_group_s_heredoc_is_the_shell_text_its_first_command_reads(shell: str) -> None:
+    # The group's first command has no redirect of its own: the heredoc it
+    # takes is still its standard input, and the shell runs what it holds.
+    plan = only_plan(f"{{ {shell}; }} <<EOF\nrm -rf ~/x\nEOF")
+    (command,) = plan.commands
+    (nested,) = command.nested
+    assert nested.via == f"{shell} <<EOF"
+    assert [c.name for inner in nested.plans for c in inner.commands] == ["rm"]
+
+
 def test_heredoc_fed_to_a_compound_that_runs_no_command_is_still_published() -> None:
     plan = only_plan("{ x=1; } <<EOF\na\nEOF")
     (command,) = plan.commands

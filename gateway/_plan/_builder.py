@@ -847,11 +847,8 @@ class Builder:
             command, reading, taken, sink, background=background
         )
         table = arguments is not None and arguments.table
-        stdin = (
-            [*taken, *[r for r in command.redirects if r.operator == "<<<"]]
-            if command.redirects
-            else []
-        )
+        # A group's heredoc is taken by its first command (`taken`), redirects of its own or not.
+        stdin = [*taken, *(r for r in command.redirects if r.operator == "<<<")]
         nested = self.nested(
             words, reading, runs, sink, scope, directories, table=table, stdin=stdin
         )
