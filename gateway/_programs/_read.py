@@ -330,14 +330,9 @@ def _inert(row: ProgramRow) -> bool:
 def _roles(layout: Operands, operands: Sequence[_Operand]) -> list[list[Role]]:
     """Every role each operand could have, given the expansions that may shift positions."""
     count = len(operands)
-    if count == 1 and not layout.prefixed and not operands[0].several:
-        # One operand of one word (most commands): the one role its position gives.
-        if layout.single is not None:
-            return [[layout.single]]
-        return [[layout.head[0] if layout.head else layout.tail[0] if layout.tail else layout.rest]]
-    several = [operand.several for operand in operands]
-    total_several = sum(several)
-    if not total_several and not layout.prefixed:
+    # One operand (most commands) is asked directly, without a walk over all of them.
+    one_word = not operands[0].several if count == 1 else not any(o.several for o in operands)
+    if one_word and not layout.prefixed:
         # Every operand is one word: each has the one role its position gives.
         if count == 1 and layout.single is not None:
             return [[layout.single]]
@@ -350,6 +345,8 @@ def _roles(layout: Operands, operands: Sequence[_Operand]) -> list[list[Role]]:
             else [layout.rest]
             for j in range(count)
         ]
+    several = [operand.several for operand in operands]
+    total_several = sum(several)
     exactly_one = total_several == 0 and count == 1
     maybe_one = exactly_one or (total_several > 0 and count - total_several <= 1)
     head, tail = layout.head, layout.tail

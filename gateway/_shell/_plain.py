@@ -28,7 +28,14 @@ from gateway._shell._assemble import CmdToken, OpToken, Token, assemble
 from gateway._shell._limits import ReadingBudget
 from gateway._shell._source import Source
 from gateway._shell._tree import Assignment, Program, Redirect, SimpleCommand, Word
-from gateway._shell._words import Unreadable, WordMemo, WordScanner, split_assignment
+from gateway._shell._words import (
+    PLAIN_CHARACTERS,
+    PLAIN_STRINGS,
+    Unreadable,
+    WordMemo,
+    WordScanner,
+    split_assignment,
+)
 
 __all__ = ["READER", "read_plain"]
 
@@ -36,7 +43,9 @@ READER: Final = "plain-word"
 
 _NEVER: Final = re.compile(r"[$`\\]")
 """Characters no text of the class holds outside single quotes, found at C speed before any reading."""
-_WORD: Final = re.compile(r"""(?:[A-Za-z0-9._/:,@%+=^-]+|'[^']*'|"[^"$`\\]*")+""")
+# Runs are safe here: the pattern is only ever `match`ed, which stops at the
+# longest prefix instead of backtracking to fail.
+_WORD: Final = re.compile(f"(?:[{PLAIN_CHARACTERS}]+|{PLAIN_STRINGS})+")
 _BLANKS: Final = re.compile(r"[ \t]*")
 _BLANKS_AND_NEWLINES: Final = re.compile(r"[ \t\n]*")
 _RESERVED: Final = frozenset(

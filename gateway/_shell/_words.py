@@ -53,6 +53,8 @@ from gateway._shell._tree import (
 
 __all__ = [
     "NAME",
+    "PLAIN_CHARACTERS",
+    "PLAIN_STRINGS",
     "MissingSubstitution",
     "SubEntry",
     "SubKind",
@@ -76,17 +78,21 @@ _NAME_CHARS: Final = _NAME_START | frozenset("0123456789")
 _SPECIAL_PARAMS: Final = frozenset("?$#@!*-")
 _DIGITS: Final = frozenset("0123456789")
 _LOGIN_CHARS: Final = _NAME_CHARS | frozenset(".-+")
-# A word made only of these characters is one literal part: the fast path.
-_PLAIN_WORD: Final = re.compile(r"[A-Za-z0-9_./,:=+@%^-]+")
-_QUOTED_PLAIN: Final = re.compile(r"""(?:[A-Za-z0-9_./,:=+@%^-]|'[^']*'|"[^"$`\\]*")+""")
+PLAIN_CHARACTERS: Final = r"A-Za-z0-9_./,:=+@%^-"
+"""The characters of a plain word, as the inside of a regex class: none of them expands or is special to bash."""
+PLAIN_STRINGS: Final = r"'([^']*)'|" + r'"([^"$`\\]*)"'
+"""A single-quoted string, or a double-quoted one without ``$``, backtick or backslash (their texts in groups 1 and 2)."""
+# A word made only of plain characters is one literal part: the fast path.
+_PLAIN_WORD: Final = re.compile(f"[{PLAIN_CHARACTERS}]+")
+_QUOTED_PLAIN: Final = re.compile(f"(?:[{PLAIN_CHARACTERS}]|{PLAIN_STRINGS})+")
 """
-A word of plain characters, single-quoted strings and double-quoted strings without ``$``, backtick or backslash.
+A word of plain characters and `PLAIN_STRINGS`.
 
 One plain character per repetition, never a run: each alternative starts with
 its own character, so a word that does not match fails in linear time (a run
 inside the repetition backtracks exponentially on ``aaa…a$``).
 """
-_QUOTED_PLAIN_PIECE: Final = re.compile(r"[A-Za-z0-9_./,:=+@%^-]+|'([^']*)'|" + r'"([^"$`\\]*)"')
+_QUOTED_PLAIN_PIECE: Final = re.compile(f"[{PLAIN_CHARACTERS}]+|{PLAIN_STRINGS}")
 _ASSIGNMENT: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[)?")
 _EXTGLOB_STARTS: Final = frozenset("@!+*?")
 _ANSI_SIMPLE: Final = {
