@@ -230,7 +230,7 @@ def compare_reading(text: str, reading: ShellReading, answer: bash.Reading) -> C
     parsed_running = bool(answer.logged) and program is None and answer.reprint is None
     if (answer.logged and not parsed_running) or (answer.escaped and program is not None):
         # The harness's own guarantee failed; never a pass. A program that ran
-        # (logged) always fails. A command that reached the trap inside a
+        # (logged) fails, but for the one exception below. A command that reached the trap inside a
         # probe or while defining was skipped, so nothing ran, but the trace
         # around it cannot be trusted: that fails wherever there is a plan to
         # compare with it. An unmeasured reading has none (it is never an
