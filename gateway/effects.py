@@ -6,8 +6,9 @@ planned command carries (``PlannedCommand.effects``, ``Plan.effects``), the
 paths they touch and their classes, and the functions that state them —
 `analyse_call` for shell text, `tool_effects` for other tools — with
 `iter_effects` to walk a plan's effects in order, `summarise_effects` to say them in one
-sentence, riskiest first. Policies judge these; none
-of them reads shell text.
+sentence, riskiest first; `UserTable`, the option table a configuration
+declares for a program of its own (``[programs.NAME]``), which the reading
+uses like a built-in one. Policies judge these; none of them reads shell text.
 
 Examples:
     >>> from gateway.effects import AnalysisContext, PathContext, analyse_call
@@ -56,6 +57,7 @@ from gateway._plan._paths import (
     classify as classify_path,
     path_context as path_context,
 )
+from gateway._programs._user import UserTable as UserTable
 from gateway._summary import (
     SUMMARY_CLAUSES as SUMMARY_CLAUSES,
     WRITE_VERBS as WRITE_VERBS,
@@ -96,6 +98,7 @@ __all__ = [
     "Read",
     "ReadEnvironment",
     "ToolEffects",
+    "UserTable",
     "Write",
     "WriteAction",
     "analyse_call",

@@ -61,8 +61,7 @@ from gateway import (
     iter_commands,
     validation_path,
 )
-from gateway._programs._user import UserTable
-from gateway.effects import PLAN_FORMAT, PathsSection
+from gateway.effects import PLAN_FORMAT, PathsSection, UserTable
 from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
     git_directories,

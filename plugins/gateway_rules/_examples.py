@@ -26,19 +26,30 @@ from typing import Literal
 
 import msgspec
 
-from gateway import Abstain, Allow, Answer, Decline, ReviewRequest, ToolCall, plan_program
-from gateway._plan import plan_source
-from gateway._programs._user import UserTable, user_reader
-from gateway.effects import DEFAULT_TOOL_EFFECTS, PathContext, tool_effects
+from gateway import (
+    Abstain,
+    Allow,
+    Answer,
+    Decision,
+    ReviewRequest,
+    ToolCall,
+    plan_program,
+    strictness,
+)
+from gateway.effects import (
+    DEFAULT_TOOL_EFFECTS,
+    AnalysisContext,
+    PathContext,
+    UserTable,
+    analyse_call,
+    tool_effects,
+)
 from gateway_rules._context import repository_check
 from gateway_rules._engine import JudgeContext, Judgement, RuleSet
 from gateway_rules._schema import PROFILES, Rule
 
 __all__ = ["ExampleResult", "check_examples", "example_profiles"]
 
-_RANK = {Allow: 0, Abstain: 1, Decline: 2}
-_DECISION = {"allow": 0, "ask": 1, "decline": 2}
-_NAMES = {Allow: "allow", Abstain: "ask", Decline: "decline"}
 _TOOLS = frozenset(row.tool for row in DEFAULT_TOOL_EFFECTS)
 
 
@@ -94,7 +105,7 @@ def _request(rule: Rule, example: str, programs: Mapping[str, UserTable]) -> Rev
             kind="call", call=ToolCall(tool, data), digest="", plan=None, effects=effects
         )
     plan = (
-        plan_source(example, arguments=user_reader(programs)).published
+        analyse_call(example, AnalysisContext(programs=dict(programs))).plan
         if programs
         else plan_program(example)
     )
@@ -103,6 +114,11 @@ def _request(rule: Rule, example: str, programs: Mapping[str, UserTable]) -> Rev
     return ReviewRequest(
         kind="call", call=ToolCall("Bash", {"command": example}), digest=plan.digest, plan=plan
     )
+
+
+def _decision(answer: Answer) -> Decision:
+    """What the policy decides with an answer: abstaining leaves the call to a person."""
+    return "ask" if isinstance(answer, Abstain) else answer.decision
 
 
 def _rests_on(rule: Rule, answer: Answer, judgements: Sequence[Judgement]) -> bool:
@@ -135,7 +151,7 @@ def _judge(
         cwd=None, roots=(".",), repository=repository_check(None), profile=rule_set.profile
     )
     answer, judgements = rule_set.evaluate(request, context)
-    shown = f"the policy decides {_NAMES[type(answer)]}: {answer.reason}"
+    shown = f"the policy decides {_decision(answer)}: {answer.reason}"
     if rule.decision == "allow":
         held = _rests_on(rule, answer, judgements)
         if expect == "match":
@@ -150,7 +166,7 @@ def _judge(
         return not held, None if not held else shown
     applies = rule.id in rule_set.applying(request, context)
     if expect == "match":
-        strict = _RANK[type(answer)] >= _DECISION[rule.decision]
+        strict = strictness(_decision(answer)) >= strictness(rule.decision)
         if not applies:
             return False, "the rule does not apply to it"
         return strict, None if strict else shown
