@@ -49,7 +49,7 @@ from gateway._grounds import plan_founded
 from gateway._isolation import LoopThread, call_isolated
 from gateway._metrics import Metrics
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
-from gateway._plugins import installed
+from gateway._plugins import APPROVER_GROUP as APPROVER_GROUP, installed
 from gateway._telemetry import (
     ATTR_APPROVER_NAME,
     ATTR_APPROVER_ROLE,
@@ -77,7 +77,6 @@ __all__ = [
     "resolve_approver",
 ]
 
-APPROVER_GROUP: Final = "gateway.approvers"
 
 OPTIONAL_MEMBERS: Final = (
     "timeout",

@@ -22,11 +22,10 @@ from typing import Final, Literal, Protocol, runtime_checkable
 import msgspec
 
 from gateway._config import NotifierConfig
-from gateway._plugins import build_plugin
+from gateway._plugins import NOTIFIER_GROUP as NOTIFIER_GROUP, build_plugin
 
 __all__ = ["NOTIFIER_GROUP", "NOTIFY_TIMEOUT", "Notice", "Notifier", "load_notifier"]
 
-NOTIFIER_GROUP: Final = "gateway.notifiers"
 
 NOTIFY_TIMEOUT: Final = 10.0
 """Seconds one notifier may take to send one notice; past it, the notice is dropped."""

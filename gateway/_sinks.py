@@ -11,12 +11,12 @@ log's formats and reading live in `gateway._auditlog`.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Final, NamedTuple, Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from gateway._config import SinkConfig
 from gateway._errors import PluginLoadError
 from gateway._events import Event
-from gateway._plugins import build_plugin, installed as installed
+from gateway._plugins import SINK_GROUP, build_plugin, installed as installed
 
 __all__ = [
     "AuditSource",
@@ -28,8 +28,6 @@ __all__ = [
     "load_sink",
     "resolve_sink",
 ]
-
-SINK_GROUP: Final = "gateway.sinks"
 
 
 class Recovery(NamedTuple):

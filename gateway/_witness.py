@@ -18,15 +18,13 @@ is recorded as a ``witness.failed`` event instead.
 
 from __future__ import annotations
 
-from typing import Final, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from gateway._config import WitnessConfig
 from gateway._events import ChainCheckpoint, ChainGenesis
-from gateway._plugins import build_plugin
+from gateway._plugins import WITNESS_GROUP as WITNESS_GROUP, build_plugin
 
 __all__ = ["WITNESS_GROUP", "Witness", "load_witness"]
-
-WITNESS_GROUP: Final = "gateway.witnesses"
 
 
 @runtime_checkable

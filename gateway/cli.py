@@ -9,6 +9,13 @@ A plugin adds a subcommand by naming a `Subcommand` in its entry points::
 The entry point's name is the subcommand's. The core command names no plugin:
 ``serve``, ``rules``, ``hook``, ``install``, ``uninstall`` and ``doctor`` all
 arrive this way, as a third-party subcommand would.
+
+A subcommand finds here what the core's own subcommands share: reading
+input and writing JSON or text; the config its tiers add up to
+(`add_config_argument`, `load_tiers`); the fleet's broker (`add_broker_argument`,
+`broker_of`, and `broker_plugin`, the `BrokerPlugin` the ``gateway.brokers``
+entry point names); and OTLP export set up from ``[telemetry]``
+(`open_exporters`).
 """
 
 from gateway._cli._common import (
@@ -19,6 +26,18 @@ from gateway._cli._common import (
     read_source as read_source,
     write_json as write_json,
 )
+from gateway._cli._fleet import (
+    BROKER_PLUGIN as BROKER_PLUGIN,
+    BrokerPlugin as BrokerPlugin,
+    add_broker_argument as add_broker_argument,
+    add_config_argument as add_config_argument,
+    broker_of as broker_of,
+    broker_plugin as broker_plugin,
+    load_tiers as load_tiers,
+    run_on_broker as run_on_broker,
+    sole_exception as sole_exception,
+)
+from gateway._cli._otlp import Exporters as Exporters, open_exporters as open_exporters
 from gateway._cli._view import (
     Style as Style,
     add_json_argument as add_json_argument,
@@ -28,14 +47,25 @@ from gateway._cli._view import (
 )
 
 __all__ = [
+    "BROKER_PLUGIN",
     "COMMAND_GROUP",
+    "BrokerPlugin",
     "CommandError",
+    "Exporters",
     "Style",
     "Subcommand",
+    "add_broker_argument",
+    "add_config_argument",
     "add_json_argument",
+    "broker_of",
+    "broker_plugin",
     "decode_utf8",
+    "load_tiers",
+    "open_exporters",
     "read_source",
     "rules_test_view",
+    "run_on_broker",
+    "sole_exception",
     "wants_json",
     "write_json",
     "write_text",

@@ -7,9 +7,23 @@ from types import ModuleType
 import pytest
 
 import gateway
+import gateway.audit
+import gateway.bounded
+import gateway.cli
 import gateway.effects
+import gateway.fleet
+import gateway.plugins
 
-NAMESPACES = [gateway, gateway.effects]
+NAMESPACES = [
+    gateway,
+    gateway.audit,
+    gateway.bounded,
+    gateway.cli,
+    gateway.effects,
+    gateway.fleet,
+    gateway.plugins,
+]
+# gateway.testing is a module of helpers, not a namespace of re-exports: it is not listed.
 
 
 @pytest.mark.parametrize("namespace", NAMESPACES, ids=lambda n: n.__name__)

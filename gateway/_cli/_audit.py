@@ -22,6 +22,7 @@ from typing import IO, Any
 from gateway._auditlog import encode_event, read_audit_log
 from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import (
+    BrokerPlugin,
     add_broker_argument,
     add_config_argument,
     broker_of,
@@ -52,7 +53,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _stream_events(section: BrokerSection, replica: str | None) -> list[tuple[str, Event]]:
-    async def read(plugin: Any, broker: Any) -> list[tuple[str, Event]]:
+    async def read(plugin: BrokerPlugin, broker: Any) -> list[tuple[str, Event]]:
         found: list[tuple[str, Event]] = []
         async for item in plugin.read_stream(broker.js, section):
             name = item.subject.rsplit(".", 1)[-1]
@@ -111,7 +112,7 @@ def verify_on_broker(arguments: argparse.Namespace) -> int:
     if section is None:  # pragma: no cover -- the caller checked
         raise CommandError("No broker to verify; pass --broker nats://HOST:PORT.")
 
-    async def check(plugin: Any, broker: Any) -> list[Any]:
+    async def check(plugin: BrokerPlugin, broker: Any) -> list[Any]:
         events = [item async for item in plugin.read_stream(broker.js, section)]
         return list(plugin.verify_stream(events))
 

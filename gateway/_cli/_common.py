@@ -10,6 +10,8 @@ from typing import Any, Final
 
 import msgspec
 
+from gateway._plugins import COMMAND_GROUP as COMMAND_GROUP
+
 __all__ = [
     "COMMAND_GROUP",
     "CommandError",
@@ -18,9 +20,6 @@ __all__ = [
     "read_source",
     "write_json",
 ]
-
-COMMAND_GROUP: Final = "gateway.commands"
-"""The entry-point group through which plugins add subcommands (``serve``, ``rules``, ``hook``…)."""
 
 _ENCODER: Final = msgspec.json.Encoder()
 

@@ -1,17 +1,21 @@
 """
 What the fleet's subcommands share: the config from its tiers, the broker, and the plugin that reaches it.
 
-The broker code lives in the ``gateway_nats`` plugin (the ``nats`` extra):
-it is imported only when a command is asked to use a broker, so every other
-command starts without it, and a missing extra is one sentence.
+The broker code lives in a plugin (``gateway_nats``, the ``nats`` extra),
+found through the ``gateway.brokers`` entry-point group as a `BrokerPlugin`:
+the core names no plugin. It is loaded only when a command is asked to use a
+broker, so every other command starts without it, and a missing extra is
+one sentence.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, Protocol, TypeVar, runtime_checkable
 
 import anyio
 import msgspec
@@ -19,19 +23,77 @@ import msgspec
 from gateway._cli._common import CommandError
 from gateway._config import BrokerSection, GatewayConfig
 from gateway._errors import GatewayError
-from gateway._tiers import EffectiveConfig, effective_config, find_tiers
+from gateway._plugins import BROKER_GROUP
+from gateway._tiers import EffectiveConfig, Tier, effective_config, find_tiers
 
 __all__ = [
+    "BROKER_PLUGIN",
+    "BrokerPlugin",
     "add_broker_argument",
     "add_config_argument",
     "broker_of",
+    "broker_plugin",
     "load_tiers",
-    "nats_plugin",
     "run_on_broker",
     "sole_exception",
 ]
 
 T = TypeVar("T")
+
+BROKER_PLUGIN: Final = "nats"
+"""The entry-point name, in ``gateway.brokers``, of the plugin that reaches a ``[broker]`` (NATS JetStream)."""
+
+
+@runtime_checkable
+class BrokerPlugin(Protocol):
+    """
+    What the ``gateway.brokers`` entry point names: the module that reaches the fleet's broker.
+
+    The commands that use a broker (``gateway serve --broker``, ``gateway
+    verify --broker``, ``gateway policy``, ``gateway token``, ``gateway
+    settings``) use only these members; the broker's own types (its
+    connection, its stream events, its policy versions) stay the plugin's,
+    and pass through the commands untouched.
+
+    Attributes:
+        BrokerError: What the plugin raises when the broker cannot do what
+            was asked; a command reports it as one sentence.
+        BrokerTokens: People's tokens kept in the broker (built from an
+            open broker; a `gateway.fleet.TokenBook` store).
+    """
+
+    BrokerError: type[Exception]
+    BrokerTokens: Callable[[Any], Any]
+
+    def open_broker(self, section: BrokerSection) -> AbstractAsyncContextManager[Any]:
+        """Connect to the broker of a ``[broker]`` table; leaving closes it."""
+        ...
+
+    def open_fleet(
+        self, config: GatewayConfig, local: Sequence[Tier] = ()
+    ) -> AbstractAsyncContextManager[Any]:
+        """Join the fleet as a replica of the approval service; leaving leaves it."""
+        ...
+
+    def read_stream(self, js: Any, section: BrokerSection) -> AsyncIterator[Any]:
+        """Every event of the audit stream, in stream order."""
+        ...
+
+    def verify_stream(self, events: list[Any]) -> list[Any]:
+        """One report per replica's hash chain of the events read."""
+        ...
+
+    async def publish_policy(self, broker: Any, data: bytes, *, by: str | None, source: str) -> Any:
+        """Check and publish a new version of the managed policy; return it."""
+        ...
+
+    async def policy_history(self, broker: Any) -> list[Any]:
+        """Every version of the managed policy the broker keeps, oldest first."""
+        ...
+
+    async def pinned_policy(self, broker: Any) -> Any:
+        """The managed policy's version a replica must use at start (``None``: none published)."""
+        ...
 
 
 def add_config_argument(parser: argparse.ArgumentParser) -> None:
@@ -78,24 +140,32 @@ def broker_of(config: GatewayConfig, url: str | None) -> BrokerSection | None:
     return section if section.servers else None
 
 
-def nats_plugin() -> Any:
-    """The ``gateway_nats`` plugin, or one sentence saying how to install it."""
+def broker_plugin() -> BrokerPlugin:
+    """The plugin that reaches the broker (``gateway.brokers``), or one sentence saying how to install it."""
+    found = [entry for entry in entry_points(group=BROKER_GROUP) if entry.name == BROKER_PLUGIN]
     try:
-        import gateway_nats
+        plugin = found[0].load() if found else None
     except ImportError:
+        plugin = None
+    if plugin is None:
         raise CommandError(
             "Using a broker needs the nats extra: pip install 'agent-gateway[nats]'."
         ) from None
-    return gateway_nats
+    if not isinstance(plugin, BrokerPlugin):
+        raise CommandError(
+            f"The {BROKER_GROUP} plugin {BROKER_PLUGIN!r} is not a broker plugin: "
+            "it lacks members the commands use."
+        )
+    return plugin
 
 
-def run_on_broker(section: BrokerSection, work: Callable[[Any, Any], Awaitable[T]]) -> T:
+def run_on_broker(section: BrokerSection, work: Callable[[BrokerPlugin, Any], Awaitable[T]]) -> T:
     """
     Open the broker, run ``work(plugin, broker)``, close it; errors become one sentence.
 
     Runs under asyncio (the NATS client is asyncio-only).
     """
-    plugin = nats_plugin()
+    plugin = broker_plugin()
 
     async def main() -> T:
         async with plugin.open_broker(section) as broker:

@@ -16,6 +16,7 @@ from typing import Any
 
 from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import (
+    BrokerPlugin,
     add_broker_argument,
     add_config_argument,
     broker_of,
@@ -62,13 +63,13 @@ def _run(arguments: argparse.Namespace) -> int:
             raise CommandError(f"Cannot read {arguments.file!r}: {error.strerror}.") from None
         by = arguments.by or getpass.getuser()
 
-        async def publish(plugin: Any, broker: Any) -> Any:
+        async def publish(plugin: BrokerPlugin, broker: Any) -> Any:
             return await plugin.publish_policy(broker, data, by=by, source=str(path))
 
         write_json(_version(run_on_broker(section, publish)))
         return 0
 
-    async def show(plugin: Any, broker: Any) -> Any:
+    async def show(plugin: BrokerPlugin, broker: Any) -> Any:
         return await plugin.policy_history(broker)
 
     history = run_on_broker(section, show)

@@ -19,6 +19,7 @@ import msgspec
 
 from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import (
+    BrokerPlugin,
     add_broker_argument,
     add_config_argument,
     broker_of,
@@ -49,7 +50,7 @@ def _run(arguments: argparse.Namespace) -> int:
     section = broker_of(effective.config, arguments.broker)
     if section is not None:
 
-        async def managed(plugin: Any, broker: Any) -> Any:
+        async def managed(plugin: BrokerPlugin, broker: Any) -> Any:
             version = await plugin.pinned_policy(broker)
             return None if version is None else version.tier(broker.where)
 

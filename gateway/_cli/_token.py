@@ -17,6 +17,7 @@ from typing import Any
 
 from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import (
+    BrokerPlugin,
     add_broker_argument,
     add_config_argument,
     broker_of,
@@ -52,7 +53,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _broker_action(arguments: argparse.Namespace, section: Any) -> Any:
-    async def work(plugin: Any, broker: Any) -> Any:
+    async def work(plugin: BrokerPlugin, broker: Any) -> Any:
         store = plugin.BrokerTokens(broker)
         if arguments.action == "create":
             return await store.create(arguments.name, arguments.role)

@@ -40,6 +40,7 @@ from gateway_guard import (
 )
 
 from gateway import AllowMode, PluginLoadError, ToolCall
+from gateway.plugins import HOSTS_GROUP
 from gateway_hooks._links import Link, LinkStore
 from gateway_hooks._settings import (
     HookScope,
@@ -76,9 +77,6 @@ __all__ = [
     "matcher_groups_uninstall",
     "uninstall_events",
 ]
-
-HOSTS_GROUP: Final = "gateway.hosts"
-"""The entry-point group of hook hosts; each entry point names a `HookHost`."""
 
 MAX_EVENT_BYTES: Final = 8 * 1024 * 1024
 """The largest hook event read; a larger one is blocked."""

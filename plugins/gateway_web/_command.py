@@ -33,20 +33,21 @@ import anyio
 import msgspec
 from gateway_relay import default_socket
 
-from gateway._cli._common import CommandError, Subcommand
-from gateway._cli._fleet import (
+from gateway import GatewayConfig, GatewayError, SinkConfig, default_token_file
+from gateway.cli import (
+    CommandError,
+    Exporters,
+    Subcommand,
     add_broker_argument,
     add_config_argument,
     broker_of,
+    broker_plugin,
     load_tiers,
-    nats_plugin,
+    open_exporters,
     sole_exception,
 )
-from gateway._cli._otlp import Exporters, open_exporters
-from gateway._config import GatewayConfig, SinkConfig, default_token_file
-from gateway._errors import GatewayError
-from gateway._tiers import Tier
-from gateway._tokens import (
+from gateway.fleet import (
+    Tier,
     TokenBook,
     TokenError,
     TokenFile,
@@ -215,7 +216,7 @@ async def _serve_fleet(
 ) -> None:
     import gateway_web
 
-    plugin = nats_plugin()
+    plugin = broker_plugin()
     try:
         async with plugin.open_fleet(config, tiers) as fleet:
             service = gateway_web.open_service(
