@@ -1,0 +1,37 @@
+"""The project's own lists of its plugins agree with the plugins/ folder."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGINS = sorted(p.name for p in (ROOT / "plugins").iterdir() if (p / "__init__.py").is_file())
+
+
+def _pyproject() -> dict[str, Any]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _contract(contract_id: str) -> dict[str, Any]:
+    contracts = _pyproject()["tool"]["importlinter"]["contracts"]
+    return next(c for c in contracts if c["id"] == contract_id)
+
+
+def test_the_import_contracts_analyse_every_plugin() -> None:
+    roots = _pyproject()["tool"]["importlinter"]["root_packages"]
+    assert sorted(roots) == sorted(["gateway", *PLUGINS])
+
+
+def test_the_core_is_forbidden_every_plugin() -> None:
+    assert sorted(_contract("core-names-no-plugin")["forbidden_modules"]) == PLUGINS
+
+
+def test_the_plugin_layers_place_every_plugin_once() -> None:
+    placed = [
+        name.strip()
+        for layer in _contract("plugin-layers")["layers"]
+        for name in layer.replace(":", "|").split("|")
+    ]
+    assert sorted(placed) == PLUGINS
