@@ -1,4 +1,4 @@
-"""The project's own lists of its plugins agree with the plugins/ folder."""
+"""The project's own lists of its plugins agree with the plugins/ folder, and every package is typed."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ def _contract(contract_id: str) -> dict[str, Any]:
     return next(c for c in contracts if c["id"] == contract_id)
 
 
+def test_the_wheel_ships_the_package_and_every_plugin_package() -> None:
+    packages = _pyproject()["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+    assert sorted(packages) == sorted(["gateway", *(f"plugins/{name}" for name in PLUGINS)])
+
+
 def test_the_import_contracts_analyse_every_plugin() -> None:
     roots = _pyproject()["tool"]["importlinter"]["root_packages"]
     assert sorted(roots) == sorted(["gateway", *PLUGINS])
@@ -35,3 +40,12 @@ def test_the_plugin_layers_place_every_plugin_once() -> None:
         for name in layer.replace(":", "|").split("|")
     ]
     assert sorted(placed) == PLUGINS
+
+
+def test_every_package_the_wheel_ships_is_marked_typed() -> None:
+    untyped = [
+        p
+        for p in ["gateway", *(f"plugins/{n}" for n in PLUGINS)]
+        if not (ROOT / p / "py.typed").is_file()
+    ]
+    assert untyped == []
