@@ -40,8 +40,17 @@ _SHELLS: Final = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox"}
 )
 
+# The programs that run another program from their words. The guard keeps its
+# own list rather than importing gateway._launchers.LAUNCHERS: a guard must
+# not trust the code under test, and it also names launchers the product
+# need not read (bwrap, firejail, strace…) but a test could still start.
+# tests/test_guard.py checks that it covers every launcher the product knows.
 _LAUNCHERS: Final = frozenset(
     {
+        "builtin",
+        "command",
+        "exec",
+        "parallel",
         "env",
         "timeout",
         "unshare",

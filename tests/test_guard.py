@@ -113,3 +113,12 @@ def test_the_oracle_with_a_wider_path_is_refused(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(bash, "_environment", widened)
     with pytest.raises(RuntimeError, match=r"never run them"):
         bash.run("printf x > marker")
+
+
+def test_the_guard_knows_every_launcher_the_product_reads() -> None:
+    """The guard keeps its own list (it must not trust the code under test), but misses none."""
+    from conftest import _LAUNCHERS
+
+    from gateway._launchers import LAUNCHERS
+
+    assert set(LAUNCHERS) <= _LAUNCHERS
