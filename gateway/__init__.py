@@ -147,6 +147,10 @@ from gateway._verdicts import (
     strictest as strictest,
     strictness as strictness,
 )
+from gateway._version import VERSION as _VERSION
+
+__version__ = _VERSION
+"""The installed version, from the distribution's metadata (``pyproject.toml`` states it once)."""
 
 __all__ = [
     "DECISION_ORDER",

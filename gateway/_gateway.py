@@ -122,13 +122,13 @@ from gateway._telemetry import (
     verdict_attributes,
 )
 from gateway._verdicts import DECISION_VERBS, Verdict
+from gateway._version import VERSION
 from gateway._witness import Witness, load_witness
 
 __all__ = ["Gateway", "GatewayStatistics"]
 
 T = TypeVar("T")
 
-VERSION: Final = "0.1.0"
 _SHELL_FIELD_ERROR: Final = "The command of a shell tool must be a string or a list of strings."
 _MIB: Final = 1024 * 1024
 _PRELOAD: Final = ("gateway._reading:warm_up",)

@@ -49,3 +49,18 @@ def test_every_package_the_wheel_ships_is_marked_typed() -> None:
         if not (ROOT / p / "py.typed").is_file()
     ]
     assert untyped == []
+
+
+def test_the_version_is_written_once_in_pyproject() -> None:
+    """The code reads the version from the package metadata; no module spells it again."""
+    import gateway
+
+    version = _pyproject()["project"]["version"]
+    assert gateway.__version__ == version
+    spelled = [
+        str(path.relative_to(ROOT))
+        for folder in ("gateway", "plugins")
+        for path in (ROOT / folder).rglob("*.py")
+        if f'"{version}"' in path.read_text(encoding="utf-8")
+    ]
+    assert spelled == []

@@ -18,7 +18,7 @@ import argparse
 import sys
 from collections.abc import Iterable, Sequence
 from functools import cache
-from importlib.metadata import EntryPoint, PackageNotFoundError, entry_points, version
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Final
 
 from gateway._cli import (
@@ -33,6 +33,7 @@ from gateway._cli import (
     _verify,
 )
 from gateway._cli._common import COMMAND_GROUP, CommandError, Subcommand
+from gateway._version import DISTRIBUTION, VERSION
 
 __all__ = ["build_parser", "main"]
 
@@ -78,11 +79,7 @@ def _plugin_commands(wanted: str | None) -> Iterable[Subcommand]:
 @cache
 def version_line() -> str:
     """What ``gateway --version`` prints: the installed distribution's version."""
-    try:
-        found = version("agent-gateway")
-    except PackageNotFoundError:
-        found = "unknown (not installed)"
-    return f"gateway (agent-gateway) {found}"
+    return f"gateway ({DISTRIBUTION}) {VERSION}"
 
 
 class _Parser(argparse.ArgumentParser):

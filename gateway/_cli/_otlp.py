@@ -23,10 +23,9 @@ from typing import Any, NamedTuple
 
 from gateway._cli._common import CommandError
 from gateway._config import TelemetrySection
+from gateway._version import VERSION
 
 __all__ = ["Exporters", "export_headers", "open_exporters"]
-
-_VERSION = "0.1.0"
 
 
 class Exporters(NamedTuple):
@@ -128,7 +127,7 @@ def open_exporters(section: TelemetrySection) -> Iterator[Exporters]:
     resource = Resource.create(
         {
             "service.name": section.service_name,
-            "service.version": _VERSION,
+            "service.version": VERSION,
             "service.instance.id": f"{os.uname().nodename}-{os.getpid()}",
         }
     )

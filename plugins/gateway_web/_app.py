@@ -26,6 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+import gateway
 from gateway import (
     GatewayConfig,
     PluginLoadError,
@@ -47,7 +48,6 @@ KEEPALIVE: Final = 15.0
 """Seconds between comments on an idle event stream (so dead connections are noticed)."""
 
 _log = logging.getLogger("gateway_web")
-_VERSION: Final = "0.1.0"
 
 
 class DecisionBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -165,7 +165,7 @@ class _Api:
         board = self.service.board
         return json_response(
             {
-                "version": _VERSION,
+                "version": gateway.__version__,
                 "authorized": bool(getattr(request.state, "authorized", False)),
                 "identity": _identity(request),
                 "replica": getattr(board, "replica", None),
