@@ -43,6 +43,7 @@ from gateway._events import (
     signed_digest,
 )
 from gateway._signing import Verifier
+from gateway._text import error_detail
 
 __all__ = [
     "AuditFormat",
@@ -108,7 +109,7 @@ def _decode(data: bytes, fmt: AuditFormat) -> tuple[Event | None, str | None]:
     try:
         event = _JSON_DECODER.decode(data) if fmt == "jsonl" else _MSGPACK_DECODER.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
-        detail = " ".join(str(error).split())[:200]
+        detail = error_detail(error)
         return None, f"it is not a gateway event ({detail})"
     canonical = _JSON.encode(event) if fmt == "jsonl" else _MSGPACK.encode(event)
     if canonical != data:

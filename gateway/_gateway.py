@@ -121,6 +121,7 @@ from gateway._telemetry import (
     unmeasured_kind,
     verdict_attributes,
 )
+from gateway._text import shorten
 from gateway._verdicts import DECISION_VERBS, Verdict
 from gateway._version import VERSION
 from gateway._witness import Witness, load_witness
@@ -328,11 +329,6 @@ def _now() -> str:
     """
     seconds, micro = divmod(time.time_ns() // 1000, 1_000_000)
     return f"{_second(seconds)}.{micro:06d}+00:00"
-
-
-def _short(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 async def _on_loop_of(thread: LoopThread | None, function: Callable[[], Awaitable[T]]) -> T:
@@ -622,9 +618,7 @@ class Gateway(AsyncContextManagerMixin):
                                     threads.get(name), partial(witness.attest, record)
                                 )
                             except Exception as error:  # noqa: BLE001 -- a witness's failure is recorded, never raised
-                                reason = (
-                                    f"it failed ({type(error).__name__}: {_short(str(error), 200)})"
-                                )
+                                reason = f"it failed ({type(error).__name__}: {shorten(str(error), 200)})"
                         if scope.cancelled_caught:
                             reason = f"it did not answer within {timeout:g} s"
                         if reason is not None and self._bus is not None:
@@ -1428,7 +1422,7 @@ class Gateway(AsyncContextManagerMixin):
         if isinstance(detail, str):
             # Cut before masking: the scan is bounded by what is shown (and
             # a little more, so a secret cut at the edge is still found).
-            shown = _short(str(mask_value(detail[:2000])), 500)
+            shown = shorten(str(mask_value(detail[:2000])), 500)
         call_id = call_id if isinstance(call_id, str) else None
         bus = self.bus
         with self._telemetry.outcome(call_id, value) as span:
@@ -1461,11 +1455,11 @@ class Gateway(AsyncContextManagerMixin):
         """
         shown = None
         if isinstance(detail, str):
-            shown = _short(str(mask_value(detail[:2000])), 500)
+            shown = shorten(str(mask_value(detail[:2000])), 500)
         call_id = call_id if isinstance(call_id, str) else None
         value: Literal["allow", "decline"] = "allow" if decision == "allow" else "decline"
         who = _DECIDERS.get(by, "failed") if type(by) is str else "failed"
-        named = _short(host, 200) if isinstance(host, str) else None
+        named = shorten(host, 200) if isinstance(host, str) else None
         bus = self.bus
         with self._telemetry.host_decision(call_id, value, who, named) as span:
             trace_id, span_id = self._telemetry.ids(span)

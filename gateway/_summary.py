@@ -35,6 +35,7 @@ from gateway._effects import (
     ReadEnvironment,
     Write,
 )
+from gateway._text import shorten_quoted
 
 __all__ = ["SUMMARY_CLAUSES", "WRITE_VERBS", "Clause", "effect_clauses", "summarise_effects"]
 
@@ -78,20 +79,15 @@ class Clause(NamedTuple):
     text: str
 
 
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split()).replace("`", "'")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _place(path: EffectPath) -> str:
     """A path as a person reads it: as written when it is a plain relative name, else as resolved."""
     written = path.written
     if path.value is None:
-        return f"`{_short(written)}`" if written else "a path only known when it runs"
+        return f"`{shorten_quoted(written)}`" if written else "a path only known when it runs"
     relative = written and not written.startswith(("~", "/", "$", "."))
     if relative and "$" not in written and path.value.endswith("/" + written):
-        return f"`{_short(written)}`"
-    return f"`{_short(path.value)}`"
+        return f"`{shorten_quoted(written)}`"
+    return f"`{shorten_quoted(path.value)}`"
 
 
 def _host(target: str | None) -> str:
@@ -103,8 +99,8 @@ def _host(target: str | None) -> str:
         except ValueError:
             host = None
         if host:
-            return _short(host)
-    return _short(target.rsplit("@", 1)[-1])
+            return shorten_quoted(host)
+    return shorten_quoted(target.rsplit("@", 1)[-1])
 
 
 def _stdin(read: Read) -> bool:
@@ -147,10 +143,12 @@ def _clause(effect: Effect) -> Clause | None:
         return Clause(12, f"reads {_place(effect.path)}")
     if isinstance(effect, ReadEnvironment):
         if effect.variable is not None:
-            return Clause(6, f"reads the secret variable `{_short(effect.variable)}`")
+            return Clause(6, f"reads the secret variable `{shorten_quoted(effect.variable)}`")
         return Clause(6, "reads the whole environment")
     if isinstance(effect, Privilege):
-        user = f"`{_short(effect.user)}`" if effect.user else "a user only known when it runs"
+        user = (
+            f"`{shorten_quoted(effect.user)}`" if effect.user else "a user only known when it runs"
+        )
         return Clause(2, f"runs as {user}")
     if isinstance(effect, Network):
         verb = {"connect": "connects to", "listen": "listens on", "resolve": "looks up"}[
@@ -162,14 +160,16 @@ def _clause(effect: Effect) -> Clause | None:
         risky = effect.kind in ("shell_text", "code") and effect.origin == "unknown"
         words = _EXECUTE_WORDS[effect.kind]
         if effect.kind == "configured":
-            return Clause(8, f"{words} (`{_short(_program(effect.via))}`)")
+            return Clause(8, f"{words} (`{shorten_quoted(_program(effect.via))}`)")
         return Clause(4 if risky else 8, words)
     if isinstance(effect, Opaque):
-        return Clause(4, f"does what cannot be read: {_short(effect.reason, 100)}")
+        return Clause(4, f"does what cannot be read: {shorten_quoted(effect.reason, 100)}")
     if isinstance(effect, Lifetime):
         return Clause(9, _LIFETIME_WORDS[effect.kind])
     if isinstance(effect, Bind) and effect.via in ("trap", "alias", "function"):
-        name = f"`{_short(effect.name)}`" if effect.name else "a name only known when it runs"
+        name = (
+            f"`{shorten_quoted(effect.name)}`" if effect.name else "a name only known when it runs"
+        )
         return Clause(8, f"defines the {effect.via} {name}")
     # Other bindings and a change of directory: said by what they lead to, not by themselves.
     return None

@@ -13,6 +13,7 @@ import gateway.cli
 import gateway.effects
 import gateway.fleet
 import gateway.plugins
+import gateway.text
 
 NAMESPACES = [
     gateway,
@@ -22,6 +23,7 @@ NAMESPACES = [
     gateway.effects,
     gateway.fleet,
     gateway.plugins,
+    gateway.text,
 ]
 # gateway.testing is a module of helpers, not a namespace of re-exports: it is not listed.
 

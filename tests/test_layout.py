@@ -64,3 +64,14 @@ def test_the_version_is_written_once_in_pyproject() -> None:
         if f'"{version}"' in path.read_text(encoding="utf-8")
     ]
     assert spelled == []
+
+
+def test_only_one_module_puts_an_error_message_on_one_line() -> None:
+    """Collapsing an error's message into a clause is gateway.text.error_detail's job alone."""
+    spelled = [
+        str(path.relative_to(ROOT))
+        for folder in ("gateway", "plugins")
+        for path in (ROOT / folder).rglob("*.py")
+        if '" ".join(str(' in path.read_text(encoding="utf-8")
+    ]
+    assert spelled == []

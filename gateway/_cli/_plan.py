@@ -15,6 +15,7 @@ from gateway._fragments import expand_planned
 from gateway._places import PathsSection
 from gateway._plans import FragmentAddr, FragmentError
 from gateway._redact import find_secrets
+from gateway._text import error_detail
 
 
 def describe(source: str, cwd: str | None = None) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def _run(arguments: argparse.Namespace) -> int:
             write_json(
                 {
                     "line": number,
-                    "error": f"Line {number} is not a JSON object with a 'cmd' string: {_short(error)}.",
+                    "error": f"Line {number} is not a JSON object with a 'cmd' string: {error_detail(error, 120)}.",
                 }
             )
             continue
@@ -116,11 +117,6 @@ def _run(arguments: argparse.Namespace) -> int:
             continue
         write_json({"line": number, **describe(command, arguments.cwd)})
     return 0
-
-
-def _short(error: Exception) -> str:
-    text = " ".join(str(error).split())
-    return text[:120].rstrip(".")
 
 
 COMMAND = Subcommand(

@@ -113,6 +113,7 @@ from gateway._shell._words import (
     split_assignment,
     unquote_delimiter,
 )
+from gateway._text import shorten
 
 __all__ = ["BASHLEX_VERSION", "read_with_bashlex"]
 
@@ -529,7 +530,7 @@ _UNSUPPORTED: Final = {
 def _unsupported(message: str) -> str:
     """What bashlex's NotImplementedError is about, said plainly (``type = {pattern}`` is a ``case``)."""
     kind = message.split("type = {", 1)[1].split("}", 1)[0] if "type = {" in message else message
-    return _UNSUPPORTED.get(kind.strip(), _short(message))
+    return _UNSUPPORTED.get(kind.strip(), shorten(message))
 
 
 def _blank_or_comments(text: str) -> bool:
@@ -554,13 +555,8 @@ def _explain(message: str) -> str:
     """bashlex's message, with the common ones said plainly."""
     if message.startswith("unexpected EOF while looking for matching"):
         token = message.split("matching ", 1)[1].strip()
-        return _MATCHING.get(token[1:-1] if len(token) == 3 else token, _short(message))
-    return _short(message)
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 60 else text[:57] + "..."
+        return _MATCHING.get(token[1:-1] if len(token) == 3 else token, shorten(message))
+    return shorten(message)
 
 
 class _Reader:

@@ -44,6 +44,7 @@ from gateway_hooks import (
 )
 
 from gateway import ToolCall
+from gateway.text import error_detail
 
 __all__ = [
     "EVENTS",
@@ -187,7 +188,7 @@ class ClaudeCode:
         try:
             typed = msgspec.convert(event, ClaudeCodeEvent)
         except msgspec.ValidationError as error:
-            detail = " ".join(str(error).split())[:160].rstrip(".")
+            detail = error_detail(error, 160)
             raise HookError(f"The {name} event is malformed ({detail}).") from None
         call = claude_code_call(typed, self.name)
         if kind == "outcome":

@@ -46,6 +46,7 @@ from gateway_hooks import (
 )
 
 from gateway import ToolCall
+from gateway.text import error_detail
 
 __all__ = ["EVENTS", "HOST", "SHELL_TOOL", "Cursor", "CursorEvent", "PermissionOutput"]
 
@@ -139,7 +140,7 @@ class Cursor:
         try:
             typed = msgspec.convert(event, CursorEvent)
         except msgspec.ValidationError as error:
-            detail = " ".join(str(error).split())[:160].rstrip(".")
+            detail = error_detail(error, 160)
             raise HookError(f"The {name} event is malformed ({detail}).") from None
         call = _call(typed, self.name)
         if kind == "outcome":

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from gateway.effects import PATH_CLASSES
+from gateway.text import shorten
 
 __all__ = [
     "DEFAULT_MAY_ALLOW",
@@ -106,8 +107,7 @@ def outside(effects: Sequence[Any] | None, may_allow: frozenset[str]) -> str | N
 
 
 def _shown(value: Any, limit: int = _SHOWN) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(str(value), limit)
 
 
 def _outside(effect: Any, may_allow: frozenset[str]) -> str | None:

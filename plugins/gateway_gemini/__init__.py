@@ -42,6 +42,7 @@ from gateway_hooks import (
 )
 
 from gateway import ToolCall
+from gateway.text import error_detail
 
 __all__ = ["EVENTS", "HOST", "BeforeToolOutput", "Gemini", "GeminiEvent"]
 
@@ -98,7 +99,7 @@ class Gemini:
         try:
             typed = msgspec.convert(event, GeminiEvent)
         except msgspec.ValidationError as error:
-            detail = " ".join(str(error).split())[:160].rstrip(".")
+            detail = error_detail(error, 160)
             raise HookError(f"The {name} event is malformed ({detail}).") from None
         call = ToolCall(
             typed.tool_name,

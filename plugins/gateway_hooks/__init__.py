@@ -41,6 +41,7 @@ from gateway_guard import (
 
 from gateway import AllowMode, PluginLoadError, ToolCall
 from gateway.plugins import HOSTS_GROUP
+from gateway.text import error_detail
 from gateway_hooks._links import Link, LinkStore
 from gateway_hooks._settings import (
     HookScope,
@@ -268,7 +269,7 @@ def decode_event(data: bytes) -> dict[str, Any]:
     try:
         value = msgspec.json.decode(text)
     except msgspec.DecodeError as error:
-        detail = " ".join(str(error).split())[:160].rstrip(".")
+        detail = error_detail(error, 160)
         raise HookError(f"The hook event is not JSON ({detail}).") from None
     if not isinstance(value, dict):
         raise HookError("The hook event is not a JSON object.")

@@ -37,6 +37,7 @@ import msgspec
 
 from gateway import ReviewRequest
 from gateway.fleet import NOTIFY_TIMEOUT, Notice, Notifier
+from gateway.text import error_detail
 from gateway_human._records import (
     NOTE_LIMIT,
     DecidedBy,
@@ -516,9 +517,8 @@ class BoardBase:
         try:
             propose(item.request, scope, prefix)
         except Exception as error:  # noqa: BLE001 -- the rules approver's refusal becomes the person's answer
-            message = " ".join(str(error).split()) or type(error).__name__
             raise DecisionRefused(
-                422, f"The approval cannot be remembered that way: {message.rstrip('.')}."
+                422, f"The approval cannot be remembered that way: {error_detail(error)}."
             ) from None
 
     async def _remember(self, item: WaitingCall, record: DecisionRecord) -> DecisionRecord:

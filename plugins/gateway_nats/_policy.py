@@ -39,6 +39,7 @@ from nats.js.kv import KeyValue
 
 from gateway import ConfigError
 from gateway.fleet import Tier, merge_tiers, tier_of
+from gateway.text import error_detail
 from gateway_nats._broker import BROKER_ERRORS, Broker, BrokerError, mirror
 
 __all__ = [
@@ -286,7 +287,7 @@ class ManagedPolicy:
                 options = table.get("approver", {}).get("rules", {"include-default": True})
                 self._rules.replace_policy(options, version=version.label)
             except (ConfigError, ValueError) as error:
-                problem = " ".join(str(error).split()).rstrip(".")
+                problem = error_detail(error)
         if problem is not None:
             _log.warning("Refused the managed policy %s: %s.", version.label, problem)
             self.state = msgspec.structs.replace(self.state, refused=version.label, reason=problem)

@@ -78,6 +78,7 @@ from gateway.effects import (
     Write,
     WriteAction,
 )
+from gateway.text import shorten_quoted
 from gateway_rules._glob import Glob, compile_glob
 
 __all__ = [
@@ -372,12 +373,7 @@ def path_shown(path: EffectPath) -> str:
     if not shown:
         # Named by no argument (a program's own directory, only known when it runs).
         return f"a place only known when it runs ({', '.join(path.classes)})"
-    return f"`{_short(shown)}` ({', '.join(path.classes)})"
-
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split()).replace("`", "'")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return f"`{shorten_quoted(shown)}` ({', '.join(path.classes)})"
 
 
 _EXECUTE_WORDS: Final[Mapping[str, str]] = {
@@ -410,36 +406,36 @@ def describe(effect: Effect) -> str:
         return f"{what} {path_shown(effect.path)}{below}"
     if isinstance(effect, ReadEnvironment):
         if effect.variable is not None:
-            return (
-                f"reads `${_short(effect.variable)}`, a variable whose name says it holds a secret"
-            )
-        return f"reads the whole environment (`{_short(effect.via)}`)"
+            return f"reads `${shorten_quoted(effect.variable)}`, a variable whose name says it holds a secret"
+        return f"reads the whole environment (`{shorten_quoted(effect.via)}`)"
     if isinstance(effect, Write):
         below = " and everything below it" if effect.recursive else ""
         return f"{WRITE_VERBS.get(effect.action, 'writes')} {path_shown(effect.path)}{below}"
     if isinstance(effect, Execute):
         if effect.kind == "number":
-            value = f"`{_short(effect.text)}`" if effect.text is not None else "a value"
+            value = f"`{shorten_quoted(effect.text)}`" if effect.text is not None else "a value"
             origin = {
                 "literal": "written in the call",
                 "call_bound": "set by the call",
                 "unknown": "only known when it runs",
             }[effect.origin]
             return f"evaluates {value} as a number (`{effect.via}`), a value {origin}"
-        text = f": `{_short(effect.text)}`" if effect.text is not None else ""
-        return f"{_EXECUTE_WORDS[effect.kind]} (`{_short(effect.via)}`){text}"
+        text = f": `{shorten_quoted(effect.text)}`" if effect.text is not None else ""
+        return f"{_EXECUTE_WORDS[effect.kind]} (`{shorten_quoted(effect.via)}`){text}"
     if isinstance(effect, Network):
         target = (
-            f"`{_short(effect.target)}`"
+            f"`{shorten_quoted(effect.target)}`"
             if effect.target is not None
             else "a target only known when it runs"
         )
         verb = {"connect": "connects to", "listen": "listens on", "resolve": "looks up"}[
             effect.kind
         ]
-        return f"{verb} {target} ({effect.address.replace('_', '-')}, `{_short(effect.via)}`)"
+        return (
+            f"{verb} {target} ({effect.address.replace('_', '-')}, `{shorten_quoted(effect.via)}`)"
+        )
     if isinstance(effect, Lifetime):
-        return f"{_LIFETIME_WORDS[effect.kind]} (`{_short(effect.via)}`)"
+        return f"{_LIFETIME_WORDS[effect.kind]} (`{shorten_quoted(effect.via)}`)"
     if isinstance(effect, Privilege):
         user = f"`{effect.user}`" if effect.user is not None else "a user only known when it runs"
         return f"runs as {user} (`{effect.via}`)"

@@ -29,6 +29,7 @@ import msgspec
 from gateway_human import DecisionRecord, WaitingCall
 
 from gateway.effects import summarise_effects
+from gateway.text import clip
 
 __all__ = [
     "PAGE_LIMIT",
@@ -219,7 +220,7 @@ def full_text(source: str | None, tool_input: Mapping[str, Any]) -> str:
 
 def clipped(text: str) -> str:
     """A call's text as a history item carries it: at most `TEXT_LIMIT` characters."""
-    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
+    return clip(text, TEXT_LIMIT)
 
 
 def call_text(item: WaitingCall) -> str:

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gateway import validation_path
+from gateway.text import error_detail
 
 __all__ = ["BadRequest", "error_response", "json_response", "read_json"]
 
@@ -118,7 +119,7 @@ async def read_json(request: Request, kind: type[T], limit: int, timeout: float 
     try:
         value = msgspec.json.decode(body)
     except msgspec.DecodeError as error:
-        detail = " ".join(str(error).split()).rstrip(".")
+        detail = error_detail(error)
         raise BadRequest(400, f"The request body is not valid JSON ({detail}).") from None
     except RecursionError:
         raise BadRequest(400, "The request body nests too deeply.") from None
