@@ -15,10 +15,14 @@ for, and what is installed.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Callable
-from typing import Any, Final, NamedTuple, TypeVar
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 from gateway._errors import PluginLoadError
+
+if TYPE_CHECKING:
+    from gateway._config import BrokerSection, GatewayConfig
 
 __all__ = [
     "APPROVER_GROUP",
@@ -29,6 +33,7 @@ __all__ = [
     "SEAMS",
     "SINK_GROUP",
     "WITNESS_GROUP",
+    "BrokerPlugin",
     "Seam",
     "build_plugin",
     "installed",
@@ -56,6 +61,58 @@ BROKER_GROUP: Final = "gateway.brokers"
 """The fleet's broker (``[broker]``): the entry point ``nats`` names a module that is a `BrokerPlugin`."""
 
 T = TypeVar("T")
+
+
+@runtime_checkable
+class BrokerPlugin(Protocol):
+    """
+    What the ``gateway.brokers`` entry point names: the module that reaches the fleet's broker.
+
+    The commands that use a broker (``gateway serve --broker``, ``gateway
+    verify --broker``, ``gateway policy``, ``gateway token``, ``gateway
+    settings``) use only these members; the broker's own types (its
+    connection, its stream events, its policy versions) stay the plugin's,
+    and pass through the commands untouched.
+
+    Attributes:
+        BrokerError: What the plugin raises when the broker cannot do what
+            was asked; a command reports it as one sentence.
+        BrokerTokens: People's tokens kept in the broker (built from an
+            open broker; a `gateway.fleet.TokenBook` store).
+    """
+
+    BrokerError: type[Exception]
+    BrokerTokens: Callable[[Any], Any]
+
+    def open_broker(self, section: BrokerSection) -> AbstractAsyncContextManager[Any]:
+        """Connect to the broker of a ``[broker]`` table; leaving closes it."""
+        ...
+
+    def open_fleet(
+        self, config: GatewayConfig, local: Sequence[Any] = ()
+    ) -> AbstractAsyncContextManager[Any]:
+        """Join the fleet as a replica of the approval service (``local``: its own tiers); leaving leaves it."""
+        ...
+
+    def read_stream(self, js: Any, section: BrokerSection) -> AsyncIterator[Any]:
+        """Every event of the audit stream, in stream order."""
+        ...
+
+    def verify_stream(self, events: list[Any]) -> list[Any]:
+        """One report per replica's hash chain of the events read."""
+        ...
+
+    async def publish_policy(self, broker: Any, data: bytes, *, by: str | None, source: str) -> Any:
+        """Check and publish a new version of the managed policy; return it."""
+        ...
+
+    async def policy_history(self, broker: Any) -> list[Any]:
+        """Every version of the managed policy the broker keeps, oldest first."""
+        ...
+
+    async def pinned_policy(self, broker: Any) -> Any:
+        """The managed policy's version a replica must use at start (``None``: none published)."""
+        ...
 
 
 class Seam(NamedTuple):

@@ -15,8 +15,6 @@ Examples:
 """
 
 from gateway._approvers import Approver as Approver
-from gateway._cli._common import Subcommand as Subcommand
-from gateway._cli._fleet import BrokerPlugin as BrokerPlugin
 from gateway._notifiers import Notifier as Notifier
 from gateway._plugins import (
     APPROVER_GROUP as APPROVER_GROUP,
@@ -27,6 +25,7 @@ from gateway._plugins import (
     SEAMS as SEAMS,
     SINK_GROUP as SINK_GROUP,
     WITNESS_GROUP as WITNESS_GROUP,
+    BrokerPlugin as BrokerPlugin,
     Seam as Seam,
 )
 from gateway._sinks import Sink as Sink
@@ -46,6 +45,5 @@ __all__ = [
     "Notifier",
     "Seam",
     "Sink",
-    "Subcommand",
     "Witness",
 ]

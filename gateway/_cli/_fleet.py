@@ -11,11 +11,10 @@ one sentence.
 from __future__ import annotations
 
 import argparse
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Awaitable, Callable
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Final, Protocol, TypeVar, runtime_checkable
+from typing import Any, Final, TypeVar
 
 import anyio
 import msgspec
@@ -23,8 +22,8 @@ import msgspec
 from gateway._cli._common import CommandError
 from gateway._config import BrokerSection, GatewayConfig
 from gateway._errors import GatewayError
-from gateway._plugins import BROKER_GROUP
-from gateway._tiers import EffectiveConfig, Tier, effective_config, find_tiers
+from gateway._plugins import BROKER_GROUP, BrokerPlugin as BrokerPlugin
+from gateway._tiers import EffectiveConfig, effective_config, find_tiers
 
 __all__ = [
     "BROKER_PLUGIN",
@@ -42,58 +41,6 @@ T = TypeVar("T")
 
 BROKER_PLUGIN: Final = "nats"
 """The entry-point name, in ``gateway.brokers``, of the plugin that reaches a ``[broker]`` (NATS JetStream)."""
-
-
-@runtime_checkable
-class BrokerPlugin(Protocol):
-    """
-    What the ``gateway.brokers`` entry point names: the module that reaches the fleet's broker.
-
-    The commands that use a broker (``gateway serve --broker``, ``gateway
-    verify --broker``, ``gateway policy``, ``gateway token``, ``gateway
-    settings``) use only these members; the broker's own types (its
-    connection, its stream events, its policy versions) stay the plugin's,
-    and pass through the commands untouched.
-
-    Attributes:
-        BrokerError: What the plugin raises when the broker cannot do what
-            was asked; a command reports it as one sentence.
-        BrokerTokens: People's tokens kept in the broker (built from an
-            open broker; a `gateway.fleet.TokenBook` store).
-    """
-
-    BrokerError: type[Exception]
-    BrokerTokens: Callable[[Any], Any]
-
-    def open_broker(self, section: BrokerSection) -> AbstractAsyncContextManager[Any]:
-        """Connect to the broker of a ``[broker]`` table; leaving closes it."""
-        ...
-
-    def open_fleet(
-        self, config: GatewayConfig, local: Sequence[Tier] = ()
-    ) -> AbstractAsyncContextManager[Any]:
-        """Join the fleet as a replica of the approval service; leaving leaves it."""
-        ...
-
-    def read_stream(self, js: Any, section: BrokerSection) -> AsyncIterator[Any]:
-        """Every event of the audit stream, in stream order."""
-        ...
-
-    def verify_stream(self, events: list[Any]) -> list[Any]:
-        """One report per replica's hash chain of the events read."""
-        ...
-
-    async def publish_policy(self, broker: Any, data: bytes, *, by: str | None, source: str) -> Any:
-        """Check and publish a new version of the managed policy; return it."""
-        ...
-
-    async def policy_history(self, broker: Any) -> list[Any]:
-        """Every version of the managed policy the broker keeps, oldest first."""
-        ...
-
-    async def pinned_policy(self, broker: Any) -> Any:
-        """The managed policy's version a replica must use at start (``None``: none published)."""
-        ...
 
 
 def add_config_argument(parser: argparse.ArgumentParser) -> None:
