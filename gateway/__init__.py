@@ -25,6 +25,11 @@ from gateway._auditlog import (
     read_audit_log as read_audit_log,
     verify_audit_log as verify_audit_log,
 )
+from gateway._boundary import (
+    Place as Place,
+    Places as Places,
+    resolve_confinement as resolve_confinement,
+)
 from gateway._calls import ToolCall as ToolCall
 from gateway._config import (
     MAX_SECONDS as MAX_SECONDS,
@@ -45,10 +50,16 @@ from gateway._config import (
     WitnessConfig as WitnessConfig,
     default_config as default_config,
     default_config_bytes as default_config_bytes,
+    default_profiles as default_profiles,
     default_token_file as default_token_file,
     load_config as load_config,
     secret_files as secret_files,
     validation_path as validation_path,
+)
+from gateway._confinement import (
+    Confinement as Confinement,
+    ConfinementSection as ConfinementSection,
+    ProfileSection as ProfileSection,
 )
 from gateway._errors import (
     AuditLogError as AuditLogError,
@@ -183,6 +194,8 @@ __all__ = [
     "Complete",
     "ConfigError",
     "ConfiguredCode",
+    "Confinement",
+    "ConfinementSection",
     "Decision",
     "Decline",
     "EarlierAnswer",
@@ -209,6 +222,8 @@ __all__ = [
     "LogRecovered",
     "NestedShell",
     "NotifierConfig",
+    "Place",
+    "Places",
     "Plain",
     "Plan",
     "PlanReady",
@@ -220,6 +235,7 @@ __all__ = [
     "PluginError",
     "PluginLoadError",
     "PositionRefusal",
+    "ProfileSection",
     "ProgramName",
     "ProgramPlan",
     "ProgramPosition",
@@ -250,6 +266,7 @@ __all__ = [
     "configured_refusal",
     "default_config",
     "default_config_bytes",
+    "default_profiles",
     "default_token_file",
     "encode_event",
     "expand_fragment",
@@ -263,6 +280,7 @@ __all__ = [
     "read_program_position",
     "read_shell",
     "repository_refusal",
+    "resolve_confinement",
     "secret_files",
     "strictest",
     "strictness",

@@ -18,11 +18,13 @@ import importlib.resources
 import os
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
+from gateway._confinement import ProfileSection, profile_problem
 from gateway._errors import ConfigError
 from gateway._places import PathsSection
 from gateway._programs._user import UserTable, user_rows
@@ -50,6 +52,7 @@ __all__ = [
     "config_from_table",
     "default_config",
     "default_config_bytes",
+    "default_profiles",
     "default_token_file",
     "load_config",
     "secret_files",
@@ -631,6 +634,11 @@ class GatewayConfig(
         telemetry: Where traces and metrics are exported (``[telemetry]``).
         programs: Option tables for programs the gateway has none for
             (``[programs.NAME]``; docs/option-tables.md).
+        profiles: Profiles by name (``[profiles.NAME]``): what each lets a
+            confined run read, write and reach. The built-in ones
+            (`default_profiles`: ``read-only``, ``workspace-write``) are
+            defined even where this table does not name them; an entry here
+            with the same name replaces one (`profile`).
     """
 
     gateway: GatewaySection = GatewaySection()
@@ -649,9 +657,35 @@ class GatewayConfig(
     hosts: HostsSection = HostsSection()
     telemetry: TelemetrySection = TelemetrySection()
     programs: dict[str, UserTable] = msgspec.field(default_factory=dict)
+    profiles: dict[str, ProfileSection] = msgspec.field(default_factory=lambda: default_profiles())
 
     def __post_init__(self) -> None:
         user_rows(self.programs)  # a name that is no basename, or has a built-in table
+        for name in self.profiles:
+            problem = profile_problem(name)
+            if problem is not None:
+                raise ValueError(problem)
+
+    @property
+    def profile_names(self) -> tuple[str, ...]:
+        """Every profile defined: the built-in ones, then those this config adds."""
+        return tuple(dict.fromkeys((*default_profiles(), *self.profiles)))
+
+    def profile(self, name: str) -> ProfileSection:
+        """
+        The profile ``name``: this config's ``[profiles.NAME]``, else the built-in one.
+
+        Raises:
+            ConfigError: No profile has that name (the message lists those defined).
+        """
+        found = self.profiles.get(name) or default_profiles().get(name)
+        if found is None:
+            defined = ", ".join(repr(known) for known in self.profile_names)
+            raise ConfigError(
+                f"The profile {name!r} is not defined; defined: {defined} (add [profiles.{name}] to define it).",
+                path=f"$.profiles.{name}",
+            )
+        return found
 
 
 def default_token_file(environ: Mapping[str, str] | None = None) -> Path:
@@ -770,23 +804,29 @@ def config_from_table(table: dict[str, Any], *, name: str) -> GatewayConfig:
 
 def _invalid(error: msgspec.ValidationError, source: str, raw: Callable[[], Any]) -> ConfigError:
     text, path = validation_path(error)
-    if path is not None and path.startswith(("$.sinks[...]", "$.witnesses[...]")):
+    if path is not None and path.startswith(tuple(f"$.{table}[...]" for table in _NAMED_TABLES)):
         path = _name_entry(raw(), path)
     where = f" at {path}" if path else ""
     return ConfigError(f"Invalid config {source!r}{where}: {text}.", path=path, source=source)
 
 
+_NAMED_TABLES: Final[dict[str, type[msgspec.Struct]]] = {
+    "sinks": SinkConfig,
+    "witnesses": WitnessConfig,
+    "profiles": ProfileSection,
+}
+
+
 def _name_entry(raw: Any, path: str) -> str:
     """
-    Put the entry's name into a path msgspec reports as ``$.sinks[...]`` (or ``$.witnesses[...]``).
+    Put the entry's name into a path msgspec reports as ``$.sinks[...]`` (``$.witnesses[...]``, ``$.profiles[...]``).
 
     msgspec does not name the key of a dict entry that fails, so with several
     sinks the path alone would not say which one: decode each entry on its
     own and name the first that does not validate.
     """
-    table, kind = (
-        ("sinks", SinkConfig) if path.startswith("$.sinks") else ("witnesses", WitnessConfig)
-    )
+    table = path.removeprefix("$.").split("[", 1)[0]
+    kind = _NAMED_TABLES[table]
     entries = raw.get(table) if isinstance(raw, dict) else None
     if not isinstance(entries, dict):
         return path
@@ -811,3 +851,21 @@ def default_config_bytes() -> bytes:
 def default_config() -> GatewayConfig:
     """Load the embedded default config."""
     return load_config(default_config_bytes(), name="default.toml")
+
+
+@cache
+def _built_in_profiles() -> tuple[tuple[str, ProfileSection], ...]:
+    raw = msgspec.toml.decode(default_config_bytes())
+    table = raw.get("profiles", {}) if isinstance(raw, dict) else {}
+    return tuple(msgspec.convert(table, dict[str, ProfileSection]).items())
+
+
+def default_profiles() -> dict[str, ProfileSection]:
+    """
+    The built-in profiles, as ``config/default.toml`` defines them (``[profiles.NAME]``).
+
+    Examples:
+        >>> sorted(default_profiles())
+        ['read-only', 'workspace-write']
+    """
+    return dict(_built_in_profiles())

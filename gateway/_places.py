@@ -10,12 +10,18 @@ never consults the file system.
 Patterns are globs over a resolved path: ``*`` and ``?`` never cross a ``/``,
 ``**`` spans any number of directories, ``[…]`` is a class. A pattern starts
 with ``~/`` (under the home directory), ``/`` (an absolute path) or ``**/``
-(anywhere); a trailing ``/**`` also matches the directory itself.
+(anywhere); a trailing ``/**`` also matches the directory itself
+(`pattern_regex` is the one reading of that grammar).
+
+Where a confined run may look (`gateway._boundary`) is declared here too: the
+system places that hold no credentials (`SYSTEM_READABLE`) and the places
+under the home directory where toolchains live (`TOOL_PLACES`).
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Final
 
 import msgspec
@@ -24,11 +30,34 @@ __all__ = [
     "DEFAULT_PERSISTENCE_PATTERNS",
     "DEFAULT_SECRET_PATTERNS",
     "DEFAULT_TEMP_ROOTS",
+    "DEVICES",
+    "PROCESS_VIEWS",
     "SECRET_VARIABLE",
     "STREAM_PATHS",
+    "SYSTEM_READABLE",
     "SYSTEM_ROOTS",
+    "TOOL_PLACES",
     "PathsSection",
+    "pattern_regex",
+    "tool_place",
 ]
+
+PROCESS_VIEWS: Final = (
+    "/proc/*/root/**",
+    "/proc/*/cwd/**",
+    "/proc/*/fd/**",
+    "/proc/*/task/**",
+    "/proc/*/map_files/**",
+    "/proc/*/environ",
+    "/proc/*/mem",
+    "/dev/fd/*/**",
+)
+"""
+What a process shows of others: another view of every file
+(``/proc/self/root/home/u/.ssh/id_rsa``, ``/proc/1/cwd/…``, a directory
+through its descriptor) and a process's environment and memory. A path
+through one of these is never judged by where it seems to lead.
+"""
 
 DEFAULT_SECRET_PATTERNS: Final = (
     "~/.ssh/**",
@@ -71,14 +100,15 @@ DEFAULT_SECRET_PATTERNS: Final = (
     "**/.htpasswd",
     "**/*.tfstate",
     "**/*.tfstate.backup",
-    "/proc/*/root/**",  # another view of every file: `/proc/self/root/home/u/.ssh/id_rsa`
-    "/proc/*/cwd/**",
+    *PROCESS_VIEWS,
     "/etc/shadow",
     "/etc/gshadow",
     "/etc/sudoers",
     "/etc/sudoers.d/**",
     "/etc/ssh/ssh_host_*",
-    "/proc/*/environ",
+    "/etc/ssl/private/**",
+    "/run/secrets/**",
+    "/var/run/secrets/**",
 )
 """Files that hold credentials or keys (reading one may leak it; writing one may plant access)."""
 
@@ -156,6 +186,8 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/.yarnrc.yml",
     "**/rust-toolchain",
     "**/rust-toolchain.toml",
+    "**/site-packages/*.pth",
+    "**/dist-packages/*.pth",
     "/etc/cron*/**",
     "/etc/crontab",
     "/var/spool/cron/**",
@@ -225,6 +257,176 @@ STREAM_PATHS: Final = frozenset(
     }
 )
 """The standard streams and the null device (class ``stream``)."""
+
+
+SYSTEM_READABLE: Final = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/snap",
+    "/nix",
+    "/sys",
+    "/var/lib/dpkg",
+    "/run/systemd/resolve",
+)
+"""
+The system places a confined run may read: programs, libraries and their
+settings. Nothing else of the system is there (no ``/home``, ``/root``,
+``/srv``, ``/mnt``, ``/media``, ``/var``, ``/run``); the credentials some of
+these hold (``/etc/shadow``, host keys, ``/etc/ssl/private``) are the secret
+patterns', hidden wherever they lie.
+"""
+
+TOOL_PLACES: Final = (
+    "~/.pyenv",
+    "~/.rbenv",
+    "~/.nodenv",
+    "~/.goenv",
+    "~/.plenv",
+    "~/.jenv",
+    "~/.nvm",
+    "~/.volta",
+    "~/.fnm",
+    "~/.bun",
+    "~/.deno",
+    "~/.cargo",
+    "~/.rustup",
+    "~/.sdkman",
+    "~/.asdf",
+    "~/.ghcup",
+    "~/.cabal",
+    "~/.elan",
+    "~/.opam",
+    "~/.juliaup",
+    "~/.nix-profile",
+    "~/.local/share/fnm",
+    "~/.local/share/mise",
+    "~/.local/share/uv",
+    "~/.local/share/pnpm",
+    "~/.local/lib",
+    "~/go",
+    "~/miniconda3",
+    "~/anaconda3",
+    "~/miniforge3",
+    "~/.cache/pip",
+    "~/.cache/uv",
+    "~/.npm/_cacache",
+    "~/.m2/repository",
+    "~/.gradle/caches",
+)
+"""
+Where toolchains and their caches live under the home directory: a confined
+run may read them (so ``python``, ``node`` or ``cargo`` installed there still
+runs), never write them. A ``PATH`` entry under another of these names
+(``/root/.pyenv/shims`` with another home) leads to its place the same way
+(`tool_place`). The secret patterns still hide what these hold
+(``~/.cargo/credentials.toml``).
+"""
+
+
+@lru_cache(maxsize=4096)
+def pattern_regex(pattern: str) -> re.Pattern[str]:
+    """
+    A path pattern (module docstring) as a regex to ``fullmatch`` against a path.
+
+    Examples:
+        >>> bool(pattern_regex("**/.git/hooks/**").fullmatch("/w/.git/hooks"))
+        True
+        >>> bool(pattern_regex("~/.ssh/*").fullmatch("~/.ssh/a/b"))
+        False
+    """
+    out: list[str] = []
+    index = 0
+    if pattern.startswith("**/"):
+        out.append("(?:.*/)?")
+        index = 3
+    while index < len(pattern):
+        if pattern.startswith("/**/", index):
+            out.append("/(?:.*/)?")
+            index += 4
+        elif pattern.startswith("/**", index) and index + 3 == len(pattern):
+            out.append("(?:/.*)?")
+            index += 3
+        elif pattern[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            out.append("[^/]")
+            index += 1
+        elif pattern[index] == "[":
+            end = pattern.find("]", index + 2)
+            if end < 0:
+                out.append(re.escape("["))
+                index += 1
+            else:
+                body = pattern[index + 1 : end].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                index = end + 1
+        else:
+            out.append(re.escape(pattern[index]))
+            index += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+def tool_place(entry: str, home: str | None) -> str | None:
+    """
+    The tool place a directory on ``PATH`` belongs to, or ``None`` when it names none.
+
+    The entry's prefix that ends in the name of a `TOOL_PLACES` entry
+    (``/root/.pyenv/shims`` → ``/root/.pyenv``, whoever's home it is in), or,
+    for an entry under ``home`` that names none, the entry itself
+    (``~/.local/bin``). Never the home directory or a directory above it.
+
+    Examples:
+        >>> tool_place("/root/.pyenv/plugins/pyenv-virtualenv/shims", "/home/u")
+        '/root/.pyenv'
+        >>> tool_place("/home/u/.local/bin", "/home/u")
+        '/home/u/.local/bin'
+        >>> tool_place("/home/u", "/home/u") is None
+        True
+    """
+    if not entry.startswith("/"):
+        return None
+    pieces = [piece for piece in entry.split("/") if piece]
+    if any(piece in (".", "..") for piece in pieces):
+        return None
+    for place in TOOL_PLACES:
+        names = place[2:].split("/")
+        for start in range(1, len(pieces) - len(names) + 1):
+            if pieces[start : start + len(names)] == names:
+                return "/" + "/".join(pieces[: start + len(names)])
+    path = "/" + "/".join(pieces)
+    if home is None or not path.startswith(home.rstrip("/") + "/"):
+        return None
+    return path
+
+
+DEVICES: Final = frozenset(
+    {
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/tty",
+        "/dev/ptmx",
+        "/dev/pts",
+        "/dev/console",
+        "/dev/stdin",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/fd",
+    }
+)
+"""The devices a confined run has (a fresh ``/dev``): no disk, no terminal of the host's."""
 
 
 def _check_patterns(name: str, patterns: tuple[str, ...]) -> None:

@@ -16,6 +16,8 @@ from typing import ClassVar, Final, Literal
 
 import msgspec
 
+from gateway._confinement import Confinement
+
 __all__ = [
     "DECISION_ORDER",
     "DECISION_VERBS",
@@ -140,6 +142,12 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         policy: The version of the policy that decided, when the deciding
             approver has versions (``rules@3:sha256:…``).
         defer: Leave the decision to the host (shadow mode).
+        confinement: For ``allow``: the boundary the call must run in
+            (`gateway.Confinement`), when the allow holds only inside it;
+            ``msgspec.UNSET`` (left out of every encoding, so records and
+            answers without one keep the bytes they had) when the allow
+            stands without one. Never set for ``ask`` and ``decline``.
+            `boundary` reads it as ``Confinement | None``.
     """
 
     decision: Decision
@@ -152,11 +160,21 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     decided_by: str | None = None
     policy: str | None = None
     defer: bool = False
+    confinement: Confinement | msgspec.UnsetType = msgspec.UNSET
+
+    def __post_init__(self) -> None:
+        if self.decision != "allow" and self.confinement is not msgspec.UNSET:
+            raise ValueError(f"a verdict that says {self.decision!r} carries no confinement")
 
     @property
     def allowed(self) -> bool:
         """True only for ``allow``."""
         return self.decision == "allow"
+
+    @property
+    def boundary(self) -> Confinement | None:
+        """The confinement the allow holds in, or ``None`` when it holds without one."""
+        return self.confinement if isinstance(self.confinement, Confinement) else None
 
 
 def strictness(decision: str) -> int:

@@ -15,7 +15,7 @@ from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import load_tiers
 from gateway._cli._view import Style, add_json_argument, verdict_view, wants_json, write_text
 from gateway._config import GatewayConfig, SinkConfig
-from gateway._errors import GatewayError
+from gateway._errors import ConfigError, GatewayError
 from gateway._gateway import Gateway
 
 _MAX_LINE = 1 << 20
@@ -42,7 +42,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
         metavar="NAME",
-        help="judge under this profile of the rules (read-only, workspace-write) instead of the config's",
+        help="judge under this profile (read-only, workspace-write, or one [profiles.NAME] defines) instead of the config's",
     )
     parser.add_argument(
         "input",
@@ -123,6 +123,7 @@ async def _check(config: GatewayConfig, lines: list[bytes], emit: _Printer) -> N
                         "digest": None,
                         "approver": None,
                         "rule": None,
+                        "confinement": None,
                     }
                 )
                 continue
@@ -135,6 +136,7 @@ async def _check(config: GatewayConfig, lines: list[bytes], emit: _Printer) -> N
                     "digest": verdict.digest,
                     "approver": verdict.approver,
                     "rule": verdict.rule,
+                    "confinement": msgspec.to_builtins(verdict.boundary),
                 }
             )
 
@@ -165,6 +167,10 @@ def _run(arguments: argparse.Namespace) -> int:
         config = msgspec.structs.replace(config, sinks={})
     config = without_person(config)
     if arguments.profile:
+        try:
+            config.profile(arguments.profile)
+        except ConfigError as error:
+            raise CommandError(str(error)) from None
         rules = {**config.approver.get("rules", {}), "profile": arguments.profile}
         config = msgspec.structs.replace(config, approver={**config.approver, "rules": rules})
     try:

@@ -27,7 +27,7 @@ from typing import Final
 import msgspec
 
 from gateway._effects import PATH_CLASSES, EffectPath, PathClass
-from gateway._places import STREAM_PATHS, SYSTEM_ROOTS, PathsSection
+from gateway._places import STREAM_PATHS, SYSTEM_ROOTS, PathsSection, pattern_regex
 from gateway._plan._scope import Scope
 from gateway._shell._tree import (
     AnsiC,
@@ -199,48 +199,12 @@ def shown(path: str, context: PathContext) -> str:
 # ───────────────────────── classes ─────────────────────────
 
 
-@lru_cache(maxsize=4096)
-def _pattern(pattern: str) -> re.Pattern[str]:
-    """A path glob as a regex: ``*``/``?`` stop at ``/``; ``**`` spans directories."""
-    out: list[str] = []
-    index = 0
-    if pattern.startswith("**/"):
-        out.append("(?:.*/)?")
-        index = 3
-    while index < len(pattern):
-        if pattern.startswith("/**/", index):
-            out.append("/(?:.*/)?")
-            index += 4
-        elif pattern.startswith("/**", index) and index + 3 == len(pattern):
-            out.append("(?:/.*)?")
-            index += 3
-        elif pattern[index] == "*":
-            out.append("[^/]*")
-            index += 1
-        elif pattern[index] == "?":
-            out.append("[^/]")
-            index += 1
-        elif pattern[index] == "[":
-            end = pattern.find("]", index + 2)
-            if end < 0:
-                out.append(re.escape("["))
-                index += 1
-            else:
-                body = pattern[index + 1 : end].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
-                index = end + 1
-        else:
-            out.append(re.escape(pattern[index]))
-            index += 1
-    return re.compile("".join(out), re.DOTALL)
-
-
 @lru_cache(maxsize=64)
 def _patterns(patterns: tuple[str, ...]) -> re.Pattern[str]:
     """All of ``patterns`` as one regex (a path matches it when it matches one of them)."""
-    return re.compile("|".join(f"(?:{_pattern(p).pattern})" for p in patterns) or "(?!)", re.DOTALL)
+    return re.compile(
+        "|".join(f"(?:{pattern_regex(p).pattern})" for p in patterns) or "(?!)", re.DOTALL
+    )
 
 
 def _matches(forms: Sequence[str], patterns: tuple[str, ...]) -> bool:
@@ -257,7 +221,7 @@ def _glob_matches(form: str, patterns: Sequence[str]) -> bool:
         tail = pattern.rpartition("/")[2]
         if not tail or _GLOB_CHARACTERS & set(tail):
             continue
-        if fnmatchcase(tail, last) and _pattern(pattern).fullmatch(f"{directory}/{tail}"):
+        if fnmatchcase(tail, last) and pattern_regex(pattern).fullmatch(f"{directory}/{tail}"):
             return True
     return False
 

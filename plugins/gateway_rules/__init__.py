@@ -58,6 +58,7 @@ from gateway import (
     ProgramPlan,
     ReviewRequest,
     default_config_bytes,
+    default_profiles,
     iter_commands,
     validation_path,
 )
@@ -76,7 +77,7 @@ from gateway_rules._engine import (
     Judgement,
     RuleSet,
 )
-from gateway_rules._examples import ExampleResult, check_examples, example_profiles
+from gateway_rules._examples import ExampleResult, check_examples
 from gateway_rules._judging import Judge, JudgeQuestion, JudgingStatistics
 from gateway_rules._match import CommandView
 from gateway_rules._schema import PROFILES, Rule, RulesOptions, validate_rule
@@ -193,10 +194,19 @@ def _default_rules() -> tuple[Rule, ...]:
 
 
 def load_rules(
-    options: RulesOptions, *, base: Path | None = None
+    options: RulesOptions,
+    *,
+    base: Path | None = None,
+    profiles: Sequence[str] | None = None,
 ) -> tuple[list[tuple[str, Rule]], RuleSet]:
     """
     Load and validate the rules the options name; later rules replace earlier ones with the same id.
+
+    Args:
+        options: The ``[approver.rules]`` table.
+        base: Where relative rule-file paths are read from.
+        profiles: The profiles the configuration defines (``[profiles.NAME]``;
+            default: the built-in ones).
 
     Returns:
         The rules with the source each came from, and the rule set under the
@@ -204,7 +214,7 @@ def load_rules(
 
     Raises:
         RuleError: A file cannot be read, a rule is invalid, an id repeats
-            within one source, or the profile is one no rule knows.
+            within one source, or the profile is not defined.
     """
     sources: list[tuple[str, tuple[Rule, ...]]] = []
     if options.include_default:
@@ -231,12 +241,12 @@ def load_rules(
             seen.add(rule.id)
             by_id[rule.id] = (source, rule)
     ordered = list(by_id.values())
-    known = example_profiles(rule for _, rule in ordered)
-    if options.profile not in known:
+    defined = tuple(profiles) if profiles is not None else tuple(default_profiles())
+    if options.profile not in defined:
         raise RuleError(
-            f"The profile {options.profile!r} is not one the rules know; known: "
-            + ", ".join(repr(p) for p in known)
-            + "."
+            f"The profile {options.profile!r} is not defined; defined: "
+            + ", ".join(repr(p) for p in defined)
+            + f" (add [profiles.{options.profile}] to the gateway config to define it)."
         )
     return ordered, RuleSet([rule for _, rule in ordered], options.profile)
 
@@ -250,9 +260,9 @@ def rules_digest(sources: Iterable[tuple[str, Rule]]) -> str:
 
 
 def _checked_rules(
-    options: RulesOptions, programs: Mapping[str, UserTable]
+    options: RulesOptions, programs: Mapping[str, UserTable], profiles: Sequence[str]
 ) -> tuple[list[tuple[str, Rule]], RuleSet]:
-    sources, rules = load_rules(options)
+    sources, rules = load_rules(options, profiles=profiles)
     # Checked once per policy, tables and code (gateway_rules._checked): a
     # hook process builds this approver for every tool call.
     key = examples_key(sources, programs)
@@ -313,8 +323,11 @@ class RulesApprover:
         self, options: Mapping[str, Any] | None = None, context: ApproverContext | None = None
     ) -> None:
         self._programs = dict(context.config.programs) if context is not None else {}
+        self._profiles = (
+            context.config.profile_names if context is not None else tuple(default_profiles())
+        )
         self.options, self.sources, self.rules = self._parse(
-            dict(options or {}), "the gateway config", self._programs
+            dict(options or {}), "the gateway config", self._programs, self._profiles
         )
         self.policy_version = f"local:{rules_digest(self.sources)}"
         self._paths = context.config.paths if context is not None else PathsSection()
@@ -352,14 +365,17 @@ class RulesApprover:
 
     @staticmethod
     def _parse(
-        given: dict[str, Any], source: str, programs: Mapping[str, UserTable]
+        given: dict[str, Any],
+        source: str,
+        programs: Mapping[str, UserTable],
+        profiles: Sequence[str],
     ) -> tuple[RulesOptions, list[tuple[str, Rule]], RuleSet]:
         inline = convert_rules(given.pop("rule", []), source)
         try:
             parsed = msgspec.structs.replace(msgspec.convert(given, RulesOptions), rule=inline)
         except msgspec.ValidationError as error:
             raise RuleError(f"Invalid rules options in {source}: {_problem(error)}.") from None
-        sources, rules = _checked_rules(parsed, programs)
+        sources, rules = _checked_rules(parsed, programs, profiles)
         return parsed, sources, rules
 
     @property
@@ -377,7 +393,9 @@ class RulesApprover:
         Raises:
             RuleError: The rules are invalid or their examples fail.
         """
-        self.options, self.sources, self.rules = self._parse(dict(options), version, self._programs)
+        self.options, self.sources, self.rules = self._parse(
+            dict(options), version, self._programs, self._profiles
+        )
         self.policy_version = version
         self._changes += 1
 

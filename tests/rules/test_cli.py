@@ -70,7 +70,15 @@ def test_check_writes_one_verdict_per_line_in_order(
         verdicts[0]["reason"] == "Allowed `ls -la`: rule read.look only lists or describes files."
     )
     for verdict in verdicts:
-        assert set(verdict) == {"id", "decision", "reason", "digest", "approver", "rule"}
+        assert set(verdict) == {
+            "id",
+            "decision",
+            "reason",
+            "digest",
+            "approver",
+            "rule",
+            "confinement",
+        }
 
 
 def test_check_gives_malformed_lines_a_decline_with_a_reason(
