@@ -10,11 +10,15 @@ would be, and only when it is asked for (or listed by ``--help``). This
 module names no plugin. Every subcommand prints JSON on stdout for data and
 one sentence on stderr for errors, and returns an exit status: 0 for success,
 1 for a negative answer (a broken audit chain), 2 for bad input or usage.
+A reader that stops reading (``gateway check | head``) ends the command as
+it ends a Unix tool: quietly, with status 141 (128 + SIGPIPE).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -107,6 +111,33 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
+PIPE_CLOSED: Final = 128 + signal.SIGPIPE
+"""The status of a command whose reader stopped reading: what a shell reports for a Unix tool SIGPIPE ended."""
+
+
+def _only_broken_pipes(error: BaseException) -> bool:
+    """Whether ``error`` is a broken pipe, alone or as all a task group's errors."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(_only_broken_pipes(inner) for inner in error.exceptions)
+    return isinstance(error, BrokenPipeError)
+
+
+def _pipe_closed() -> int:
+    """
+    End quietly after the reader of standard output went away.
+
+    What is still buffered for standard output goes nowhere (flushing it at
+    exit would fail again, and Python would print that failure).
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # pragma: no cover -- no file descriptor to replace
+        pass
+    return PIPE_CLOSED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``gateway`` command; return its exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -119,4 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.status
     except KeyboardInterrupt:
         return 130
+    except BaseException as error:
+        if _only_broken_pipes(error):
+            return _pipe_closed()
+        raise
     return status

@@ -88,6 +88,8 @@ def _run(arguments: argparse.Namespace) -> int:
         if arguments.audit_file:
             try:
                 count = _write(read_audit_log(arguments.audit_file), output, arguments.call)
+            except BrokenPipeError:
+                raise  # The reader went away: not the log's fault (see gateway._cli.main).
             except OSError as error:
                 raise CommandError(
                     f"Cannot read {arguments.audit_file!r}: {error.strerror}."

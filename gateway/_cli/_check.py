@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,14 @@ import anyio
 import msgspec
 
 from gateway._calls import ToolCall
-from gateway._cli._common import CommandError, Subcommand, write_json
+from gateway._cli._common import (
+    CommandError,
+    Subcommand,
+    add_cwd_argument,
+    cwd_of,
+    read_input,
+    write_json,
+)
 from gateway._cli._fleet import load_tiers
 from gateway._cli._view import Style, add_json_argument, verdict_view, wants_json, write_text
 from gateway._config import GatewayConfig, SinkConfig
@@ -19,6 +25,10 @@ from gateway._errors import ConfigError, GatewayError
 from gateway._gateway import Gateway
 
 _MAX_LINE = 1 << 20
+_QUESTION = (
+    'Check what? Pipe in tool calls as JSON lines (echo \'{"cmd": "git status"}\' | gateway check), '
+    "or name a FILE of them ('-' reads standard input)."
+)
 
 
 class _Line(msgspec.Struct, forbid_unknown_fields=True):
@@ -44,18 +54,18 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="judge under this profile (read-only, workspace-write, or one [profiles.NAME] defines) instead of the config's",
     )
+    add_cwd_argument(parser, "a call that names no `cwd` runs in")
     parser.add_argument(
         "input",
         nargs="?",
-        default="-",
         metavar="FILE",
-        help="JSON lines to read ('-': standard input)",
+        help="JSON lines to read ('-' or nothing: standard input)",
     )
     add_json_argument(parser)
 
 
-def _call(line: bytes, number: int) -> tuple[str | None, ToolCall | None, str | None]:
-    """The call on one line, or why there is none."""
+def _call(line: bytes, number: int, cwd: str) -> tuple[str | None, ToolCall | None, str | None]:
+    """The call on one line (run in ``cwd`` unless it names its own), or why there is none."""
     if len(line) > _MAX_LINE:
         return None, None, f"Line {number} is over {_MAX_LINE} bytes."
     try:
@@ -73,7 +83,7 @@ def _call(line: bytes, number: int) -> tuple[str | None, ToolCall | None, str | 
                 "Bash",
                 {"command": record.cmd},
                 call_id=record.id,
-                cwd=record.cwd,
+                cwd=record.cwd or cwd,
                 session_id=record.session_id,
             ),
             None,
@@ -86,7 +96,7 @@ def _call(line: bytes, number: int) -> tuple[str | None, ToolCall | None, str | 
             record.tool,
             record.input,
             call_id=record.id,
-            cwd=record.cwd,
+            cwd=record.cwd or cwd,
             session_id=record.session_id,
         ),
         None,
@@ -107,13 +117,13 @@ class _Printer:
             write_text(verdict_view(row, self.style))
 
 
-async def _check(config: GatewayConfig, lines: list[bytes], emit: _Printer) -> None:
+async def _check(config: GatewayConfig, lines: list[bytes], cwd: str, emit: _Printer) -> None:
     async with Gateway(config) as gateway:
         for number, raw in enumerate(lines, start=1):
             line = raw.strip()
             if not line:
                 continue
-            call_id, call, problem = _call(line, number)
+            call_id, call, problem = _call(line, number, cwd)
             if call is None:
                 emit(
                     {
@@ -175,14 +185,14 @@ def _run(arguments: argparse.Namespace) -> int:
         config = msgspec.structs.replace(config, approver={**config.approver, "rules": rules})
     try:
         data = (
-            sys.stdin.buffer.read()
-            if arguments.input == "-"
+            read_input(arguments.input, _QUESTION)
+            if arguments.input in (None, "-")
             else Path(arguments.input).read_bytes()
         )
     except OSError as error:
         raise CommandError(f"Cannot read {arguments.input!r}: {error.strerror}.") from None
     try:
-        anyio.run(_check, config, data.split(b"\n"), _Printer(arguments))
+        anyio.run(_check, config, data.split(b"\n"), cwd_of(arguments), _Printer(arguments))
     except GatewayError as error:
         raise CommandError(str(error)) from None
     return 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +18,10 @@ __all__ = [
     "COMMAND_GROUP",
     "CommandError",
     "Subcommand",
+    "add_cwd_argument",
+    "cwd_of",
     "decode_utf8",
+    "read_input",
     "read_source",
     "write_json",
 ]
@@ -58,6 +63,21 @@ class Subcommand:
     run: Callable[[argparse.Namespace], int]
 
 
+def add_cwd_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--cwd DIR``: the directory a call runs in (default: the command's own)."""
+    parser.add_argument(
+        "--cwd",
+        metavar="DIR",
+        help=f"the directory {what} (default: the current directory, as a host's call would say)",
+    )
+
+
+def cwd_of(arguments: argparse.Namespace) -> str:
+    """The absolute directory a call is judged in: ``--cwd``, else the command's own."""
+    given = getattr(arguments, "cwd", None)
+    return os.path.abspath(given) if given else os.getcwd()
+
+
 def decode_utf8(data: bytes, what: str) -> str:
     """Decode UTF-8 strictly, or fail with one sentence naming the byte offset."""
     try:
@@ -66,11 +86,41 @@ def decode_utf8(data: bytes, what: str) -> str:
         raise CommandError(f"{what} is not valid UTF-8 (byte offset {error.start}).") from None
 
 
-def read_source(value: str | None) -> str:
-    """The SOURCE argument, or standard input when it is ``-`` or absent."""
+def _stdin_is_terminal() -> bool:
+    isatty = getattr(sys.stdin, "isatty", None)
+    return bool(isatty()) if callable(isatty) else False
+
+
+def read_input(value: str | None, question: str) -> bytes:
+    """
+    Standard input's bytes, for an argument that is ``-`` or absent.
+
+    Absent on a terminal, nothing would come until end of file and the
+    command would seem to hang: it raises ``question`` instead, the sentence
+    saying what it expects (``-`` reads a terminal all the same, until Ctrl-D).
+
+    Raises:
+        CommandError: Nothing was given and standard input is a terminal.
+    """
+    if value is None and _stdin_is_terminal():
+        raise CommandError(question)
+    return sys.stdin.buffer.read()
+
+
+def read_source(value: str | None, command: str, example: str) -> str:
+    """
+    The SOURCE argument, or standard input when it is ``-`` or absent (`read_input`).
+
+    ``command`` and ``example`` make the question asked on a terminal:
+    ``gateway COMMAND 'EXAMPLE'``.
+    """
     if value is not None and value != "-":
         return value
-    return decode_utf8(sys.stdin.buffer.read(), "Standard input")
+    question = (
+        f"{command.capitalize()} what? Give the shell text as an argument "
+        f"(gateway {command} {shlex.quote(example)}), or pipe it in ('-' reads standard input)."
+    )
+    return decode_utf8(read_input(value, question), "Standard input")
 
 
 def write_json(value: Any) -> None:

@@ -11,7 +11,14 @@ import msgspec
 
 from gateway._calls import ToolCall
 from gateway._cli._check import without_person
-from gateway._cli._common import CommandError, Subcommand, read_source, write_json
+from gateway._cli._common import (
+    CommandError,
+    Subcommand,
+    add_cwd_argument,
+    cwd_of,
+    read_source,
+    write_json,
+)
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, wants_json, write_text
 from gateway._config import GatewayConfig
@@ -151,14 +158,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help="the shell command; '-' or nothing reads standard input",
     )
     add_config_argument(parser)
-    parser.add_argument("--cwd", metavar="DIR", help="the directory the command would run in")
+    add_cwd_argument(parser, "the command would run in")
     add_json_argument(parser)
 
 
 def _run(arguments: argparse.Namespace) -> int:
     config = load_tiers(arguments).config
     try:
-        result = explain(config, read_source(arguments.source), arguments.cwd)
+        result = explain(
+            config, read_source(arguments.source, "explain", "git status"), cwd_of(arguments)
+        )
     except GatewayError as error:
         raise CommandError(str(error)) from None
     if wants_json(arguments):

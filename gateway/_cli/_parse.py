@@ -22,7 +22,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(arguments: argparse.Namespace) -> int:
-    reading = read_shell(read_source(arguments.source))
+    reading = read_shell(read_source(arguments.source, "parse", "echo $(id)"))
     if wants_json(arguments):
         write_json(reading)
     else:

@@ -91,7 +91,9 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 def _run(arguments: argparse.Namespace) -> int:
     if not arguments.jsonl:
-        result = describe(read_source(arguments.source), arguments.cwd)
+        result = describe(
+            read_source(arguments.source, "plan", "cd src && grep -rn TODO ."), arguments.cwd
+        )
         if wants_json(arguments):
             write_json(result)
         else:

@@ -43,8 +43,9 @@ LINES = [
 
 
 def test_check_writes_one_verdict_per_line_in_order(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # a call without `cwd` runs here, where no repository is
     calls = tmp_path / "calls.jsonl"
     calls.write_text("\n".join(LINES) + "\n")
     status, verdicts, err = run(capsys, "check", str(calls))
@@ -60,7 +61,7 @@ def test_check_writes_one_verdict_per_line_in_order(
         "decline",
         "decline",
         "decline",
-        "ask",  # git, where the repository cannot be checked
+        "allow",  # git, in a directory no repository holds
     ]
     assert [v["id"] for v in verdicts[:4]] == ["1", "2", "3", "4"]
     assert verdicts[1]["rule"] == "delete.outside"
