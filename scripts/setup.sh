@@ -1,11 +1,12 @@
-# Sourced by the other scripts: creates .venv and installs the project with
-# every extra the tests need. Idempotent; safe to run again.
+# Sourced by scripts/test.sh: creates .venv and installs the project with
+# every extra the tests need (the `dev` extra, through scripts/venv.sh), the
+# Debian packages the browser and program tests use, and the agent CLIs.
+# Idempotent; safe to run again. (scripts/start.sh installs only the `web`
+# extra, for the service alone.)
 set -eu
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
-fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[dev]'
+EXTRAS=dev
+UPGRADE_PIP=1
+. scripts/venv.sh
 # Debian packages the tests use are gathered first and installed in one
 # apt-get run (only when missing, and only as root):
 # * the browser tests drive Debian's chromium through Playwright (Playwright's

@@ -1,0 +1,27 @@
+# Sourced by start.sh and setup.sh, with EXTRAS set to the extras to install
+# ("web" for the approval service alone, "dev" for everything the tests use):
+# makes .venv and installs the project into it, editable, with those extras.
+# When .venv already holds that install and pyproject.toml has not changed
+# since, pip is not run at all: a second start begins at once. One line per
+# step, and pip's own progress while it works. UPGRADE_PIP=1 brings pip itself
+# up to date first (scripts/setup.sh, for the `dev` extra's many packages).
+set -eu
+: "${EXTRAS:?EXTRAS names the extras to install}"
+if [ ! -x .venv/bin/python ]; then
+    echo "== making the virtual environment .venv (python3 -m venv)"
+    python3 -m venv .venv
+fi
+stamp=.venv/.agent-gateway-installed
+# What an install is of: the extras, and the pyproject.toml it was made from.
+project="$(.venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')"
+if ! grep -qxF "$EXTRAS $project" "$stamp" 2>/dev/null; then
+    if [ "${UPGRADE_PIP:-0}" = 1 ]; then
+        echo "== upgrading pip in .venv"
+        .venv/bin/python -m pip install --disable-pip-version-check --no-input --upgrade pip
+    fi
+    echo "== installing agent-gateway[$EXTRAS] into .venv (pip)"
+    .venv/bin/python -m pip install --disable-pip-version-check --no-input -e ".[$EXTRAS]"
+    # Keep what is still true (other extras installed from this pyproject.toml), add this.
+    { grep -F " $project" "$stamp" 2>/dev/null || true; echo "$EXTRAS $project"; } > "$stamp.new"
+    mv "$stamp.new" "$stamp"
+fi
