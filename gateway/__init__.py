@@ -54,6 +54,7 @@ from gateway._config import (
     default_token_file as default_token_file,
     load_config as load_config,
     secret_files as secret_files,
+    state_directory as state_directory,
     validation_path as validation_path,
 )
 from gateway._confinement import (
@@ -282,6 +283,7 @@ __all__ = [
     "repository_refusal",
     "resolve_confinement",
     "secret_files",
+    "state_directory",
     "strictest",
     "strictness",
     "trace_context",

@@ -56,6 +56,7 @@ __all__ = [
     "default_token_file",
     "load_config",
     "secret_files",
+    "state_directory",
     "validation_path",
 ]
 
@@ -688,15 +689,26 @@ class GatewayConfig(
         return found
 
 
+def state_directory(environ: Mapping[str, str] | None = None) -> Path:
+    """
+    Where the gateway keeps its state for this user: ``$XDG_STATE_HOME/agent-gateway``, or ``~/.local/state/agent-gateway``.
+
+    The bearer token, people's tokens, the hooks' socket and the approvals
+    a person asked to remember live here, outside any workspace an agent
+    works in (`secret_files` names it).
+    """
+    environ = os.environ if environ is None else environ
+    state = environ.get("XDG_STATE_HOME") or str(Path("~/.local/state").expanduser())
+    return Path(state) / "agent-gateway"
+
+
 def default_token_file(environ: Mapping[str, str] | None = None) -> Path:
     """
     Where ``gateway serve`` stores its bearer token and ``gateway hook`` reads it, unless configured.
 
-    ``$XDG_STATE_HOME/agent-gateway/token``, or ``~/.local/state/agent-gateway/token``.
+    ``token`` in the `state_directory`.
     """
-    environ = os.environ if environ is None else environ
-    state = environ.get("XDG_STATE_HOME") or str(Path("~/.local/state").expanduser())
-    return Path(state) / "agent-gateway" / "token"
+    return state_directory(environ) / "token"
 
 
 _SECRET_OPTION: Final = re.compile(r"(token|password|secret|credential|seed|key)")

@@ -20,7 +20,11 @@ They combine key by key (`merge_tiers`):
 * rules are pooled: every tier's ``[[approver.rules.rule]]`` (and the rules
   of the files it names, and the default policy when it includes it) count,
   and a rule id two tiers define keeps the stricter decision (decline over
-  ask over allow), so no tier can loosen a rule another one set;
+  ask over allow), so no tier can loosen a rule another one set. An ask
+  rule the managed tier itself sets (not the default policy it includes)
+  asks every time, whatever a person remembered, unless it says otherwise
+  (``remembered``); ``[approver.rules] remember`` keeps only the widths
+  every tier allows;
 * shell tools are pooled (more tools read as shells is stricter); sinks and
   notifiers are pooled by name;
 * every other key comes from the tier with the most authority that sets it.
@@ -180,13 +184,20 @@ def _default_rules() -> list[dict[str, Any]]:
 
 
 def _tier_rules(tier: Tier) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """A tier's rules (inline, from its files, the default policy if it asks) and its other rules options."""
+    """
+    A tier's rules (the default policy if it asks, then inline and from its files) and its other rules options.
+
+    A managed tier's own ask rules (not the default policy's) default to
+    ``remembered = "never"``: what the organisation asks about, it asks about
+    every time.
+    """
     options = dict(tier.data.get("approver", {}).get("rules", {}) or {})
-    found: list[dict[str, Any]] = []
+    included: list[dict[str, Any]] = []
     # As in a rules approver's own options: the default policy counts unless
     # the tier says `include-default = false`.
     if options.pop("include-default", True):
-        found.extend(_default_rules())
+        included.extend(_default_rules())
+    found: list[dict[str, Any]] = []
     for name in options.pop("files", []) or []:
         path = Path(str(name)).expanduser()
         if not path.is_absolute() and tier.base is not None:
@@ -206,7 +217,14 @@ def _tier_rules(tier: Tier) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         found.extend(rule for rule in raw.get("rule", []) if isinstance(rule, dict))
     inline = options.pop("rule", []) or []
     found.extend(rule for rule in inline if isinstance(rule, dict))
-    return found, options
+    if tier.tier == "managed":
+        found = [
+            {**rule, "remembered": "never"}
+            if rule.get("decision") == "ask" and "remembered" not in rule
+            else rule
+            for rule in found
+        ]
+    return [*included, *found], options
 
 
 def _rank(rule: Mapping[str, Any]) -> int:
@@ -302,6 +320,20 @@ def _merge_rules(
         any_rules = True
         rules, options = _tier_rules(tier)
         for key, value in options.items():
+            if key == "remember":
+                # The widths a person may remember: only those every tier allows.
+                kept = others.get(key)
+                others[key] = (
+                    value
+                    if kept is None or not isinstance(value, list)
+                    else [width for width in kept if width in value]
+                )
+                provenance[f"approver.rules.{key}"] = (
+                    tier.label
+                    if kept is None
+                    else f"{provenance[f'approver.rules.{key}']}, {tier.label}"
+                )
+                continue
             if tier.tier == "project" and not trusted:
                 provenance.setdefault(
                     f"approver.rules.{key}", f"ignored: set by {tier.label}, which may only tighten"

@@ -34,6 +34,8 @@ import anyio.to_thread
 import msgspec
 from anyio.abc import TaskStatus
 
+from gateway._config import state_directory
+
 __all__ = [
     "OWNER",
     "ROLES",
@@ -229,9 +231,7 @@ def default_tokens_file(environ: Mapping[str, str] | None = None) -> Path:
 
     ``$XDG_STATE_HOME/agent-gateway/tokens.json``, or ``~/.local/state/agent-gateway/tokens.json``.
     """
-    environ = os.environ if environ is None else environ
-    state = environ.get("XDG_STATE_HOME") or str(Path("~/.local/state").expanduser())
-    return Path(state) / "agent-gateway" / "tokens.json"
+    return state_directory(environ) / "tokens.json"
 
 
 _RECORDS: Final = msgspec.json.Decoder(list[TokenRecord])

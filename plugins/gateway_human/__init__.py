@@ -46,6 +46,7 @@ from gateway_human._board import (
     BoardStatistics,
     Watcher,
     board_id,
+    remembered_as,
     subject,
 )
 from gateway_human._memory import MemoryBoard
@@ -78,6 +79,7 @@ __all__ = [
     "WaitingCall",
     "Watcher",
     "board_id",
+    "remembered_as",
     "shared_board",
     "shown",
     "subject",

@@ -59,6 +59,7 @@ __all__ = [
     "board_id",
     "iso",
     "now",
+    "remembered_as",
     "subject",
 ]
 
@@ -199,6 +200,14 @@ def board_id(request: ReviewRequest) -> str:
     return call_id
 
 
+def remembered_as(saved: Any, record: DecisionRecord) -> str:
+    """What a decision record says was remembered: the approval's description, and its id when it has one."""
+    description = getattr(saved, "description", None)
+    text = str(description) if description else f"Remembered ({record.scope})."
+    memory = getattr(saved, "id", None)
+    return f"{text} (remembered.{memory})" if isinstance(memory, str) else text
+
+
 class BoardBase:
     """
     What every board shares: watchers, attachment, history, decision checks and records.
@@ -311,6 +320,7 @@ class BoardBase:
                     description=str(offer.description),
                     program=getattr(offer, "program", None),
                     prefix=tuple(getattr(offer, "prefix", ()) or ()),
+                    covers=tuple(str(clause) for clause in getattr(offer, "covers", ()) or ()),
                 )
                 for offer in found
             )
@@ -535,7 +545,13 @@ class BoardBase:
         request = item.request
 
         def save() -> Any:
-            return remember(request, record.scope, prefix=record.prefix, note=record.note)
+            return remember(
+                request,
+                record.scope,
+                prefix=record.prefix,
+                note=record.note,
+                decided_by=record.decided_by,
+            )
 
         try:
             with anyio.fail_after(REMEMBER_TIMEOUT):
@@ -547,8 +563,4 @@ class BoardBase:
                 record,
                 remember_error=f"The rules approver could not save the approval ({type(error).__name__}).",
             )
-        description = getattr(saved, "description", None)
-        return msgspec.structs.replace(
-            record,
-            remembered=str(description) if description else f"Remembered ({record.scope}).",
-        )
+        return msgspec.structs.replace(record, remembered=remembered_as(saved, record))

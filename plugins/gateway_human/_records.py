@@ -34,8 +34,10 @@ NOTE_LIMIT: Final = 1000
 Scope = Literal["once", "digest", "session", "prefix"]
 """How far an approval reaches: this call only, this exact plan anywhere, in this session, or a program prefix."""
 
-DecidedBy = Literal["person", "timeout", "cancelled", "closed", "overload", "unreachable"]
-"""Who or what ended a wait: a person, or why nobody did."""
+DecidedBy = Literal[
+    "person", "remembered", "timeout", "cancelled", "closed", "overload", "unreachable"
+]
+"""Who or what ended a wait: a person, an approval a person remembered, or why nobody did."""
 
 
 class Offer(msgspec.Struct, frozen=True, kw_only=True):
@@ -47,12 +49,14 @@ class Offer(msgspec.Struct, frozen=True, kw_only=True):
         description: What would be allowed again, in one sentence.
         program: The program, for ``prefix``.
         prefix: The leading arguments, for ``prefix``.
+        covers: What it would cover and what it never would, clause by clause.
     """
 
     scope: str
     description: str
     program: str | None = None
     prefix: tuple[str, ...] = ()
+    covers: tuple[str, ...] = ()
 
 
 class WaitingCall(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,7 +98,9 @@ class DecisionRecord(msgspec.Struct, frozen=True, kw_only=True):
         id: The question's board id.
         call_id: The call it belongs to.
         decision: ``allow`` or ``decline``.
-        by: ``person``; or why nobody did: ``timeout``, ``cancelled`` (the
+        by: ``person``; ``remembered`` (an approval a person asked to
+            remember allowed the call, so nobody was asked: the history
+            shows these too); or why nobody did: ``timeout``, ``cancelled`` (the
             review was abandoned), ``closed`` (the service stopped),
             ``overload`` (too many questions waited, or the id was taken) or
             ``unreachable`` (the broker holding the board could not be reached).

@@ -59,6 +59,7 @@ from gateway_human import (
     DecisionRefused,
     Scope,
     WaitingCall,
+    remembered_as,
     subject,
 )
 from nats.js.kv import KeyValue
@@ -537,7 +538,7 @@ class JetStreamBoard(BoardBase):
                 record,
                 remember_error=f"The rules approver could not save the approval ({type(error).__name__}).",
             )
-        return msgspec.structs.replace(record, remembered=saved.description)
+        return msgspec.structs.replace(record, remembered=remembered_as(saved, record))
 
     # ── deciding ──
 

@@ -15,15 +15,15 @@ from every replica.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from datetime import UTC, datetime
 from typing import Any, Final
 
 import anyio
 import msgspec
+import nats.js.errors
 from anyio.abc import TaskStatus
-from gateway_rules import RememberedApproval
+from gateway_rules import RememberedApproval, approval_digest
 from nats.js.kv import KeyValue
 
 from gateway_nats._broker import BROKER_ERRORS, Broker, BrokerError, mirror
@@ -52,11 +52,8 @@ _DECODER: Final = msgspec.json.Decoder(SharedApproval)
 
 
 def approval_key(approval: RememberedApproval) -> str:
-    """The bucket key of an approval: the digest of what it allows."""
-    what = msgspec.json.encode(
-        [approval.scope, approval.digest, approval.session_id, approval.program, approval.prefix]
-    )
-    return "a." + hashlib.sha256(what).hexdigest()
+    """The bucket key of an approval: the digest of what it allows (`gateway_rules.approval_digest`)."""
+    return "a." + approval_digest(approval)
 
 
 class SharedApprovals:
@@ -70,19 +67,17 @@ class SharedApprovals:
         self.broker = broker
         self.shared: dict[str, RememberedApproval] = {}
         self._rules: Any = None
-        self._local: list[RememberedApproval] = []
 
     def use(self, rules: Any) -> None:
         """Give ``rules`` (the rules approver) the shared approvals, now and after every change."""
-        if rules is None or not isinstance(getattr(rules, "remembered", None), list):
+        if rules is None or not isinstance(getattr(rules, "shared", None), list):
             return
         self._rules = rules
-        self._local = list(rules.remembered)
         self._apply()
 
     def _apply(self) -> None:
         if self._rules is not None:
-            self._rules.remembered = [*self._local, *self.shared.values()]
+            self._rules.shared = list(self.shared.values())
 
     async def save(
         self, approval: RememberedApproval, *, note: str | None, by: str | None
@@ -94,7 +89,10 @@ class SharedApprovals:
             BrokerError: The broker did not take it.
         """
         saved = msgspec.structs.replace(
-            approval, created=datetime.now(UTC).isoformat(timespec="seconds"), note=note
+            approval,
+            created=datetime.now(UTC).isoformat(timespec="seconds"),
+            note=note,
+            decided_by=by,
         )
         value = SharedApproval(approval=saved, decided_by=by, replica=self.broker.replica)
         key = approval_key(saved)
@@ -106,6 +104,49 @@ class SharedApprovals:
         self.shared[key] = saved
         self._apply()
         return saved
+
+    async def entries(self) -> list[SharedApproval]:
+        """
+        Every approval the bucket holds now, read from the broker (not the mirror).
+
+        Raises:
+            BrokerError: The broker cannot be reached.
+        """
+        found: list[SharedApproval] = []
+        bucket = self.broker.remembered
+        try:
+            with anyio.fail_after(self.broker.section.request_timeout * 2):
+                try:
+                    keys = await bucket.keys()
+                except nats.js.errors.NoKeysError:
+                    return []
+                for key in keys:
+                    try:
+                        entry = await bucket.get(key)
+                    except (nats.js.errors.KeyNotFoundError, nats.js.errors.KeyDeletedError):
+                        continue
+                    if entry.value:
+                        try:
+                            found.append(_DECODER.decode(entry.value))
+                        except (msgspec.DecodeError, msgspec.ValidationError):
+                            _log.warning("Ignoring a malformed remembered approval (%s).", key)
+        except BROKER_ERRORS as error:
+            raise BrokerError(self.broker.unreachable(error)) from None
+        return found
+
+    async def forget(self, approvals: list[RememberedApproval]) -> None:
+        """
+        Take these approvals back on every replica.
+
+        Raises:
+            BrokerError: The broker cannot be reached.
+        """
+        try:
+            with anyio.fail_after(self.broker.section.request_timeout * 2):
+                for approval in approvals:
+                    await self.broker.remembered.delete(approval_key(approval))
+        except BROKER_ERRORS as error:
+            raise BrokerError(self.broker.unreachable(error)) from None
 
     def _on_entry(self, entry: KeyValue.Entry) -> None:
         if entry.operation is not None or entry.value is None:

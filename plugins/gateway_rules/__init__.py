@@ -40,13 +40,11 @@ approver's deadline (`gateway_rules._judging`).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import msgspec
 
@@ -80,25 +78,47 @@ from gateway_rules._engine import (
 from gateway_rules._examples import ExampleResult, check_examples
 from gateway_rules._judging import Judge, JudgeQuestion, JudgingStatistics
 from gateway_rules._match import CommandView
-from gateway_rules._schema import PROFILES, Rule, RulesOptions, validate_rule
+from gateway_rules._memory import (
+    MemoryFile,
+    MemoryFileError,
+    RememberedApproval,
+    approval_digest,
+    memory_path,
+)
+from gateway_rules._schema import (
+    PROFILES,
+    REMEMBER_WIDTHS,
+    Remembered,
+    Rule,
+    RulesOptions,
+    validate_rule,
+)
 
 __all__ = [
     "PROFILES",
+    "REMEMBER_WIDTHS",
     "ExampleResult",
     "JudgingStatistics",
+    "MemoryFile",
+    "MemoryFileError",
+    "Remembered",
     "RememberedApproval",
     "Rule",
     "RuleError",
     "RuleSet",
     "RulesApprover",
     "RulesOptions",
+    "approval_digest",
     "check_examples",
     "convert_rules",
     "load_rules",
+    "memory_path",
+    "pick",
     "rules_digest",
 ]
 
-Scope = Literal["digest", "session", "prefix"]
+PREFIX_WORDS: Final = 3
+"""At most this many leading arguments make the narrowest prefix offered (wider ones are offered too)."""
 _DEFAULT_SOURCE: Final = "the default policy"
 _WORKER_GRACE: Final = 1.0
 """Seconds past the approver's deadline a worker judging a call is given, where no chain cuts it first."""
@@ -106,40 +126,6 @@ _WORKER_GRACE: Final = 1.0
 
 class RuleError(GatewayError, ValueError):
     """A rule file or rule is invalid; the message names the file, the rule and the problem."""
-
-
-class RememberedApproval(msgspec.Struct, frozen=True, kw_only=True):
-    """
-    An approval a person asked to remember, never broader than what they saw.
-
-    Attributes:
-        scope: ``digest`` (this exact plan, anywhere), ``session`` (this exact
-            plan, in this session only) or ``prefix`` (this program with these
-            leading arguments: it counts as an allow rule about the program,
-            still below every ask and decline rule, and every effect of the
-            command must still be permitted).
-        description: What will be allowed again, as one sentence to show first.
-        digest: The plan digest, for ``digest`` and ``session``.
-        session_id: The session, for ``session``.
-        program: The program's basename, for ``prefix``.
-        prefix: The leading arguments, for ``prefix``.
-        created: When (UTC).
-        note: The person's note.
-        plan_format: The plan format (`gateway.effects.PLAN_FORMAT`) the
-            digest was computed in. A digest of another format describes a
-            plan of another shape and is never reused (a record without it
-            is of format 1).
-    """
-
-    scope: Scope
-    description: str
-    digest: str | None = None
-    session_id: str | None = None
-    program: str | None = None
-    prefix: tuple[str, ...] = ()
-    created: str = ""
-    note: str | None = None
-    plan_format: int = 1
 
 
 def _problem(error: Exception) -> str:
@@ -333,9 +319,10 @@ class RulesApprover:
         self._paths = context.config.paths if context is not None else PathsSection()
         home = self._paths.home or os.path.expanduser("~")
         self._home = home if home.startswith("/") and home.rstrip("/") else None
-        self._memory_path = Path(self.options.memory).expanduser() if self.options.memory else None
         self._changes = 0
-        self._remembered: list[RememberedApproval] = self._load_memory()
+        self._memory = MemoryFile(memory_path(self.options.memory))
+        self._memory.load()
+        self._shared: list[RememberedApproval] = []
         pool = context.bounded if context is not None else None
         self.shares_loop = pool is not None
         # The chain cuts judging at the approver's deadline; the worker's own
@@ -350,17 +337,36 @@ class RulesApprover:
 
     @property
     def remembered(self) -> list[RememberedApproval]:
-        """The remembered approvals; assign a new list to replace them (a fleet's shared ones)."""
-        return self._remembered
+        """
+        The approvals people asked to remember: the memory file's (read again when it changed), then the shared ones.
 
-    @remembered.setter
-    def remembered(self, approvals: list[RememberedApproval]) -> None:
-        self._remembered = approvals
+        Only those of a width the policy allows (``[approver.rules]
+        remember``) are applied; `offers` and `propose` offer no others.
+        """
+        if self._memory.refresh():
+            self._changes += 1
+        return [*self._memory.approvals, *self._shared]
+
+    @property
+    def shared(self) -> list[RememberedApproval]:
+        """Approvals remembered elsewhere (a fleet's, from its broker); assign a new list to replace them."""
+        return self._shared
+
+    @shared.setter
+    def shared(self, approvals: list[RememberedApproval]) -> None:
+        self._shared = list(approvals)
         self._changes += 1
+
+    @property
+    def memory_file(self) -> Path | None:
+        """The file remembered approvals are kept in (``None``: this process only)."""
+        return self._memory.path
 
     @property
     def generation(self) -> int:
         """Changes whenever what the approver knows changes: its rules, its remembered approvals."""
+        if self._memory.refresh():
+            self._changes += 1
         return self._changes
 
     @staticmethod
@@ -447,23 +453,29 @@ class RulesApprover:
             if directories
             else {}
         )
-        remembered = tuple(
-            self._as_rule(index, item)
-            for index, item in enumerate(self.remembered)
-            if item.scope == "prefix"
-        )
-        digest_allowed = any(
-            item.digest == request.digest
-            and item.plan_format == PLAN_FORMAT
-            and (
-                item.scope == "digest"
-                or (
-                    item.scope == "session"
-                    and item.session_id is not None
-                    and item.session_id == request.call.session_id
+        usable = [item for item in self.remembered if item.scope in self.options.remember]
+        remembered = tuple(_as_rule(item) for item in usable if item.scope == "prefix")
+        exact = next(
+            (
+                item
+                for item in usable
+                if item.digest == request.digest
+                and item.plan_format == PLAN_FORMAT
+                and (
+                    item.scope == "digest"
+                    or (
+                        item.scope == "session"
+                        and item.session_id is not None
+                        and item.session_id == request.call.session_id
+                    )
                 )
-            )
-            for item in self.remembered
+            ),
+            None,
+        )
+        digest_allowed = (
+            None
+            if exact is None
+            else (exact.id, f"{_who(exact)} asked{_when(exact)} for it to be remembered")
         )
         return JudgeQuestion(
             request=request,
@@ -502,13 +514,28 @@ class RulesApprover:
     # ── remembering approvals ──
 
     def offers(self, request: ReviewRequest) -> list[RememberedApproval]:
-        """The approvals that could be remembered for a request, each shown before it is saved."""
-        found = [self.propose(request, "digest")]
-        if request.call.session_id:
-            found.append(self.propose(request, "session"))
-        prefix = self._prefix_offer(request)
-        if isinstance(prefix, RememberedApproval):
-            found.append(prefix)
+        """
+        The approvals that could be remembered for a request, narrowest first, each shown before it is saved.
+
+        This exact plan, this plan in this session, then program prefixes
+        from the narrowest (up to `PREFIX_WORDS` leading words) to the
+        program alone: each only where the policy allows that width and
+        where it would allow this very call.
+        """
+        found: list[RememberedApproval] = []
+        for scope in ("digest", "session"):
+            try:
+                found.append(self.propose(request, scope))
+            except ValueError:
+                continue
+        if "prefix" in self.options.remember:
+            single = self._single_command(request)
+            if single is not None:
+                _, literal = single
+                for words in range(min(len(literal), PREFIX_WORDS), -1, -1):
+                    offer = self._prefix_offer(request, literal[:words])
+                    if isinstance(offer, RememberedApproval):
+                        found.append(offer)
         return found
 
     def _single_command(self, request: ReviewRequest) -> tuple[str, list[str]] | None:
@@ -534,8 +561,10 @@ class RulesApprover:
 
         A prefix approval is offered only when it would take effect: with it
         remembered, this very call is allowed. Where a rule asks about the
-        command (``pip install``, ``git push``, ``sed -i``), the approval would
-        stay below that rule and change nothing, so it is not offered.
+        command and never yields to a remembered prefix (`Rule.yields_to`),
+        or the command reads a secret, the approval would change nothing, so
+        it is not offered. What it covers says which asks it would take the
+        place of, and what it never covers.
         """
         single = self._single_command(request)
         if single is None:
@@ -548,7 +577,8 @@ class RulesApprover:
         offer = RememberedApproval(
             scope="prefix",
             description=(
-                f"Allow `{shown}` followed by anything again without asking, unless a rule asks or declines."
+                f"Allow `{shown}` followed by anything again without asking, wherever it runs, "
+                "unless a rule declines it or asks every time."
             ),
             program=program,
             prefix=tuple(chosen),
@@ -557,16 +587,32 @@ class RulesApprover:
         context = JudgeContext(
             cwd=request.call.cwd,
             roots=roots,
-            remembered=(self._as_rule(len(self.remembered), offer),),
+            remembered=(_as_rule(offer),),
             profile=self.rules.profile,
         )
-        answer, _ = self.rules.evaluate(request, context)
+        answer, judgements = self.rules.evaluate(request, context)
         if not isinstance(answer, Allow):
             return (
                 f"A prefix approval of `{shown}` would not take effect "
                 f"({(answer.reason or 'no rule allows it').rstrip('.')}); remember this exact command instead."
             )
-        return offer
+        outranked = [
+            rule
+            for judgement in judgements
+            for rule_id in judgement.rules
+            if (rule := self.rules.rule(rule_id)) is not None and rule.decision == "ask"
+        ]
+        covers = (
+            f"`{shown}` with any more words written out (not $X or $(…)), in every directory and session",
+            *(
+                f"in the place of rule {rule.id}, which asks: it {rule.reason}"
+                for rule in outranked
+            ),
+            "never a decline, an ask the policy repeats every time, reads or writes of secrets and "
+            "persistence files, what the shell adds around it (redirects, variables, other commands), "
+            f"nor a `{program}` named by a path outside the system's directories",
+        )
+        return msgspec.structs.replace(offer, covers=covers)
 
     def propose(
         self, request: ReviewRequest, scope: str, prefix: Sequence[str] | None = None
@@ -575,14 +621,34 @@ class RulesApprover:
         What remembering this approval with ``scope`` would save, to show before saving.
 
         Raises:
-            ValueError: The scope is unknown, or a prefix is asked for a call
-                that is not one command, or is not a prefix of its arguments.
+            ValueError: The scope is unknown or the policy does not allow it
+                (``[approver.rules] remember``), or a prefix is asked for a
+                call that is not one command, is not a prefix of its
+                arguments, or would not take effect.
         """
+        approval = self._proposal(request, scope, prefix)
+        return msgspec.structs.replace(approval, command=_command_of(request))
+
+    def _proposal(
+        self, request: ReviewRequest, scope: str, prefix: Sequence[str] | None
+    ) -> RememberedApproval:
+        if scope not in REMEMBER_WIDTHS:
+            raise ValueError(f"Unknown scope {scope!r}; use 'digest', 'session' or 'prefix'.")
+        if scope not in self.options.remember:
+            allowed = ", ".join(repr(width) for width in self.options.remember) or "none"
+            raise ValueError(
+                f"The policy does not let a person remember {scope!r} approvals "
+                f"([approver.rules] remember allows {allowed})."
+            )
         if scope == "digest":
             return RememberedApproval(
                 scope="digest",
                 description=f"Allow exactly this command (plan digest {request.digest[:19]}…) again without asking.",
                 digest=request.digest,
+                covers=(
+                    "this exact command, the same plan digest, in every directory and session",
+                    "never a decline, nor an ask the policy repeats every time",
+                ),
                 plan_format=PLAN_FORMAT,
             )
         if scope == "session":
@@ -593,14 +659,16 @@ class RulesApprover:
                 description=f"Allow exactly this command again in session {request.call.session_id!r} without asking.",
                 digest=request.digest,
                 session_id=request.call.session_id,
+                covers=(
+                    f"this exact command, the same plan digest, in session {request.call.session_id!r} only",
+                    "never a decline, nor an ask the policy repeats every time",
+                ),
                 plan_format=PLAN_FORMAT,
             )
-        if scope == "prefix":
-            offer = self._prefix_offer(request, prefix)
-            if isinstance(offer, str):
-                raise ValueError(offer)
+        offer = self._prefix_offer(request, prefix)
+        if isinstance(offer, RememberedApproval):
             return offer
-        raise ValueError(f"Unknown scope {scope!r}; use 'digest', 'session' or 'prefix'.")
+        raise ValueError(offer)
 
     def remember(
         self,
@@ -609,50 +677,88 @@ class RulesApprover:
         *,
         prefix: Sequence[str] | None = None,
         note: str | None = None,
+        decided_by: str | None = None,
     ) -> RememberedApproval:
-        """Save an approval (as `propose` shows it) and keep it for later reviews."""
+        """
+        Save an approval (as `propose` shows it) and keep it for later reviews.
+
+        The same approval saved again replaces the earlier one (its id is the
+        digest of what it allows).
+
+        Raises:
+            ValueError: It cannot be remembered that way (see `propose`).
+            MemoryFileError: The memory file cannot be read or written.
+        """
         approval = msgspec.structs.replace(
             self.propose(request, scope, prefix),
             created=datetime.now(UTC).isoformat(timespec="seconds"),
             note=note,
+            decided_by=decided_by,
         )
-        self.remembered.append(approval)
+        self._memory.change(lambda items: [*(i for i in items if i.id != approval.id), approval])
         self._changes += 1
-        self._save_memory()
         return approval
 
-    def _as_rule(self, index: int, item: RememberedApproval) -> Rule:
-        return Rule(
-            id=f"{REMEMBERED_PREFIX}{index}",
-            decision="allow",
-            programs=(item.program or "",),
-            prefix=item.prefix,
-            reason="a person approved it before",
-        )
+    def forget(self, ids: Iterable[str]) -> list[RememberedApproval]:
+        """
+        Take back the remembered approvals with these ids (or their unique starts); the ones taken back.
 
-    def _load_memory(self) -> list[RememberedApproval]:
-        if self._memory_path is None or not self._memory_path.exists():
-            return []
-        try:
-            return msgspec.json.decode(
-                self._memory_path.read_bytes(), type=list[RememberedApproval]
-            )
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as error:
-            raise RuleError(
-                f"Cannot read the remembered approvals {str(self._memory_path)!r}: {error}."
-            ) from None
+        Raises:
+            ValueError: An id names no approval, or more than one.
+            MemoryFileError: The memory file cannot be read or written.
+        """
+        forgotten: list[RememberedApproval] = []
 
-    def _save_memory(self) -> None:
-        if self._memory_path is None:
-            return
-        self._memory_path.parent.mkdir(parents=True, exist_ok=True)
-        data = json.dumps(msgspec.to_builtins(self.remembered), indent=2).encode()
-        handle, temporary = tempfile.mkstemp(dir=self._memory_path.parent, prefix=".remembered-")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.chmod(temporary, 0o600)
-            os.replace(temporary, self._memory_path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        def edit(items: list[RememberedApproval]) -> list[RememberedApproval]:
+            chosen = {pick(items, given).id for given in ids}
+            forgotten.extend(item for item in items if item.id in chosen)
+            return [item for item in items if item.id not in chosen]
+
+        self._memory.change(edit)
+        self._changes += 1
+        return forgotten
+
+
+def pick(approvals: Sequence[RememberedApproval], given: str) -> RememberedApproval:
+    """
+    The approval whose id is ``given`` (``remembered.`` may lead), or starts with it.
+
+    Raises:
+        ValueError: None has that id, or several start with it.
+    """
+    wanted = given.removeprefix(REMEMBERED_PREFIX)
+    found = [item for item in approvals if item.id.startswith(wanted)] if wanted else []
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise ValueError(f"No remembered approval has the id {given!r}.")
+    raise ValueError(
+        f"{len(found)} remembered approvals have ids that start with {given!r}; give more of it."
+    )
+
+
+def _command_of(request: ReviewRequest, limit: int = 200) -> str:
+    """The command of a request as a person saw it (secrets masked), on one line, shortened."""
+    text = request.plan.source if request.plan is not None else request.call.tool
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _who(item: RememberedApproval) -> str:
+    return f"a person ({item.decided_by})" if item.decided_by else "a person"
+
+
+def _when(item: RememberedApproval) -> str:
+    return f" on {item.created[:10]}" if item.created else ""
+
+
+def _as_rule(item: RememberedApproval) -> Rule:
+    """A remembered prefix as the allow rule it acts as, named by the approval's id."""
+    shown = " ".join([item.program or "", *item.prefix])
+    return Rule(
+        id=f"{REMEMBERED_PREFIX}{item.id}",
+        decision="allow",
+        programs=(item.program or "",),
+        prefix=item.prefix,
+        reason=f"{_who(item)} remembered `{shown}` followed by anything{_when(item)}",
+    )

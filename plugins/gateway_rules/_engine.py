@@ -77,10 +77,13 @@ from gateway_rules._schema import DEFAULT_PROFILE, Rule, RuleDecision
 
 __all__ = [
     "GIT_ROLE_READS",
+    "PROTECTED_CLASSES",
+    "REMEMBERED_PREFIX",
     "Hindrance",
     "JudgeContext",
     "Judgement",
     "RuleSet",
+    "protected",
 ]
 
 GIT_ROLE_READS: Final = frozenset({"git repository", "git work tree"})
@@ -347,6 +350,10 @@ class _Compiled:
             first = first or found
         return True, first
 
+    def asked_about(self, effects: Sequence[Effect], roots: Sequence[str]) -> list[Effect]:
+        """For a decline or ask rule: every effect one of its conditions fits (none for a rule without conditions)."""
+        return [e for e in effects if any(c.hits(e, roots) for c in self.conditions)]
+
     def permits(self, effect: Effect) -> bool:
         """For an allow rule whose selectors hold: whether one of its conditions permits the effect."""
         return any(condition.permits(effect) for condition in self.conditions)
@@ -375,26 +382,54 @@ class RuleSet:
         self._general = tuple(
             c for c in allows if not c.selectors.about_programs and not c.selectors.about_tools
         )
+        self._by_id = {rule.id: rule for rule in self.active}
 
     # ── one command ──
 
     def _refusal(
-        self, view: CommandView, effects: Sequence[Effect], context: JudgeContext
-    ) -> Judgement | None:
-        """The decline or ask a rule gives the command (declines first), if any."""
+        self,
+        view: CommandView,
+        effects: Sequence[Effect],
+        context: JudgeContext,
+        memory: Sequence[_Compiled] = (),
+    ) -> tuple[Judgement | None, tuple[str, ...]]:
+        """
+        The decline or ask a rule gives the command (declines first), if any, and the asks ``memory`` outranked.
+
+        A person's remembered prefix (``memory``: the ones that apply) takes
+        the place of an ask rule that yields to it (`Rule.yields_to`) when
+        every effect the rule asks about is the program's own and touches
+        nothing `protected`: what they remembered is what the program does
+        with its words. Never a decline.
+        """
         text = command_text(view.command)
+        program = view.program
+        outranked: list[str] = []
         for group in (self._declines, self._asks):
             for compiled in group:
                 if not compiled.selectors.command(view, context.cwd):
                     continue
                 hit, effect = compiled.hit(effects, context.roots)
-                if hit:
-                    return _by_rule(compiled.rule, text, effect)
+                if not hit:
+                    continue
+                if (
+                    group is self._asks
+                    and memory
+                    and program is not None
+                    and compiled.rule.yields_to == "prefix"
+                    and all(
+                        _own_effect(found, program) and not protected(found)
+                        for found in compiled.asked_about(effects, context.roots)
+                    )
+                ):
+                    outranked.append(compiled.rule.id)
+                    continue
+                return _by_rule(compiled.rule, text, effect), ()
             if group is self._declines:
                 builtin = _builtin_decline(view.command, text, context)
                 if builtin is not None:
-                    return builtin
-        return None
+                    return builtin, ()
+        return None, tuple(outranked)
 
     def judge_command(
         self,
@@ -418,7 +453,18 @@ class RuleSet:
         text = command_text(command)
         walked = walked_paths(found, context.links)
         effects = through_links(_with_found(command.effects, walked), context.links)
-        refused = self._refusal(view, effects, context)
+        # A remembered prefix covers the words a person saw: a word that only
+        # gets its value when it runs ($X, $(…), a masked secret) was seen by no one.
+        memory = (
+            [
+                c
+                for r in context.remembered
+                if (c := _Compiled(r)).selectors.command(view, context.cwd)
+            ]
+            if context.remembered and None not in view.args
+            else []
+        )
+        refused, outranked = self._refusal(view, effects, context, memory)
         if refused is not None:
             return refused
         if (
@@ -440,11 +486,7 @@ class RuleSet:
             return _judged("ask", text, _clause(position.reason))
         if position.decline == "stream_fed_operands":
             return _judged("ask", text, _clause(position.reason))
-        owners = [
-            c
-            for c in (*self._owners, *(_Compiled(r) for r in context.remembered))
-            if c.selectors.command(view, context.cwd)
-        ]
+        owners = [c for c in self._owners if c.selectors.command(view, context.cwd)] + memory
         program = position.program
         if program is not None and not owners:
             return _judged(
@@ -472,7 +514,9 @@ class RuleSet:
                     f"what `{nested.via}` runs could not be read ({_clause(nested.reason)})",
                 )
         general = [c for c in self._general if c.selectors.command(view, context.cwd)]
-        return self._permit(effects, text, owners, general, context, command=command)
+        return self._permit(
+            effects, text, owners, general, context, command=command, outranked=outranked
+        )
 
     def _permit(
         self,
@@ -484,8 +528,13 @@ class RuleSet:
         *,
         command: PlannedCommand | None = None,
         subject: str | None = None,
+        outranked: tuple[str, ...] = (),
     ) -> Judgement:
-        """Allow when every effect is permitted (module docstring, step 3), else ask about the first that is not."""
+        """
+        Allow when every effect is permitted (module docstring, step 3), else ask about the first that is not.
+
+        ``outranked``: the ask rules a remembered prefix among ``owners`` took the place of.
+        """
         shown = subject or _subject(text)
         program = (
             command.position.program.basename
@@ -494,9 +543,16 @@ class RuleSet:
         )
         # A remembered approval is a person's word for the program's own
         # arguments (what its table could not state included), never for what
-        # the shell adds around it (a redirect, a binding): those still need rules.
-        vouched = program if any(c.rule.id.startswith(REMEMBERED_PREFIX) for c in owners) else None
-        effects = [e for e in effects if vouched is None or not _own_effect(e, vouched)]
+        # the shell adds around it (a redirect, a binding), nor for secrets
+        # and persistence files: those still need rules.
+        memory = next((c.rule for c in owners if c.rule.id.startswith(REMEMBERED_PREFIX)), None)
+        vouched = program if memory is not None else None
+        kept = [
+            e for e in effects if vouched is None or not _own_effect(e, vouched) or protected(e)
+        ]
+        # The memory is what allows it when it vouched for something, or took an ask's place.
+        memory_decides = memory is not None and (outranked or len(kept) < len(effects))
+        effects = kept
         for effect in effects:
             if isinstance(effect, Opaque):
                 return _unpermitted(effect, text, context.profile, subject=shown, program=program)
@@ -536,11 +592,20 @@ class RuleSet:
             return Judgement("allow", _sentence("allow", shown, None, clause), None, text, rules)
         # Name the rule about the program that vouched for an effect (`make
         # test` allowed by a team's rule, not by one that only allows `make -v`).
-        rule = next((c.rule for c in owners if c.rule.id in permitted), owners[0].rule)
-        rules = (rule.id, *(r for r in rules if r != rule.id))
-        return Judgement(
-            "allow", _sentence("allow", shown, rule, rule.reason), rule.id, text, rules
+        rule = (
+            memory
+            if memory is not None and memory_decides
+            else next((c.rule for c in owners if c.rule.id in permitted), owners[0].rule)
         )
+        rules = (rule.id, *(r for r in rules if r != rule.id), *outranked)
+        reason = rule.reason
+        if outranked:
+            plural = len(outranked) > 1
+            reason += (
+                f", in the place of rule{'s' if plural else ''} {', '.join(outranked)}, "
+                f"which {'ask' if plural else 'asks'} a person"
+            )
+        return Judgement("allow", _sentence("allow", shown, rule, reason), rule.id, text, rules)
 
     def judge_effects(
         self, effects: Sequence[Effect], context: JudgeContext, *, tool: str | None = None
@@ -603,6 +668,15 @@ class RuleSet:
                     found.add(compiled.rule.id)
         return found
 
+    def rule(self, rule_id: str) -> Rule | None:
+        """The rule in force with this id, if any."""
+        return self._by_id.get(rule_id)
+
+    def _firm(self, rule_id: str | None) -> bool:
+        """Whether the rule with this id asks every time, whatever a person remembered."""
+        rule = self._by_id.get(rule_id or "")
+        return rule is not None and rule.yields_to == "never"
+
     # ── a whole plan ──
 
     def judge_plans(self, plans: Sequence[Plan], context: JudgeContext) -> list[Judgement]:
@@ -624,9 +698,16 @@ class RuleSet:
         request: ReviewRequest,
         context: JudgeContext,
         *,
-        digest_allowed: bool = False,
+        digest_allowed: tuple[str, str] | None = None,
     ) -> tuple[Answer, list[Judgement]]:
-        """Answer one review request; return the answer and the judgements it rests on."""
+        """
+        Answer one review request; return the answer and the judgements it rests on.
+
+        ``digest_allowed`` is a remembered approval of this exact plan (its
+        digest, anywhere or in this session): its id and the clause that says
+        who remembered it when. It allows the call in the place of every ask
+        but one whose rule never yields (`Rule.yields_to`), and never past a decline.
+        """
         plans: list[Plan] = []
         if request.kind == "hole":
             if request.hole is None:
@@ -662,10 +743,14 @@ class RuleSet:
                 judgements.append(Judgement("ask", f"Asked about the call: {hazard}.", None))
             if not plans:
                 return Allow(reason="The command is empty: it runs nothing.", rule=None), judgements
-            if digest_allowed and not any(j.decision == "decline" for j in judgements):
+            if digest_allowed is not None and not any(
+                j.decision == "decline" or (j.decision == "ask" and self._firm(j.rule))
+                for j in judgements
+            ):
+                memory, clause = digest_allowed
                 return Allow(
-                    reason="A person approved this exact command before (remembered for its plan digest).",
-                    rule="remembered.digest",
+                    reason=f"Allowed this exact command: {clause}.",
+                    rule=f"{REMEMBERED_PREFIX}{memory}",
                 ), judgements
             return _answer(judgements), judgements
         judgements = self.judge_plans(plans, context)
@@ -723,7 +808,23 @@ def _needs_repository(command: PlannedCommand, effect: Effect) -> bool:
 
 
 REMEMBERED_PREFIX: Final = "remembered."
-"""The id prefix of the allow rules remembered approvals become."""
+"""The id prefix of the allow rules remembered approvals become (``remembered.`` and the approval's id)."""
+
+PROTECTED_CLASSES: Final = frozenset({"secret", "persistence"})
+"""Path classes no remembered prefix vouches for: what a person allowing a program did not mean to hand it."""
+
+
+def protected(effect: Effect) -> bool:
+    """
+    Whether a remembered prefix never vouches for an effect, however much the person allowed.
+
+    Reads and writes of secrets and persistence files (``tail -f`` remembered
+    does not read ``~/.ssh/id_rsa``; ``sed -i`` does not edit ``~/.bashrc``),
+    and reading the whole environment or a secret variable.
+    """
+    if isinstance(effect, Read | Write):
+        return not PROTECTED_CLASSES.isdisjoint(effect.path.classes)
+    return isinstance(effect, ReadEnvironment)
 
 
 def _own_effect(effect: Effect, program: str) -> bool:

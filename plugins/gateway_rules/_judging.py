@@ -105,7 +105,8 @@ class JudgeQuestion(msgspec.Struct, frozen=True, kw_only=True):
         remembered: Remembered prefix approvals, as allow rules.
         inspections: The repository inspections by directory (see
             `gateway_rules._context.repository_check`).
-        digest_allowed: A person approved this plan digest before.
+        digest_allowed: A person's remembered approval of this plan digest:
+            its id, and who remembered it when (`RuleSet.evaluate`).
         links: The classes of where paths lead through symbolic links
             (`gateway_rules._context.linked_classes`).
     """
@@ -114,7 +115,7 @@ class JudgeQuestion(msgspec.Struct, frozen=True, kw_only=True):
     roots: tuple[str, ...]
     remembered: tuple[Rule, ...] = ()
     inspections: dict[str, RepositoryInspection] = msgspec.field(default_factory=dict)
-    digest_allowed: bool = False
+    digest_allowed: tuple[str, str] | None = None
     links: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
 
 

@@ -25,6 +25,8 @@ from gateway_rules._conditions import CONDITIONS, condition_problem
 __all__ = [
     "DEFAULT_PROFILE",
     "PROFILES",
+    "REMEMBER_WIDTHS",
+    "Remembered",
     "Rule",
     "RuleDecision",
     "RuleFile",
@@ -33,6 +35,20 @@ __all__ = [
 ]
 
 RuleDecision = Literal["allow", "ask", "decline"]
+
+Remembered = Literal["prefix", "exact", "never"]
+"""
+Which approvals a person remembered may take an ask rule's place.
+
+``prefix``: any (a remembered program and leading arguments, or this exact
+plan); ``exact``: only a remembered approval of this exact plan (its digest,
+anywhere or in its session); ``never``: none, the person is asked every time.
+"""
+
+Width = Literal["digest", "session", "prefix"]
+
+REMEMBER_WIDTHS: Final[tuple[Width, ...]] = ("digest", "session", "prefix")
+"""How widely a person may ask for an approval to be remembered: this exact plan, in this session, or a program prefix."""
 
 PROFILES: Final = ("read-only", "workspace-write")
 """The profiles the default policy defines: ``read-only`` (the default) and ``workspace-write``."""
@@ -96,6 +112,9 @@ class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
         binds: Variables, shell options, traps, aliases and functions it sets
             (how, and name globs).
         lifetime: Background, detached, unbounded or looping work.
+        remembered: For an ask rule: which approvals a person remembered
+            may take its place (`Remembered`; ``prefix`` by default). A
+            managed tier's own ask rules default to ``never``.
         match: Commands (or tool names) the rule must decide as it says,
             checked with the whole policy when the rules load.
         not_match: Commands (or tool names) the rule must not decide.
@@ -127,8 +146,14 @@ class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     network: tuple[str, ...] = ()
     binds: tuple[str, ...] = ()
     lifetime: tuple[str, ...] = ()
+    remembered: Remembered | None = None
     match: tuple[str, ...] = ()
     not_match: tuple[str, ...] = ()
+
+    @property
+    def yields_to(self) -> Remembered:
+        """Which remembered approvals may take this rule's place (an ask rule's ``remembered``, ``prefix`` unless said)."""
+        return self.remembered or "prefix"
 
     @property
     def about_commands(self) -> bool:
@@ -162,14 +187,22 @@ class RulesOptions(
             (a rule here with the same id replaces the default one).
         files: More rule files to load.
         memory: Where approvals a person asked to remember are kept (a JSON
-            file, readable by its owner only); empty keeps them in memory only.
+            file, readable by its owner only); a relative path is in the
+            state directory (``~/.local/state/agent-gateway``), never where
+            an agent works (default: ``remembered.json`` there); empty
+            keeps them in this process only.
+        remember: How widely a person may ask for an approval to be
+            remembered (`REMEMBER_WIDTHS`); a width left out is neither
+            offered nor applied. Tiers keep only the widths every one of
+            them allows.
         rule: Rules written inline.
     """
 
     profile: str = DEFAULT_PROFILE
     include_default: bool = True
     files: tuple[str, ...] = ()
-    memory: str = ""
+    memory: str = "remembered.json"
+    remember: tuple[Width, ...] = REMEMBER_WIDTHS
     rule: tuple[Rule, ...] = ()
 
 
@@ -202,4 +235,6 @@ def validate_rule(rule: Rule) -> str | None:
             return problem
     if (rule.write_actions or rule.recursive is not None) and not rule.writes:
         return "it gives write-actions or recursive without writes"
+    if rule.remembered is not None and rule.decision != "ask":
+        return "it gives remembered, which only an ask rule has (a person's memory never outranks a decline)"
     return None

@@ -195,6 +195,32 @@ async def test_an_approval_remembered_on_one_replica_is_applied_on_the_other(
         # The same command, on the other replica, is allowed without asking anyone.
         again = await until_verdict(b, "make deploy", lambda v: v["approver"] == "rules")
         assert again["decision"] == "allow"
+        # `gateway remembered` lists the fleet's, and forgetting one takes it back everywhere.
+        fleet = ("--broker", url, "--config", str(config))
+        listed = gateway("remembered", "list", *fleet, cwd=tmp_path)
+        assert listed.returncode == 0, listed.stderr
+        rows = json.loads(listed.stdout)["approvals"]
+        assert [(row["command"], row["decided_by"]) for row in rows] == [("make deploy", "alice")]
+        assert again["rule"] == f"remembered.{rows[0]['id']}"
+        forgot = gateway("remembered", "forget", rows[0]["id"], *fleet, cwd=tmp_path)
+        assert forgot.returncode == 0, forgot.stderr
+        async with a.client() as on_a, b.client(alice) as on_b, anyio.create_task_group() as group:
+
+            async def later() -> None:
+                await on_a.post("/v1/review", json=bash("make deploy", "rem-2"))
+
+            group.start_soon(later)
+            with anyio.fail_after(WAIT):
+                while True:
+                    waiting = (await on_b.get("/v1/calls?state=pending")).json()["calls"]
+                    if "rem-2" in [call["id"] for call in waiting]:
+                        break
+                    await anyio.sleep(0.05)
+            group.cancel_scope.cancel()
+        assert (
+            json.loads(gateway("remembered", "list", *fleet, cwd=tmp_path).stdout)["approvals"]
+            == []
+        )
 
 
 async def test_a_token_made_once_works_on_every_replica_and_revoked_on_none(

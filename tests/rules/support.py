@@ -35,8 +35,8 @@ DECISIONS: Final = {Allow: "allow", Abstain: "ask", Decline: "decline"}
 
 @cache
 def default_approver() -> RulesApprover:
-    """The rules approver with the default policy (loaded once: loading runs every example)."""
-    return RulesApprover({}, None)
+    """The rules approver with the default policy (loaded once: loading runs every example), remembering nothing."""
+    return RulesApprover({"memory": ""}, None)
 
 
 def rules_only_config() -> GatewayConfig:

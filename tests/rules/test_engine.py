@@ -490,16 +490,30 @@ def test_tools_that_are_not_shells_follow_the_tool_rules() -> None:
 
 
 # ───────────────────────── remembered approvals ─────────────────────────
+# (what a remembered approval may cover, attacker's view: tests/rules/test_remembered.py)
+
+
+def in_memory() -> RulesApprover:
+    """The default policy, remembering in this process only."""
+    return RulesApprover({"memory": ""})
 
 
 def test_offers_are_shown_before_anything_is_saved(tmp_path: Path) -> None:
     approver = RulesApprover({"memory": str(tmp_path / "memory.json")})
     request = request_for("mytool build --fast", session_id="s1")
     offers = approver.offers(request)
-    assert [offer.scope for offer in offers] == ["digest", "session", "prefix"]
-    assert offers[2].description == (
-        "Allow `mytool build` followed by anything again without asking, unless a rule asks or declines."
+    assert [(offer.scope, offer.prefix) for offer in offers] == [
+        ("digest", ()),
+        ("session", ()),
+        ("prefix", ("build", "--fast")),
+        ("prefix", ("build",)),
+        ("prefix", ()),
+    ]
+    assert offers[3].description == (
+        "Allow `mytool build` followed by anything again without asking, wherever it runs, "
+        "unless a rule declines it or asks every time."
     )
+    assert all(offer.covers for offer in offers)
     assert approver.propose(request, "prefix", ["build", "--fast"]).prefix == ("build", "--fast")
     assert not (tmp_path / "memory.json").exists()
     assert approver.remembered == []
@@ -509,10 +523,12 @@ def test_a_digest_approval_allows_exactly_that_command_again(tmp_path: Path) -> 
     approver = RulesApprover({"memory": str(tmp_path / "memory.json")})
     request = request_for("make build")
     assert decision(anyio.run(approver.review, request)) == "ask"
-    approver.remember(request, "digest", note="ok")
+    approver.remember(request, "digest", note="ok", decided_by="alice")
     again = anyio.run(approver.review, request_for("make build"))
     assert isinstance(again, Allow)
-    assert again.rule == "remembered.digest"
+    assert again.rule == f"remembered.{approver.remembered[0].id}"
+    assert again.reason is not None
+    assert "a person (alice) asked on 20" in again.reason
     assert decision(anyio.run(approver.review, request_for("make install"))) == "ask"
 
 
@@ -520,7 +536,7 @@ def test_a_digest_approval_of_another_plan_format_is_never_reused(tmp_path: Path
     """A remembered digest from before the plan's shape changed (no ``plan-format``: 1) lapses."""
     path = tmp_path / "memory.json"
     request = request_for("make build")
-    approval = RulesApprover({}).propose(request, "digest")
+    approval = in_memory().propose(request, "digest")
     assert approval.plan_format == PLAN_FORMAT
     old = msgspec.to_builtins(approval)
     del old["plan_format"]
@@ -533,7 +549,7 @@ def test_a_digest_approval_of_another_plan_format_is_never_reused(tmp_path: Path
 
 
 def test_a_session_approval_holds_only_in_its_session() -> None:
-    approver = RulesApprover({})
+    approver = in_memory()
     approver.remember(request_for("make build", session_id="s1"), "session")
     assert decision(anyio.run(approver.review, request_for("make build", session_id="s1"))) == (
         "allow"
@@ -546,7 +562,7 @@ def test_a_session_approval_holds_only_in_its_session() -> None:
 
 
 def test_a_prefix_approval_is_never_broader_than_asked() -> None:
-    approver = RulesApprover({})
+    approver = in_memory()
     approver.remember(request_for("mytool build --fast"), "prefix")
     assert decision(anyio.run(approver.review, request_for("mytool build --slow"))) == "allow"
     assert decision(anyio.run(approver.review, request_for("mytool deploy"))) == "ask"
@@ -557,59 +573,60 @@ def test_a_prefix_approval_is_never_broader_than_asked() -> None:
 
 
 @pytest.mark.parametrize(
-    ("command", "prefix", "rule"),
+    ("command", "prefix", "rule", "again"),
     [
-        ("pip install requests", ["install"], "ask.writes"),
-        ("git push origin main", ["push"], "ask.writes"),
-        ("sed -i s/a/b/ notes.txt", ["-i"], "ask.writes"),
+        ("pip install requests", ["install"], "ask.writes", "pip install flask"),
+        ("git push origin main", ["push"], "ask.writes", "git push origin topic"),
+        ("sed -i s/a/b/ notes.txt", ["-i"], "ask.writes", "sed -i s/x/y/ src/app.py"),
     ],
 )
-def test_a_prefix_approval_is_offered_only_where_it_would_take_effect(
-    command: str, prefix: list[str], rule: str
+def test_a_prefix_approval_takes_the_place_of_an_ask_that_yields_to_it(
+    command: str, prefix: list[str], rule: str, again: str
 ) -> None:
-    """A rule that asks about the command stays above a remembered prefix, so none is offered."""
-    approver = RulesApprover({})
+    """ "Always allow `pip install`": the ask rule that asked yields to what the person remembered."""
+    approver = in_memory()
     request = request_for(command, session_id="s1")
-    assert [offer.scope for offer in approver.offers(request)] == ["digest", "session"]
-    with pytest.raises(ValueError, match=f"would not take effect.*rule {rule}"):
-        approver.propose(request, "prefix", prefix)
-    with pytest.raises(ValueError, match="would not take effect"):
-        approver.remember(request, "prefix", prefix=prefix)
-    assert approver.remembered == []
-    approver.remember(request, "digest")
-    assert decision(anyio.run(approver.review, request_for(command))) == "allow"
+    offered = {offer.prefix: offer for offer in approver.offers(request) if offer.scope == "prefix"}
+    assert tuple(prefix) in offered
+    assert any(f"in the place of rule {rule}" in clause for clause in offered[tuple(prefix)].covers)
+    approver.remember(request, "prefix", prefix=prefix)
+    answer = anyio.run(approver.review, request_for(again))
+    assert isinstance(answer, Allow)
+    assert answer.rule == f"remembered.{approver.remembered[0].id}"
+    assert answer.reason is not None
+    assert f"in the place of rule {rule}, which asks a person" in answer.reason
 
 
 def test_every_prefix_offered_takes_effect() -> None:
     """What is offered is what happens: the same command is allowed once the offer is taken."""
-    approver = RulesApprover({})
     for command in ("mytool build --fast", "mytool", "./run.sh check", "pip install x", "git push"):
         request = request_for(command)
-        for offer in approver.offers(request):
+        for offer in in_memory().offers(request):
             if offer.scope == "prefix":
+                approver = in_memory()
                 approver.remember(request, "prefix", prefix=offer.prefix)
                 assert decision(anyio.run(approver.review, request_for(command))) == "allow"
 
 
-def test_a_remembered_prefix_does_not_override_ask_or_decline_rules(tmp_path: Path) -> None:
-    """A prefix saved before a rule asked about it (an older policy, a hand edit) stays below the rules."""
+def test_a_remembered_prefix_never_outranks_a_decline(tmp_path: Path) -> None:
+    """A prefix saved by hand, or under an older policy, outranks an ask that yields, never a decline."""
     path = tmp_path / "memory.json"
     saved = {"scope": "prefix", "description": "git push", "program": "git", "prefix": ["push"]}
     path.write_bytes(msgspec.json.encode([saved]))
     approver = RulesApprover({"memory": str(path)})
-    assert decision(anyio.run(approver.review, request_for("git push origin main"))) == "ask"
+    assert decision(anyio.run(approver.review, request_for("git push origin main"))) == "allow"
     assert decision(anyio.run(approver.review, request_for("git push --force"))) == "decline"
 
 
 def test_a_digest_approval_does_not_override_a_decline() -> None:
-    approver = RulesApprover({})
+    approver = in_memory()
     request = request_for("rm -rf ~")
     approver.remember(request, "digest")
     assert decision(anyio.run(approver.review, request)) == "decline"
 
 
 def test_propose_refuses_what_it_cannot_scope() -> None:
-    approver = RulesApprover({})
+    approver = in_memory()
     with pytest.raises(ValueError, match="Unknown scope"):
         approver.propose(request_for("ls"), "forever")
     with pytest.raises(ValueError, match="one command"):

@@ -290,7 +290,13 @@ class FakeRules:
         return _Offer(scope, f"Remember {scope}.")
 
     def remember(
-        self, request: Any, scope: str, *, prefix: Any = None, note: str | None = None
+        self,
+        request: Any,
+        scope: str,
+        *,
+        prefix: Any = None,
+        note: str | None = None,
+        decided_by: str | None = None,
     ) -> _Offer:
         self.saved.append((request.digest, scope, None if prefix is None else tuple(prefix), note))
         return _Offer(scope, f"Saved: {scope}.")
