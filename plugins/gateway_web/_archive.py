@@ -7,8 +7,13 @@ When the service starts with an audit log, it reads the log's last
 rebuilds the last ``[serve] history`` decisions a person made on a whole call:
 who (the token's name), when, the verdict's reason (the person's note is in
 it), the call's command, session and agent, the rules that answered, and the
-one-sentence summary of its effects. A record that cannot be read is skipped;
-a log that cannot be read gives no archive, never an error.
+one-sentence summary of its effects. A call an approval a person remembered
+allowed is one of them (``by: "remembered"``; its rule names the memory).
+A record that cannot be read is skipped; a log that cannot be read gives no
+archive, never an error.
+
+`CallSeen` and `decided_item` are how both the archive and the running
+service (`gateway_web._service`) turn a call's events into a history item.
 """
 
 from __future__ import annotations
@@ -26,7 +31,10 @@ from gateway.audit import audit_format, iter_records
 from gateway.effects import iter_effects, summarise_effects
 from gateway_web._history import HistoryItem, Kept, clipped, full_text
 
-__all__ = ["ARCHIVE_BYTES", "archived"]
+__all__ = ["ARCHIVE_BYTES", "REMEMBERED_RULE", "CallSeen", "archived", "decided_item"]
+
+REMEMBERED_RULE: Final = "remembered."
+"""How the rule of a verdict an approval a person remembered gave begins (``remembered.<id>``)."""
 
 ARCHIVE_BYTES: Final = 16 * 1024 * 1024
 """Bytes at the end of the audit log read for earlier decisions."""
@@ -35,7 +43,9 @@ _log = logging.getLogger("gateway_web")
 _DECODER: Final = msgspec.json.Decoder(Event)
 
 
-class _Call:
+class CallSeen:
+    """What a call's events said so far: its proposal, its plan, the rules that answered, who decided."""
+
     __slots__ = ("decided", "plan", "proposed", "rules")
 
     def __init__(self) -> None:
@@ -43,6 +53,30 @@ class _Call:
         self.plan: PlanReady | None = None
         self.rules: list[str] = []
         self.decided: ApproverDecided | None = None
+
+    def see(self, event: Event) -> bool:
+        """
+        Take one of the call's events; whether it decided the call.
+
+        A call is decided by a person's answer on the whole call, or by an
+        allow an approval a person remembered gave.
+        """
+        if isinstance(event, CallProposed):
+            self.proposed = event
+        elif isinstance(event, PlanReady):
+            self.plan = event
+        elif isinstance(event, ApproverDecided) and event.question is None:
+            if event.rule and event.rule not in self.rules:
+                self.rules.append(event.rule)
+            remembered = (
+                event.decision == "allow"
+                and event.rule is not None
+                and event.rule.startswith(REMEMBERED_RULE)
+            )
+            if event.decided_by is not None or remembered:
+                self.decided = event
+                return True
+        return False
 
 
 def _events(path: str) -> list[Event]:
@@ -70,8 +104,8 @@ def _events(path: str) -> list[Event]:
     return found
 
 
-def _item(call_id: str, seen: _Call) -> Kept | None:
-    """A person's decision on a call, as the history shows it, with the call's full text."""
+def decided_item(call_id: str, seen: CallSeen, run: int) -> Kept | None:
+    """A person's decision on a call (or their remembered approval's), as the history shows it, with the call's full text."""
     decided, proposed, ready = seen.decided, seen.proposed, seen.plan
     if decided is None or proposed is None or decided.decision == "abstain":
         return None
@@ -84,7 +118,7 @@ def _item(call_id: str, seen: _Call) -> Kept | None:
         id=call_id,
         call_id=call_id,
         decision=decided.decision,
-        by="person",
+        by="person" if decided.decided_by is not None else "remembered",
         digest=ready.plan_digest if ready is not None else "",
         reason=decided.reason or "",
         decided=decided.time,
@@ -106,7 +140,7 @@ def _item(call_id: str, seen: _Call) -> Kept | None:
         rules=tuple(seen.rules),
         decision=record,
     )
-    return Kept(item, text, 0)
+    return Kept(item, text, run)
 
 
 def archived(path: str, limit: int) -> list[Kept]:
@@ -120,25 +154,17 @@ def archived(path: str, limit: int) -> list[Kept]:
     except OSError as error:
         _log.warning("The audit log %s could not be read for earlier decisions: %s", path, error)
         return []
-    calls: OrderedDict[str, _Call] = OrderedDict()
+    calls: OrderedDict[str, CallSeen] = OrderedDict()
     for event in events:
         if event.call_id is None:
             continue
         seen = calls.get(event.call_id)
         if seen is None:
-            seen = calls[event.call_id] = _Call()
-        if isinstance(event, CallProposed):
-            seen.proposed = event
-        elif isinstance(event, PlanReady):
-            seen.plan = event
-        elif isinstance(event, ApproverDecided) and event.question is None:
-            if event.rule and event.rule not in seen.rules:
-                seen.rules.append(event.rule)
-            if event.decided_by is not None:
-                seen.decided = event
+            seen = calls[event.call_id] = CallSeen()
+        seen.see(event)
     found: list[Kept] = []
     for call_id, seen in reversed(calls.items()):
-        made = _item(call_id, seen)
+        made = decided_item(call_id, seen, 0)
         if made is None:
             continue
         found.append(made)

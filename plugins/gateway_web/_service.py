@@ -25,9 +25,9 @@ from anyio.abc import TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from gateway_human import Board, DecisionRecord, Offer, WaitingCall
 
-from gateway import Event, Gateway, ServeSection
+from gateway import Event, Gateway, ServeSection, VerdictReached
 from gateway.effects import summarise_effects
-from gateway_web._archive import archived
+from gateway_web._archive import CallSeen, archived, decided_item
 from gateway_web._history import (
     HistoryPage,
     HistoryQuery,
@@ -44,6 +44,9 @@ WATCH_BUFFER: Final = 4096
 
 CALL_EVENTS: Final = 256
 """Events kept per call for its details (the rest are still in the history)."""
+
+SEEN_CALLS: Final = 4096
+"""Calls followed at once for the history (a call's few events come within moments)."""
 
 _ENCODER: Final = msgspec.json.Encoder()
 
@@ -154,6 +157,10 @@ class ApprovalService:
         self._decided: OrderedDict[tuple[str, str], Kept] = OrderedDict()
         # What people decided in earlier runs, read back from the audit log at start.
         self._archive: list[Kept] = []
+        # The calls seen lately (their events so far), and those an approval a
+        # person remembered allowed, as the history shows them.
+        self._seen: OrderedDict[str, CallSeen] = OrderedDict()
+        self._remembered: OrderedDict[str, Kept] = OrderedDict()
         self._history: deque[_Kept] = deque()
         self._by_call: dict[str, deque[_Kept]] = {}
         self._last_seq = -1
@@ -233,6 +240,26 @@ class ApprovalService:
                     del self._by_call[old.call_id]
         self._last_seq = event.seq
         self._broadcast(Message("event", event.seq, event.call_id, data), event.call_id)
+        if event.call_id is not None:
+            self._see(event.call_id, event)
+
+    def _see(self, call_id: str, event: Event) -> None:
+        """Follow a call's events; keep it for the history when an approval a person remembered allowed it."""
+        if isinstance(event, VerdictReached) and event.question is None:
+            self._seen.pop(call_id, None)  # The call is decided: its plan need not be kept.
+            return
+        seen = self._seen.get(call_id)
+        if seen is None:
+            seen = self._seen[call_id] = CallSeen()
+            while len(self._seen) > SEEN_CALLS:
+                self._seen.popitem(last=False)
+        if not seen.see(event) or seen.decided is None or seen.decided.decided_by is not None:
+            return  # A person's decision comes from the board.
+        made = decided_item(call_id, seen, 1)
+        if made is not None:
+            self._remembered[call_id] = made
+            while len(self._remembered) > max(1, self.settings.history):
+                self._remembered.popitem(last=False)
 
     def _board_changed(self, item: WaitingCall, record: DecisionRecord | None) -> None:
         if record is None:
@@ -374,6 +401,8 @@ class ApprovalService:
             else []
         )
         ids = {one.item.id for one in kept}
+        kept.extend(one for one in self._remembered.values() if one.item.id not in ids)
+        ids.update(self._remembered)
         kept.extend(one for one in self._archive if one.item.id not in ids)
         return history_page(self.instance, kept, query)
 

@@ -31,7 +31,11 @@
     lastSeq: null,
     streaming: false,
     stopStream: null,
+    open: null, // the board id of the card whose whole detail and action bar show on a phone
   };
+  // At this width and below, one card at a time is open: the others show what
+  // they are about and a button to open them, never an action bar of their own.
+  const PHONE = window.matchMedia("(max-width: 40rem)");
 
   const $ = (id) => document.getElementById(id);
 
@@ -249,11 +253,20 @@
     }
     sessionStorage.setItem(TOKEN_KEY, token);
     state.token = token;
+    state.info = info;
     $("token-input").value = "";
     $("token-panel").hidden = true;
     $("sign-out").hidden = false;
     announce("Signed in.");
-    start();
+    // What the page read without the token (the history, who decided) is read
+    // again with it; an open event stream reconnects with it (its snapshot
+    // brings the calls waiting now).
+    if (state.streaming) {
+      if (state.stopStream) state.stopStream();
+      loadHistory();
+    } else {
+      start();
+    }
   }
 
   function forgetToken() {
@@ -300,7 +313,11 @@
     for (const entry of state.pending.values()) {
       if (entry.call_id === event.call_id) refreshCard(entry);
     }
-    if (event.event === "verdict.reached" && !event.question) addActivity(event);
+    if (event.event === "verdict.reached" && !event.question) {
+      addActivity(event);
+      // An approval a person remembered decided it: the history shows it too.
+      if (String(event.verdict.rule || "").startsWith("remembered.")) scheduleHistory();
+    }
   }
 
   // ───────────────────────── rendering a plan ─────────────────────────
@@ -450,7 +467,7 @@
 
   function approvalsNode(events, tally) {
     const answers = events.filter((e) => e.event === "approver.decided" || e.event === "approver.failed");
-    const section = el("section", { class: "approvals" }, el("h4", {}, "What the approvers said"));
+    const section = el("section", { class: "approvals", "aria-label": "What the approvers said" });
     if (!answers.length) {
       section.appendChild(el("p", { class: "note" }, "No approver has answered yet."));
       return section;
@@ -464,39 +481,76 @@
         el("span", { class: `badge ${decision}` }, label),
         answer.rule ? el("span", { class: "rule" }, " rule ", code(answer.rule, { tally })) : null,
         answer.question ? el("span", { class: "tag" }, `hole ${answer.question.statement + 1}.${answer.question.heredoc + 1}.${answer.question.hole + 1}`) : null);
-      if (answer.reason) item.appendChild(el("p", { class: "reason" }, code(answer.reason, { tally })));
-      if (answer.note) item.appendChild(el("p", { class: "note" }, code(answer.note, { tally })));
+      if (answer.reason) item.appendChild(el("span", { class: "reason" }, " ", code(answer.reason, { tally })));
+      if (answer.note) item.appendChild(el("span", { class: "note" }, " ", code(answer.note, { tally })));
       list.appendChild(item);
     }
     section.appendChild(list);
     return section;
   }
 
+  // The programs that really run, one line: `sudo → env → cat, sh`.
+  function runsLine(plans, tally) {
+    const line = el("p", { class: "runs-line" }, el("span", { class: "label" }, "Runs "));
+    let first = true;
+    for (const plan of plans) {
+      for (const command of plan.commands || []) {
+        const position = command.position || {};
+        if (!first) line.appendChild(document.createTextNode(", "));
+        first = false;
+        for (const launcher of position.launchers || []) {
+          line.appendChild(el("span", { class: "launcher" }, code(launcher.name, { tally })));
+          line.appendChild(el("span", { class: "arrow", "aria-hidden": "true" }, " → "));
+        }
+        line.appendChild(position.program
+          ? el("strong", { class: "runs" }, code(position.program.basename, { tally }))
+          : el("strong", { class: "runs unknown" }, "no program can be read"));
+      }
+    }
+    return first ? null : line;
+  }
+
+  // The texts a person must read (the command, a hole, a heredoc body) stay in
+  // view; how it runs, statement by statement, opens on demand.
   function requestNode(entry, tally) {
     const request = entry.request;
     const container = el("div", { class: "plan" });
     const plan = request.plan;
+    const trees = [];
     if (request.kind === "body") {
       container.appendChild(el("h4", {}, "The heredoc body, completed from the holes' output"));
       container.appendChild(code(request.body || "", { block: true, tally, className: "command-text" }));
-      if (request.body_plan) container.appendChild(plansNode(request.body_plan.statements.map((s) => s.plan), tally, 0));
+      if (request.body_plan) trees.push(request.body_plan.statements.map((s) => s.plan));
     }
     if (request.kind === "hole" && request.hole) {
       container.appendChild(el("h4", {}, "The question: may this hole run?"));
       container.appendChild(code(request.hole.source, { block: true, tally, className: "command-text" }));
-      container.appendChild(plansNode(request.hole.plans || [], tally, 0));
+      trees.push(request.hole.plans || []);
     }
-    container.appendChild(el("h4", {}, request.kind === "call" ? "Command" : "The whole call"));
+    if (request.kind !== "call") container.appendChild(el("h4", {}, "The whole call"));
     if (plan) {
       container.appendChild(code(plan.source, { block: true, tally, className: "command-text" }));
       if (plan.status !== "measured") {
         container.appendChild(el("p", { class: "warning" }, "Could not be read with confidence: ", code(plan.reason || "unmeasured", { tally })));
       } else {
-        container.appendChild(plansNode(plan.statements.map((s) => s.plan), tally, 0));
+        trees.push(plan.statements.map((s) => s.plan));
       }
     } else {
       container.appendChild(el("p", { class: "note" }, "A tool that is not a shell: its name and arguments."));
       container.appendChild(code(JSON.stringify(request.call.input, null, 2), { block: true, tally, className: "command-text" }));
+    }
+    const all = trees.flat();
+    const runs = runsLine(all, tally);
+    if (runs) container.appendChild(runs);
+    if (all.length) {
+      const count = `${all.length} statement${all.length === 1 ? "" : "s"}`;
+      const details = el("details", { class: "plan-tree" },
+        el("summary", {}, `How it runs: ${count}, program by program`));
+      for (const plans of trees) details.appendChild(plansNode(plans, tally, 0));
+      details.appendChild(el("p", { class: "digest" }, "Plan digest ", code(entry.digest, {})));
+      container.appendChild(details);
+    } else {
+      container.appendChild(el("p", { class: "digest" }, "Plan digest ", code(entry.digest, {})));
     }
     return container;
   }
@@ -512,7 +566,11 @@
   // What the call would do, in one sentence, riskiest first (the service says
   // it from the plan's effects); `code` spans are shown as code, safely.
   function summaryNode(sentence, tally) {
-    const node = el("p", { class: "summary" });
+    return sentenceInto(el("p", { class: "summary" }), sentence, tally);
+  }
+
+  // A sentence into `node`, its `code` spans shown as code, everything safely.
+  function sentenceInto(node, sentence, tally) {
     String(sentence || "").split("`").forEach((part, index) => {
       if (index % 2) node.appendChild(code(part, { tally }));
       else appendSafe(node, part, false);
@@ -520,65 +578,83 @@
     return node;
   }
 
+  // Where the call comes from, on one line (whose it is: in the card's head).
   function metaNode(entry, tally) {
     const call = entry.request.call;
-    const meta = el("dl", { class: "meta" });
+    const meta = el("p", { class: "meta" });
     const add = (name, text) => {
       if (text === null || text === undefined || text === "") return;
-      meta.appendChild(el("dt", {}, name));
-      meta.appendChild(el("dd", {}, code(text, { tally })));
+      meta.appendChild(el("span", { class: "fact" }, `${name} `, code(text, { tally })));
     };
-    add("Tool", call.tool);
-    add("Call", entry.call_id);
-    add("Session", call.session_id);
-    add("Agent", call.agent_id);
-    add("Directory", call.cwd);
-    add("Host", call.host);
+    add("call", entry.call_id);
+    add("in", call.cwd);
+    add("host", call.host);
     return meta;
+  }
+
+  const SCOPE_LABELS = { digest: "This exact command, anywhere", session: "This exact command, in this session" };
+
+  function offerLabel(offer) {
+    if (offer.scope === "prefix") return `\`${[offer.program, ...(offer.prefix || [])].join(" ")}\` followed by anything`;
+    return SCOPE_LABELS[offer.scope] || offer.scope;
   }
 
   function decisionForm(entry) {
     const form = el("form", { class: "decide", "aria-label": "Decision" });
     const offers = entry.offers || [];
-    const scopes = el("fieldset", { class: "scopes" }, el("legend", {}, "Remember an allow"));
-    const name = `scope-${entry.id}`;
-    const option = (valueText, label, checked) => el("label", { class: "scope" },
-      el("input", { type: "radio", name, value: valueText, checked }), " ", label);
-    scopes.appendChild(option("once", "No: just this call", true));
-    offers.forEach((offer, index) => {
-      const label = el("span", {}, el("strong", {}, offer.scope), " — ");
-      appendSafe(label, offer.description, false);
-      scopes.appendChild(option(String(index), label, false));
-    });
-    if (!offers.length) {
-      scopes.appendChild(el("p", { class: "note" }, state.info && state.info.remembers
-        ? "The rules approver offers nothing to remember for this call."
-        : "No rules approver is running, so approvals cannot be remembered."));
+    const selectId = `scope-${entry.id}`;
+    const covers = el("div", { class: "covers", "aria-live": "polite" });
+    if (entry.kind === "call") {
+      const scopes = el("div", { class: "scopes" });
+      scopes.appendChild(el("label", { for: selectId }, "Remember this allow"));
+      const select = el("select", { id: selectId, name: "scope" },
+        el("option", { value: "once" }, "No: just this call"),
+        offers.map((offer, index) => el("option", { value: String(index) }, offerLabel(offer))));
+      if (!offers.length) select.disabled = true;
+      scopes.appendChild(select);
+      form.appendChild(scopes);
+      if (!offers.length) {
+        covers.appendChild(el("p", { class: "note" }, state.info && state.info.remembers
+          ? "The rules approver offers nothing to remember for this call."
+          : "No rules approver is running, so approvals cannot be remembered."));
+      }
+      form.appendChild(covers);
     }
-    if (entry.kind === "call") form.appendChild(scopes);
     const noteId = `note-${entry.id}`;
     form.appendChild(el("label", { for: noteId, class: "note-label" }, "Note (kept with the decision; say why when you decline)"));
-    form.appendChild(el("textarea", { id: noteId, name: "note", rows: "2", maxlength: "1000", spellcheck: "true" }));
+    form.appendChild(el("textarea", { id: noteId, name: "note", rows: "1", maxlength: "1000", spellcheck: "true" }));
     // The buttons are the card's own bar, kept in view (sticky) while any of
     // the card is on screen: at phone width they never sit below its plan.
     const buttons = el("div", { class: "buttons", role: "group", "aria-label": "Decide" },
       el("button", { type: "button", class: "allow", dataset: { action: "allow" } }, "Allow"),
       el("button", { type: "button", class: "decline", dataset: { action: "decline" } }, "Decline"),
       el("p", { class: "error", role: "alert" }));
+    const chosenOffer = () => {
+      const select = form.querySelector("select");
+      return select && select.value !== "once" ? offers[Number(select.value)] : null;
+    };
+    // What the chosen width covers, and what it never does, before anything is saved.
+    const showCovers = () => {
+      if (!offers.length) return;
+      const offer = chosenOffer();
+      buttons.querySelector(".allow").textContent = offer ? "Allow and remember" : "Allow";
+      if (!offer) {
+        covers.replaceChildren();
+        return;
+      }
+      const tally = { count: 0 };
+      const list = el("ul", {}, (offer.covers || []).map((clause) => sentenceInto(el("li", {}), clause, tally)));
+      covers.replaceChildren(sentenceInto(el("p", { class: "chosen" }), offer.description, tally), list);
+    };
     const submit = (decision) => {
-      const chosen = form.querySelector(`input[name="${CSS.escape(name)}"]:checked`);
-      const offer = chosen && chosen.value !== "once" ? offers[Number(chosen.value)] : null;
       const note = form.querySelector("textarea").value.trim();
-      decide(entry, decision, offer, note, buttons);
+      decide(entry, decision, decision === "allow" ? chosenOffer() : null, note, buttons);
     };
     // Nothing submits by itself (no Enter-to-allow): only the buttons decide.
     form.addEventListener("submit", (event) => event.preventDefault());
     buttons.querySelector(".allow").addEventListener("click", () => submit("allow"));
     buttons.querySelector(".decline").addEventListener("click", () => submit("decline"));
-    form.addEventListener("change", () => {
-      const chosen = form.querySelector(`input[name="${CSS.escape(name)}"]:checked`);
-      buttons.querySelector(".allow").textContent = chosen && chosen.value !== "once" ? "Allow and remember" : "Allow";
-    });
+    form.addEventListener("change", showCovers);
     return [form, buttons];
   }
 
@@ -600,23 +676,49 @@
     }
     card.appendChild(head);
     card.appendChild(summaryNode(entry.summary, tally));
-    card.appendChild(metaNode(entry, tally));
     const warnings = el("div", { class: "warnings" });
     card.appendChild(warnings);
     card.appendChild(requestNode(entry, tally));
+    card.appendChild(metaNode(entry, tally));
     const events = eventsOf(entry);
     const holes = events.filter((e) => e.event === "hole.question").map((e) => ({ ref: e.ref, hole: e.hole }));
     const live = el("div", { class: "live" });
     if (holes.length) live.appendChild(holesNode(holes, tally));
     live.appendChild(approvalsNode(events, tally));
     card.appendChild(live);
-    card.appendChild(el("p", { class: "digest" }, "Plan digest ", code(entry.digest, {})));
     for (const part of decisionForm(entry)) card.appendChild(part);
+    // On a phone a card that is not open shows only what it is about, and this.
+    card.appendChild(el("button", { type: "button", class: "open-card", on: { click: () => openCard(entry.id, true) } }, "Review this call"));
     if (tally.count) {
       warnings.appendChild(el("p", { class: "warning spoof", role: "note" },
         `${tally.count} hidden or control character${tally.count === 1 ? " is" : "s are"} shown as escapes (like \\r or \\u{202E}); they may try to make the command look like something else.`));
     }
     return card;
+  }
+
+  // Open one card (on a phone the others close, so one action bar shows at a time).
+  function openCard(id, focus) {
+    state.open = id;
+    for (const card of $("pending").children) {
+      const open = card.dataset.id === id;
+      card.classList.toggle("open", open);
+      card.setAttribute("aria-expanded", open ? "true" : "false");
+      if (open && focus) {
+        card.focus();
+        card.scrollIntoView({ block: "nearest" });
+      }
+    }
+  }
+
+  // Keep one card open: the one that was, else the first waiting.
+  function keepOneOpen() {
+    if (state.open && findCard(state.open)) {
+      openCard(state.open, false);
+      return;
+    }
+    const first = $("pending").firstElementChild;
+    if (first) openCard(first.dataset.id, false);
+    else state.open = null;
   }
 
   function refreshCard(entry) {
@@ -655,6 +757,7 @@
     const old = findCard(entry.id);
     if (old) old.replaceWith(card);
     else $("pending").appendChild(card);
+    keepOneOpen();
     updateCounts();
     if (!known) announce(`A call waits for you: ${entry.request.call.tool}.`);
   }
@@ -668,8 +771,10 @@
       const focused = card.contains(document.activeElement);
       const next = card.nextElementSibling || card.previousElementSibling;
       card.remove();
+      if (state.open === id) state.open = next ? next.dataset.id : null;
       if (focused) (next || $("pending-title")).focus();
     }
+    keepOneOpen();
     updateCounts();
     scheduleHistory();
   }
@@ -791,9 +896,12 @@
     const record = item.decision || {};
     const tally = { count: 0 };
     const decision = record.decision || "?";
+    const memory = (item.rules || []).find((rule) => rule.startsWith("remembered."));
     const who = record.by === "person"
       ? el("span", { class: "by" }, "by ", el("strong", { class: "person" }, code(record.decided_by || "a person", { tally })))
-      : el("span", { class: "by" }, NOBODY[record.by] || String(record.by));
+      : record.by === "remembered"
+        ? el("span", { class: "by" }, "by a remembered approval ", code(memory || "", { tally }))
+        : el("span", { class: "by" }, NOBODY[record.by] || String(record.by));
     const when = record.decided ? new Date(record.decided) : null;
     const node = el("li", { class: `decided ${decision}`, dataset: { id: item.id, callId: item.call_id } },
       el("p", { class: "decided-head" },
@@ -844,6 +952,7 @@
     const item = el("li", { class: `activity-item ${verdict.decision}` },
       el("span", { class: `badge ${verdict.decision}` }, verdict.decision), " ",
       verdict.approver ? el("span", { class: "by" }, "by ", code(verdict.approver, {})) : null,
+      verdict.rule ? el("span", { class: "by" }, " rule ", code(verdict.rule, { tally })) : null,
       code(text, { tally, className: "one-line" }),
       el("p", { class: "reason" }, code(verdict.reason, { tally })));
     const list = $("activity");
@@ -1078,8 +1187,7 @@
     const index = current ? cards.indexOf(current) : -1;
     if (event.key === "j" || event.key === "k") {
       const next = event.key === "j" ? Math.min(index + 1, cards.length - 1) : Math.max(index - 1, 0);
-      cards[next].focus();
-      cards[next].scrollIntoView({ block: "nearest" });
+      openCard(cards[next].dataset.id, true);
       event.preventDefault();
     } else if (event.key === "a" && current) {
       current.querySelector('button[data-action="allow"]').click();
