@@ -14,8 +14,9 @@ A subcommand finds here what the core's own subcommands share: reading
 input and writing JSON or text; the config its tiers add up to
 (`add_config_argument`, `load_tiers`); the fleet's broker (`add_broker_argument`,
 `broker_of`, and `broker_plugin`, the `BrokerPlugin` the ``gateway.brokers``
-entry point names); and OTLP export set up from ``[telemetry]``
-(`open_exporters`).
+entry point names); OTLP export set up from ``[telemetry]``
+(`open_exporters`); and the sentence for a feature whose extra is not
+installed (`needs_extra`).
 """
 
 from gateway._cli._common import (
@@ -23,6 +24,7 @@ from gateway._cli._common import (
     CommandError as CommandError,
     Subcommand as Subcommand,
     decode_utf8 as decode_utf8,
+    needs_extra as needs_extra,
     read_source as read_source,
     write_json as write_json,
 )
@@ -61,6 +63,7 @@ __all__ = [
     "broker_plugin",
     "decode_utf8",
     "load_tiers",
+    "needs_extra",
     "open_exporters",
     "read_source",
     "rules_test_view",

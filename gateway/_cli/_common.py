@@ -21,6 +21,7 @@ __all__ = [
     "add_cwd_argument",
     "cwd_of",
     "decode_utf8",
+    "needs_extra",
     "read_input",
     "read_source",
     "write_json",
@@ -76,6 +77,19 @@ def cwd_of(arguments: argparse.Namespace) -> str:
     """The absolute directory a call is judged in: ``--cwd``, else the command's own."""
     given = getattr(arguments, "cwd", None)
     return os.path.abspath(given) if given else os.getcwd()
+
+
+def needs_extra(what: str, extra: str) -> str:
+    """
+    The sentence for a feature whose extra is not installed.
+
+    agent-gateway is installed from a clone (it is on no package index yet),
+    so the fix is the clone's editable install with that extra.
+
+    >>> needs_extra("Using a broker", "nats")
+    "Using a broker needs the nats extra: in the clone you installed from, run pip install -e '.[nats]'."
+    """
+    return f"{what} needs the {extra} extra: in the clone you installed from, run pip install -e '.[{extra}]'."
 
 
 def decode_utf8(data: bytes, what: str) -> str:

@@ -19,7 +19,7 @@ from typing import Any, Final, TypeVar
 import anyio
 import msgspec
 
-from gateway._cli._common import CommandError
+from gateway._cli._common import CommandError, needs_extra
 from gateway._config import BrokerSection, GatewayConfig
 from gateway._errors import GatewayError
 from gateway._plugins import BROKER_GROUP, BrokerPlugin as BrokerPlugin
@@ -95,9 +95,7 @@ def broker_plugin() -> BrokerPlugin:
     except ImportError:
         plugin = None
     if plugin is None:
-        raise CommandError(
-            "Using a broker needs the nats extra: pip install 'agent-gateway[nats]'."
-        ) from None
+        raise CommandError(needs_extra("Using a broker", "nats")) from None
     if not isinstance(plugin, BrokerPlugin):
         raise CommandError(
             f"The {BROKER_GROUP} plugin {BROKER_PLUGIN!r} is not a broker plugin: "

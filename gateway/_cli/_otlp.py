@@ -21,7 +21,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gateway._cli._common import CommandError
+from gateway._cli._common import CommandError, needs_extra
 from gateway._config import TelemetrySection
 from gateway._version import VERSION
 
@@ -121,9 +121,7 @@ def open_exporters(section: TelemetrySection) -> Iterator[Exporters]:
             )
     except ImportError:
         extra = "otlp-grpc" if section.protocol == "grpc" else "otlp"
-        raise CommandError(
-            f"Exporting telemetry needs the {extra} extra: pip install 'agent-gateway[{extra}]'."
-        ) from None
+        raise CommandError(needs_extra("Exporting telemetry", extra)) from None
     resource = Resource.create(
         {
             "service.name": section.service_name,

@@ -261,11 +261,14 @@ def _checked_rules(
         first = failed[0]
         # Each example is checked under every profile: count it once.
         examples = {(r.source, r.rule, r.expect, r.example) for r in failed}
-        verb = "does not behave as it says on" if first.expect == "match" else "decides"
+        head = (
+            f"Rule {first.rule!r} in {first.source} does not behave as it says on its example `{first.example}`"
+            if first.expect == "match"
+            else f"Rule {first.rule!r} in {first.source} decides its example `{first.example}`"
+        )
         detail = f" ({first.detail})" if first.detail else ""
         raise RuleError(
-            f"Rule {first.rule!r} in {first.source} {verb} its example `{first.example}` "
-            f"under the {first.profile} profile{detail}"
+            f"{head} under the {first.profile} profile{detail}"
             + (f", and {len(examples) - 1} more examples fail." if len(examples) > 1 else ".")
         )
     return sources, rules

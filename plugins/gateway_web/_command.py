@@ -43,6 +43,7 @@ from gateway.cli import (
     broker_of,
     broker_plugin,
     load_tiers,
+    needs_extra,
     open_exporters,
     sole_exception,
 )
@@ -269,9 +270,7 @@ def _run(arguments: argparse.Namespace) -> int:
     try:
         import gateway_web
     except ImportError:
-        raise CommandError(
-            "The approval service needs the web extra: pip install 'agent-gateway[web]'."
-        ) from None
+        raise CommandError(needs_extra("The approval service", "web")) from None
     token = gateway_web.new_token()
     token_file = Path(
         arguments.token_file or config.serve.token_file or default_token_file()
