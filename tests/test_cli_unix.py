@@ -39,22 +39,26 @@ def verdicts(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, A
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
 
-def hostile_repository(work: Path) -> Path:
-    """A repository whose configuration names code `git status` would run (its fsmonitor)."""
-    make_repository(work)
-    (work / ".git" / "config").write_text("[core]\n\tfsmonitor = ./monitor.sh\n")
-    return work
+@pytest.fixture
+def repositories(tmp_path: Path) -> tuple[Path, Path]:
+    """A clean repository, and one whose configuration names code `git status` would run (its fsmonitor)."""
+    clean, hostile = tmp_path / "clean", tmp_path / "hostile"
+    make_repository(clean)
+    make_repository(hostile)
+    (hostile / ".git" / "config").write_text("[core]\n\tfsmonitor = ./monitor.sh\n")
+    return clean, hostile
 
 
 # ───────────────────────── the directory a call runs in ─────────────────────────
 
 
 def test_a_call_without_cwd_is_judged_in_the_commands_own_directory(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    repositories: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    clean = tmp_path / "clean"
-    make_repository(clean)
-    hostile = hostile_repository(tmp_path / "hostile")
+    clean, hostile = repositories
     calls = tmp_path / "calls.jsonl"
     calls.write_text('{"id": "s", "cmd": "git status"}\n')
     monkeypatch.chdir(clean)
@@ -74,11 +78,11 @@ def test_a_call_without_cwd_is_judged_in_the_commands_own_directory(
 
 
 def test_explain_judges_the_command_where_it_runs_unless_told(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    repositories: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    clean = tmp_path / "clean"
-    make_repository(clean)
-    hostile = hostile_repository(tmp_path / "hostile")
+    clean, hostile = repositories
     monkeypatch.chdir(hostile)
     assert main(["explain", "git status"]) == 0
     asked = json.loads(capsys.readouterr().out)

@@ -90,6 +90,25 @@ def _gateway_lines() -> list[tuple[str, str]]:
     return lines
 
 
+def ran(
+    user: tuple[dict[str, str], Path], program: str, *args: str, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """Run an installed program (``gateway``, ``gateway-hook``) as the user, in the project; it must exit 0."""
+    env, project = user
+    done = subprocess.run(
+        [str(BIN / program), *args],
+        input=stdin,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert done.returncode == 0, f"{program} {' '.join(args)}\n{done.stderr}"
+    return done
+
+
 @pytest.fixture
 def user(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
     """A user's environment (a short temporary HOME) and a project to work in."""
@@ -114,13 +133,8 @@ def user(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
 def test_every_gateway_line_runs(
     user: tuple[dict[str, str], Path], where: str, command: str
 ) -> None:
-    env, project = user
-    words = shlex.split(command, comments=True)
-    words[0] = str(BIN / "gateway")  # `.venv/bin/gateway` in a clone: the installed one here
-    done = subprocess.run(
-        words, cwd=project, env=env, capture_output=True, text=True, timeout=WAIT, check=False
-    )
-    assert done.returncode == 0, f"{where}: {command}\n{done.stderr}"
+    # `.venv/bin/gateway` in a clone: the installed one here.
+    ran(user, "gateway", *shlex.split(command, comments=True)[1:])
 
 
 def test_the_pages_have_examples_to_run() -> None:
@@ -138,7 +152,6 @@ def test_every_toml_block_is_a_valid_config(
     if "[[approver.rules.rule]]" not in text:
         return
     # Rules: loading them runs their examples, which must hold with the default policy.
-    env, project = user
     config = tmp_path / "rules.toml"
     config.write_text(text)
     examples = msgspec.toml.decode(text.encode())["approver"]["rules"]["rule"]
@@ -147,17 +160,7 @@ def test_every_toml_block_is_a_valid_config(
         for rule in examples
         for n, cmd in enumerate(rule.get("match", []))
     )
-    done = subprocess.run(
-        [str(BIN / "gateway"), "check", "--config", str(config)],
-        input=calls,
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = ran(user, "gateway", "check", "--config", str(config), stdin=calls)
     for verdict in map(json.loads, done.stdout.splitlines()):
         rule = verdict["id"].split(":")[0]
         expected = next(r["decision"] for r in examples if r["id"] == rule)
@@ -173,22 +176,12 @@ def test_every_json_block_is_json(page: str, line: int, text: str) -> None:
 def test_every_claim_about_a_command_is_what_the_cli_does(
     user: tuple[dict[str, str], Path], page: str, who: str, answer: str, command: str
 ) -> None:
-    env, project = user
+    _, project = user
     assert f"`{command}`" in _paragraph(page, f"<!-- checked: {who} {answer}: {command} -->"), (
         f"{page}: the paragraph of the mark does not name `{command}`"
     )
     if who == "verdict":
-        done = subprocess.run(
-            [str(BIN / "gateway"), "check"],
-            input=json.dumps({"cmd": command}) + "\n",
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=WAIT,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
+        done = ran(user, "gateway", "check", stdin=json.dumps({"cmd": command}) + "\n")
         assert json.loads(done.stdout)["decision"] == answer, done.stdout
         return
     event, tool = _EVENTS[who]
@@ -200,17 +193,7 @@ def test_every_claim_about_a_command_is_what_the_cli_does(
         "tool_use_id": "pages-1",
         "cwd": str(project),
     }
-    done = subprocess.run(
-        [str(BIN / "gateway-hook"), who],
-        input=json.dumps(hook_event),
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = ran(user, "gateway-hook", who, stdin=json.dumps(hook_event))
     reply = json.loads(done.stdout) if done.stdout.strip() else {}
     said = (
         reply.get("hookSpecificOutput", {}).get("permissionDecision")

@@ -22,7 +22,6 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Final, Literal
 import msgspec
 
 from gateway import GatewayError, state_directory
+from gateway.fleet import write_private
 
 __all__ = [
     "MemoryFile",
@@ -213,19 +213,10 @@ class MemoryFile:
 
 
 def _write(path: Path, approvals: list[RememberedApproval]) -> None:
-    """Replace the file at once with ``approvals`` (a reader sees the old file or the new one)."""
-    data = json.dumps(msgspec.to_builtins(approvals), indent=2).encode()
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".remembered-")
+    """Replace the file at once with ``approvals``, readable by its owner only (`gateway.fleet.write_private`)."""
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
+        write_private(path, json.dumps(msgspec.to_builtins(approvals), indent=2).encode())
     except OSError as error:
-        Path(temporary).unlink(missing_ok=True)
         raise MemoryFileError(
             f"Cannot write the remembered approvals {str(path)!r}: {error.strerror}."
         ) from None
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
