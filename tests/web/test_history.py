@@ -302,3 +302,51 @@ def test_within_one_second_this_run_comes_before_an_earlier_one_and_pages_follow
     assert [item.id for item in first.items] == ["d", "a"]
     assert [item.id for item in second.items] == ["b", "c"]
     assert second.next is None
+
+
+async def test_a_call_a_remembered_approval_allowed_is_in_the_history_naming_it(
+    tmp_path: Path,
+) -> None:
+    """Nobody was asked, because someone said so before: the history says which memory, also after a restart."""
+    from gateway_human import HumanApprover
+    from gateway_rules import RulesApprover
+    from rules.support import request_for
+
+    from gateway import Approver, ApproverContext
+
+    memory = tmp_path / "memory.json"
+    RulesApprover({"memory": str(memory)}).remember(
+        request_for("pip install requests"), "prefix", prefix=["install"], decided_by="alice"
+    )
+    log = tmp_path / "audit.jsonl"
+    cfg = msgspec.structs.replace(
+        config(), sinks={"audit": SinkConfig(plugin="jsonl", path=str(log), required=True)}
+    )
+    pages = []
+    verdict: dict[str, Any] = {}
+    for run in (1, 2):
+        services: dict[str, Any] = {}
+        context = ApproverContext(config=cfg, services=services)
+        chain: list[Approver] = [
+            RulesApprover({"memory": str(memory)}, context),
+            HumanApprover({}, context),
+        ]
+        with serve(cfg, approvers=chain, services=services) as served:
+            async with served.client(headers=served.auth) as client:
+                if run == 1:
+                    verdict = (
+                        await client.post("/v1/review", json=bash("pip install flask", "m-1"))
+                    ).json()
+                pages.append((await client.get("/v1/history")).json())
+    rule = verdict["rule"]
+    assert rule.startswith("remembered.")
+    assert (verdict["decision"], verdict["approver"]) == ("allow", "rules")
+    for page in pages:
+        [item] = page["items"]
+        assert item["call_id"] == "m-1"
+        assert item["text"] == "pip install flask"
+        assert rule in item["rules"]
+        assert item["decision"]["by"] == "remembered"
+        assert item["decision"]["decision"] == "allow"
+        assert "a person (alice) remembered `pip install`" in item["decision"]["reason"]
+    assert pages[0]["people"] == [{"value": "remembered", "count": 1}]
