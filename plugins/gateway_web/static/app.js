@@ -31,11 +31,11 @@
     lastSeq: null,
     streaming: false,
     stopStream: null,
-    open: null, // the board id of the card whose whole detail and action bar show on a phone
+    // The board id of the open card: on a phone (style.css) the only one whose
+    // detail and action bar show; the others show what they are about and a
+    // button that opens them.
+    open: null,
   };
-  // At this width and below, one card at a time is open: the others show what
-  // they are about and a button to open them, never an action bar of their own.
-  const PHONE = window.matchMedia("(max-width: 40rem)");
 
   const $ = (id) => document.getElementById(id);
 
