@@ -96,7 +96,7 @@ RULES = Subcommand(
 
 
 def _configure_remembered(parser: argparse.ArgumentParser) -> None:
-    from gateway._cli._fleet import add_broker_argument, add_config_argument
+    from gateway.cli import add_broker_argument, add_config_argument
 
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser(
@@ -151,7 +151,7 @@ def _remembered_view(result: dict[str, Any], style: Style) -> str:
 
 def _run_remembered(arguments: argparse.Namespace) -> int:
     from gateway import GatewayError
-    from gateway._cli._fleet import broker_of, load_tiers, run_on_broker
+    from gateway.cli import broker_of, load_tiers, run_on_broker
     from gateway_rules import MemoryFile, RulesOptions, memory_path, pick
 
     if arguments.action == "forget" and bool(arguments.ids) == bool(arguments.all):
