@@ -61,6 +61,7 @@ from gateway import (
     validation_path,
 )
 from gateway.effects import PLAN_FORMAT, PathsSection, UserTable
+from gateway.text import shorten
 from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
     git_directories,
@@ -743,8 +744,7 @@ def pick(approvals: Sequence[RememberedApproval], given: str) -> RememberedAppro
 def _command_of(request: ReviewRequest, limit: int = 200) -> str:
     """The command of a request as a person saw it (secrets masked), on one line, shortened."""
     text = request.plan.source if request.plan is not None else request.call.tool
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return shorten(text, limit)
 
 
 def _who(item: RememberedApproval) -> str:
