@@ -3,7 +3,8 @@
 # makes .venv and installs the project into it, editable, with those extras.
 # When .venv already holds that install and pyproject.toml has not changed
 # since, pip is not run at all: a second start begins at once. One line per
-# step, and pip's own progress while it works. UPGRADE_PIP=1 brings pip itself
+# step, and pip's own progress while it works. A .venv that has no pip (a
+# failed python3 -m venv) is made again. UPGRADE_PIP=1 brings pip itself
 # up to date first (scripts/setup.sh, for the `dev` extra's many packages).
 set -eu
 : "${EXTRAS:?EXTRAS names the extras to install}"
@@ -15,6 +16,14 @@ stamp=.venv/.agent-gateway-installed
 # What an install is of: the extras, and the pyproject.toml it was made from.
 project="$(.venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')"
 if ! grep -qxF "$EXTRAS $project" "$stamp" 2>/dev/null; then
+    # A .venv without pip is what a python3 -m venv that failed half-way
+    # leaves (Debian without python3-venv, or an interrupted start): make it
+    # again rather than fail on every start with "No module named pip".
+    if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+        echo "== .venv has no pip; making it again (python3 -m venv --clear)"
+        rm -f "$stamp"
+        python3 -m venv --clear .venv
+    fi
     if [ "${UPGRADE_PIP:-0}" = 1 ]; then
         echo "== upgrading pip in .venv"
         .venv/bin/python -m pip install --disable-pip-version-check --no-input --upgrade pip

@@ -16,7 +16,8 @@ packages installed are written to ``test-artifacts/start.json``, and the only
 time bound is a generous one that catches a hang. What must hold is what the
 script promises: only the service's packages (no test tools, no agent CLIs,
 no browser driver), a line per step and pip's own progress, and no pip on a
-start where nothing changed.
+start where nothing changed. A start after a failed one (a ``.venv`` without
+pip) or after ``pyproject.toml`` changed installs again.
 """
 
 from __future__ import annotations
@@ -181,3 +182,66 @@ def test_the_readme_first_command_starts_the_service_on_a_fresh_clone(
     assert {"agent_gateway", "starlette", "uvicorn", "bashlex"} <= installed
     assert not SERVICE_ONLY & installed
     assert not (clone / ".hosts").exists()
+
+
+def _venv_sh(project: Path) -> list[str]:
+    """Source ``scripts/venv.sh`` in ``project`` as start.sh does (the `web` extra); its lines."""
+    done = subprocess.run(
+        ["./scripts/install.sh"],
+        cwd=project,
+        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(project), "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.splitlines()
+
+
+def test_a_venv_a_failed_start_left_is_made_again_and_a_changed_project_installed(
+    tmp_path: Path,
+) -> None:
+    """
+    What a start finds after a first one went wrong, or the project changed.
+
+    ``python3 -m venv`` on a Debian without ``python3-venv`` (or one
+    interrupted) leaves a ``.venv`` with a python and no pip: the next start
+    makes it again instead of failing with "No module named pip". A changed
+    ``pyproject.toml`` is installed again; an unchanged one is not. A project
+    of no dependencies stands in for the gateway, so nothing is downloaded
+    but its build backend.
+    """
+    project = tmp_path / "project"
+    (project / "scripts").mkdir(parents=True)
+    shutil.copy2(REPOSITORY / "scripts" / "venv.sh", project / "scripts" / "venv.sh")
+    # start.sh without the service: what it sources, as it sources it.
+    install = project / "scripts" / "install.sh"
+    install.write_text("#!/bin/sh\nset -eu\nEXTRAS=web\n. scripts/venv.sh\n")
+    install.chmod(0o755)
+    (project / "tiny.py").write_text("")
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        '[build-system]\nrequires = ["hatchling>=1.25"]\nbuild-backend = "hatchling.build"\n'
+        '[project]\nname = "tiny"\nversion = "1"\n'
+        "[project.optional-dependencies]\nweb = []\n"
+        '[tool.hatch.build.targets.wheel]\ninclude = ["tiny.py"]\n'
+    )
+    subprocess.run(
+        ["python3", "-m", "venv", "--without-pip", ".venv"],
+        cwd=project,
+        env={"PATH": "/usr/local/bin:/usr/bin:/bin"},
+        check=True,
+    )
+    repaired = _venv_sh(project)
+    again = _venv_sh(project)
+    pyproject.write_text(pyproject.read_text().replace('version = "1"', 'version = "2"'))
+    changed = _venv_sh(project)
+    steps = [[line for line in lines if line.startswith("== ")] for lines in (repaired, changed)]
+    assert steps[0] == [
+        "== .venv has no pip; making it again (python3 -m venv --clear)",
+        "== installing agent-gateway[web] into .venv (pip)",
+    ]
+    assert any(line.startswith("Successfully installed tiny-1") for line in repaired)
+    assert again == []
+    assert steps[1] == ["== installing agent-gateway[web] into .venv (pip)"]
+    assert any(line.startswith("Successfully installed tiny-2") for line in changed)
