@@ -4,8 +4,10 @@ The ``gateway`` command behaves like a Unix tool.
 * A call that names no working directory is judged where the command runs
   (``gateway check``, ``gateway explain``), or in ``--cwd``; a ``cwd`` field
   of a line wins over both.
-* A reader that stops reading (``| head``) ends the command quietly, with
-  status 141 as SIGPIPE ends a Unix tool: no traceback, no blame on the log.
+* A reader that stops reading (``| head``), or that ended before the
+  command wrote (``| true``), ends the command quietly, with status 141 as
+  SIGPIPE ends a Unix tool: no traceback, no blame on the log; so for every
+  command that prints.
 * A command that reads standard input by default, started on a terminal
   with nothing to read, says what it expects instead of waiting silently.
 
@@ -160,6 +162,53 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(
     assert json.loads(first)
     assert err == b""
     assert status == PIPE_CLOSED == 141
+
+
+def _reader_gone_before_start(args: list[str], stdin: bytes, cwd: Path) -> tuple[int, bytes]:
+    """Run ``gateway ARGS`` writing into a pipe nobody reads any more (``| true``); status, standard error."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run(
+            [GATEWAY, *args],
+            input=stdin,
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            # The memory file and the token store, of this test alone.
+            env={**os.environ, "XDG_STATE_HOME": str(cwd / "state")},
+            timeout=WAIT,
+        )
+    finally:
+        os.close(writer)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check"],
+        ["plan", "ls -la; cat README.md"],
+        ["plan", "--jsonl"],
+        ["parse", "ls | wc -l"],
+        ["explain", "pip install requests"],
+        ["explain", "-"],
+        ["verify", "audit.jsonl"],
+        ["audit", "export", "audit.jsonl"],
+        ["config", "show"],
+        ["rules", "test"],
+        ["remembered", "list"],
+        ["token", "list"],
+    ],
+    ids=lambda args: "-".join(args).replace(" ", "_"),
+)
+def test_every_command_that_prints_ends_quietly_when_no_one_reads(
+    many_calls: tuple[Path, bytes], args: list[str]
+) -> None:
+    """Every write meets a closed pipe (the reader ended first): status 141, nothing on standard error."""
+    where, lines = many_calls
+    status, err = _reader_gone_before_start(args, lines[:200], where)
+    assert (status, err) == (PIPE_CLOSED, b"")
 
 
 def test_the_log_a_cut_short_check_writes_stays_whole(
