@@ -21,7 +21,15 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from web.support import WAIT, Served
 
-__all__ = ["ARTIFACTS", "TIMEOUT_MS", "artifact", "browser", "open_page", "review"]
+__all__ = [
+    "ARTIFACTS",
+    "TIMEOUT_MS",
+    "artifact",
+    "browser",
+    "open_page",
+    "review",
+    "whole_page_screenshot",
+]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = [
@@ -41,6 +49,24 @@ def artifact(name: str) -> str:
     """Where a screenshot called ``name`` is kept (the directory is made when missing)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return str(ARTIFACTS / name)
+
+
+async def whole_page_screenshot(page: Page, name: str) -> None:
+    """
+    The whole page, as a window as tall as the page shows it, in ``artifact(name)``.
+
+    A full-page screenshot keeps the window's height, so what is sticky to
+    the window's bottom (a card's Allow/Decline bar) is drawn over other
+    cards at that height; a window as tall as the page puts it in its place.
+    """
+    size = page.viewport_size
+    assert size is not None
+    height = await page.evaluate("document.documentElement.scrollHeight")
+    await page.set_viewport_size({"width": size["width"], "height": max(height, size["height"])})
+    try:
+        await page.screenshot(path=artifact(name))
+    finally:
+        await page.set_viewport_size(size)
 
 
 @asynccontextmanager

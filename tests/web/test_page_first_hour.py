@@ -31,7 +31,7 @@ from gateway_rules import RulesApprover
 from playwright.async_api import Page
 
 from gateway import ApproverContext
-from web.browser import artifact, browser, open_page, review
+from web.browser import artifact, browser, open_page, review, whole_page_screenshot
 from web.support import WAIT, Served, bash, config, decided, serve, wait_pending
 
 pytestmark = pytest.mark.anyio
@@ -105,7 +105,7 @@ async def test_signing_in_shows_the_decisions_at_once(tmp_path: Path) -> None:
             count = await page.locator("#history-count").text_content()
             empty = await page.locator("#history-empty").is_visible()
             same_page = await page.evaluate("window.notReloaded === true")
-            await page.screenshot(path=artifact("first-hour-signed-in.png"), full_page=True)
+            await whole_page_screenshot(page, "first-hour-signed-in.png")
     assert before == "0"
     assert count == "1"
     assert empty is False
@@ -122,7 +122,7 @@ async def test_on_a_phone_one_action_bar_shows_and_it_is_the_open_cards(tmp_path
                 await _three_waiting(client, group, results)
                 await page.locator('li.card[data-call-id="c2"]').wait_for()
                 first = await _bars_on_screen(page)
-                await page.screenshot(path=artifact("first-hour-phone.png"), full_page=True)
+                await whole_page_screenshot(page, "first-hour-phone.png")
                 second = page.locator('li.card[data-call-id="c1"]')
                 await second.locator("button.open-card").click()
                 await second.locator('button[data-action="allow"]').wait_for()
@@ -164,9 +164,7 @@ async def test_three_waiting_calls_take_well_under_half_the_height_they_took(
                     "document.getElementById('pending').getBoundingClientRect().height"
                 )
                 overflow = await page.evaluate("document.documentElement.scrollWidth")
-                await page.screenshot(
-                    path=artifact(f"first-hour-three-cards-{name}.png"), full_page=True
-                )
+                await whole_page_screenshot(page, f"first-hour-three-cards-{name}.png")
                 assert overflow <= width
                 assert problems == []
                 await page.close()
@@ -210,9 +208,7 @@ async def test_a_remembered_width_is_shown_first_then_allows_what_it_covers(
             shown = page.locator('#history li[data-call-id="again"]')
             await shown.wait_for()
             by = await shown.locator(".by").first.text_content()
-            await page.screenshot(
-                path=artifact("first-hour-remembered-history.png"), full_page=True
-            )
+            await whole_page_screenshot(page, "first-hour-remembered-history.png")
     assert choices == [
         "No: just this call",
         "This exact command, anywhere",
