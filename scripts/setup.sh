@@ -4,6 +4,13 @@
 # Idempotent; safe to run again. (scripts/start.sh installs only the `web`
 # extra, for the service alone.)
 set -eu
+# python3 -m venv needs Debian's python3-venv (venv.sh says so when it is
+# missing); installed here first, when it can be.
+if ! python3 -c 'import ensurepip' >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing python3-venv (apt-get) for the virtual environment"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+fi
 EXTRAS=dev
 UPGRADE_PIP=1
 . scripts/venv.sh

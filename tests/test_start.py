@@ -184,16 +184,45 @@ def test_the_readme_first_command_starts_the_service_on_a_fresh_clone(
     assert not (clone / ".hosts").exists()
 
 
-def _venv_sh(project: Path) -> list[str]:
-    """Source ``scripts/venv.sh`` in ``project`` as start.sh does (the `web` extra); its lines."""
-    done = subprocess.run(
+def _tiny_project(where: Path) -> Path:
+    """A project of no dependencies beside start.sh's install step: it stands in for the gateway."""
+    project = where / "project"
+    (project / "scripts").mkdir(parents=True)
+    shutil.copy2(REPOSITORY / "scripts" / "venv.sh", project / "scripts" / "venv.sh")
+    # start.sh without the service: what it sources, as it sources it.
+    install = project / "scripts" / "install.sh"
+    install.write_text("#!/bin/sh\nset -eu\nEXTRAS=web\n. scripts/venv.sh\n")
+    install.chmod(0o755)
+    (project / "tiny.py").write_text("")
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["hatchling>=1.25"]\nbuild-backend = "hatchling.build"\n'
+        '[project]\nname = "tiny"\nversion = "1"\n'
+        "[project.optional-dependencies]\nweb = []\n"
+        '[tool.hatch.build.targets.wheel]\ninclude = ["tiny.py"]\n'
+    )
+    return project
+
+
+def _install(project: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the tiny project's install step (what start.sh sources) in a clean environment."""
+    return subprocess.run(
         ["./scripts/install.sh"],
         cwd=project,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(project), "LANG": "C.UTF-8"},
+        env={
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(project),
+            "LANG": "C.UTF-8",
+            **env,
+        },
         capture_output=True,
         text=True,
         timeout=WAIT,
     )
+
+
+def _venv_sh(project: Path) -> list[str]:
+    """The lines of a successful install step."""
+    done = _install(project)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout.splitlines()
 
@@ -211,21 +240,8 @@ def test_a_venv_a_failed_start_left_is_made_again_and_a_changed_project_installe
     of no dependencies stands in for the gateway, so nothing is downloaded
     but its build backend.
     """
-    project = tmp_path / "project"
-    (project / "scripts").mkdir(parents=True)
-    shutil.copy2(REPOSITORY / "scripts" / "venv.sh", project / "scripts" / "venv.sh")
-    # start.sh without the service: what it sources, as it sources it.
-    install = project / "scripts" / "install.sh"
-    install.write_text("#!/bin/sh\nset -eu\nEXTRAS=web\n. scripts/venv.sh\n")
-    install.chmod(0o755)
-    (project / "tiny.py").write_text("")
+    project = _tiny_project(tmp_path)
     pyproject = project / "pyproject.toml"
-    pyproject.write_text(
-        '[build-system]\nrequires = ["hatchling>=1.25"]\nbuild-backend = "hatchling.build"\n'
-        '[project]\nname = "tiny"\nversion = "1"\n'
-        "[project.optional-dependencies]\nweb = []\n"
-        '[tool.hatch.build.targets.wheel]\ninclude = ["tiny.py"]\n'
-    )
     subprocess.run(
         ["python3", "-m", "venv", "--without-pip", ".venv"],
         cwd=project,
@@ -245,3 +261,25 @@ def test_a_venv_a_failed_start_left_is_made_again_and_a_changed_project_installe
     assert again == []
     assert steps[1] == ["== installing agent-gateway[web] into .venv (pip)"]
     assert any(line.startswith("Successfully installed tiny-2") for line in changed)
+
+
+def test_a_python_that_cannot_make_a_venv_is_named_with_its_fix(tmp_path: Path) -> None:
+    """
+    Debian's python3 without ``python3-venv`` has no ``ensurepip``: one sentence with the fix, and no half-made ``.venv``.
+
+    A module of that name that cannot be imported, first on ``PYTHONPATH``,
+    stands in for the missing package.
+    """
+    project = _tiny_project(tmp_path)
+    shadow = tmp_path / "no-ensurepip"
+    shadow.mkdir()
+    (shadow / "ensurepip.py").write_text("raise ImportError('python3-venv is not installed')\n")
+    done = _install(project, PYTHONPATH=str(shadow))
+    assert done.returncode == 1
+    assert done.stderr == (
+        "python3 cannot make a virtual environment (it has no ensurepip): on Debian or Ubuntu "
+        "run 'apt-get install python3-venv' as root, then this again.\n"
+    )
+    assert not (project / ".venv").exists()
+    troubleshooting = (REPOSITORY / "docs" / "troubleshooting.md").read_text(encoding="utf-8")
+    assert " ".join(troubleshooting.split()).count(done.stderr.split(":")[0]) == 1
