@@ -2,7 +2,9 @@
 The page in a person's first hour, in a real headless browser (Debian's chromium, through Playwright).
 
 * Signing in through the token form shows at once what the token may read:
-  the decisions already made (the count and the list), without a reload.
+  the decisions already made (the count and the list), and, where reads
+  need the token, the calls waiting (each with its action bar), without a
+  reload.
 * On a phone one card is open at a time: at every scroll position at most
   one Allow/Decline bar is on screen, and it belongs to the open card; a
   closed card shows what it is about and a button that opens it.
@@ -110,6 +112,36 @@ async def test_signing_in_shows_the_decisions_at_once(tmp_path: Path) -> None:
     assert count == "1"
     assert empty is False
     assert same_page is True
+    assert [p for p in problems if "401" not in p] == []
+
+
+async def test_where_reads_need_the_token_signing_in_shows_the_waiting_calls_at_once() -> None:
+    """With ``protect-reads``, the page shows nothing before the token, and every waiting call after it."""
+    with serve(config(protect_reads=True), human=True) as served:
+        async with browser() as chromium, served.client(headers=served.auth) as client:
+            page, problems = await open_page(chromium, served, token=False)
+            await page.locator("#token-panel").wait_for()
+            results: list[dict[str, Any]] = []
+            async with anyio.create_task_group() as group:
+                group.start_soon(review, client, bash("make release", "waits"), results)
+                with anyio.fail_after(WAIT):
+                    await wait_pending(client, "waits")
+                cards_before = await page.locator("#pending li.card").count()
+                await page.evaluate("window.notReloaded = true")
+                await page.locator("#token-input").fill(served.token)
+                await page.locator("#token-form button").click()
+                card = page.locator('li.card[data-call-id="waits"]')
+                await card.locator('button[data-action="allow"]').wait_for()
+                count = await page.locator("#pending-count").text_content()
+                same_page = await page.evaluate("window.notReloaded === true")
+                await card.locator('button[data-action="allow"]').click()
+                await page.locator('#history li[data-call-id="waits"]').wait_for()
+                decided_count = await page.locator("#history-count").text_content()
+    assert cards_before == 0
+    assert count == "1"
+    assert same_page is True
+    assert [r["decision"] for r in results] == ["allow"]
+    assert decided_count == "1"
     assert [p for p in problems if "401" not in p] == []
 
 
