@@ -59,6 +59,7 @@ from gateway._config import (
 from gateway._confinement import (
     Confinement as Confinement,
     ConfinementSection as ConfinementSection,
+    Confining as Confining,
     ProfileSection as ProfileSection,
 )
 from gateway._errors import (
@@ -196,6 +197,7 @@ __all__ = [
     "ConfiguredCode",
     "Confinement",
     "ConfinementSection",
+    "Confining",
     "Decision",
     "Decline",
     "EarlierAnswer",

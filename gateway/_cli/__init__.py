@@ -28,6 +28,7 @@ from gateway._cli import (
     _parse,
     _plan,
     _policy,
+    _run,
     _settings,
     _token,
     _verify,
@@ -40,6 +41,7 @@ __all__ = ["build_parser", "main"]
 CORE: Final = (
     _plan.COMMAND,
     _check.COMMAND,
+    _run.COMMAND,
     _explain.COMMAND,
     _parse.COMMAND,
     _verify.COMMAND,
