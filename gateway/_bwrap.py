@@ -3,7 +3,7 @@ Bubblewrap: the kernel boundary a confined run stands in.
 
 `layout` turns a `Confinement` into the options of ``bwrap`` (Debian
 ``bubblewrap``; what Claude Code's and Codex's Linux sandboxes use): new
-user, PID, IPC, UTS and cgroup namespaces, and a network namespace of its
+user, PID and IPC namespaces, and a network namespace of its
 own unless the confinement allows the network (then not even the host's
 loopback is there); every capability dropped; a new session (no keystrokes
 pushed into the caller's terminal); a fresh ``/proc`` and ``/dev``; each root
@@ -60,13 +60,13 @@ __all__ = [
 MAX_ENTRIES: Final = 400_000
 """The most entries the walk of the workspace and writable roots reads; beyond it the run is not set up."""
 
-_NAMESPACES: Final = (
-    "--unshare-user",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-)
+_NAMESPACES: Final = ("--unshare-user", "--unshare-pid", "--unshare-ipc")
+"""
+A user namespace (every capability dropped in it), a PID namespace (no
+other process to see, signal or trace) and an IPC namespace (no other
+process's shared memory). A UTS or cgroup namespace would add nothing
+against a run without capabilities, and each costs start-up time.
+"""
 _ALWAYS: Final = (
     *_NAMESPACES,
     "--die-with-parent",

@@ -907,8 +907,8 @@ class Gateway(AsyncContextManagerMixin):
         """
         The boundary of a profile for one call, or why the call cannot be confined (a clause).
 
-        Resolved against the call's working directory and this process's
-        ``HOME`` and ``PATH``; the gateway's own secret files are hidden,
+        Resolved against the call's working directory, the home directory
+        (``[paths] home``, else ``HOME``) and this process's ``PATH``; the gateway's own secret files are hidden,
         and the files its sinks write are kept read-only.
         """
         config = self.config
@@ -921,7 +921,7 @@ class Gateway(AsyncContextManagerMixin):
             profile,
             section,
             cwd=call.cwd,
-            home=environ.get("HOME"),
+            home=config.paths.home or environ.get("HOME"),
             paths=config.paths,
             search_path=environ.get("PATH"),
             secret_files=secret_files(config, environ),

@@ -5,6 +5,8 @@ path lies in it (the one places query), and the verdict that carries it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 from gateway_rules import RulesApprover
@@ -28,6 +30,7 @@ from gateway._auditlog import encode_event
 from gateway._boundary import confinement_problem, normal_path
 from gateway._events import Event
 from gateway._places import PathsSection
+from gateway._tiers import effective_config, find_tiers
 
 HOME = "/home/u"
 WORK = "/work/app"
@@ -405,3 +408,15 @@ async def test_a_workspace_that_cannot_be_confined_is_asked_about() -> None:
     verdict = await _review("python x.py", confining=Confining(profile="workspace-write"), cwd="/")
     assert verdict.decision == "ask"
     assert "whole file system" in verdict.reason
+
+
+def test_an_untrusted_project_config_cannot_widen_a_profile(tmp_path: Path) -> None:
+    (tmp_path / ".agent-gateway.toml").write_text(
+        '[profiles.workspace-write.confinement]\nnetwork = true\nwrite = ["{workspace}", "/home"]\n'
+        '[profiles.open]\ncode = "confined"\n'
+    )
+    tiers = find_tiers(cwd=tmp_path, managed_file=tmp_path / "no-managed.toml", environ={})
+    assert [tier.tier for tier in tiers] == ["user", "project"]
+    config = effective_config(tiers).config
+    assert config.profile("workspace-write") == default_profiles()["workspace-write"]
+    assert "open" not in config.profile_names
