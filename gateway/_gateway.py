@@ -87,6 +87,7 @@ from gateway._events import (
     HostDecided,
     LogRecovered,
     PlanReady,
+    RunChanged,
     VerdictReached,
     VerdictWithdrawn,
     WitnessFailed,
@@ -1499,6 +1500,12 @@ class Gateway(AsyncContextManagerMixin):
                     span_id=span_id,
                 )
             )
+
+    async def record_changes(self, call_id: str | None, changes: RunChanged) -> None:
+        """Record what a confined run of a call changed in its writable roots (``run.changed``)."""
+        await self.bus.publish(
+            msgspec.structs.replace(changes, call_id=call_id if isinstance(call_id, str) else None)
+        )
 
     async def record_decision(
         self,

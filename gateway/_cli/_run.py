@@ -19,6 +19,8 @@ import signal
 import subprocess  # noqa: TID251 -- runs the reviewed text, and only inside its boundary
 import sys
 import tempfile
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Final
 
@@ -26,6 +28,7 @@ import anyio
 import msgspec
 
 from gateway._bwrap import (
+    Change,
     Layout,
     bwrap_program,
     changes,
@@ -41,12 +44,14 @@ from gateway._cli._common import CommandError, Subcommand
 from gateway._cli._fleet import load_tiers
 from gateway._config import GatewayConfig, SinkConfig
 from gateway._confinement import Confinement, Confining
+from gateway._effects import Write
 from gateway._errors import ConfigError, GatewayError
+from gateway._events import RUN_CHANGES_KEPT, RunChanged
 from gateway._gateway import Gateway
 from gateway._text import shorten
 from gateway._verdicts import Verdict
 
-__all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP"]
+__all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP", "run_changes"]
 
 ASKED: Final = 125
 """The exit status when the verdict is ``ask``: nothing ran."""
@@ -148,31 +153,110 @@ async def _review_and_run(config: GatewayConfig, profile: str, text: str, cwd: s
                 _run_confined, program, built, text, environment(box, os.environ)
             )
         after = snapshot(box.write) if box.write else {}
+        record = None
+        if before is not None and after is not None:
+            writes = await _planned_writes(gateway, text, cwd, box.home)
+            record = run_changes(box, status, changes(before, after), writes)
         await gateway.record_outcome(
-            verdict.call_id,
-            "succeeded" if status == 0 else "failed",
-            _outcome(box, status, before, after),
+            verdict.call_id, "succeeded" if status == 0 else "failed", _outcome(box, status, record)
         )
+        if record is not None:
+            await gateway.record_changes(verdict.call_id, record)
         return status
 
 
-def _outcome(
-    box: Confinement,
-    status: int,
-    before: dict[str, tuple[int, ...]] | None,
-    after: dict[str, tuple[int, ...]] | None,
-) -> str:
+async def _planned_writes(gateway: Gateway, text: str, cwd: str, home: str | None) -> list[Write]:
+    """The writes the plan of the text says it makes, their ``~/`` spelt out (none when it cannot be read again)."""
+    try:
+        analysis = await gateway.analyse(text, cwd)
+    except GatewayError:
+        return []
+    found = []
+    for effect in analysis.effects:
+        if isinstance(effect, Write) and effect.path.value is not None:
+            value = effect.path.value
+            if value.startswith("~/") and home is not None:
+                value = home.rstrip("/") + value[1:]
+            if value.startswith("/"):
+                found.append(
+                    msgspec.structs.replace(
+                        effect, path=msgspec.structs.replace(effect.path, value=value)
+                    )
+                )
+    return found
+
+
+def _predicted(path: str, writes: Sequence[Write]) -> bool:
+    """Whether a write of the plan names the path: itself, a glob it matches, a recursive write above it, or a path below it (a directory made on the way)."""
+    for write in writes:
+        value = write.path.value or ""
+        if write.path.pattern:
+            if fnmatchcase(path, value):
+                return True
+            continue
+        if path == value or value.startswith(path + "/"):
+            return True
+        if path.startswith(value + "/") and (write.recursive or write.action != "write"):
+            return True
+    return False
+
+
+def run_changes(
+    box: Confinement, status: int, found: Sequence[Change], writes: Sequence[Write]
+) -> RunChanged:
+    """
+    The `RunChanged` record of a run: its changes by kind, and those no planned write names.
+
+    Examples:
+        >>> box = Confinement(profile="workspace-write", write=("/w",))
+        >>> found = [Change(path="/w/out.txt", change="created"), Change(path="/w/.cache", change="created")]
+        >>> run_changes(box, 0, found, []).unpredicted
+        ('/w/.cache', '/w/out.txt')
+    """
+    kinds: dict[str, list[str]] = {"created": [], "changed": [], "deleted": []}
+    unpredicted: list[str] = []
+    for change in found:
+        kinds[change.change].append(change.path)
+        if not _predicted(change.path, writes):
+            unpredicted.append(change.path)
+    kept = RUN_CHANGES_KEPT
+    more = sum(max(len(paths) - kept, 0) for paths in kinds.values())
+    return RunChanged(
+        profile=box.profile,
+        status=status,
+        created=tuple(kinds["created"][:kept]),
+        changed=tuple(kinds["changed"][:kept]),
+        deleted=tuple(kinds["deleted"][:kept]),
+        unpredicted=tuple(sorted(unpredicted)[:kept]),
+        more=more,
+    )
+
+
+def _outcome(box: Confinement, status: int, record: RunChanged | None) -> str:
     """One sentence: how the confined run ended, and what it changed in the writable roots."""
     ended = f"The confined run ({box.profile}) exited with status {status}"
     if not box.write:
         return f"{ended}; it could change nothing outside its scratch space."
-    if before is None or after is None:
+    if record is None:
         return f"{ended}; its writable roots hold too many files to compare."
-    found = changes(before, after)
-    if not found:
+    count = len(record.created) + len(record.changed) + len(record.deleted) + record.more
+    if not count:
         return f"{ended} and changed nothing in its writable roots."
-    listed = [f"{change.change} {change.path}" for change in found]
-    return shorten(f"{ended} and changed: {_described(listed)}.", 1900)
+    listed = [
+        f"{kind} {path}"
+        for kind, paths in (
+            ("created", record.created),
+            ("changed", record.changed),
+            ("deleted", record.deleted),
+        )
+        for path in paths
+    ]
+    unpredicted = len(record.unpredicted)
+    return shorten(
+        f"{ended}, changed {count} paths ({unpredicted} that no planned write names): "
+        f"{_described(listed)}.",
+        480,
+    )
 
 
 def _run(arguments: argparse.Namespace) -> int:

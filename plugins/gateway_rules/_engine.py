@@ -38,6 +38,7 @@ beforehand and handed in), globs are automata.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -458,6 +459,15 @@ class RuleSet:
             if c.selectors.command(view, context.cwd)
         ]
         program = position.program
+        if (
+            program is not None
+            and not owners
+            and self.confine_code
+            and not view.opaque_launchers
+            and not command.nested
+            and _workspace_program(program.name, context)
+        ):
+            return self._workspace_program(command, text, effects, view, context)
         if program is not None and not owners:
             return _judged(
                 "ask",
@@ -485,6 +495,41 @@ class RuleSet:
                 )
         general = [c for c in self._general if c.selectors.command(view, context.cwd)]
         return self._permit(effects, text, owners, general, context, command=command)
+
+    def _workspace_program(
+        self,
+        command: PlannedCommand,
+        text: str,
+        effects: Sequence[Effect],
+        view: CommandView,
+        context: JudgeContext,
+    ) -> Judgement:
+        """
+        A program of the workspace (``./tests/runtests.py``, ``scripts/build.sh``), under a profile that confines code.
+
+        What it does is code the rules cannot read: it runs inside the
+        boundary, and only the rest of the command (a redirect, a binding) is
+        judged by the rules.
+        """
+        general = [c for c in self._general if c.selectors.command(view, context.cwd)]
+        rest = [effect for effect in effects if not isinstance(effect, Opaque)]
+        judged = self._permit(rest, text, (), general, context, command=command)
+        if judged.decision != "allow":
+            return judged
+        shown = _subject(text)
+        name = command.position.program.name if command.position.program is not None else text
+        clause = (
+            f"it runs `{name}`, a program of the workspace, code the rules cannot read, "
+            f"allowed only inside the {context.profile} boundary"
+        )
+        return Judgement(
+            "allow",
+            _sentence("allow", shown, None, clause),
+            None,
+            text,
+            judged.rules,
+            confined=True,
+        )
 
     def _permit(
         self,
@@ -745,6 +790,15 @@ def _builtin_decline(command: PlannedCommand, text: str, context: JudgeContext) 
                 "save it to a file, read it, then run it",
             )
     return None
+
+
+def _workspace_program(name: str, context: JudgeContext) -> bool:
+    """Whether a program named by a path (``./x.sh``, ``tools/run``, ``/work/app/x``) lies in the workspace."""
+    if "/" not in name or context.cwd is None or not context.cwd.startswith("/"):
+        return False
+    path = posixpath.normpath(posixpath.join(context.cwd, name))
+    roots = [context.cwd, *(root for root in context.roots if root.startswith("/"))]
+    return any(path.startswith(posixpath.normpath(root).rstrip("/") + "/") for root in roots)
 
 
 def _needs_repository(command: PlannedCommand, effect: Effect) -> bool:

@@ -420,3 +420,30 @@ def test_an_untrusted_project_config_cannot_widen_a_profile(tmp_path: Path) -> N
     config = effective_config(tiers).config
     assert config.profile("workspace-write") == default_profiles()["workspace-write"]
     assert "open" not in config.profile_names
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("./tests/runtests.py -v", "allow"),
+        ("scripts/build.sh > build.log", "allow"),
+        (f"{WORK}/bin/tool", "allow"),
+        ("./run.sh > /srv/out.txt", "ask"),  # the redirect is still the rules'
+        ("../other/run.sh", "ask"),  # not a program of the workspace
+        ("/usr/local/bin/tool", "ask"),
+    ],
+)
+async def test_a_program_of_the_workspace_runs_inside_the_boundary(
+    command: str, decision: str
+) -> None:
+    inside = await _review(command, confining=Confining(profile="workspace-write"))
+    assert inside.decision == decision, inside.reason
+    if decision == "allow":
+        assert "a program of the workspace" in inside.reason
+        bare = await _review(command)
+        assert bare.decision == "ask"
+    read_only = await _review(
+        command, profile="read-only", confining=Confining(profile="read-only")
+    )
+    assert read_only.decision == "ask"

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import pytest
 
-from gateway import VerdictReached, read_audit_log
+from gateway import RunChanged, VerdictReached, read_audit_log
 from gateway._bwrap import bwrap_program, unavailable
 from gateway._cli._run import ASKED, DECLINED
 from gateway._events import CallOutcome
@@ -413,6 +413,12 @@ def test_one_verdict_record_with_its_boundary_and_an_outcome_with_the_changes(bo
     assert outcomes[0].outcome == "succeeded"
     assert outcomes[0].detail is not None
     assert f"created {box.work}/made.txt" in outcomes[0].detail
+    (changed,) = [e for e in events if isinstance(e, RunChanged)]
+    assert changed.call_id == verdicts[0].call_id == outcomes[0].call_id
+    assert changed.created == (f"{box.work}/made.txt",)
+    assert changed.unpredicted == (f"{box.work}/made.txt",)  # the script's own doing
+    assert changed.profile == "workspace-write"
+    assert changed.status == 0
     verified = subprocess.run(
         [sys.executable, "-m", "gateway._cli", "verify", str(box.audit)],
         env=box.environ,
@@ -422,3 +428,13 @@ def test_one_verdict_record_with_its_boundary_and_an_outcome_with_the_changes(bo
         check=False,
     )
     assert json.loads(verified.stdout)["intact"] is True, verified.stdout
+
+
+def test_a_change_the_plan_names_is_not_unpredicted(box: Box) -> None:
+    (box.work / "old.txt").write_text("old")
+    ran = run(box, "echo new > new.txt && rm old.txt", *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    (changed,) = [e for e in read_audit_log(box.audit) if isinstance(e, RunChanged)]
+    assert changed.created == (f"{box.work}/new.txt",)
+    assert changed.deleted == (f"{box.work}/old.txt",)
+    assert changed.unpredicted == ()
