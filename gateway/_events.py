@@ -334,6 +334,10 @@ class RunChanged(_Event, frozen=True, kw_only=True, tag="run.changed"):
         deleted: Paths that are gone.
         unpredicted: Those of them no write of the plan names: what the
             code the rules could not read did on its own (a place to look).
+        persistence: Those of them that are persistence points (a new
+            ``.envrc``, a file under ``.github/workflows/``): what makes
+            code run later, which the boundary keeps read-only only where it
+            existed before the run.
         more: How many changes were left out of the lists.
     """
 
@@ -343,6 +347,7 @@ class RunChanged(_Event, frozen=True, kw_only=True, tag="run.changed"):
     changed: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
     unpredicted: tuple[str, ...] = ()
+    persistence: tuple[str, ...] = ()
     more: int = 0
 
 

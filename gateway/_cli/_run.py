@@ -27,6 +27,7 @@ from typing import Final
 import anyio
 import msgspec
 
+from gateway._boundary import Places
 from gateway._bwrap import (
     Change,
     Layout,
@@ -162,6 +163,12 @@ async def _review_and_run(config: GatewayConfig, profile: str, text: str, cwd: s
         )
         if record is not None:
             await gateway.record_changes(verdict.call_id, record)
+            if record.persistence:
+                _say(
+                    "The run changed what makes code run later, review it before it runs: "
+                    + _described(list(record.persistence))
+                    + "."
+                )
         return status
 
 
@@ -212,13 +219,20 @@ def run_changes(
         >>> found = [Change(path="/w/out.txt", change="created"), Change(path="/w/.cache", change="created")]
         >>> run_changes(box, 0, found, []).unpredicted
         ('/w/.cache', '/w/out.txt')
+        >>> box = Confinement(profile="p", write=("/w",), protect=("**/.envrc",))
+        >>> run_changes(box, 0, [Change(path="/w/.envrc", change="created")], []).persistence
+        ('/w/.envrc',)
     """
     kinds: dict[str, list[str]] = {"created": [], "changed": [], "deleted": []}
     unpredicted: list[str] = []
+    persistence: list[str] = []
+    places = Places(box)
     for change in found:
         kinds[change.change].append(change.path)
         if not _predicted(change.path, writes):
             unpredicted.append(change.path)
+        if places.place(change.path) == "protected":
+            persistence.append(change.path)
     kept = RUN_CHANGES_KEPT
     more = sum(max(len(paths) - kept, 0) for paths in kinds.values())
     return RunChanged(
@@ -228,6 +242,7 @@ def run_changes(
         changed=tuple(kinds["changed"][:kept]),
         deleted=tuple(kinds["deleted"][:kept]),
         unpredicted=tuple(sorted(unpredicted)[:kept]),
+        persistence=tuple(sorted(persistence)[:kept]),
         more=more,
     )
 

