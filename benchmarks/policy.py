@@ -2,7 +2,7 @@
 What the default policy decides on real command corpora: how much it allows, asks and declines.
 
 Run: ``.venv/bin/python benchmarks/policy.py [--limit N] [--corpus NAME ...]
-[--profile NAME ...] [--save FILE] [--compare FILE] [--show REASON]``.
+[--profile NAME ...] [--confined] [--save FILE] [--compare FILE] [--show REASON]``.
 
 Every command of ``tests/data/corpus/{agent,nl2bash,tldr}.jsonl`` is reviewed
 by a real `gateway.Gateway` whose only approver is the rules approver with the
@@ -35,6 +35,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -42,7 +43,7 @@ import msgspec
 from _corpus import CORPORA, load
 from gateway_rules import RulesApprover
 
-from gateway import Gateway, GatewayConfig, ToolCall, Verdict
+from gateway import Confining, Gateway, GatewayConfig, ToolCall, Verdict
 from gateway.effects import AnalysisContext, ChangeDirectory, PathContext, Read, Write, analyse_call
 
 PROFILES = ("read-only", "workspace-write")
@@ -103,30 +104,50 @@ def read_only(command: str, cwd: str) -> bool:
     return True
 
 
-async def review_all(corpus: Sequence[str], profile: str | None, cwd: str) -> list[Verdict]:
-    """Each command's verdict from a gateway whose only approver is the default rules."""
+async def review_all(
+    corpus: Sequence[str], profile: str | None, cwd: str, *, confined: bool = False
+) -> list[Verdict]:
+    """
+    Each command's verdict from a gateway whose only approver is the default rules.
+
+    ``confined``: reviewed for a caller that runs what is allowed inside the
+    profile's boundary (as ``gateway run`` does), which is what lets code
+    the rules cannot read be allowed there.
+    """
     approver = RulesApprover({} if profile is None else {"profile": profile}, None)
+    confining = Confining(profile=profile or "read-only") if confined else None
     verdicts: list[Verdict] = []
     async with Gateway(GatewayConfig(), approvers=[approver], sinks={}) as gateway:
         for index, command in enumerate(corpus):
             call = ToolCall("Bash", {"command": command}, call_id=str(index), cwd=cwd)
-            verdicts.append(await gateway.review(call))
+            verdicts.append(await gateway.review(call, confining=confining))
     return verdicts
 
 
 def report(
-    name: str, corpus: Sequence[str], profile: str | None, cwd: str, show: str | None
+    name: str,
+    corpus: Sequence[str],
+    profile: str | None,
+    cwd: str,
+    show: str | None,
+    *,
+    confined: bool = False,
 ) -> list[Row]:
     """Print the shares and the top reasons of one corpus under one profile; return its rows."""
     started = time.perf_counter()
-    verdicts = anyio.run(review_all, corpus, profile, cwd)
+    verdicts = anyio.run(partial(review_all, confined=confined), corpus, profile, cwd)
     elapsed = time.perf_counter() - started
     total = len(verdicts)
     counts = Counter(v.decision for v in verdicts)
-    print(f"\n== {name}, profile {profile or 'default'}: {total} commands ({elapsed:.1f} s) ==")
+    how = ", run confined" if confined else ""
+    print(
+        f"\n== {name}, profile {profile or 'default'}{how}: {total} commands ({elapsed:.1f} s) =="
+    )
     for decision in ("allow", "ask", "decline"):
         share = 100 * counts[decision] / max(total, 1)
         print(f"  {decision:<8}{counts[decision]:>7}  {share:6.2f} %")
+    bare = sum(1 for v in verdicts if v.decision == "allow" and v.boundary is None)
+    print(f"  allowed without a boundary: {bare}")
     for decision, top in (("ask", 20), ("decline", 10)):
         groups = Counter(reason_group(v) for v in verdicts if v.decision == decision)
         print(f"  top {top} reasons for {decision}:")
@@ -219,6 +240,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "'default' reviews with no profile option",
     )
     parser.add_argument("--cwd", default="/testbed", help="the calls' working directory")
+    parser.add_argument(
+        "--confined",
+        action="store_true",
+        help="review for a caller that runs what is allowed inside the profile's boundary (gateway run)",
+    )
     parser.add_argument("--save", type=Path, help="write every verdict as JSON lines")
     parser.add_argument("--compare", type=Path, help="compare with an earlier --save file")
     parser.add_argument("--show", metavar="REASON", help="list the commands of one reason group")
@@ -229,7 +255,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     for profile in arguments.profile or PROFILES:
         chosen = None if profile == "default" else profile
         for name in names:
-            rows += report(name, corpora[name], chosen, arguments.cwd, arguments.show)
+            rows += report(
+                name,
+                corpora[name],
+                chosen,
+                arguments.cwd,
+                arguments.show,
+                confined=arguments.confined,
+            )
     if arguments.save:
         with arguments.save.open("w", encoding="utf-8") as out:
             for row in rows:

@@ -60,6 +60,7 @@ from gateway._config import (
 from gateway._confinement import (
     Confinement as Confinement,
     ConfinementSection as ConfinementSection,
+    Confining as Confining,
     ProfileSection as ProfileSection,
 )
 from gateway._errors import (
@@ -88,6 +89,7 @@ from gateway._events import (
     HostDecided as HostDecided,
     LogRecovered as LogRecovered,
     PlanReady as PlanReady,
+    RunChanged as RunChanged,
     SinkFailed as SinkFailed,
     VerdictReached as VerdictReached,
     VerdictWithdrawn as VerdictWithdrawn,
@@ -197,6 +199,7 @@ __all__ = [
     "ConfiguredCode",
     "Confinement",
     "ConfinementSection",
+    "Confining",
     "Decision",
     "Decline",
     "EarlierAnswer",
@@ -244,6 +247,7 @@ __all__ = [
     "Redaction",
     "RepositoryInspection",
     "ReviewRequest",
+    "RunChanged",
     "SequencePlan",
     "SequenceStep",
     "ServeSection",

@@ -42,6 +42,7 @@ from gateway._bounded import BoundedPool
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import MAX_SECONDS, GatewayConfig
+from gateway._confinement import Confinement
 from gateway._effects import Effect
 from gateway._errors import PluginLoadError
 from gateway._events import ApproverDecided, ApproverFailed, Event, HoleRef
@@ -57,7 +58,16 @@ from gateway._telemetry import (
     Telemetry,
     answer_attributes,
 )
-from gateway._verdicts import Abstain, Allow, Answer, Decision, Decline, Verdict, strictest
+from gateway._verdicts import (
+    Abstain,
+    Allow,
+    Answer,
+    Decision,
+    Decline,
+    Verdict,
+    strictest,
+    unconfined,
+)
 
 __all__ = [
     "APPROVER_GROUP",
@@ -387,6 +397,7 @@ class Outcome(NamedTuple):
     rule: str | None
     decided_by: str | None = None
     policy: str | None = None
+    within: str | None = None
 
 
 def _well_formed(answer: Allow | Decline | Abstain) -> bool:
@@ -750,8 +761,15 @@ class _Walk:
         if note is not None or isinstance(answer, Abstain):
             return note, None
         reason = answer.reason.strip() or f"Approver {slot.name!r} decided on {self.what}."
+        within = answer.within if isinstance(answer, Allow) else msgspec.UNSET
         outcome = Outcome(
-            answer.decision, reason, slot.name, answer.rule, answer.decided_by, policy
+            answer.decision,
+            reason,
+            slot.name,
+            answer.rule,
+            answer.decided_by,
+            policy,
+            within if isinstance(within, str) else None,
         )
         if isinstance(answer, Allow) and slot.role == "delegate":
             self.held = outcome
@@ -776,6 +794,7 @@ def combine(
     call_id: str | None,
     plan: ProgramPlan | None,
     holes: int = 0,
+    confine: Callable[[str], Confinement | str] | None = None,
 ) -> Verdict:
     """
     The verdict for a call from the outcomes of its questions: the strictest wins.
@@ -784,6 +803,12 @@ def combine(
     reason is the deciding question's; a hole's reason says which hole. An
     allow is `Verdict.founded` when a person allowed the call and each of
     its ``holes``, or the plan's facts alone carry it (`plan_founded`).
+
+    An allow that holds only inside a profile's boundary (`Allow.within`)
+    carries the boundary ``confine`` gives for that profile; when it gives
+    a clause instead (the call cannot be confined), or there is no
+    ``confine``, the verdict asks and says why (`unconfined`). Outcomes
+    within different profiles cannot share one boundary: that asks too.
     """
     decision = strictest(outcome.decision for _, outcome in outcomes)
     ref, decisive = next((ref, o) for ref, o in outcomes if o.decision == decision)
@@ -805,7 +830,7 @@ def combine(
         all(outcome.decided_by is not None for _, outcome in outcomes)
         or plan_founded(plan, holes=holes)
     )
-    return Verdict(
+    verdict = Verdict(
         decision=decision,
         reason=reason,
         digest=digest,
@@ -816,6 +841,27 @@ def combine(
         decided_by=decisive.decided_by,
         policy=decisive.policy,
     )
+    if decision != "allow":
+        return verdict
+    within = {outcome.within for _, outcome in outcomes if outcome.within is not None}
+    if not within:
+        return verdict
+    confined = next((outcome for _, outcome in outcomes if outcome.within is not None), decisive)
+    verdict = msgspec.structs.replace(
+        verdict,
+        reason=confined.reason,
+        approver=confined.approver,
+        rule=confined.rule,
+        founded=False,
+    )
+    if len(within) > 1:
+        return unconfined(verdict, "its parts hold inside the boundaries of different profiles")
+    if confine is None:
+        return unconfined(verdict, "this question is not one the gateway confines")
+    found = confine(within.pop())
+    if isinstance(found, str):
+        return unconfined(verdict, f"it cannot be confined: {found}")
+    return msgspec.structs.replace(verdict, confinement=found)
 
 
 def _generation(slot: ApproverSlot) -> tuple[int | None, str | None]:

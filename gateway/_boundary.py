@@ -298,7 +298,7 @@ class Places:
         ['writable', 'protected', 'hidden', 'outside', 'readable']
     """
 
-    __slots__ = ("_hide", "_mounts", "_protect", "confinement")
+    __slots__ = ("_hide", "_hide_names", "_mounts", "_protect", "_protect_names", "confinement")
 
     def __init__(self, confinement: Confinement) -> None:
         self.confinement = confinement
@@ -319,6 +319,8 @@ class Places:
         self._mounts = mounts
         self._hide = _combined((*PROCESS_VIEWS, *confinement.hide))
         self._protect = _combined(confinement.protect)
+        self._hide_names = _last_names((*PROCESS_VIEWS, *confinement.hide))
+        self._protect_names = _last_names(confinement.protect)
 
     def mounts(self) -> tuple[tuple[str, Place], ...]:
         """The roots, shallowest first, each with the place it makes (the order a runner mounts them in)."""
@@ -347,6 +349,28 @@ class Places:
                 continue
             current = current.rstrip("/") + "/" + piece
         return self._lexical(current)
+
+    def mark(self, path: str) -> Literal["hidden", "protected"] | None:
+        """
+        Whether a ``hide`` or a ``protect`` pattern matches this normalised absolute path itself.
+
+        For a walk down a tree that does not enter what it found hidden:
+        the directories above are not looked at (`place` does that).
+        """
+        name = path.rpartition("/")[2]
+        if (
+            self._hide_names.test(path, name)
+            and self._hide is not None
+            and self._hide.fullmatch(path)
+        ):
+            return "hidden"
+        if (
+            self._protect_names.test(path, name)
+            and self._protect is not None
+            and self._protect.fullmatch(path)
+        ):
+            return "protected"
+        return None
 
     def _lexical(self, path: str) -> Place:
         """Where a normalised absolute path lies (`place` without ``..``)."""
@@ -387,6 +411,61 @@ def _combined(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(
         "|".join(f"(?:{pattern_regex(pattern).pattern})" for pattern in patterns), re.DOTALL
     )
+
+
+class _Names:
+    """
+    What the last name of a path must match for one of some patterns to match the path itself.
+
+    A cheap test before the whole pattern (``**/.git/hooks/**`` names
+    ``hooks``, ``**/*.pem`` names ``*.pem``): exact names, suffixes and
+    prefixes are string tests; only other globs are regexes.
+    """
+
+    __slots__ = ("exact", "globs", "places", "prefixes", "suffixes")
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        exact: set[str] = set()
+        prefixes: list[str] = []
+        suffixes: list[str] = []
+        globs: list[re.Pattern[str]] = []
+        places: list[str] = []
+        for pattern in patterns:
+            name = pattern.removesuffix("/**").rpartition("/")[2]
+            body = name.strip("*")
+            if name in ("*", "**") and pattern.startswith("/"):
+                # any name, under a fixed place: test the place instead
+                places.append(re.split(r"[*?\[]", pattern, maxsplit=1)[0])
+            elif not _GLOB_MAGIC & set(name):
+                exact.add(name)
+            elif not _GLOB_MAGIC & set(body) and name == "*" + body and body:
+                suffixes.append(body)
+            elif not _GLOB_MAGIC & set(body) and name == body + "*" and body:
+                prefixes.append(body)
+            else:
+                globs.append(pattern_regex("*" if name == "**" else name))
+        self.exact = frozenset(exact)
+        self.prefixes = tuple(prefixes)
+        self.suffixes = tuple(suffixes)
+        self.globs = tuple(globs)
+        self.places = tuple(places)
+
+    def test(self, path: str, name: str) -> bool:
+        return (
+            name in self.exact
+            or name.endswith(self.suffixes)
+            or name.startswith(self.prefixes)
+            or path.startswith(self.places)
+            or any(glob.fullmatch(name) for glob in self.globs)
+        )
+
+
+_GLOB_MAGIC: Final = frozenset("*?[")
+
+
+@lru_cache(maxsize=64)
+def _last_names(patterns: tuple[str, ...]) -> _Names:
+    return _Names(patterns)
 
 
 def _matches_here_or_above(regex: re.Pattern[str] | None, path: str) -> bool:

@@ -22,7 +22,7 @@ Pure data: msgspec and the standard library only.
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, Literal
 
 import msgspec
 
@@ -34,6 +34,7 @@ __all__ = [
     "STANDARD_TEMPLATE",
     "Confinement",
     "ConfinementSection",
+    "Confining",
     "ProfileSection",
     "profile_problem",
 ]
@@ -157,6 +158,26 @@ class Confinement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     workspace: tuple[str, ...] = ()
 
 
+class Confining(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    What a caller of a review says about how it runs what is allowed: inside a boundary.
+
+    Only a caller that runs calls confined passes one (``gateway run``; a host
+    whose command is rewritten to go through it). Then every allow it gets
+    carries the `Confinement` the call must run in; where none can be set up,
+    the call is asked about instead, never run bare. A caller that passes
+    none gets an ask wherever an allow holds only inside a boundary.
+
+    Attributes:
+        profile: The profile whose boundary an allow runs in.
+        unavailable: Why no boundary can be set up here, as a clause (no
+            ``bwrap``, no user namespaces), or ``None`` when one can.
+    """
+
+    profile: str
+    unavailable: str | None = None
+
+
 def _root_problem(key: str, entry: str, allowed: tuple[str, ...]) -> str | None:
     """What is wrong with one entry of a root list, as a clause, or ``None``."""
     if entry.startswith("{"):
@@ -261,10 +282,15 @@ class ProfileSection(
 
     Attributes:
         description: What the profile is for, in a sentence.
+        code: What the rules do with code they cannot read (a script, a test
+            runner, a build's recipes, a package's scripts): ``ask``, or
+            ``confined``: allow it inside the boundary, where the rest of
+            the command is still judged as ever.
         confinement: The boundary a confined run of the profile stands in.
     """
 
     description: str = ""
+    code: Literal["ask", "confined"] = "ask"
     confinement: ConfinementSection = ConfinementSection()
 
 

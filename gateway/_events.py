@@ -35,6 +35,7 @@ from gateway._verdicts import Verdict
 
 __all__ = [
     "GENESIS",
+    "RUN_CHANGES_KEPT",
     "ApproverDecided",
     "ApproverFailed",
     "CallOutcome",
@@ -51,6 +52,7 @@ __all__ = [
     "HostDecided",
     "LogRecovered",
     "PlanReady",
+    "RunChanged",
     "SinkFailed",
     "VerdictReached",
     "VerdictWithdrawn",
@@ -316,6 +318,43 @@ class CallOutcome(_Event, frozen=True, kw_only=True, tag="call.outcome"):
     detail: str | None = None
 
 
+class RunChanged(_Event, frozen=True, kw_only=True, tag="run.changed"):
+    """
+    What a confined run changed in its writable roots, against what its plan said it would write.
+
+    Written after a run inside a boundary (``gateway run``), next to its
+    ``call.outcome``. Paths are absolute; each list is sorted and holds at
+    most `RUN_CHANGES_KEPT` paths (``more`` counts the rest).
+
+    Attributes:
+        profile: The profile whose boundary the run stood in.
+        status: The run's exit status.
+        created: Paths that were not there before the run.
+        changed: Paths whose content, type or mode changed.
+        deleted: Paths that are gone.
+        unpredicted: Those of them no write of the plan names: what the
+            code the rules could not read did on its own (a place to look).
+        persistence: Those of them that are persistence points (a new
+            ``.envrc``, a file under ``.github/workflows/``): what makes
+            code run later, which the boundary keeps read-only only where it
+            existed before the run.
+        more: How many changes were left out of the lists.
+    """
+
+    profile: str
+    status: int
+    created: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    unpredicted: tuple[str, ...] = ()
+    persistence: tuple[str, ...] = ()
+    more: int = 0
+
+
+RUN_CHANGES_KEPT: Final = 200
+"""The most paths a `RunChanged` record lists in each of its lists."""
+
+
 class HostDecided(_Event, frozen=True, kw_only=True, tag="host.decided"):
     """
     A person answered inside the host, not through the gateway's approvers.
@@ -356,6 +395,7 @@ Event = (
     | VerdictReached
     | VerdictWithdrawn
     | CallOutcome
+    | RunChanged
     | HostDecided
 )
 

@@ -62,14 +62,16 @@ from gateway._approvers import (
     load_approver,
     resolve_approver,
 )
+from gateway._boundary import resolve_confinement
 from gateway._bounded import BoundedFailure, BoundedPool
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
-from gateway._config import GatewayConfig, Mode, ShellTool
+from gateway._config import GatewayConfig, Mode, ShellTool, secret_files
+from gateway._confinement import Confinement, Confining
 from gateway._digest import digest_of
 from gateway._door import Admitted, admit, refused_call_id
 from gateway._effects import PLAN_FORMAT, Effect
-from gateway._errors import GatewayError, SinkFailure
+from gateway._errors import ConfigError, GatewayError, SinkFailure
 from gateway._events import (
     GENESIS,
     CallOutcome,
@@ -85,6 +87,7 @@ from gateway._events import (
     HostDecided,
     LogRecovered,
     PlanReady,
+    RunChanged,
     VerdictReached,
     VerdictWithdrawn,
     WitnessFailed,
@@ -122,7 +125,7 @@ from gateway._telemetry import (
     verdict_attributes,
 )
 from gateway._text import shorten
-from gateway._verdicts import DECISION_VERBS, Verdict
+from gateway._verdicts import DECISION_VERBS, Verdict, unconfined
 from gateway._version import VERSION
 from gateway._witness import Witness, load_witness
 
@@ -803,9 +806,15 @@ class Gateway(AsyncContextManagerMixin):
 
     # ── reviewing ──
 
-    async def review(self, call: ToolCall) -> Verdict:
+    async def review(self, call: ToolCall, *, confining: Confining | None = None) -> Verdict:
         """
         Review one proposed call; return the verdict.
+
+        ``confining`` is for a caller that runs calls inside a boundary
+        (`Confining`): then every allow carries the `Confinement` to run the
+        call in (`Verdict.confinement`), or becomes an ask that says why
+        there is none. Without it, an allow that holds only inside a
+        boundary is an ask.
 
         Never raises for a bad call, a failing plugin, a worker that overruns
         or a bug: those are declines, each with its record. If the review is
@@ -869,6 +878,8 @@ class Gateway(AsyncContextManagerMixin):
                         )
                 else:
                     verdict = self._decline(state, refusal or "The call cannot be reviewed.")
+                if isinstance(admitted, Admitted):
+                    verdict = self._confined(verdict, admitted.call, confining)
                 # Without a required sink nothing is awaited: no coroutine is made for it.
                 seq = self._record_verdict(verdict, state)
                 if seq is not None:
@@ -892,6 +903,54 @@ class Gateway(AsyncContextManagerMixin):
             )
         self._counts.count(verdict)
         return self._deferred(verdict) if mode == "shadow" else verdict
+
+    def confinement(self, call: ToolCall, profile: str) -> Confinement | str:
+        """
+        The boundary of a profile for one call, or why the call cannot be confined (a clause).
+
+        Resolved against the call's working directory, the home directory
+        (``[paths] home``, else ``HOME``) and this process's ``PATH``; the gateway's own secret files are hidden,
+        and the files its sinks write are kept read-only.
+        """
+        config = self.config
+        try:
+            section = config.profile(profile).confinement
+        except ConfigError as error:
+            return f"its profile is not defined ({error})"
+        environ = os.environ
+        found = resolve_confinement(
+            profile,
+            section,
+            cwd=call.cwd,
+            home=config.paths.home or environ.get("HOME"),
+            paths=config.paths,
+            search_path=environ.get("PATH"),
+            secret_files=secret_files(config, environ),
+        )
+        if isinstance(found, str):
+            return found
+        own = tuple(
+            os.path.abspath(sink.path) for sink in config.sinks.values() if sink.path is not None
+        )
+        return msgspec.structs.replace(found, protect=tuple(dict.fromkeys((*found.protect, *own))))
+
+    def _confined(self, verdict: Verdict, call: ToolCall, confining: Confining | None) -> Verdict:
+        """An allow as the caller can run it: inside its boundary, or an ask that says why not."""
+        if verdict.decision != "allow":
+            return verdict
+        needed = verdict.boundary
+        if confining is None:
+            if needed is None:
+                return verdict
+            why = "this caller runs nothing inside a boundary (`gateway run` does)"
+        elif confining.unavailable is not None:
+            why = f"it is not confinable here: {confining.unavailable}"
+        else:
+            found = needed if needed is not None else self.confinement(call, confining.profile)
+            if isinstance(found, Confinement):
+                return msgspec.structs.replace(verdict, confinement=found)
+            why = f"it cannot be confined: {found}"
+        return unconfined(verdict, why, needed=needed is not None)
 
     @staticmethod
     def _review_attributes(admitted: Admitted | str, tool: object) -> dict[str, str | int | bool]:
@@ -1183,7 +1242,12 @@ class Gateway(AsyncContextManagerMixin):
                     )
                     outcomes.append((ref, outcome))
         verdict = combine(
-            outcomes, digest=prepared.digest, call_id=None, plan=plan, holes=len(holes)
+            outcomes,
+            digest=prepared.digest,
+            call_id=None,
+            plan=plan,
+            holes=len(holes),
+            confine=partial(self.confinement, call),
         )
         if record.replayable and generations == self._chain.generations():
             prepared.replays[situation] = _Replay(
@@ -1436,6 +1500,12 @@ class Gateway(AsyncContextManagerMixin):
                     span_id=span_id,
                 )
             )
+
+    async def record_changes(self, call_id: str | None, changes: RunChanged) -> None:
+        """Record what a confined run of a call changed in its writable roots (``run.changed``)."""
+        await self.bus.publish(
+            msgspec.structs.replace(changes, call_id=call_id if isinstance(call_id, str) else None)
+        )
 
     async def record_decision(
         self,

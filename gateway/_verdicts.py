@@ -29,6 +29,7 @@ __all__ = [
     "Verdict",
     "strictest",
     "strictness",
+    "unconfined",
 ]
 
 Decision = Literal["allow", "ask", "decline"]
@@ -62,6 +63,12 @@ class Allow(
     person who decided, when one did (the name of their token). A person's
     allow stands on their own reading of the call, as an answer to the host's
     own prompt would (`Verdict.founded`).
+
+    ``within`` names a profile when the allow holds only inside that
+    profile's boundary (code the rules cannot read, run where it can change
+    only the workspace): the gateway then gives the caller the boundary with
+    the allow (`Verdict.confinement`), or asks when the caller cannot run
+    the call there. Left out of the encoding when not set.
     """
 
     decision: ClassVar[Literal["allow"]] = "allow"
@@ -69,6 +76,7 @@ class Allow(
     reason: str
     rule: str | None = None
     decided_by: str | None = None
+    within: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class Decline(
@@ -175,6 +183,37 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     def boundary(self) -> Confinement | None:
         """The confinement the allow holds in, or ``None`` when it holds without one."""
         return self.confinement if isinstance(self.confinement, Confinement) else None
+
+
+def unconfined(verdict: Verdict, why: str, *, needed: bool = True) -> Verdict:
+    """
+    The ask that replaces an allow when the call cannot run inside a boundary.
+
+    ``why`` is a clause: why there is no boundary for it (the host runs
+    nothing confined, none can be set up here, the workspace cannot be
+    confined). ``needed``: the allow holds only inside one, and its reason
+    says so; otherwise the caller runs nothing bare.
+
+    Examples:
+        >>> v = Verdict(decision="allow", reason="Allowed `ls`: it lists files.", digest="d")
+        >>> unconfined(v, "bubblewrap is not installed", needed=False).reason
+        'Asked about `ls`: it lists files; it would run inside a boundary, and bubblewrap is not installed, so a person must decide.'
+    """
+    said = verdict.reason.rstrip(".")
+    allowed, asked = DECISION_VERBS["allow"], DECISION_VERBS["ask"]
+    if said.startswith(allowed + " "):
+        said = asked + said[len(allowed) :]
+    joined = ", and" if needed else "; it would run inside a boundary, and"
+    return Verdict(
+        decision="ask",
+        reason=f"{said}{joined} {why}, so a person must decide.",
+        digest=verdict.digest,
+        approver=verdict.approver,
+        rule=verdict.rule,
+        call_id=verdict.call_id,
+        decided_by=verdict.decided_by,
+        policy=verdict.policy,
+    )
 
 
 def strictness(decision: str) -> int:

@@ -21,8 +21,13 @@ UPGRADE_PIP=1
 #   WITH_BROWSER=1;
 # * the language readers' proofs (tests/programs/) run the programs they read,
 #   and the option tables are checked against the --help of the programs
-#   installed (tests/programs/test_installed.py); WITH_PROGRAMS=1 asks for both.
+#   installed (tests/programs/test_installed.py); WITH_PROGRAMS=1 asks for both;
+# * `gateway run` confines what it runs with bubblewrap, and its tests run the
+#   real one (tests/gateway/test_gateway_run.py): always.
 missing=""
+if ! command -v bwrap >/dev/null 2>&1; then
+    missing="$missing bubblewrap"
+fi
 if [ "${WITH_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
     missing="$missing chromium"
 fi
@@ -39,12 +44,12 @@ if [ "${WITH_PROGRAMS:-0}" = 1 ]; then
 fi
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "== installing$missing (apt-get) for the browser and program tests"
+        echo "== installing$missing (apt-get) for the confinement, browser and program tests"
         apt-get update -qq
         # shellcheck disable=SC2086  # one word per package
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
     else
-        echo "The browser and program tests need:$missing; run 'apt-get install$missing' as root." >&2
+        echo "The confinement, browser and program tests need:$missing; run 'apt-get install$missing' as root." >&2
     fi
 fi
 # The end-to-end tests drive the real agent CLIs offline: Claude Code comes

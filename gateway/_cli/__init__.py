@@ -32,6 +32,7 @@ from gateway._cli import (
     _parse,
     _plan,
     _policy,
+    _run,
     _settings,
     _token,
     _verify,
@@ -44,6 +45,7 @@ __all__ = ["build_parser", "main"]
 CORE: Final = (
     _plan.COMMAND,
     _check.COMMAND,
+    _run.COMMAND,
     _explain.COMMAND,
     _parse.COMMAND,
     _verify.COMMAND,

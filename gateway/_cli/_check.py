@@ -21,6 +21,7 @@ from gateway._cli._common import (
 from gateway._cli._fleet import load_tiers
 from gateway._cli._view import Style, add_json_argument, verdict_view, wants_json, write_text
 from gateway._config import GatewayConfig, SinkConfig
+from gateway._confinement import Confining
 from gateway._errors import ConfigError, GatewayError
 from gateway._gateway import Gateway
 
@@ -55,6 +56,11 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help="judge under this profile (read-only, workspace-write, or one [profiles.NAME] defines) instead of the config's",
     )
     add_cwd_argument(parser, "a call that names no `cwd` runs in")
+    parser.add_argument(
+        "--confined",
+        action="store_true",
+        help="judge as a caller that runs what is allowed inside the profile's boundary (as `gateway run` does) would be judged: each allow shows its confinement",
+    )
     parser.add_argument(
         "input",
         nargs="?",
@@ -117,7 +123,13 @@ class _Printer:
             write_text(verdict_view(row, self.style))
 
 
-async def _check(config: GatewayConfig, lines: list[bytes], cwd: str, emit: _Printer) -> None:
+async def _check(
+    config: GatewayConfig,
+    lines: list[bytes],
+    cwd: str,
+    emit: _Printer,
+    confining: Confining | None = None,
+) -> None:
     async with Gateway(config) as gateway:
         for number, raw in enumerate(lines, start=1):
             line = raw.strip()
@@ -137,7 +149,7 @@ async def _check(config: GatewayConfig, lines: list[bytes], cwd: str, emit: _Pri
                     }
                 )
                 continue
-            verdict = await gateway.review(call)
+            verdict = await gateway.review(call, confining=confining)
             emit(
                 {
                     "id": call_id if call_id is not None else verdict.call_id,
@@ -191,8 +203,14 @@ def _run(arguments: argparse.Namespace) -> int:
         )
     except OSError as error:
         raise CommandError(f"Cannot read {arguments.input!r}: {error.strerror}.") from None
+    confining = None
+    if arguments.confined:
+        profile = config.approver.get("rules", {}).get("profile") or "read-only"
+        confining = Confining(profile=str(profile))
     try:
-        anyio.run(_check, config, data.split(b"\n"), cwd_of(arguments), _Printer(arguments))
+        anyio.run(
+            _check, config, data.split(b"\n"), cwd_of(arguments), _Printer(arguments), confining
+        )
     except GatewayError as error:
         raise CommandError(str(error)) from None
     return 0

@@ -53,6 +53,7 @@ from gateway import (
     Answer,
     ApproverContext,
     GatewayError,
+    ProfileSection,
     ProgramPlan,
     ReviewRequest,
     default_config_bytes,
@@ -184,7 +185,7 @@ def load_rules(
     options: RulesOptions,
     *,
     base: Path | None = None,
-    profiles: Sequence[str] | None = None,
+    profiles: Mapping[str, ProfileSection] | None = None,
 ) -> tuple[list[tuple[str, Rule]], RuleSet]:
     """
     Load and validate the rules the options name; later rules replace earlier ones with the same id.
@@ -193,7 +194,8 @@ def load_rules(
         options: The ``[approver.rules]`` table.
         base: Where relative rule-file paths are read from.
         profiles: The profiles the configuration defines (``[profiles.NAME]``;
-            default: the built-in ones).
+            default: the built-in ones); the one in force says whether code
+            the rules cannot read runs confined (`RuleSet.confine_code`).
 
     Returns:
         The rules with the source each came from, and the rule set under the
@@ -228,14 +230,19 @@ def load_rules(
             seen.add(rule.id)
             by_id[rule.id] = (source, rule)
     ordered = list(by_id.values())
-    defined = tuple(profiles) if profiles is not None else tuple(default_profiles())
+    known = {**default_profiles(), **(profiles or {})}
+    defined = tuple(known)
     if options.profile not in defined:
         raise RuleError(
             f"The profile {options.profile!r} is not defined; defined: "
             + ", ".join(repr(p) for p in defined)
             + f" (add [profiles.{options.profile}] to the gateway config to define it)."
         )
-    return ordered, RuleSet([rule for _, rule in ordered], options.profile)
+    return ordered, RuleSet(
+        [rule for _, rule in ordered],
+        options.profile,
+        confine_code=known[options.profile].code == "confined",
+    )
 
 
 def rules_digest(sources: Iterable[tuple[str, Rule]]) -> str:
@@ -247,7 +254,9 @@ def rules_digest(sources: Iterable[tuple[str, Rule]]) -> str:
 
 
 def _checked_rules(
-    options: RulesOptions, programs: Mapping[str, UserTable], profiles: Sequence[str]
+    options: RulesOptions,
+    programs: Mapping[str, UserTable],
+    profiles: Mapping[str, ProfileSection],
 ) -> tuple[list[tuple[str, Rule]], RuleSet]:
     sources, rules = load_rules(options, profiles=profiles)
     # Checked once per policy, tables and code (gateway_rules._checked): a
@@ -314,7 +323,9 @@ class RulesApprover:
     ) -> None:
         self._programs = dict(context.config.programs) if context is not None else {}
         self._profiles = (
-            context.config.profile_names if context is not None else tuple(default_profiles())
+            {name: context.config.profile(name) for name in context.config.profile_names}
+            if context is not None
+            else default_profiles()
         )
         self.options, self.sources, self.rules = self._parse(
             dict(options or {}), "the gateway config", self._programs, self._profiles
@@ -378,7 +389,7 @@ class RulesApprover:
         given: dict[str, Any],
         source: str,
         programs: Mapping[str, UserTable],
-        profiles: Sequence[str],
+        profiles: Mapping[str, ProfileSection],
     ) -> tuple[RulesOptions, list[tuple[str, Rule]], RuleSet]:
         inline = convert_rules(given.pop("rule", []), source)
         try:

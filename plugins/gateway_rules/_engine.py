@@ -38,6 +38,7 @@ beforehand and handed in), globs are automata.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -120,6 +121,8 @@ class Judgement(NamedTuple):
             allow (`Hindrance`); ``None`` otherwise, and for a built-in check.
         program: The program the command runs (after its launchers), when
             the judgement is about one.
+        confined: For an allow: it holds only inside the profile's boundary
+            (the command runs code the rules cannot read; `RuleSet.confine_code`).
     """
 
     decision: RuleDecision
@@ -129,6 +132,7 @@ class Judgement(NamedTuple):
     rules: tuple[str, ...] = ()
     hindrance: Hindrance | None = None
     program: str | None = None
+    confined: bool = False
 
 
 class JudgeContext(NamedTuple):
@@ -366,12 +370,21 @@ class RuleSet:
     Attributes:
         rules: Every rule, in load order.
         profile: The profile in force.
+        confine_code: Whether code the rules cannot read (a script, a test
+            runner, a build's recipes, a package's scripts) is allowed inside
+            the profile's boundary instead of asked about (the profile's
+            ``code = "confined"``): the command's other effects are still
+            judged as ever, so what needs more than the boundary gives (the
+            network, a write outside the workspace) still asks.
         active: The rules that count under it.
     """
 
-    def __init__(self, rules: Sequence[Rule], profile: str = DEFAULT_PROFILE) -> None:
+    def __init__(
+        self, rules: Sequence[Rule], profile: str = DEFAULT_PROFILE, *, confine_code: bool = False
+    ) -> None:
         self.rules = tuple(rules)
         self.profile = profile
+        self.confine_code = confine_code
         self.active = tuple(r for r in self.rules if not r.profiles or profile in r.profiles)
         compiled = [_Compiled(rule) for rule in self.active]
         self._declines = tuple(c for c in compiled if c.rule.decision == "decline")
@@ -488,6 +501,15 @@ class RuleSet:
             return _judged("ask", text, _clause(position.reason))
         owners = [c for c in self._owners if c.selectors.command(view, context.cwd)] + memory
         program = position.program
+        if (
+            program is not None
+            and not owners
+            and self.confine_code
+            and not view.opaque_launchers
+            and not command.nested
+            and _workspace_program(program.name, context)
+        ):
+            return self._workspace_program(command, text, effects, view, context)
         if program is not None and not owners:
             return _judged(
                 "ask",
@@ -516,6 +538,41 @@ class RuleSet:
         general = [c for c in self._general if c.selectors.command(view, context.cwd)]
         return self._permit(
             effects, text, owners, general, context, command=command, outranked=outranked
+        )
+
+    def _workspace_program(
+        self,
+        command: PlannedCommand,
+        text: str,
+        effects: Sequence[Effect],
+        view: CommandView,
+        context: JudgeContext,
+    ) -> Judgement:
+        """
+        A program of the workspace (``./tests/runtests.py``, ``scripts/build.sh``), under a profile that confines code.
+
+        What it does is code the rules cannot read: it runs inside the
+        boundary, and only the rest of the command (a redirect, a binding) is
+        judged by the rules.
+        """
+        general = [c for c in self._general if c.selectors.command(view, context.cwd)]
+        rest = [effect for effect in effects if not isinstance(effect, Opaque)]
+        judged = self._permit(rest, text, (), general, context, command=command)
+        if judged.decision != "allow":
+            return judged
+        shown = _subject(text)
+        name = command.position.program.name if command.position.program is not None else text
+        clause = (
+            f"it runs `{name}`, a program of the workspace, code the rules cannot read, "
+            f"allowed only inside the {context.profile} boundary"
+        )
+        return Judgement(
+            "allow",
+            _sentence("allow", shown, None, clause),
+            None,
+            text,
+            judged.rules,
+            confined=True,
         )
 
     def _permit(
@@ -559,6 +616,7 @@ class RuleSet:
         used: dict[str, None] = {}
         permitted: set[str] = set()
         trusted: bool | None = None
+        confined: Execute | None = None
         for effect in effects:
             if isinstance(effect, ChangeDirectory):
                 continue  # the paths after it are resolved through it
@@ -579,11 +637,32 @@ class RuleSet:
             ):
                 return _unpermitted(effect, text, context.profile, subject=shown, program=program)
             permitting = next((c for c in (*owners, *general) if c.permits(effect)), None)
+            if (
+                permitting is None
+                and self.confine_code
+                and isinstance(effect, Execute)
+                and effect.kind == "code"
+            ):
+                confined = confined or effect  # what the boundary holds instead of a rule
+                continue
             if permitting is None:
                 return _unpermitted(effect, text, context.profile, subject=shown, program=program)
             used[permitting.rule.id] = None
             permitted.add(permitting.rule.id)
         rules = tuple(used)
+        if confined is not None:
+            clause = f"it {describe(confined)}, code the rules cannot read, allowed only inside the {context.profile} boundary"
+            if shown == _subject(text):
+                clause = said_once(clause, text)
+            rule = next((c.rule for c in owners if c.rule.id in permitted), None)
+            return Judgement(
+                "allow",
+                _sentence("allow", shown, None, clause),
+                None if rule is None else rule.id,
+                text,
+                rules,
+                confined=True,
+            )
         if not owners:
             clause = (
                 "it runs no program" if command is not None else "everything it does is allowed"
@@ -725,7 +804,7 @@ class RuleSet:
             plans = [s.plan for s in request.body_plan.statements]
         elif request.plan is None:
             judgements = [self.judge_effects(request.effects, context, tool=request.call.tool)]
-            return _answer(judgements), judgements
+            return _answer(judgements, self.profile), judgements
         else:
             plan = request.plan
             hazard = plan.display_hazard
@@ -752,9 +831,9 @@ class RuleSet:
                     reason=f"Allowed this exact command: {clause}.",
                     rule=f"{REMEMBERED_PREFIX}{memory}",
                 ), judgements
-            return _answer(judgements), judgements
+            return _answer(judgements, self.profile), judgements
         judgements = self.judge_plans(plans, context)
-        return _answer(judgements), judgements
+        return _answer(judgements, self.profile), judgements
 
 
 def _tool_row_effects(request: ReviewRequest) -> list[Effect]:
@@ -796,6 +875,15 @@ def _builtin_decline(command: PlannedCommand, text: str, context: JudgeContext) 
                 "save it to a file, read it, then run it",
             )
     return None
+
+
+def _workspace_program(name: str, context: JudgeContext) -> bool:
+    """Whether a program named by a path (``./x.sh``, ``tools/run``, ``/work/app/x``) lies in the workspace."""
+    if "/" not in name or context.cwd is None or not context.cwd.startswith("/"):
+        return False
+    path = posixpath.normpath(posixpath.join(context.cwd, name))
+    roots = [context.cwd, *(root for root in context.roots if root.startswith("/"))]
+    return any(path.startswith(posixpath.normpath(root).rstrip("/") + "/") for root in roots)
 
 
 def _needs_repository(command: PlannedCommand, effect: Effect) -> bool:
@@ -885,8 +973,13 @@ def _clause(sentence: str | None) -> str:
     return sentence[:1].lower() + sentence[1:]
 
 
-def _answer(judgements: Sequence[Judgement]) -> Answer:
-    """The strictest judgement as an answer (decline, else ask → abstain, else allow)."""
+def _answer(judgements: Sequence[Judgement], profile: str = DEFAULT_PROFILE) -> Answer:
+    """
+    The strictest judgement as an answer (decline, else ask → abstain, else allow).
+
+    An allow with a confined judgement holds only inside the profile's
+    boundary (`Allow.within`), and its reason is that judgement's.
+    """
     if not judgements:
         return Allow(reason="Nothing in the call runs a program.", rule=None)
     worst = max(judgements, key=lambda j: strictness(j.decision))
@@ -894,11 +987,19 @@ def _answer(judgements: Sequence[Judgement]) -> Answer:
         return Decline(reason=worst.reason, rule=worst.rule)
     if worst.decision == "ask":
         return Abstain(reason=worst.reason, rule=worst.rule)
-    if len(judgements) == 1:
-        return Allow(reason=worst.reason, rule=worst.rule)
+    confined = [j for j in judgements if j.confined]
+    if len(judgements) == 1 or len(confined) == 1:
+        chosen = confined[0] if confined else worst
+        if confined:
+            return Allow(reason=chosen.reason, rule=chosen.rule, within=profile)
+        return Allow(reason=chosen.reason, rule=chosen.rule)
     rules = sorted({j.rule for j in judgements if j.rule})
     named = ", ".join(rules[:4]) + ("…" if len(rules) > 4 else "")
-    return Allow(
-        reason=f"Allowed: every one of the {len(judgements)} commands is allowed ({named or 'no program runs'}).",
-        rule=rules[0] if len(rules) == 1 else None,
-    )
+    reason = f"Allowed: every one of the {len(judgements)} commands is allowed ({named or 'no program runs'})"
+    if confined:
+        return Allow(
+            reason=f"{reason}, {len(confined)} of them only inside the {profile} boundary, as they run code the rules cannot read.",
+            rule=rules[0] if len(rules) == 1 else None,
+            within=profile,
+        )
+    return Allow(reason=reason + ".", rule=rules[0] if len(rules) == 1 else None)

@@ -78,21 +78,30 @@ class EncodedRules(msgspec.Struct, frozen=True, kw_only=True):
     A rule set as a worker receives it.
 
     Attributes:
-        key: The digest of ``rules`` and ``profile``: which compiled rule set it is.
+        key: The digest of ``rules``, ``profile`` and ``confine_code``:
+            which compiled rule set it is.
         profile: The profile in force.
         rules: The rules (``tuple[Rule, ...]``), as MessagePack.
+        confine_code: `RuleSet.confine_code`.
     """
 
     key: str
     profile: str
     rules: msgspec.Raw
+    confine_code: bool = False
 
     @classmethod
     def of(cls, rules: RuleSet) -> EncodedRules:
-        """Encode a rule set once (its rules and profile)."""
+        """Encode a rule set once (its rules, profile, and whether code runs confined)."""
         data = msgspec.msgpack.encode(rules.rules)
-        digest = hashlib.sha256(data + b"\0" + rules.profile.encode()).hexdigest()
-        return cls(key=digest, profile=rules.profile, rules=msgspec.Raw(data))
+        tail = b"\0" + rules.profile.encode() + (b"\0confined" if rules.confine_code else b"")
+        digest = hashlib.sha256(data + tail).hexdigest()
+        return cls(
+            key=digest,
+            profile=rules.profile,
+            rules=msgspec.Raw(data),
+            confine_code=rules.confine_code,
+        )
 
 
 class JudgeQuestion(msgspec.Struct, frozen=True, kw_only=True):
@@ -155,7 +164,9 @@ def judge(judging: _Judging) -> Answer:
     encoded = judging.rules
     rules = _COMPILED.get(encoded.key)
     if rules is None:
-        rules = RuleSet(_RULES.decode(encoded.rules), encoded.profile)
+        rules = RuleSet(
+            _RULES.decode(encoded.rules), encoded.profile, confine_code=encoded.confine_code
+        )
         while len(_COMPILED) >= _KEPT:
             del _COMPILED[next(iter(_COMPILED))]
         _COMPILED[encoded.key] = rules

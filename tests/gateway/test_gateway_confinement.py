@@ -5,13 +5,20 @@ path lies in it (the one places query), and the verdict that carries it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
+from gateway_rules import RulesApprover
 
 from gateway import (
     ConfigError,
     Confinement,
+    Confining,
+    Gateway,
+    GatewayConfig,
     Places,
+    ToolCall,
     Verdict,
     VerdictReached,
     default_config,
@@ -23,6 +30,7 @@ from gateway._auditlog import encode_event
 from gateway._boundary import confinement_problem, normal_path
 from gateway._events import Event
 from gateway._places import PathsSection
+from gateway._tiers import effective_config, find_tiers
 
 HOME = "/home/u"
 WORK = "/work/app"
@@ -306,3 +314,136 @@ def test_only_an_allow_carries_a_confinement(decision: str) -> None:
             ),
             type=Verdict,
         )
+
+
+# ───────────────────────── allowed inside the boundary ─────────────────────────
+
+
+async def _review(
+    command: str,
+    *,
+    profile: str = "workspace-write",
+    confining: Confining | None = None,
+    cwd: str = WORK,
+) -> Verdict:
+    approver = RulesApprover({"profile": profile}, None)
+    async with Gateway(GatewayConfig(), approvers=[approver], sinks={}) as gateway:
+        return await gateway.review(
+            ToolCall("Bash", {"command": command}, cwd=cwd), confining=confining
+        )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "command",
+    ["python x.py", "pytest -q tests/", "make html", "npm test", "python -c 'print(1)'"],
+)
+async def test_code_the_rules_cannot_read_is_allowed_inside_the_workspace_write_boundary(
+    command: str,
+) -> None:
+    inside = await _review(command, confining=Confining(profile="workspace-write"))
+    assert inside.decision == "allow", inside.reason
+    assert inside.boundary is not None
+    assert inside.boundary.write == (WORK,)
+    assert not inside.founded
+    assert "only inside the workspace-write boundary" in inside.reason
+
+
+@pytest.mark.anyio
+async def test_a_caller_that_runs_nothing_confined_is_asked_instead() -> None:
+    verdict = await _review("python x.py")
+    assert verdict.decision == "ask"
+    assert verdict.boundary is None
+    assert "runs nothing inside a boundary" in verdict.reason
+    assert verdict.reason.startswith("Asked about `python x.py`")
+
+
+@pytest.mark.anyio
+async def test_where_no_boundary_can_be_set_up_it_asks() -> None:
+    confining = Confining(profile="workspace-write", unavailable="bubblewrap is not installed")
+    for command in ("python x.py", "ls"):
+        verdict = await _review(command, confining=confining)
+        assert verdict.decision == "ask", command
+        assert "not confinable here: bubblewrap is not installed" in verdict.reason
+
+
+@pytest.mark.anyio
+async def test_read_only_still_asks_about_code() -> None:
+    verdict = await _review(
+        "python x.py", profile="read-only", confining=Confining(profile="read-only")
+    )
+    assert verdict.decision == "ask"
+    assert "code the rules cannot read" in verdict.reason
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("python x.py && curl -s https://example.com", "curl"),
+        ("python x.py > /srv/out.txt", "/srv/out.txt"),
+        ("pip install -e .", "package index"),
+    ],
+)
+async def test_what_needs_more_than_the_boundary_still_asks_naming_it(
+    command: str, named: str
+) -> None:
+    verdict = await _review(command, confining=Confining(profile="workspace-write"))
+    assert verdict.decision in ("ask", "decline"), verdict.reason
+    assert named in verdict.reason
+
+
+@pytest.mark.anyio
+async def test_a_plain_allow_carries_the_boundary_only_for_a_confining_caller() -> None:
+    bare = await _review("ls -la")
+    assert bare.decision == "allow"
+    assert bare.boundary is None
+    inside = await _review("ls -la", confining=Confining(profile="workspace-write"))
+    assert inside.decision == "allow"
+    assert inside.boundary is not None
+
+
+@pytest.mark.anyio
+async def test_a_workspace_that_cannot_be_confined_is_asked_about() -> None:
+    verdict = await _review("python x.py", confining=Confining(profile="workspace-write"), cwd="/")
+    assert verdict.decision == "ask"
+    assert "whole file system" in verdict.reason
+
+
+def test_an_untrusted_project_config_cannot_widen_a_profile(tmp_path: Path) -> None:
+    (tmp_path / ".agent-gateway.toml").write_text(
+        '[profiles.workspace-write.confinement]\nnetwork = true\nwrite = ["{workspace}", "/home"]\n'
+        '[profiles.open]\ncode = "confined"\n'
+    )
+    tiers = find_tiers(cwd=tmp_path, managed_file=tmp_path / "no-managed.toml", environ={})
+    assert [tier.tier for tier in tiers] == ["user", "project"]
+    config = effective_config(tiers).config
+    assert config.profile("workspace-write") == default_profiles()["workspace-write"]
+    assert "open" not in config.profile_names
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("./tests/runtests.py -v", "allow"),
+        ("scripts/build.sh > build.log", "allow"),
+        (f"{WORK}/bin/tool", "allow"),
+        ("./run.sh > /srv/out.txt", "ask"),  # the redirect is still the rules'
+        ("../other/run.sh", "ask"),  # not a program of the workspace
+        ("/usr/local/bin/tool", "ask"),
+    ],
+)
+async def test_a_program_of_the_workspace_runs_inside_the_boundary(
+    command: str, decision: str
+) -> None:
+    inside = await _review(command, confining=Confining(profile="workspace-write"))
+    assert inside.decision == decision, inside.reason
+    if decision == "allow":
+        assert "a program of the workspace" in inside.reason
+        bare = await _review(command)
+        assert bare.decision == "ask"
+    read_only = await _review(
+        command, profile="read-only", confining=Confining(profile="read-only")
+    )
+    assert read_only.decision == "ask"

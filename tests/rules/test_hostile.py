@@ -23,7 +23,7 @@ import anyio
 import pytest
 from gateway_rules import RulesApprover
 
-from gateway import Gateway, ToolCall
+from gateway import Confining, Gateway, ToolCall
 from rules.support import decision, default_approver, make_repository, review, rules_only_config
 
 
@@ -794,3 +794,36 @@ def test_the_default_config_and_the_embedded_policy_are_one_policy() -> None:
     assert [rule.id for rule in from_config.rules.rules] == [
         rule.id for rule in default_approver().rules.rules
     ]
+
+
+@pytest.mark.anyio
+async def test_under_workspace_write_the_boundary_allows_no_hostile_row_bare(
+    repository: str,
+) -> None:
+    """
+    Every hostile row under workspace-write, for a caller that runs nothing confined
+    and for one that runs allows inside the boundary: what only the boundary allows
+    (code the rules cannot read) is allowed for the second alone, with its boundary;
+    a decline stays a decline.
+    """
+    config = rules_only_config()
+    approver = RulesApprover({**config.approver["rules"], "profile": "workspace-write"}, None)
+    confining = Confining(profile="workspace-write")
+    inside_only = 0
+    async with Gateway(config, approvers=[approver]) as gateway:
+        for _, row in HOSTILE:
+            call = ToolCall("Bash", {"command": row.command}, cwd=repository)
+            with anyio.fail_after(10):
+                bare = await gateway.review(call)
+                inside = await gateway.review(call, confining=confining)
+            if row.decline:
+                assert bare.decision == inside.decision == "decline", (row.command, inside.reason)
+            if inside.decision == "allow":
+                assert inside.boundary is not None, row.command
+            if bare.decision == "allow":
+                assert "boundary" not in bare.reason, (row.command, bare.reason)
+            elif inside.decision == "allow":
+                inside_only += 1
+                assert "only inside the workspace-write boundary" in inside.reason, row.command
+                assert "runs nothing inside a boundary" in bare.reason, (row.command, bare.reason)
+    assert inside_only > 0  # the table has code the rules cannot read: the boundary holds it

@@ -1,0 +1,127 @@
+"""
+What the boundary costs a run: bubblewrap's start-up over a bare ``bash -c``, and building its layout.
+
+Run: ``.venv/bin/python benchmarks/confine.py [--runs N] [--workspace DIR]``.
+
+Three numbers, each as percentiles over ``--runs`` runs (default 50):
+
+* **bare**: ``bash --noprofile --norc -c true``, as a host runs a command;
+* **confined**: the same inside the workspace-write boundary of a workspace
+  (`gateway._bwrap.layout` built once, then ``bwrap … -- bash … -c true``),
+  and the median difference, which is what the boundary adds to each run;
+* **layout**: building the boundary's options for the workspace (resolving
+  the profile, walking the workspace for secrets and persistence points),
+  which ``gateway run`` does once per run.
+
+The workspace is a fresh git repository with 200 files by default, or
+``--workspace DIR`` (a real project: the walk grows with its files).
+Nothing here is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from gateway import Confinement, Places, default_config, resolve_confinement
+from gateway._bwrap import bwrap_program, command_argv, layout, unavailable
+
+
+def _times(action: Callable[[], object], runs: int) -> list[float]:
+    found = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        found.append(time.perf_counter() - started)
+    return found
+
+
+def _show(name: str, times: Sequence[float]) -> float:
+    ordered = sorted(times)
+    median = statistics.median(ordered)
+    p90 = ordered[int(0.9 * (len(ordered) - 1))]
+    print(
+        f"  {name:<10} median {1000 * median:8.2f} ms   p90 {1000 * p90:8.2f} ms   max {1000 * ordered[-1]:8.2f} ms"
+    )
+    return median
+
+
+def _workspace(root: Path, files: int) -> Path:
+    work = root / "work"
+    (work / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    for index in range(files):
+        (work / "src" / f"module_{index}.py").write_text(f"value = {index}\n")
+    (work / ".env").write_text("TOKEN=x\n")
+    return work
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument(
+        "--workspace", type=Path, help="a project to confine (default: a fresh one)"
+    )
+    arguments = parser.parse_args(argv)
+    program = bwrap_program()
+    missing = unavailable(program)
+    if program is None or missing is not None:
+        sys.exit(f"No boundary can be set up here: {missing}.")
+    with tempfile.TemporaryDirectory(prefix="gateway-bench-") as scratch:
+        root = Path(scratch)
+        work = (arguments.workspace or _workspace(root, 200)).resolve()
+        empty = root / "empty"
+        empty.touch(mode=0o400)
+        config = default_config()
+
+        def build() -> Confinement:
+            box = resolve_confinement(
+                "workspace-write",
+                config.profile("workspace-write").confinement,
+                cwd=str(work),
+                home=os.environ.get("HOME"),
+                paths=config.paths,
+                search_path=os.environ.get("PATH"),
+            )
+            assert isinstance(box, Confinement), box
+            return box
+
+        box = build()
+        built = layout(box, cwd=str(work), empty_file=str(empty))
+        assert not isinstance(built, str), built
+        files = sum(len(names) for _, _, names in os.walk(work))
+        print(
+            f"== the workspace-write boundary of {work} ({files} files), {arguments.runs} runs =="
+        )
+        print(
+            f"  {len(Places(box).mounts())} roots, {len(built.hidden)} paths hidden, {len(built.protected)} protected"
+        )
+        bash = command_argv(program, built.options, "true")[-5:]
+        confined = command_argv(program, built.options, "true")
+
+        def bare_run() -> None:
+            subprocess.run(bash, cwd=work, check=True)
+
+        def confined_run() -> None:
+            subprocess.run(confined, cwd=work, check=True)
+
+        def layout_run() -> None:
+            layout(build(), cwd=str(work), empty_file=str(empty))
+
+        bare = _show("bare", _times(bare_run, arguments.runs))
+        inside = _show("confined", _times(confined_run, arguments.runs))
+        print(
+            f"  the boundary adds {1000 * (inside - bare):.2f} ms per run (median), {inside / bare:.1f}x"
+        )
+        _show("layout", _times(layout_run, max(arguments.runs // 5, 3)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,309 @@
+"""
+``gateway run``: review shell text as a call in the working directory, and run what is allowed inside its boundary.
+
+The text is reviewed as every host's shell call is (the same tiers, rules and
+audit log; nobody is asked in the middle). An allow carries the confinement
+of the profile (`gateway.Confinement`); the text then runs with bash inside
+bubblewrap, with the caller's terminal for its input and output, and the
+run's exit status is the command's. An ask or a decline prints its sentence
+and runs nothing; so does a boundary that cannot be set up here. After a
+run, a ``call.outcome`` record says how it ended and what it changed in the
+writable roots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess  # noqa: TID251 -- runs the reviewed text, and only inside its boundary
+import sys
+import tempfile
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Final
+
+import anyio
+import msgspec
+
+from gateway._boundary import Places
+from gateway._bwrap import (
+    Change,
+    Layout,
+    bwrap_program,
+    changes,
+    command_argv,
+    environment,
+    layout,
+    snapshot,
+    unavailable,
+)
+from gateway._calls import ToolCall
+from gateway._cli._check import without_person
+from gateway._cli._common import CommandError, Subcommand
+from gateway._cli._fleet import load_tiers
+from gateway._config import GatewayConfig, SinkConfig
+from gateway._confinement import Confinement, Confining
+from gateway._effects import Write
+from gateway._errors import ConfigError, GatewayError
+from gateway._events import RUN_CHANGES_KEPT, RunChanged
+from gateway._gateway import Gateway
+from gateway._text import shorten
+from gateway._verdicts import Verdict
+
+__all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP", "run_changes"]
+
+ASKED: Final = 125
+"""The exit status when the verdict is ``ask``: nothing ran."""
+
+DECLINED: Final = 126
+"""The exit status when the verdict is ``decline``: nothing ran."""
+
+NOT_SET_UP: Final = 122
+"""The exit status when the boundary of an allowed call could not be built: nothing ran."""
+
+_CHANGES_SHOWN: Final = 20
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the user tier's config (default: ~/.config/agent-gateway/config.toml if it exists, else the embedded one); the managed and project tiers apply too",
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="review and confine under this profile (read-only, workspace-write, or one [profiles.NAME] defines) instead of the config's",
+    )
+    parser.add_argument(
+        "--audit", metavar="FILE", help="write the audit log here (instead of the config's sinks)"
+    )
+    parser.add_argument("text", metavar="'SHELL TEXT'", help="the shell text to review and run")
+
+
+def _profile(config: GatewayConfig, given: str | None) -> str:
+    name = given or config.approver.get("rules", {}).get("profile") or "read-only"
+    try:
+        config.profile(str(name))
+    except ConfigError as error:
+        raise CommandError(str(error)) from None
+    return str(name)
+
+
+def _shell_call(config: GatewayConfig, text: str, cwd: str) -> ToolCall:
+    tool = next((t for t in config.shell_tools if not any(c in t.tool for c in "*?[")), None)
+    name = tool.tool if tool is not None else "Bash"
+    field = tool.fields[0].split(".")[0] if tool is not None else "command"
+    return ToolCall(name, {field: text}, cwd=cwd, host="gateway-run")
+
+
+def _say(sentence: str) -> None:
+    sys.stderr.write(f"gateway: {sentence}\n")
+    sys.stderr.flush()
+
+
+def _run_confined(program: str, box: Layout, text: str, env: dict[str, str]) -> int:
+    """Run the text inside the boundary, on the caller's terminal; its exit status."""
+    argv = command_argv(program, box.options, text)
+    process = subprocess.Popen(argv, env=env, close_fds=True)  # noqa: S603 -- the reviewed text, confined
+    try:
+        status = process.wait()
+    except KeyboardInterrupt:
+        process.send_signal(signal.SIGTERM)
+        try:
+            status = process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            status = process.wait()
+    return 128 - status if status < 0 else status
+
+
+def _described(found: list[str]) -> str:
+    shown = ", ".join(found[:_CHANGES_SHOWN])
+    more = len(found) - _CHANGES_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+async def _review_and_run(config: GatewayConfig, profile: str, text: str, cwd: str) -> int:
+    program = bwrap_program()
+    confining = Confining(profile=profile, unavailable=unavailable(program))
+    async with Gateway(config) as gateway:
+        verdict: Verdict = await gateway.review(_shell_call(config, text, cwd), confining=confining)
+        if verdict.decision != "allow":
+            _say(verdict.reason)
+            return ASKED if verdict.decision == "ask" else DECLINED
+        box = verdict.boundary
+        if (
+            box is None or program is None
+        ):  # pragma: no cover - a confining review never allows bare
+            _say("The gateway allowed the call without a boundary, and it runs nothing bare.")
+            return NOT_SET_UP
+        with tempfile.TemporaryDirectory(prefix="gateway-run-") as scratch:
+            empty = Path(scratch) / "hidden"
+            empty.touch(mode=0o400)
+            built = layout(box, cwd=cwd, empty_file=str(empty))
+            if isinstance(built, str):
+                sentence = f"The boundary of the call could not be built ({built}), so nothing ran."
+                _say(sentence)
+                await gateway.record_outcome(verdict.call_id, "denied", sentence)
+                return NOT_SET_UP
+            before = snapshot(box.write) if box.write else {}
+            status = await anyio.to_thread.run_sync(
+                _run_confined, program, built, text, environment(box, os.environ)
+            )
+        after = snapshot(box.write) if box.write else {}
+        record = None
+        if before is not None and after is not None:
+            writes = await _planned_writes(gateway, text, cwd, box.home)
+            record = run_changes(box, status, changes(before, after), writes)
+        await gateway.record_outcome(
+            verdict.call_id, "succeeded" if status == 0 else "failed", _outcome(box, status, record)
+        )
+        if record is not None:
+            await gateway.record_changes(verdict.call_id, record)
+            if record.persistence:
+                _say(
+                    "The run changed what makes code run later, review it before it runs: "
+                    + _described(list(record.persistence))
+                    + "."
+                )
+        return status
+
+
+async def _planned_writes(gateway: Gateway, text: str, cwd: str, home: str | None) -> list[Write]:
+    """The writes the plan of the text says it makes, their ``~/`` spelt out (none when it cannot be read again)."""
+    try:
+        analysis = await gateway.analyse(text, cwd)
+    except GatewayError:
+        return []
+    found = []
+    for effect in analysis.effects:
+        if isinstance(effect, Write) and effect.path.value is not None:
+            value = effect.path.value
+            if value.startswith("~/") and home is not None:
+                value = home.rstrip("/") + value[1:]
+            if value.startswith("/"):
+                found.append(
+                    msgspec.structs.replace(
+                        effect, path=msgspec.structs.replace(effect.path, value=value)
+                    )
+                )
+    return found
+
+
+def _predicted(path: str, writes: Sequence[Write]) -> bool:
+    """Whether a write of the plan names the path: itself, a glob it matches, a recursive write above it, or a path below it (a directory made on the way)."""
+    for write in writes:
+        value = write.path.value or ""
+        if write.path.pattern:
+            if fnmatchcase(path, value):
+                return True
+            continue
+        if path == value or value.startswith(path + "/"):
+            return True
+        if path.startswith(value + "/") and (write.recursive or write.action != "write"):
+            return True
+    return False
+
+
+def run_changes(
+    box: Confinement, status: int, found: Sequence[Change], writes: Sequence[Write]
+) -> RunChanged:
+    """
+    The `RunChanged` record of a run: its changes by kind, and those no planned write names.
+
+    Examples:
+        >>> box = Confinement(profile="workspace-write", write=("/w",))
+        >>> found = [Change(path="/w/out.txt", change="created"), Change(path="/w/.cache", change="created")]
+        >>> run_changes(box, 0, found, []).unpredicted
+        ('/w/.cache', '/w/out.txt')
+        >>> box = Confinement(profile="p", write=("/w",), protect=("**/.envrc",))
+        >>> run_changes(box, 0, [Change(path="/w/.envrc", change="created")], []).persistence
+        ('/w/.envrc',)
+    """
+    kinds: dict[str, list[str]] = {"created": [], "changed": [], "deleted": []}
+    unpredicted: list[str] = []
+    persistence: list[str] = []
+    places = Places(box)
+    for change in found:
+        kinds[change.change].append(change.path)
+        if not _predicted(change.path, writes):
+            unpredicted.append(change.path)
+        if places.place(change.path) == "protected":
+            persistence.append(change.path)
+    kept = RUN_CHANGES_KEPT
+    more = sum(max(len(paths) - kept, 0) for paths in kinds.values())
+    return RunChanged(
+        profile=box.profile,
+        status=status,
+        created=tuple(kinds["created"][:kept]),
+        changed=tuple(kinds["changed"][:kept]),
+        deleted=tuple(kinds["deleted"][:kept]),
+        unpredicted=tuple(sorted(unpredicted)[:kept]),
+        persistence=tuple(sorted(persistence)[:kept]),
+        more=more,
+    )
+
+
+def _outcome(box: Confinement, status: int, record: RunChanged | None) -> str:
+    """One sentence: how the confined run ended, and what it changed in the writable roots."""
+    ended = f"The confined run ({box.profile}) exited with status {status}"
+    if not box.write:
+        return f"{ended}; it could change nothing outside its scratch space."
+    if record is None:
+        return f"{ended}; its writable roots hold too many files to compare."
+    count = len(record.created) + len(record.changed) + len(record.deleted) + record.more
+    if not count:
+        return f"{ended} and changed nothing in its writable roots."
+    listed = [
+        f"{kind} {path}"
+        for kind, paths in (
+            ("created", record.created),
+            ("changed", record.changed),
+            ("deleted", record.deleted),
+        )
+        for path in paths
+    ]
+    unpredicted = len(record.unpredicted)
+    return shorten(
+        f"{ended}, changed {count} paths ({unpredicted} that no planned write names): "
+        f"{_described(listed)}.",
+        480,
+    )
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    text = arguments.text
+    if not text.strip():
+        raise CommandError("Give the shell text to run: gateway run -- 'SHELL TEXT'.")
+    cwd = os.getcwd()
+    config = load_tiers(arguments).config
+    if arguments.audit:
+        config = msgspec.structs.replace(
+            config,
+            sinks={
+                "audit": SinkConfig(
+                    plugin="msgpack" if arguments.audit.endswith((".msgpack", ".mpk")) else "jsonl",
+                    path=os.path.abspath(arguments.audit),
+                    required=True,
+                )
+            },
+        )
+    config = without_person(config)
+    profile = _profile(config, arguments.profile)
+    rules = {**config.approver.get("rules", {}), "profile": profile}
+    config = msgspec.structs.replace(config, approver={**config.approver, "rules": rules})
+    try:
+        return anyio.run(_review_and_run, config, profile, text, cwd)
+    except GatewayError as error:
+        raise CommandError(str(error)) from None
+
+
+COMMAND = Subcommand(
+    name="run",
+    help="Review shell text as a call in this directory and run it with bash inside its boundary (bubblewrap) when allowed.",
+    configure=_configure,
+    run=_run,
+)

