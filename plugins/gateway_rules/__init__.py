@@ -62,7 +62,6 @@ from gateway import (
     validation_path,
 )
 from gateway.effects import PLAN_FORMAT, PathsSection, UserTable
-from gateway.text import shorten
 from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
     git_directories,
@@ -95,6 +94,7 @@ from gateway_rules._schema import (
     RulesOptions,
     validate_rule,
 )
+from gateway_rules._shown import command_shown
 
 __all__ = [
     "PROFILES",
@@ -642,7 +642,7 @@ class RulesApprover:
                 arguments, or would not take effect.
         """
         approval = self._proposal(request, scope, prefix)
-        return msgspec.structs.replace(approval, command=_command_of(request))
+        return msgspec.structs.replace(approval, command=command_shown(request))
 
     def _proposal(
         self, request: ReviewRequest, scope: str, prefix: Sequence[str] | None
@@ -750,12 +750,6 @@ def pick(approvals: Sequence[RememberedApproval], given: str) -> RememberedAppro
     raise ValueError(
         f"{len(found)} remembered approvals have ids that start with {given!r}; give more of it."
     )
-
-
-def _command_of(request: ReviewRequest, limit: int = 200) -> str:
-    """The command of a request as a person saw it (secrets masked), on one line, shortened."""
-    text = request.plan.source if request.plan is not None else request.call.tool
-    return shorten(text, limit)
 
 
 def _who(item: RememberedApproval) -> str:

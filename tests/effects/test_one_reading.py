@@ -56,8 +56,9 @@ SHOWN_TO_A_PERSON: Final = (
     "plugins/gateway_human/_board.py",
     "plugins/gateway_web/_archive.py",
     "plugins/gateway_web/_history.py",
+    "plugins/gateway_rules/_shown.py",
 )
-"""Show a call's text to a person (the question's subject, the history and its search); decide nothing."""
+"""Show a call's text to a person (the question's subject, the history and its search, a remembered approval's list entry); decide nothing."""
 
 
 def _names_a_plan(node: ast.expr) -> bool:
