@@ -46,6 +46,7 @@ DYNAMIC: Final = {
     ("gateway/_cli/_explain.py", "CommandError"): "a GatewayError's own",
     ("gateway/_cli/_fleet.py", "CommandError"): "a GatewayError's own, and `needs_extra`",
     ("gateway/_cli/_otlp.py", "CommandError"): "`needs_extra`",
+    ("gateway/_cli/_run.py", "CommandError"): "a ConfigError's, a GatewayError's own",
     ("gateway/_cli/_settings.py", "CommandError"): "a GatewayError's own",
     ("gateway/_cli/_token.py", "CommandError"): "a TokenError's own",
     ("gateway/_cli/_verify.py", "CommandError"): "a ConfigError's own",
