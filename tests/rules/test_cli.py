@@ -261,6 +261,36 @@ def test_check_profile_shows_what_workspace_write_allows(
     assert "'everything'" in err
 
 
+def test_check_confined_shows_each_allows_boundary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --confined, code the rules cannot read is allowed with the boundary it must run in."""
+    work = tmp_path / "work"
+    work.mkdir()
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text(
+        json.dumps({"cmd": "python x.py", "cwd": str(work)})
+        + "\n"
+        + json.dumps({"cmd": "python x.py && curl -s https://example.com", "cwd": str(work)})
+        + "\n"
+    )
+    status, bare, err = run(capsys, "check", "--profile", "workspace-write", str(calls))
+    assert status == 0, err
+    assert [v["decision"] for v in bare] == ["ask", "ask"]
+    assert [v["confinement"] for v in bare] == [None, None]
+    status, inside, err = run(
+        capsys, "check", "--confined", "--profile", "workspace-write", str(calls)
+    )
+    assert status == 0, err
+    assert [v["decision"] for v in inside] == ["allow", "ask"]
+    boundary = inside[0]["confinement"]
+    assert boundary["profile"] == "workspace-write"
+    assert boundary["write"] == [str(work)]
+    assert boundary["network"] is False
+    assert inside[1]["confinement"] is None
+    assert "curl" in inside[1]["reason"]
+
+
 def test_rules_test_plans_examples_with_the_configs_option_tables(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
