@@ -1466,7 +1466,7 @@ class Gateway(AsyncContextManagerMixin):
             body_plan=reading.body_plan,
         )
         outcome = await self._chain.ask(request, bus=bus, ids=ids, deadline=deadline)
-        return Verdict(
+        verdict = Verdict(
             decision=outcome.decision,
             reason=outcome.reason,
             digest=recent.digest,
@@ -1476,6 +1476,10 @@ class Gateway(AsyncContextManagerMixin):
             decided_by=outcome.decided_by,
             policy=outcome.policy,
         )
+        if verdict.decision == "allow" and outcome.within is not None:
+            # The host runs the completed call as it is: nothing confines it.
+            return unconfined(verdict, "a completed heredoc body is run by the host, unconfined")
+        return verdict
 
     async def record_outcome(
         self, call_id: str | None, outcome: str, detail: str | None = None

@@ -447,3 +447,23 @@ async def test_a_program_of_the_workspace_runs_inside_the_boundary(
         command, profile="read-only", confining=Confining(profile="read-only")
     )
     assert read_only.decision == "ask"
+
+
+@pytest.mark.anyio
+async def test_a_completed_heredoc_body_that_runs_code_is_asked_about() -> None:
+    """The host runs the completed call itself, unconfined: an allow only the boundary holds asks."""
+    approver = RulesApprover({"profile": "workspace-write"}, None)
+    async with Gateway(GatewayConfig(), approvers=[approver], sinks={}) as gateway:
+        await gateway.review(
+            ToolCall(
+                "Bash",
+                {"command": "bash <<EOF\npython x.py $(date +%s)\nEOF"},
+                call_id="h",
+                cwd=WORK,
+            ),
+            confining=Confining(profile="workspace-write"),
+        )
+        verdict = await gateway.answer("h", 0, 0, {0: "123"})
+    assert verdict.decision == "ask", verdict.reason
+    assert verdict.boundary is None
+    assert "run by the host, unconfined" in verdict.reason
