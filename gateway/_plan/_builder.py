@@ -444,6 +444,8 @@ class Builder:
 
     def parameter(self, part: Parameter, sink: EffectSink) -> None:
         name = part.name
+        if not part.special and name in sink.scope.namerefs and not part.indirect:
+            self.through_nameref(name, sink)
         if part.indirect and not part.special:
             # `${!x}` reads the variable x names; a subscript in that name is evaluated.
             sink.numbers.variable(name, "${!…}")
@@ -471,6 +473,30 @@ class Builder:
                     origin="unknown" if values is None else "call_bound",
                 )
             )
+
+    def through_nameref(self, name: str, sink: EffectSink) -> None:
+        """
+        ``$r`` where ``r`` is a nameref: bash reads the variable it names, evaluating a subscript in that name.
+
+        A target only known at run time may be any variable, or an array
+        element whose subscript runs a command (``declare -n r=$x; echo $r``);
+        a named one from outside is read as ``$TARGET`` itself is.
+        """
+        scope = sink.scope
+        via = f"${name} (a nameref)"
+        target = scope.namerefs[name]
+        base, bracket, rest = target.partition("[")
+        if not NAME.fullmatch(base):
+            sink.numbers.value(None, None, via)
+            return
+        if bracket:
+            sink.numbers.value(rest.removesuffix("]"), None, via)
+            return
+        referent = scope.referent(name)
+        if referent is None:
+            sink.numbers.value(None, None, via)
+        elif not scope.bound(referent) and SECRET_VARIABLE.search(referent):
+            sink.add(ReadEnvironment(via=f"${self.scrub(referent)}"))
 
     def brace(self, part: Brace, sink: EffectSink) -> None:
         if not all(isinstance(p, Literal) for p in part.parts):
@@ -733,13 +759,20 @@ class Builder:
             self.expand(element.parts, sink)
         origin: Origin
         values: frozenset[str] | None
-        if assignment.name in sink.scope.integers and not prefix:
-            # An integer variable: bash evaluates the value it is given as arithmetic.
-            value = assignment.value
-            sink.numbers.value(
-                None if value is None else value.value, value, f"integer {assignment.name}="
-            )
+        scope = sink.scope
+        target = None if prefix else scope.namerefs.get(assignment.name)
+        if not prefix and (
+            scope.integer(assignment.name) or scope.referent(assignment.name) in scope.integers
+        ):
+            # An integer variable (or a nameref to one): bash evaluates the
+            # value it is given, each element of an array, as arithmetic.
+            via = f"integer {assignment.name}="
+            for value in assignment.array or (assignment.value,):
+                sink.numbers.value("" if value is None else value.value, value, via)
             sink.bind(assignment.name, "assignment", "literal", frozenset({NUMBER}))
+            if target is not None:
+                name = target.partition("[")[0] or None
+                sink.bind(name, "assignment", "literal", frozenset({NUMBER}))
             return
         if assignment.array is not None:
             literal = all(e.value is not None for e in assignment.array)
@@ -750,7 +783,6 @@ class Builder:
             known = sink.scope.values(assignment.name)
             values = None if known is None else frozenset(a + b for a in known for b in values)
             origin = "call_bound" if values is not None else "unknown"
-        target = sink.scope.namerefs.get(assignment.name) if not prefix else None
         # The value when the text shows one, else the value as written (`$(cat f)`).
         text = (
             sink.shown(values)
@@ -1521,6 +1553,11 @@ class _Compound:
         ):
             builder.effects.append(Lifetime(kind="unbounded", via=f"{command.name} calls itself"))
         scope.functions = {**scope.functions, command.name: FunctionFacts(moves, binds)}
+        # Attributes its body gives (`declare -gi x`, `declare -gn r=$1`) may
+        # hold once it has been called: from here on, as if it had been.
+        scope.integers = scope.integers | body_scope.integers
+        for name in body_scope.namerefs:
+            scope.namerefs[name] = ""
 
 
 def _always(condition: Sequence[Statement], *, truth: bool) -> bool:
