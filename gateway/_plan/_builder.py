@@ -37,7 +37,7 @@ from gateway._effects import (
     Write,
     WriteAction,
 )
-from gateway._launchers import SHELLS
+from gateway._launchers import LAUNCHERS, SHELLS, STARTUP_FUNCTION_PREFIX, STARTUP_VARIABLES
 from gateway._places import SECRET_VARIABLE
 from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
@@ -884,6 +884,7 @@ class Builder:
         nested = self.nested(
             words, reading, runs, sink, scope, directories, table=table, stdin=stdin
         )
+        self.startup_code(command, reading, sink)
         name = words[0].text if words else ""
         if self.redact and self.redactor:
             # The name, the position's sentences and the nested shells' reasons
@@ -1124,6 +1125,69 @@ class Builder:
             scope.forget_variables()
         return tuple(found)
 
+    def startup_code(
+        self, command: SimpleCommand, reading: PositionReading, sink: EffectSink
+    ) -> None:
+        """
+        A program started with variables in its environment that make a shell run code no text shows.
+
+        ``BASH_ENV=f bash -c ls`` sources ``f`` first; ``env 'BASH_FUNC_ls%%=()
+        { id; }' bash -c ls`` runs ``id`` for ``ls``; ``SHELLOPTS=xtrace``
+        expands a ``PS4`` from outside. Any other program may be a bash
+        script or start one, which reads ``BASH_ENV`` and imports functions
+        too. The variables come from the command's prefix assignments, a
+        launcher's (``env``, ``sudo``), or the call's own bindings before it
+        (which the environment may already export).
+        """
+        position = reading.position
+        program = position.program
+        if program is not None and program.basename in SHELLS:
+            via, names = f"{program.basename} at start", STARTUP_VARIABLES
+        elif program is None and position.runs_shell and position.launchers:
+            via, names = f"{position.launchers[-1].name} at start", STARTUP_VARIABLES
+        elif program is not None and not (
+            "/" not in program.name
+            and (program.basename in BASH_BUILTINS or program.name in sink.scope.functions)
+        ):
+            via, names = f"a bash {program.basename} starts", _ANY_BASH_STARTUP
+        else:
+            return  # a builtin or a function: no program starts
+        given: dict[str, tuple[str | None, Origin]] = {}
+        for assignment in command.assignments:
+            if assignment.value is None:
+                given[assignment.name] = ("", "literal")
+            else:
+                origin, values = sink.origin(assignment.value)
+                single = None if values is None or len(values) != 1 else next(iter(values))
+                given[assignment.name] = (single, origin)
+        for launcher in reading.launchers:
+            if not LAUNCHERS[launcher.basename].assignment_operands:
+                continue
+            for index in launcher.operands:
+                text = command.words[index].value if index < len(command.words) else None
+                if text is not None and "=" in text:
+                    variable, _, written = text.partition("=")
+                    given[variable] = (written, "literal")
+        scope = sink.scope
+        for name in sorted(names - given.keys()):
+            if scope.bound(name):
+                values = scope.values(name)
+                single = None if values is None or len(values) != 1 else next(iter(values))
+                given[name] = (single, "unknown" if values is None else "call_bound")
+        for name, (value, origin) in given.items():
+            if not name.startswith(STARTUP_FUNCTION_PREFIX) and name not in names:
+                continue
+            code = None if name in _STARTUP_FILES_AND_OPTIONS else value
+            sink.add(
+                Execute(
+                    kind="code",
+                    via=f"{via} (${self.scrub(name)})",
+                    text=None if code is None else self.scrub(code),
+                    # A file's code, or a prompt from outside, is not the value.
+                    origin="unknown" if name in _STARTUP_FILES_AND_OPTIONS else origin,
+                )
+            )
+
     def fed_text(self, request: NestedRequest, stdin: Sequence[Redirect]) -> NestedRequest:
         """
         A shell reading standard input from a heredoc or here-string: the text it reads.
@@ -1279,6 +1343,12 @@ class Builder:
             reason=None,
             plans=(plan,),
         )
+
+
+_ANY_BASH_STARTUP: Final = frozenset({"BASH_ENV"})
+"""What any bash a program starts (it may be a bash script) reads at start, besides imported functions."""
+_STARTUP_FILES_AND_OPTIONS: Final = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS"})
+"""Startup variables whose code is not their value: a file's, or a prompt's from outside."""
 
 
 def _runs_in(
