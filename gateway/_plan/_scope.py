@@ -26,12 +26,13 @@ __all__ = ["BASH_INTEGERS", "MAX_CANDIDATES", "FunctionFacts", "Scope", "Values"
 MAX_CANDIDATES: Final = 4
 """Candidates a directory or a variable may have before it is unknown."""
 BASH_INTEGERS: Final = frozenset(
-    {"OPTIND", "RANDOM", "SRANDOM", "HISTCMD", "BASHPID", "EUID", "UID", "PPID"}
+    {"OPTIND", "RANDOM", "SRANDOM", "HISTCMD", "BASHPID", "EUID", "UID", "PPID", "SECONDS"}
 )
 """
 The variables bash itself gives the integer attribute (``declare -pi`` in a new
 shell, interactive or not): a value assigned to one is evaluated as arithmetic
-(``OPTIND='a[$(id)]'`` runs ``id``).
+(``OPTIND='a[$(id)]'`` runs ``id``). ``SECONDS`` has not the attribute, but bash
+evaluates a value ``declare``, ``mapfile`` or an array assignment gives it.
 """
 _NAMEREF_DEPTH: Final = 8
 """Namerefs followed to the variable they name before the value is unknown (bash allows a chain)."""

@@ -71,6 +71,8 @@ RUNS = [
     ("optind-read", "read -r OPTIND < f"),
     ("random-assigned", "RANDOM='a[$(id)]'"),
     ("histcmd-exported", "export HISTCMD='a[$(id)]'"),
+    ("seconds-read-as-an-array", "mapfile SECONDS < f"),
+    ("bashpid-element", "BASHPID[0]='a[$(id)]'"),
     # A nameref whose target is a value: reading through it evaluates the subscript.
     ("nameref-to-a-value-read", "read -r n < f; declare -n r=$n; echo $r"),
     ("nameref-named-later", "declare -n r; read -r r < f; echo $r"),
@@ -100,7 +102,6 @@ HARMLESS = [
     ("nameref-to-a-literal-name", "declare -n r=n; r=1; echo $r"),
     ("optind-given-a-number", "OPTIND=1; set -- -a; getopts a o"),
     ("getopts-digit-into-an-integer", "declare -i n; set -- -1; getopts 1 n"),
-    ("seconds-is-not-evaluated", "SECONDS='a[$(id)]'"),
 ]
 """Look-alikes where bash evaluates nothing it cannot see, and runs nothing."""
 
