@@ -42,6 +42,7 @@ from gateway._places import SECRET_VARIABLE
 from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink, unmasked
+from gateway._plan._dialect import dash_differs, reads_as_dash
 from gateway._plan._kinds import statement_kind
 from gateway._plan._nested import NestedRequest, join_values, nested_requests
 from gateway._plan._numbers import NUMBER
@@ -1292,6 +1293,16 @@ class Builder:
                 text=self.derived(text),
                 status="unmeasured",
                 reason=self.run_reason(reading, text),
+                plans=(),
+            )
+        differs = dash_differs(reading.program, text) if reads_as_dash(request.via) else None
+        if differs is not None:
+            return NestedShell(
+                via=request.via,
+                text=self.derived(text),
+                status="unmeasured",
+                reason=f"`{request.via}` runs the text with the system's sh (dash), "
+                f"which reads {differs} otherwise than bash.",
                 plans=(),
             )
         inner_scope = _runs_in(request, scope, directories)
