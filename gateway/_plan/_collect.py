@@ -20,6 +20,7 @@ from gateway._effects import (
     BindVia,
     Effect,
     EffectPath,
+    Execute,
     Opaque,
     Origin,
     Read,
@@ -27,7 +28,7 @@ from gateway._effects import (
     Write,
     WriteAction,
 )
-from gateway._plan._numbers import NUMBER, Numbers
+from gateway._plan._numbers import NUMBER, Numbers, runs_code
 from gateway._plan._paths import HOME, PathContext, effect_path, expand_word, join, role_path
 from gateway._plan._scope import Scope, Values
 from gateway._shell._tree import Word
@@ -284,4 +285,20 @@ class EffectSink:
         if via in _ASSIGNS and not keeps and self.scope.integer(name):
             self.numbers.assigned(f"{via} into integer {self.scrub(name)}", origin, values)
             values = frozenset({NUMBER})
+        if (
+            name == "PS4"
+            and via in _ASSIGNS
+            and not keeps
+            and (values is None or any(runs_code(value) for value in values))
+        ):
+            # Under `set -x` (given here, later, or from outside) bash expands
+            # PS4 before every command it traces: a `$( )` in it runs.
+            self.add(
+                Execute(
+                    kind="expansion",
+                    via="$PS4 (expanded before each traced command)",
+                    text=None if shown is None else self.scrub(shown),
+                    origin=origin,
+                )
+            )
         self.scope.bind(name, values)

@@ -78,3 +78,21 @@ def test_the_variables_a_launcher_passes_count_as_the_environment() -> None:
 def test_an_imported_function_is_shown_as_the_code_it_is() -> None:
     found = _starts_with_code("env 'BASH_FUNC_ls%%=() { id; }' bash -c ls")
     assert [(e.text, e.origin) for e in found] == [("() { id; }", "literal")]
+
+
+@pytest.mark.parametrize(
+    ("source", "runs"),
+    [
+        ("PS4='$(id)'; set -x; :", True),
+        ("set -x; PS4='$(id)'; :", True),
+        ("read -r PS4 < f; set -x; :", True),
+        ("PS4='+ '; set -x; :", False),
+    ],
+)
+def test_a_prompt_traced_commands_expand_is_code_when_it_may_run_some(
+    source: str, *, runs: bool
+) -> None:
+    run = in_bash(source, files={"f": "$(id)\n"})
+    assert (("id",) in run.logged) is runs
+    found = [e for e in only(effects_of(source), Execute) if e.via.startswith("$PS4")]
+    assert bool(found) is runs
