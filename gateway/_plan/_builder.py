@@ -1135,8 +1135,8 @@ class Builder:
         ``BASH_ENV=f bash -c ls`` sources ``f`` first; ``env 'BASH_FUNC_ls%%=()
         { id; }' bash -c ls`` runs ``id`` for ``ls``; ``SHELLOPTS=xtrace``
         expands a ``PS4`` from outside. Any other program may be a bash
-        script or start one, which reads ``BASH_ENV`` and imports functions
-        too. The variables come from the command's prefix assignments, a
+        script or start one, which reads ``BASH_ENV``, ``SHELLOPTS``,
+        ``BASHOPTS`` and ``PS4`` and imports functions too. The variables come from the command's prefix assignments, a
         launcher's (``env``, ``sudo``), or the call's own bindings before it
         (which the environment may already export).
         """
@@ -1356,8 +1356,11 @@ class Builder:
         )
 
 
-_ANY_BASH_STARTUP: Final = frozenset({"BASH_ENV"})
-"""What any bash a program starts (it may be a bash script) reads at start, besides imported functions."""
+_ANY_BASH_STARTUP: Final = frozenset({"BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4"})
+"""
+What any bash a program starts (it may be a bash script) reads at start,
+besides imported functions: not the prompts and ``ENV`` of an interactive shell.
+"""
 _STARTUP_FILES_AND_OPTIONS: Final = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS"})
 """Startup variables whose code is not their value: a file's, or a prompt's from outside."""
 

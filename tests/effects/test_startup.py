@@ -34,6 +34,7 @@ RUNS = [
     ("env-of-bash-posix-interactive", "ENV=./f /bin/bash --posix -i -c :"),
     ("bash-env-of-a-program-that-is-a-bash-script", "BASH_ENV=./f ls"),
     ("bash-env-exported-to-a-program", "export BASH_ENV=./f; ls"),
+    ("xtrace-and-ps4-to-a-program", "/usr/bin/env SHELLOPTS=xtrace PS4='$(id)' ls"),
 ]
 """Texts where the started shell runs ``id`` (from ``f``, a prompt or an imported function)."""
 
