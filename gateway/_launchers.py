@@ -21,7 +21,15 @@ from typing import Final, Literal
 
 import msgspec
 
-__all__ = ["LAUNCHERS", "SHELLS", "SHELL_ROW", "LauncherRow", "ShellRow"]
+__all__ = [
+    "LAUNCHERS",
+    "SHELLS",
+    "SHELL_ROW",
+    "STARTUP_FUNCTION_PREFIX",
+    "STARTUP_VARIABLES",
+    "LauncherRow",
+    "ShellRow",
+]
 
 WhenNoProgram = Literal["self", "shell", "default"]
 FileAction = Literal["read", "write", "append", "create"]
@@ -383,6 +391,32 @@ SHELLS: Final = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh"}
 )
 """Programs that run shell text: ``-c TEXT``, a script file, or standard input."""
+
+STARTUP_VARIABLES: Final = frozenset(
+    {
+        "BASH_ENV",
+        "ENV",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS3",
+        "PS4",
+        "PROMPT_COMMAND",
+    }
+)
+"""
+Variables in its environment that make a shell run code its text does not
+show (measured with bash 5.2 and dash): ``BASH_ENV`` (a file bash sources
+before a script or ``-c``), ``ENV`` (sourced by an interactive or POSIX
+shell), ``SHELLOPTS``/``BASHOPTS`` (options at start: ``xtrace`` expands
+``PS4``, ``extdebug`` loads a debugger profile), the prompts and
+``PROMPT_COMMAND`` (expanded or run by an interactive shell, ``PS4`` under
+``-x``).
+"""
+STARTUP_FUNCTION_PREFIX: Final = "BASH_FUNC_"
+"""``BASH_FUNC_NAME%%=() { …; }`` in its environment: bash defines the function NAME at start."""
 
 
 class ShellRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

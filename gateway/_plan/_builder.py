@@ -37,11 +37,12 @@ from gateway._effects import (
     Write,
     WriteAction,
 )
-from gateway._launchers import SHELLS
+from gateway._launchers import LAUNCHERS, SHELLS, STARTUP_FUNCTION_PREFIX, STARTUP_VARIABLES
 from gateway._places import SECRET_VARIABLE
 from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink, unmasked
+from gateway._plan._dialect import dash_differs, reads_as_dash
 from gateway._plan._kinds import statement_kind
 from gateway._plan._nested import NestedRequest, join_values, nested_requests
 from gateway._plan._numbers import NUMBER
@@ -444,6 +445,8 @@ class Builder:
 
     def parameter(self, part: Parameter, sink: EffectSink) -> None:
         name = part.name
+        if not part.special and name in sink.scope.namerefs and not part.indirect:
+            self.through_nameref(name, sink)
         if part.indirect and not part.special:
             # `${!x}` reads the variable x names; a subscript in that name is evaluated.
             sink.numbers.variable(name, "${!…}")
@@ -471,6 +474,30 @@ class Builder:
                     origin="unknown" if values is None else "call_bound",
                 )
             )
+
+    def through_nameref(self, name: str, sink: EffectSink) -> None:
+        """
+        ``$r`` where ``r`` is a nameref: bash reads the variable it names, evaluating a subscript in that name.
+
+        A target only known at run time may be any variable, or an array
+        element whose subscript runs a command (``declare -n r=$x; echo $r``);
+        a named one from outside is read as ``$TARGET`` itself is.
+        """
+        scope = sink.scope
+        via = f"${name} (a nameref)"
+        target = scope.namerefs[name]
+        base, bracket, rest = target.partition("[")
+        if not NAME.fullmatch(base):
+            sink.numbers.value(None, None, via)
+            return
+        if bracket:
+            sink.numbers.value(rest.removesuffix("]"), None, via)
+            return
+        referent = scope.referent(name)
+        if referent is None:
+            sink.numbers.value(None, None, via)
+        elif not scope.bound(referent) and SECRET_VARIABLE.search(referent):
+            sink.add(ReadEnvironment(via=f"${self.scrub(referent)}"))
 
     def brace(self, part: Brace, sink: EffectSink) -> None:
         if not all(isinstance(p, Literal) for p in part.parts):
@@ -733,13 +760,20 @@ class Builder:
             self.expand(element.parts, sink)
         origin: Origin
         values: frozenset[str] | None
-        if assignment.name in sink.scope.integers and not prefix:
-            # An integer variable: bash evaluates the value it is given as arithmetic.
-            value = assignment.value
-            sink.numbers.value(
-                None if value is None else value.value, value, f"integer {assignment.name}="
-            )
+        scope = sink.scope
+        target = None if prefix else scope.namerefs.get(assignment.name)
+        if not prefix and (
+            scope.integer(assignment.name) or scope.referent(assignment.name) in scope.integers
+        ):
+            # An integer variable (or a nameref to one): bash evaluates the
+            # value it is given, each element of an array, as arithmetic.
+            via = f"integer {assignment.name}="
+            for value in assignment.array or (assignment.value,):
+                sink.numbers.value("" if value is None else value.value, value, via)
             sink.bind(assignment.name, "assignment", "literal", frozenset({NUMBER}))
+            if target is not None:
+                name = target.partition("[")[0] or None
+                sink.bind(name, "assignment", "literal", frozenset({NUMBER}))
             return
         if assignment.array is not None:
             literal = all(e.value is not None for e in assignment.array)
@@ -750,7 +784,6 @@ class Builder:
             known = sink.scope.values(assignment.name)
             values = None if known is None else frozenset(a + b for a in known for b in values)
             origin = "call_bound" if values is not None else "unknown"
-        target = sink.scope.namerefs.get(assignment.name) if not prefix else None
         # The value when the text shows one, else the value as written (`$(cat f)`).
         text = (
             sink.shown(values)
@@ -852,6 +885,7 @@ class Builder:
         nested = self.nested(
             words, reading, runs, sink, scope, directories, table=table, stdin=stdin
         )
+        self.startup_code(command, reading, sink)
         name = words[0].text if words else ""
         if self.redact and self.redactor:
             # The name, the position's sentences and the nested shells' reasons
@@ -1092,6 +1126,69 @@ class Builder:
             scope.forget_variables()
         return tuple(found)
 
+    def startup_code(
+        self, command: SimpleCommand, reading: PositionReading, sink: EffectSink
+    ) -> None:
+        """
+        A program started with variables in its environment that make a shell run code no text shows.
+
+        ``BASH_ENV=f bash -c ls`` sources ``f`` first; ``env 'BASH_FUNC_ls%%=()
+        { id; }' bash -c ls`` runs ``id`` for ``ls``; ``SHELLOPTS=xtrace``
+        expands a ``PS4`` from outside. Any other program may be a bash
+        script or start one, which reads ``BASH_ENV``, ``SHELLOPTS``,
+        ``BASHOPTS`` and ``PS4`` and imports functions too. The variables come from the command's prefix assignments, a
+        launcher's (``env``, ``sudo``), or the call's own bindings before it
+        (which the environment may already export).
+        """
+        position = reading.position
+        program = position.program
+        if program is not None and program.basename in SHELLS:
+            via, names = f"{program.basename} at start", STARTUP_VARIABLES
+        elif program is None and position.runs_shell and position.launchers:
+            via, names = f"{position.launchers[-1].name} at start", STARTUP_VARIABLES
+        elif program is not None and not (
+            "/" not in program.name
+            and (program.basename in BASH_BUILTINS or program.name in sink.scope.functions)
+        ):
+            via, names = f"a bash {program.basename} starts", _ANY_BASH_STARTUP
+        else:
+            return  # a builtin or a function: no program starts
+        given: dict[str, tuple[str | None, Origin]] = {}
+        for assignment in command.assignments:
+            if assignment.value is None:
+                given[assignment.name] = ("", "literal")
+            else:
+                origin, values = sink.origin(assignment.value)
+                single = None if values is None or len(values) != 1 else next(iter(values))
+                given[assignment.name] = (single, origin)
+        for launcher in reading.launchers:
+            if not LAUNCHERS[launcher.basename].assignment_operands:
+                continue
+            for index in launcher.operands:
+                text = command.words[index].value if index < len(command.words) else None
+                if text is not None and "=" in text:
+                    variable, _, written = text.partition("=")
+                    given[variable] = (written, "literal")
+        scope = sink.scope
+        for name in sorted(names - given.keys()):
+            if scope.bound(name):
+                values = scope.values(name)
+                single = None if values is None or len(values) != 1 else next(iter(values))
+                given[name] = (single, "unknown" if values is None else "call_bound")
+        for name, (value, origin) in given.items():
+            if not name.startswith(STARTUP_FUNCTION_PREFIX) and name not in names:
+                continue
+            code = None if name in _STARTUP_FILES_AND_OPTIONS else value
+            sink.add(
+                Execute(
+                    kind="code",
+                    via=f"{via} (${self.scrub(name)})",
+                    text=None if code is None else self.scrub(code),
+                    # A file's code, or a prompt from outside, is not the value.
+                    origin="unknown" if name in _STARTUP_FILES_AND_OPTIONS else origin,
+                )
+            )
+
     def fed_text(self, request: NestedRequest, stdin: Sequence[Redirect]) -> NestedRequest:
         """
         A shell reading standard input from a heredoc or here-string: the text it reads.
@@ -1198,6 +1295,16 @@ class Builder:
                 reason=self.run_reason(reading, text),
                 plans=(),
             )
+        differs = dash_differs(reading.program, text) if reads_as_dash(request.via) else None
+        if differs is not None:
+            return NestedShell(
+                via=request.via,
+                text=self.derived(text),
+                status="unmeasured",
+                reason=f"`{request.via}` runs the text with the system's sh (dash), "
+                f"which reads {differs} otherwise than bash.",
+                plans=(),
+            )
         inner_scope = _runs_in(request, scope, directories)
         inner = Builder(Source(text), self.run, self.depth + 1, redact=self.redact)
         plans = tuple(inner.statement(s, inner_scope).plan for s in reading.program.statements)
@@ -1247,6 +1354,15 @@ class Builder:
             reason=None,
             plans=(plan,),
         )
+
+
+_ANY_BASH_STARTUP: Final = frozenset({"BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4"})
+"""
+What any bash a program starts (it may be a bash script) reads at start,
+besides imported functions: not the prompts and ``ENV`` of an interactive shell.
+"""
+_STARTUP_FILES_AND_OPTIONS: Final = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS"})
+"""Startup variables whose code is not their value: a file's, or a prompt's from outside."""
 
 
 def _runs_in(
@@ -1521,6 +1637,11 @@ class _Compound:
         ):
             builder.effects.append(Lifetime(kind="unbounded", via=f"{command.name} calls itself"))
         scope.functions = {**scope.functions, command.name: FunctionFacts(moves, binds)}
+        # Attributes its body gives (`declare -gi x`, `declare -gn r=$1`) may
+        # hold once it has been called: from here on, as if it had been.
+        scope.integers = scope.integers | body_scope.integers
+        for name in body_scope.namerefs:
+            scope.namerefs[name] = ""
 
 
 def _always(condition: Sequence[Statement], *, truth: bool) -> bool:

@@ -32,7 +32,7 @@ from gateway._places import SECRET_VARIABLE
 from gateway._plan._collect import EffectSink
 from gateway._plan._numbers import NUMBER
 from gateway._plan._paths import HOME, expand_parts, expand_tildes, join
-from gateway._plan._scope import Values
+from gateway._plan._scope import BASH_INTEGERS, Values
 from gateway._plan._variables import arithmetic_binds
 from gateway._programs._langargs import Lookup, Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow
@@ -386,17 +386,16 @@ def _bind_through(
     values: Values,
     *,
     text: str | None = None,
+    keeps: bool = False,
 ) -> None:
     """Bind ``name`` and, when it is a nameref, the variable it names."""
     target = sink.scope.namerefs.get(name)
-    sink.bind(name, via, origin, values, text=text)
+    sink.bind(name, via, origin, values, text=text, keeps=keeps)
     if target is not None:
-        sink.bind(target.partition("[")[0] or None, via, origin, values, text=text)
+        sink.bind(target.partition("[")[0] or None, via, origin, values, text=text, keeps=keeps)
 
 
-def _assignment(
-    sink: EffectSink, word: Word, via: BindVia, *, integer: bool, nameref: bool
-) -> None:
+def _assignment(sink: EffectSink, word: Word, via: BindVia, *, nameref: bool) -> None:
     """One operand of a declaration builtin: ``NAME`` or ``NAME=VALUE``."""
     if word.value is not None:
         name_text, equals, value = word.value.partition("=")
@@ -405,17 +404,18 @@ def _assignment(
             sink.opaque(f"`{via}` is given `{word.value}`, which is not a variable name")
             return
         if not equals:  # `export NAME`: its value, whatever it was
-            values = sink.scope.values(name) if name in sink.scope.variables else None
-            _bind_through(sink, name, via, "unknown" if values is None else "call_bound", values)
+            values = sink.scope.values(name) if sink.scope.bound(name) else None
+            origin: Origin = "unknown" if values is None else "call_bound"
+            _bind_through(sink, name, via, origin, values, keeps=True)
             return
-        if integer:
+        if sink.scope.integer(name):
             sink.numbers.value(value, None, f"{via} -i {name}")
             _bind_through(sink, name, via, "literal", frozenset({NUMBER}), text=value)
             return
         if nameref:
             _name_site(sink, value, f"{via} -n")
         expanded = expand_tildes(value, sink.scope)
-        origin: Origin = "literal" if expanded == value else "call_bound"
+        origin = "literal" if expanded == value else "call_bound"
         values = None if expanded is None else frozenset({expanded})
         _bind_through(sink, name, via, "unknown" if values is None else origin, values, text=value)
         if nameref:
@@ -429,7 +429,7 @@ def _assignment(
         sink.bind(None, via, "unknown")
         return
     name = _name_site(sink, written.removesuffix("+"), via)
-    if integer:
+    if sink.scope.integer(name):
         sink.numbers.value(None, word, f"{via} -i {name}")
         _bind_through(sink, name, via, "unknown", frozenset({NUMBER}))
         return
@@ -437,6 +437,12 @@ def _assignment(
     values = None if resolved.values is None or resolved.pattern else frozenset(resolved.values)
     _bind_through(sink, name, via, "unknown" if values is None else "call_bound", values)
     if nameref:
+        # The name it refers to, subscript and all, is evaluated at each use.
+        if values is None:
+            sink.numbers.value(None, None, f"{via} -n {name}")
+        else:
+            for target in sorted(values):
+                _name_site(sink, target, f"{via} -n")
         sink.scope.namerefs[name] = "" if values is None or len(values) != 1 else next(iter(values))
 
 
@@ -514,10 +520,28 @@ def _declaration(name: str, args: Sequence[Word], sink: EffectSink) -> None:
             if word.value is not None and SECRET_VARIABLE.search(word.value.partition("=")[0]):
                 sink.add(ReadEnvironment(via=f"${sink.scrub(word.value.partition('=')[0])}"))
     for word in options.operands:
-        _assignment(sink, word, via, integer="-i" in flags, nameref="-n" in flags)
-        if "-i" in flags and word.value is not None:
-            name = word.value.partition("=")[0].removesuffix("+").partition("[")[0]
-            sink.scope.integers = sink.scope.integers | {name}
+        written = _split(word)[0] if word.value is None else word.value.partition("=")[0]
+        variable = None if written is None else written.removesuffix("+").partition("[")[0]
+        scope = sink.scope
+        if "-i" in flags:
+            # The attribute comes first: the value given with it is evaluated.
+            # Given to a nameref, it goes to the variable the nameref names.
+            referent = variable
+            if variable is not None and "-n" not in flags:
+                referent = scope.referent(variable)
+            if variable is None or referent is None:
+                sink.numbers.value(None, None, f"{via} -i")
+            else:
+                scope.integers = scope.integers | {variable, referent}
+        elif "+i" in flags and variable not in scope.namerefs and variable not in BASH_INTEGERS:
+            scope.integers = scope.integers - {variable}  # taken back (bash's own keep theirs)
+        if variable is not None and "+n" in flags:
+            scope.namerefs.pop(variable, None)  # a plain variable again
+        elif "-n" in flags and "=" not in (word.value or "=") and variable not in scope.namerefs:
+            # `declare -n r`: the value r holds, or the first one given to it
+            # later, names the variable it stands for.
+            scope.namerefs[str(variable)] = ""
+        _assignment(sink, word, via, nameref="-n" in flags)
 
 
 def _read(name: str, args: Sequence[Word], sink: EffectSink) -> None:
@@ -590,14 +614,21 @@ def _unset(name: str, args: Sequence[Word], sink: EffectSink) -> None:
         sink.numbers.value(None, None, "unset")
         sink.bind(None, "unset", "unknown")
         return
-    functions = "-f" in _flags(options)
+    flags = _flags(options)
+    functions = "-f" in flags
     for word in options.operands:
         if word.value is None:
             sink.numbers.value(None, word, "unset")
             sink.bind(None, "unset", "unknown")
             continue
         base = _name_site(sink, word.value, "unset")
-        sink.bind(base, "unset", "literal", frozenset({""}), apply=not functions)
+        if functions:
+            sink.bind(base, "unset", "literal", frozenset({""}), apply=False)
+        elif "-n" in flags:  # the nameref itself, which is a plain variable no more
+            sink.bind(base, "unset", "literal", frozenset({""}))
+            sink.scope.namerefs.pop(base, None)
+        else:  # unsetting a nameref unsets the variable it names
+            _bind_through(sink, base, "unset", "literal", frozenset({""}))
 
 
 def _set(name: str, args: Sequence[Word], sink: EffectSink) -> None:
@@ -693,10 +724,24 @@ def _alias(name: str, args: Sequence[Word], sink: EffectSink) -> None:
 
 
 def _getopts(name: str, args: Sequence[Word], sink: EffectSink) -> None:
+    """
+    ``getopts OPTSTRING NAME [ARG…]``: NAME gets an option letter of OPTSTRING, ``?`` or ``:``.
+
+    OPTARG gets an argument (a value not known), OPTIND the index of the next
+    one (a number bash made).
+    """
     if len(args) >= 2:
-        sink.bind(args[1].value, "getopts", "unknown")
+        target = args[1].value
+        if target is None:
+            sink.numbers.value(None, args[1], "getopts")
+            sink.bind(None, "getopts", "unknown")
+        else:
+            letters = args[0].value
+            values = None if letters is None else frozenset({*letters.replace(":", ""), "?", ":"})
+            origin: Origin = "unknown" if values is None else "literal"
+            _bind_through(sink, _name_site(sink, target, "getopts"), "getopts", origin, values)
     sink.bind("OPTARG", "getopts", "unknown")
-    sink.bind("OPTIND", "getopts", "unknown")
+    sink.bind("OPTIND", "getopts", "literal", frozenset({NUMBER}))
 
 
 def _wait(name: str, args: Sequence[Word], sink: EffectSink) -> None:

@@ -20,6 +20,7 @@ from gateway._effects import (
     BindVia,
     Effect,
     EffectPath,
+    Execute,
     Opaque,
     Origin,
     Read,
@@ -27,7 +28,7 @@ from gateway._effects import (
     Write,
     WriteAction,
 )
-from gateway._plan._numbers import NUMBER, Numbers
+from gateway._plan._numbers import NUMBER, Numbers, runs_code
 from gateway._plan._paths import HOME, PathContext, effect_path, expand_word, join, role_path
 from gateway._plan._scope import Scope, Values
 from gateway._shell._tree import Word
@@ -35,6 +36,28 @@ from gateway._shell._tree import Word
 __all__ = ["EffectSink", "unmasked"]
 
 _ENVIRON: Final = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/environ")
+_ASSIGNS: Final[frozenset[BindVia]] = frozenset(
+    {
+        "assignment",
+        "export",
+        "declare",
+        "local",
+        "readonly",
+        "read",
+        "mapfile",
+        "printf",
+        "default",
+        "for",
+        "select",
+        "getopts",
+    }
+)
+"""
+The binding forms that give a variable a value: bash evaluates one given to an
+integer variable as arithmetic. Not a prefix assignment (``x=v cmd``: bash
+puts it in the command's environment unevaluated), nor a bind of a number bash
+made (``(( ))``, ``{fd}>``, ``wait -p``).
+"""
 
 
 def unmasked(text: str) -> str:
@@ -236,8 +259,15 @@ class EffectSink:
         *,
         text: str | None = None,
         apply: bool = True,
+        keeps: bool = False,
     ) -> None:
-        """The command binds ``name`` (``None``: a name only known at run time) to ``values``."""
+        """
+        The command binds ``name`` (``None``: a name only known at run time) to ``values``.
+
+        A value given to a variable with the integer attribute is evaluated
+        as arithmetic here, whatever the binding form (``keeps``: only the
+        variable's attributes change, it keeps its value: ``export x``).
+        """
         shown = text if text is not None else self.shown(values)
         self.add(
             Bind(
@@ -251,5 +281,24 @@ class EffectSink:
             return
         if name is None:
             self.scope.forget_variables()
-        else:
-            self.scope.bind(name, values)
+            return
+        if via in _ASSIGNS and not keeps and self.scope.integer(name):
+            self.numbers.assigned(f"{via} into integer {self.scrub(name)}", origin, values)
+            values = frozenset({NUMBER})
+        if (
+            name == "PS4"
+            and via in _ASSIGNS
+            and not keeps
+            and (values is None or any(runs_code(value) for value in values))
+        ):
+            # Under `set -x` (given here, later, or from outside) bash expands
+            # PS4 before every command it traces: a `$( )` in it runs.
+            self.add(
+                Execute(
+                    kind="expansion",
+                    via="$PS4 (expanded before each traced command)",
+                    text=None if shown is None else self.scrub(shown),
+                    origin=origin,
+                )
+            )
+        self.scope.bind(name, values)

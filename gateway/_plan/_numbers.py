@@ -23,8 +23,12 @@ subscripts (``a[i]=``, ``${a[i]}``, ``arr=([i]=v)``), ``${x:off:len}``,
 ``[[ x -eq y ]]`` (and ``-ne -lt -le -gt -ge``), ``[[ -v NAME ]]``, ``test -v``
 / ``[ -v ]``, ``let``, a name with a subscript given to ``declare``/
 ``typeset``/``local``/``export``/``readonly``/``read``/``printf -v``/
-``unset``, ``declare -n`` targets, values assigned to an integer variable
-(``declare -i``), and the target of ``>&WORD`` (bash expands it a second time).
+``unset``, ``declare -n`` targets, a read through a nameref whose target is
+not known, values assigned to a variable with the integer attribute — bash's
+own (``OPTIND``, ``RANDOM``…) or declared (``declare -i``, ``local -i``,
+``typeset -gi``…) — by *any* binding form (``x=``, ``export``, ``read``,
+``mapfile``, ``printf -v``, ``${x:=}``, ``for``, ``select``, ``getopts``),
+and the target of ``>&WORD`` (bash expands it a second time).
 ``test``/``[`` with ``-eq`` and the ``shift``/``exit``/``return`` family read
 plain integers and evaluate nothing.
 """
@@ -37,7 +41,7 @@ from typing import Final
 
 from gateway._effects import Effect, Execute, Origin
 from gateway._plan._paths import HOME, ROOT, expand_word
-from gateway._plan._scope import Scope
+from gateway._plan._scope import Scope, Values
 from gateway._shell._tree import (
     Arithmetic,
     CommandSubstitution,
@@ -107,6 +111,23 @@ class Numbers:
         self._site(via, single, "call_bound")
         for value in sorted(values):
             self.known(value, via, "call_bound", depth)
+
+    def assigned(self, via: str, origin: Origin, values: Values) -> None:
+        """
+        Values a binding form gives an integer variable: bash evaluates each as an expression.
+
+        ``values`` are what the variable may be given (``None``: not known, a
+        line ``read`` read, a file's content); an integer bash made is
+        evaluated as itself.
+        """
+        if values is not None and all(NUMBER in value for value in values):
+            return
+        if values is None or origin == "unknown":
+            self._site(via, None, "unknown")
+            return
+        self._site(via, next(iter(values)) if len(values) == 1 else None, origin)
+        for value in sorted(values):
+            self.known(value, via, origin)
 
     # ── the sites ──
 

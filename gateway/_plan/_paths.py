@@ -173,6 +173,9 @@ def join(directory: str | None, path: str) -> str | None:
 
 def _concrete(path: str, context: PathContext) -> str:
     """The path with the markers replaced by what they stand for, when that is known."""
+    if HOME in path[1:] and context.home is not None:
+        # A home inside a name (`ls a=~/x` names `./a=/home/amy/x`).
+        path = path[:1] + path[1:].replace(HOME, context.home.rstrip("/"))
     if path.startswith(HOME) and context.home is not None:
         return normalise(context.home + path[1:])
     if path.startswith(ROOT) and context.cwd is not None:
@@ -407,11 +410,14 @@ def _part_values(
             return None
         return _parts_values(part.parts, scope, quoted=True, state=state, first=first)
     if isinstance(part, Tilde):
-        if first and part.text == "~":
+        # The reader makes a tilde part only where bash expands one: first in
+        # a word, or after the `=` or a `:` of an assignment or of a word
+        # shaped like one (`dd of=~/f`).
+        if part.text == "~":
             return _home(scope)
-        if first and part.text == "~+":
+        if part.text == "~+":
             return _directory_value(scope)
-        return None  # `~user`, `~-`, or a tilde bash does not expand here
+        return None  # `~user`, `~-`
     if isinstance(part, Parameter):
         return _parameter_values(part, scope, quoted=quoted)
     if isinstance(part, Glob):

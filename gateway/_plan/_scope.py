@@ -19,10 +19,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, NamedTuple
 
-__all__ = ["MAX_CANDIDATES", "FunctionFacts", "Scope", "Values"]
+from gateway._shell._words import NAME
+
+__all__ = ["BASH_INTEGERS", "MAX_CANDIDATES", "FunctionFacts", "Scope", "Values"]
 
 MAX_CANDIDATES: Final = 4
 """Candidates a directory or a variable may have before it is unknown."""
+BASH_INTEGERS: Final = frozenset(
+    {"OPTIND", "RANDOM", "SRANDOM", "HISTCMD", "BASHPID", "EUID", "UID", "PPID", "SECONDS"}
+)
+"""
+The variables bash itself gives the integer attribute (``declare -pi`` in a new
+shell, interactive or not): a value assigned to one is evaluated as arithmetic
+(``OPTIND='a[$(id)]'`` runs ``id``). ``SECONDS`` has not the attribute, but bash
+evaluates a value ``declare``, ``mapfile`` or an array assignment gives it.
+"""
+_NAMEREF_DEPTH: Final = 8
+"""Namerefs followed to the variable they name before the value is unknown (bash allows a chain)."""
 
 Values = frozenset[str] | None
 """The literal values a variable may hold (``None``: unknown)."""
@@ -67,9 +80,13 @@ class Scope:
             not show. A name not here was not bound by the call (it comes from
             outside).
         functions: Functions the call defined so far, and what calling one changes.
-        integers: Variables declared integers (``declare -i``): a value assigned
-            to one later is evaluated as arithmetic.
-        namerefs: Variables declared ``declare -n NAME=TARGET``: binding NAME binds TARGET.
+        integers: Variables with the integer attribute (bash's own, `BASH_INTEGERS`,
+            and those declared ``declare -i``, ``local -i``, ``typeset -gi``…):
+            a value assigned to one later, by any binding form, is evaluated
+            as arithmetic.
+        namerefs: Variables declared ``declare -n NAME=TARGET``: binding or
+            reading NAME binds or reads TARGET (``""``: a target only known
+            at run time).
         unbound_all: Something the text does not show may have bound any
             variable (``eval "$x"``, ``source f``): every name bound before is
             unknown, and a name not bound since may not come from outside.
@@ -93,7 +110,7 @@ class Scope:
         self.variables: dict[str, Values] = {}
         self.namerefs: dict[str, str] = {}
         self.functions: dict[str, FunctionFacts] = {}
-        self.integers: frozenset[str] = frozenset()
+        self.integers: frozenset[str] = BASH_INTEGERS
         self.unbound_all = False
 
     def copy(self) -> Scope:
@@ -150,13 +167,49 @@ class Scope:
         """``unset name``: the call has bound it to nothing (it is empty, not from outside)."""
         self.variables[name] = frozenset({""})
 
+    def referent(self, name: str) -> str | None:
+        """
+        The variable ``name`` stands for: itself, or the one a nameref names, followed.
+
+        ``None`` when a nameref on the way names a target only known at run
+        time, an array element, or a chain too long to follow.
+        """
+        for _ in range(_NAMEREF_DEPTH):
+            target = self.namerefs.get(name)
+            if target is None:
+                return name
+            if not NAME.fullmatch(target):
+                return None
+            name = target
+        return None
+
     def values(self, name: str) -> Values:
-        """The literal values the call bound ``name`` to, or ``None`` when unknown or not bound."""
+        """The literal values the call bound ``name`` (through its nameref) to, or ``None`` when unknown or not bound."""
+        if self.namerefs:
+            referent = self.referent(name)
+            if referent is None:
+                return None
+            name = referent
         return self.variables.get(name)
 
     def bound(self, name: str) -> bool:
-        """True when the call binds ``name`` (to anything) before this point."""
+        """True when the call binds ``name`` (through its nameref, to anything) before this point."""
+        if self.namerefs:
+            referent = self.referent(name)
+            if referent is None:
+                return True
+            name = referent
         return self.unbound_all or name in self.variables
+
+    def integer(self, name: str) -> bool:
+        """
+        True when a value assigned to ``name`` itself may be evaluated as arithmetic.
+
+        It has the integer attribute, or it is a nameref whose target is not
+        known (which may be an integer, ``OPTIND`` among them). A nameref to a
+        known variable is not: binding it binds that variable, which answers.
+        """
+        return name in self.integers or (name in self.namerefs and self.referent(name) is None)
 
     def forget_variables(self, names: Iterable[str] | None = None) -> None:
         """Bindings the text does not show: of ``names``, or of every variable."""

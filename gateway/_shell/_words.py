@@ -84,6 +84,8 @@ PLAIN_STRINGS: Final = r"'([^']*)'|" + r'"([^"$`\\]*)"'
 """A single-quoted string, or a double-quoted one without ``$``, backtick or backslash (their texts in groups 1 and 2)."""
 # A word made only of plain characters is one literal part: the fast path.
 _PLAIN_WORD: Final = re.compile(f"[{PLAIN_CHARACTERS}]+")
+_ASSIGNMENT_SHAPED: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+"""The unquoted ``NAME=`` (or ``NAME+=``) that starts a word shaped like an assignment."""
 _QUOTED_PLAIN: Final = re.compile(f"(?:[{PLAIN_CHARACTERS}]|{PLAIN_STRINGS})+")
 """
 A word of plain characters and `PLAIN_STRINGS`.
@@ -452,11 +454,23 @@ class WordScanner:
     def _word(self, start: int, end: int, *, assignment: bool) -> Word:
         text = self._text[start:end]
         span = self._source.span(start, end)
-        if _PLAIN_WORD.fullmatch(text) is not None and not (assignment and "~" in text):
+        # Outside POSIX mode bash expands a tilde in a word shaped like an
+        # assignment as in one (`dd of=~/f`, `ls a=b:~/c`): after its first
+        # unquoted `=` and after each `:`.
+        named = None if assignment or "~" not in text else _ASSIGNMENT_SHAPED.match(text)
+        if _PLAIN_WORD.fullmatch(text) is not None and not (
+            (assignment or named is not None) and "~" in text
+        ):
             return Word(span=span, text=text, parts=(Literal(span=span, text=text),), value=text)
-        if _QUOTED_PLAIN.fullmatch(text) is not None:
+        if _QUOTED_PLAIN.fullmatch(text) is not None and named is None:
             return self._quoted_plain(start, text, span)
-        parts, stop = self._scan(start, end, "word", tilde_after_colon=assignment)
+        if named is not None:
+            value_at = start + named.end()
+            head = Literal(span=self._source.span(start, value_at), text=named.group())
+            rest, stop = self._scan(value_at, end, "word", tilde_after_colon=True)
+            parts = (head, *rest)
+        else:
+            parts, stop = self._scan(start, end, "word", tilde_after_colon=assignment)
         if stop != end:  # pragma: no cover - _scan reads to ``end`` in word context
             raise Unreadable("the word ends early", stop)
         return Word(span=span, text=text, parts=parts, value=word_value(parts))
@@ -694,7 +708,7 @@ class WordScanner:
                 # whatever quoted parts came before it (``x='a':~/b``); after
                 # ``\:`` it does not.
                 if char == "~" and (
-                    i == start or (tilde_after_colon and text[i - 1] in ":=" and escaped != i)
+                    i == start or (tilde_after_colon and text[i - 1] == ":" and escaped != i)
                 ):
                     tilde = self._tilde_end(i, end)
                     if tilde is not None:

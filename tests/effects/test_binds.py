@@ -231,9 +231,9 @@ ROWS = [
         "set -- -a; getopts a opt",
         [
             ("@", "set", "literal"),
-            ("opt", "getopts", "unknown"),
+            ("opt", "getopts", "literal"),
             ("OPTARG", "getopts", "unknown"),
-            ("OPTIND", "getopts", "unknown"),
+            ("OPTIND", "getopts", "literal"),
         ],
         'echo "$opt"',
         "a",

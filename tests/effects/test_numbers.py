@@ -46,6 +46,37 @@ RUNS = [
     ("bound-through-another-name", PAYLOAD + "y=x; echo $((y))"),
     ("rebound-from-a-file", "i=1; read -r i < f; echo $((i))"),
     ("from-outside", "echo $((x))"),
+    # The integer attribute, however it is given, then any binding form.
+    ("integer-read-here-string", "declare -i x; read -r x <<< 'a[$(id)]'"),
+    ("typeset-integer-read-from-a-file", "typeset -i x; read -r x < f"),
+    ("exported-integer-read", "declare -x -i x; read -r x < f"),
+    ("global-integer-from-a-function", "g() { declare -gi x; }; g; read -r x < f"),
+    ("local-integer-read", "g() { local -i x; read -r x < f; }; g"),
+    ("integer-while-read", "declare -i x; while read -r x; do :; done < f"),
+    ("integer-read-in-a-group", "declare -i x; printf '%s' 'a[$(id)]' | { read -r x; }"),
+    ("integer-read-in-a-subshell", "declare -i x; (read -r x) < f"),
+    ("integer-mapfile", "declare -i x; mapfile x < f"),
+    ("integer-read-array", "declare -i x; read -ra x < f"),
+    ("integer-printf-v", "declare -i x; printf -v x %s 'a[$(id)]'"),
+    ("integer-export", "declare -i x; export x='a[$(id)]'"),
+    ("integer-readonly", "declare -i x; readonly x='a[$(id)]'"),
+    ("integer-default", "declare -i x; : ${x:='a[$(id)]'}"),
+    ("integer-for", "declare -i x; for x in 'a[$(id)]'; do :; done"),
+    ("integer-append", "declare -i x; read -r y < f; x+=$y"),
+    ("integer-array-element", "declare -ai x; read -r y < f; x=($y)"),
+    ("integer-through-a-nameref", "declare -i x; declare -n r=x; read -r r < f"),
+    ("nameref-given-the-integer-attribute", "declare -n r=x; declare -i r; read -r x < f"),
+    # The shell's own integer variables.
+    ("optind-assigned", "OPTIND='a[$(id)]'"),
+    ("optind-read", "read -r OPTIND < f"),
+    ("random-assigned", "RANDOM='a[$(id)]'"),
+    ("histcmd-exported", "export HISTCMD='a[$(id)]'"),
+    ("seconds-read-as-an-array", "mapfile SECONDS < f"),
+    ("bashpid-element", "BASHPID[0]='a[$(id)]'"),
+    # A nameref whose target is a value: reading through it evaluates the subscript.
+    ("nameref-to-a-value-read", "read -r n < f; declare -n r=$n; echo $r"),
+    ("nameref-named-later", "declare -n r; read -r r < f; echo $r"),
+    ("nameref-named-by-assignment", "declare -n r; r='a[$(id)]'; echo $r"),
 ]
 """Sites where bash runs ``id`` (the file ``f`` holds ``a[$(id)]``; ``x`` comes from outside in the last)."""
 
@@ -64,6 +95,13 @@ HARMLESS = [
     ("length-is-a-number", PAYLOAD + "echo $(( ${#x} + 1 ))"),
     ("status-is-a-number", "ls; echo $(( $? + 1 ))"),
     ("integer-variable-from-a-literal", "declare -i n; n=4; echo $((n))"),
+    ("read-without-the-integer-attribute", PAYLOAD + 'read -r y <<< "$x"; echo "$y"'),
+    ("integer-attribute-after-the-value", PAYLOAD + "declare -i x"),
+    ("prefix-to-an-integer", PAYLOAD + "declare -i n; n=$x :"),
+    ("integer-attribute-taken-back", "declare -i n; declare +i n; n='a[$(id)]'"),
+    ("nameref-to-a-literal-name", "declare -n r=n; r=1; echo $r"),
+    ("optind-given-a-number", "OPTIND=1; set -- -a; getopts a o"),
+    ("getopts-digit-into-an-integer", "declare -i n; set -- -1; getopts 1 n"),
 ]
 """Look-alikes where bash evaluates nothing it cannot see, and runs nothing."""
 

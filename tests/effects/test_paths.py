@@ -84,6 +84,25 @@ def test_a_quoted_tilde_is_a_directory_named_tilde_as_bash_finds() -> None:
     assert values == [f"{run.workdir}/~/f", "~/f"]
 
 
+def test_a_tilde_after_the_equals_of_an_argument_is_the_home_as_bash_expands_it() -> None:
+    """Outside POSIX mode bash expands ``~`` in an argument shaped like an assignment."""
+    source = "dd if=/dev/null of=~/f; ls a=b:~/g"
+    run = in_bash(source)
+    home = run.home_path
+    assert run.logged == (("dd", "if=/dev/null", f"of={home}/f"), ("ls", f"a=b:{home}/g"))
+    effects = planned_in(run, source)
+    assert [w.path.value for w in only(effects, Write)] == ["~/f"]
+    assert f"{run.workdir}/a=b:{home}/g" in [r.path.value for r in only(effects, Read)]
+
+
+@pytest.mark.parametrize("operand", ['"of=~/f"', "of=\\~/f", "of='~'/f", "o-f=~/f"])
+def test_a_tilde_bash_leaves_in_an_argument_is_a_name(operand: str) -> None:
+    source = f"dd if=/dev/null {operand}"
+    run = in_bash(source)
+    assert run.logged[0][2].endswith("=~/f")
+    assert not [w for w in only(planned_in(run, source), Write) if "home" in w.path.classes]
+
+
 # ───────────────────────── the effective working directory ─────────────────────────
 
 
