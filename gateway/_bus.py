@@ -13,14 +13,26 @@ stalling the gateway. Watchers (live pages) never slow publishers: a watcher
 that falls behind is cut off and must resume from a sequence number.
 
 A required sink acknowledges each event once it has durably written it;
-`EventBus.wait_written` lets a review hold its verdict until then, and no
-longer than its deadline. A write that lands after the deadline of a verdict
-waiting on it does not count — wherever the loop was meanwhile (an approver
-that blocked it): the sink has failed. A sink that fails is *fenced*: the bus
-stops waiting for it and tells it to take back every record it had not
-confirmed in time, and every record from a verdict on whose withdrawal it did
-not confirm (if no verdict after it was released), so that what a log says
+`EventBus.wait_written` lets a review hold its verdict until then. The review
+that waits first commits what is queued itself, in one write and without a
+task switch, when the sink can write it at once (group commit: one write, one
+flush for every record queued by then). How long a verdict may wait depends
+on what the sink can say about itself. A sink that measures its own writes
+(``finished``: the log's writer thread) has failed only once a batch stays
+unwritten for the audit timeout after it was handed over; a loop too busy to see its writes in time
+(thousands of reviews at once) is not held against it — its verdicts wait,
+until the review's own deadline. A sink that cannot say is judged by the
+wait: a write that lands after the deadline of a verdict waiting on it does
+not count — wherever the loop was meanwhile (an approver that blocked it) —
+and the sink has failed. A sink that fails is *fenced*: the bus stops
+waiting for it and tells it to take back every record it had not confirmed
+in time, and every record from a verdict on whose withdrawal it did not
+confirm (if no verdict after it was released), so that what a log says
 never disagrees with what a caller was told.
+
+Closing drains: every event published is written before the sinks close,
+for as long as each sink makes progress (one that writes nothing for the
+audit timeout has failed).
 
 With a signer, the bus signs every ``chain.genesis`` and ``chain.checkpoint``
 draft, and publishes a checkpoint itself every ``checkpoint_every`` events or
@@ -31,7 +43,9 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import itertools
 import math
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -81,6 +95,10 @@ def _too_slow(name: str, timeout: float) -> str:
     return f"sink {name!r} did not write the events within {timeout:g} s"
 
 
+def _too_late(name: str) -> str:
+    return f"sink {name!r} had not written the record when the review's time ran out"
+
+
 class _Waiter:
     """
     A review waiting for a sink to write one event: set once it is written, or the sink failed.
@@ -125,6 +143,13 @@ class _SinkRunner:
         # opened on (its connections belong to that loop), closed by its owner.
         self.thread = thread
         self.batches = 0
+        # Whether `_drain` is writing a batch (a commit from a review must
+        # not overtake it) and since when (``time.monotonic()``, the clock
+        # the sink's writer answers `finished` in), and whether that writer
+        # judges the sink.
+        self.writing = False
+        self.began = 0.0
+        self.judged_by_writer = slot.finished is not None
 
     def waiter(self, seq: int, deadline: float = math.inf, timeout: float = math.inf) -> _Waiter:
         """A waiter set once ``seq`` is written or the sink fails; a write after ``deadline`` fails the sink."""
@@ -156,7 +181,9 @@ class _SinkRunner:
             due.append(heapq.heappop(self.waiters)[2])
         now = anyio.current_time()
         late = next((w for w in due if w.waiting and w.deadline <= now), None)
-        counts = late is None or self.slot.catches_up
+        # A sink judged by its writer that is late for a review's deadline is
+        # behind a busy loop, not broken: the review declines, the sink goes on.
+        counts = late is None or self.slot.catches_up or self.judged_by_writer
         if late is not None and not counts:
             self.on_failure(_too_slow(self.name, late.timeout))
         else:
@@ -214,6 +241,36 @@ class _SinkRunner:
             if result.error is not None:
                 raise result.error
 
+    def _failed_to_write(self, error: BaseException) -> None:
+        # A plugin failure, whatever it raised: the sink is marked failed,
+        # the gateway goes on.
+        self.on_failure(f"sink {self.name!r} failed to write ({type(error).__name__}: {error})")
+
+    def commit(self) -> None:
+        """
+        Write what is queued at once, from the caller, when the sink can (``write_now``).
+
+        Only between the batches `_drain` writes, so records stay in order;
+        a sink that cannot write them at once now leaves them to `_drain`.
+        """
+        write_now = self.slot.write_now
+        queue = self.queue
+        if write_now is None or self.writing or self.failure is not None or not queue:
+            return
+        batch = list(queue) if len(queue) <= _BATCH else list(itertools.islice(queue, _BATCH))
+        try:
+            written = write_now(batch)
+        except Exception as error:  # noqa: BLE001 -- a plugin's failure fails the sink
+            self._failed_to_write(error)
+            return
+        if not written or self.failed:
+            return
+        for _ in range(len(batch)):
+            queue.popleft()
+        self.made_room()
+        if self.confirm(batch[-1].seq):
+            self.batches += 1
+
     async def _drain(self) -> None:
         while self.failure is None:
             if not self.queue:
@@ -227,22 +284,50 @@ class _SinkRunner:
             else:
                 batch = [queue.popleft() for _ in range(_BATCH)]
             self.made_room()
+            self.writing = True
+            self.began = time.monotonic()
             try:
                 await self._write(batch)
             except BaseException as error:
                 if _is_cancellation(error):
                     raise
-                # A plugin failure, whatever it raised: the sink is marked
-                # failed, the gateway goes on.
-                self.on_failure(
-                    f"sink {self.name!r} failed to write ({type(error).__name__}: {error})"
-                )
+                self._failed_to_write(error)
                 return
+            finally:
+                self.writing = False
             if self.failed:
                 return  # fenced while it wrote: the write does not count
             if not self.confirm(batch[-1].seq):
                 return  # too late for a review waiting on it
             self.batches += 1
+
+    def stalled_for(self, timeout: float) -> float | None:
+        """
+        For a sink judged by its writer: how long to wait before asking again, or ``None`` once it stalled for ``timeout``.
+
+        It stalled when the batch `_drain` handed it ``timeout`` seconds ago
+        (by the clock, however late the loop) is not written yet — neither
+        in its writer, which finished nothing since, nor held on the loop by
+        the plugin. A batch its writer finished, waiting only for the loop to
+        see it, is not held against it; nor is a queue `_drain` has not come
+        back for. A sink whose ``finished`` raises has stalled. For a sink not
+        judged by its writer: ``None`` (the wait itself judges it).
+        """
+        finished = self.slot.finished
+        if finished is None:
+            return None
+        if not self.writing:
+            return timeout
+        try:
+            done = float(finished())
+        except Exception:  # noqa: BLE001 -- a sink that cannot say how its write goes has failed
+            return None
+        if done >= self.began:
+            return timeout  # written: the loop is what is behind
+        age = time.monotonic() - self.began
+        if not age < timeout:  # NaN or more: stalled
+            return None
+        return max(timeout - age, 0.01)
 
     # Set by the bus: how a runner reports its own failure.
     on_failure: Callable[[str], None]
@@ -277,6 +362,7 @@ class EventBus:
         self._runners: list[_SinkRunner] = []
         self._threads: list[LoopThread] = []
         self._required: tuple[str, ...] = ()
+        self._required_runners: tuple[_SinkRunner, ...] = ()
         self._watchers: dict[int, MemoryObjectSendStream[Event]] = {}
         self._next_watcher = 0
         self._published = 0
@@ -305,7 +391,8 @@ class EventBus:
         runner = _SinkRunner(slot, buffer=self._buffer, thread=thread)
         runner.on_failure = lambda reason: self._fail(runner, reason)
         self._runners.append(runner)
-        self._required = tuple(r.name for r in self._runners if r.required)
+        self._required_runners = tuple(r for r in self._runners if r.required)
+        self._required = tuple(r.name for r in self._required_runners)
 
     def on_attested(self, callback: Callable[[ChainGenesis | ChainCheckpoint], None]) -> None:
         """Call ``callback`` with every genesis and checkpoint record as it is published (for witnesses)."""
@@ -425,10 +512,15 @@ class EventBus:
         it waits leaves no gap.
         """
         for runner in self._runners:
+            patience = self._sink_timeout
             while runner.failure is None and len(runner.queue) >= runner.buffer:
-                with anyio.move_on_after(self._sink_timeout) as scope:
+                with anyio.move_on_after(patience) as scope:
                     await runner.room().wait()
                 if scope.cancelled_caught:
+                    again = runner.stalled_for(self._sink_timeout)
+                    if again is not None:
+                        patience = again  # its writer writes: the loop is what is behind
+                        continue
                     self._fail(
                         runner, f"sink {runner.name!r} stayed blocked for {self._sink_timeout:g} s"
                     )
@@ -457,47 +549,101 @@ class EventBus:
         timeout: float,  # noqa: ASYNC109 -- the timeout is the audit budget, reported in the failure
         *,
         late_fails: bool = True,
+        until: float | None = None,
     ) -> None:
         """
-        Wait until every required sink has written event ``seq``, within ``timeout``.
+        Wait until every required sink has written event ``seq``.
 
         Returning means the verdict may be released on it: every required sink
-        wrote it, saw it written before the deadline, and keeps it. A required
-        sink that fails, does not write it within ``timeout`` or writes it only
+        wrote it, saw it written in time, and keeps it. What is queued is
+        first committed from here when a sink can write it at once (group
+        commit), so a review whose record that writes returns without waiting.
+
+        In time means: for a sink judged by its writer (`SinkSlot.finished`),
+        before ``until`` (the review's deadline, a loop time; at least
+        ``timeout`` from now), while no batch stays unwritten in it for
+        ``timeout`` (then it has failed); for another sink, within
+        ``timeout`` — a sink that does not write it by then, or writes it only
         after (``late_fails``: for a record a verdict is released on; a
-        withdrawal that lands late still says what the caller was told) is
-        fenced and the gateway is halted: no verdict is released without its
-        record. A sink that catches up (`SinkSlot.catches_up`) and is only
-        late is left writing: this verdict is not released, later ones are
-        once it has written theirs.
+        withdrawal that lands late still says what the caller was told), has
+        failed. A failed sink is fenced and the gateway halted: no verdict is
+        released without its record. A sink only late (it catches up, or its
+        writer is sound and the loop is behind) is left writing: this
+        verdict is not released, later ones are once it has written theirs.
 
         Raises:
-            SinkFailure: A required sink failed, or did not write it within ``timeout``.
+            SinkFailure: A required sink failed, or did not write it in time.
         """
-        deadline = anyio.current_time() + timeout
+        runners = self._required_runners
+        for runner in runners:
+            if runner.written < seq:
+                runner.commit()
+        if all(runner.written >= seq for runner in runners):
+            self._released = max(self._released, seq)
+            return
+        now = anyio.current_time()
+        deadline = now + timeout
+        last = deadline if until is None else max(until, deadline)
         waiting = [
-            (runner, runner.waiter(seq, deadline if late_fails else math.inf, timeout))
-            for runner in self._runners
-            if runner.required
+            (
+                runner,
+                runner.waiter(
+                    seq,
+                    (last if runner.judged_by_writer else deadline) if late_fails else math.inf,
+                    timeout,
+                ),
+                last if runner.judged_by_writer else deadline,
+            )
+            for runner in runners
         ]
         try:
-            with anyio.CancelScope(deadline=deadline) as scope:
-                for runner, waiter in waiting:
-                    await waiter.event.wait()
-                    if not (waiter.in_time and runner.written >= seq):
-                        break  # failed, or late: the verdict cannot be released
+            for runner, waiter, end in waiting:
+                await self._wait(runner, waiter, timeout, end)
+                if not (waiter.in_time and runner.written >= seq):
+                    break  # failed, or late: the verdict cannot be released
         finally:
-            for _, waiter in waiting:
+            for _, waiter, _ in waiting:
                 waiter.waiting = False
-        if scope.cancelled_caught:
-            for runner, waiter in waiting:
-                if not waiter.event.is_set() and not runner.slot.catches_up:
-                    self._fail(runner, _too_slow(runner.name, timeout))
-        for runner, waiter in waiting:
+        for runner, waiter, _ in waiting:
             if not (waiter.in_time and runner.written >= seq):
                 # Failed, late or not written — or written in time and taken back since by a fence.
-                raise SinkFailure(runner.failure or _too_slow(runner.name, timeout))
+                raise SinkFailure(
+                    runner.failure
+                    or (
+                        _too_late(runner.name)
+                        if runner.judged_by_writer
+                        else _too_slow(runner.name, timeout)
+                    )
+                )
         self._released = max(self._released, seq)
+
+    async def _wait(
+        self,
+        runner: _SinkRunner,
+        waiter: _Waiter,
+        timeout: float,  # noqa: ASYNC109 -- the audit budget, which judges the sink
+        end: float,
+    ) -> None:
+        """
+        Wait for ``waiter`` until the loop time ``end``; fail a sink that stalls or, not judged by its writer, is too slow.
+
+        A sink judged by its writer is asked how long its write has been
+        under way whenever that could have reached ``timeout``; one that only
+        runs out of ``end`` is late, not failed (nor is one that catches up).
+        """
+        while not waiter.event.is_set():
+            now = anyio.current_time()
+            again = runner.stalled_for(timeout) if runner.judged_by_writer else None
+            if runner.judged_by_writer and again is None:
+                self._fail(runner, _too_slow(runner.name, timeout))
+                return
+            if now >= end:
+                if not (runner.judged_by_writer or runner.slot.catches_up):
+                    self._fail(runner, _too_slow(runner.name, timeout))
+                return
+            wake = end if again is None else min(end, now + again)
+            with anyio.CancelScope(deadline=wake):
+                await waiter.event.wait()
 
     def withdrawing(self, seq: int) -> None:
         """
@@ -536,15 +682,30 @@ class EventBus:
     # ── closing ──
 
     async def close(self) -> None:
-        """Let the sinks drain (at most the sink timeout) and stop."""
+        """
+        Let the sinks drain and stop.
+
+        Every event published is written first, for as long as each sink
+        makes progress: one that writes nothing for the sink timeout has
+        failed (and is fenced), however long the whole drain takes.
+        """
         self._closing = True
         for send in self._watchers.values():
             send.close()
         self._watchers.clear()
-        with anyio.move_on_after(self._sink_timeout):
-            for runner in self._runners:
-                while runner.failure is None and (runner.queue or runner.written < self._seq - 1):
-                    await runner.waiter(self._seq - 1).event.wait()
+        last = self._seq - 1
+        for runner in self._runners:
+            while runner.failure is None and runner.written < last:
+                before = runner.written
+                runner.commit()
+                if runner.written > before:
+                    continue
+                waiter = runner.waiter(before + 1)
+                with anyio.move_on_after(self._sink_timeout):
+                    await waiter.event.wait()
+                waiter.waiting = False
+                if runner.written <= before:
+                    break  # nothing written for the sink timeout: it has failed
         for runner in self._runners:
             if runner.failure is None and runner.written < self._seq - 1:
                 self._fail(

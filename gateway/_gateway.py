@@ -260,7 +260,7 @@ class _Replay(NamedTuple):
 class _Review:
     """What a review has done so far, so that any way it ends still leaves the right record."""
 
-    __slots__ = ("_digest", "_of", "call_id", "ids", "question", "verdict_seq")
+    __slots__ = ("_digest", "_of", "call_id", "ids", "question", "until", "verdict_seq")
 
     def __init__(self, call_id: str, of: Any, ids: dict[str, str | None]) -> None:
         self.call_id = call_id
@@ -269,6 +269,9 @@ class _Review:
         self.ids = ids
         self.question: HoleRef | None = None
         self.verdict_seq: int | None = None
+        # The loop time by which the review must be over (its record written):
+        # what a sink judged by its writer may take when the loop is behind.
+        self.until: float | None = None
 
     @property
     def digest(self) -> str:
@@ -858,9 +861,8 @@ class Gateway(AsyncContextManagerMixin):
                     if bus.recording:
                         await self._publish_again(state, replay, bus)
                 elif isinstance(admitted, Admitted):
-                    decide_by = (
-                        anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
-                    )
+                    state.until = anyio.current_time() + section.review_timeout
+                    decide_by = state.until - 2 * section.audit_timeout
                     with anyio.CancelScope(deadline=decide_by) as scope:
                         if replay is not None:
                             # The same, but a sink is behind: publishing may wait.
@@ -1134,7 +1136,9 @@ class Gateway(AsyncContextManagerMixin):
         if bus.required_sinks:
             with suppress(SinkFailure):
                 # A decline that lands late still says what the caller was told.
-                await bus.wait_written(seq, self.config.gateway.audit_timeout, late_fails=False)
+                await bus.wait_written(
+                    seq, self.config.gateway.audit_timeout, late_fails=False, until=state.until
+                )
 
     async def _decide(
         self, admitted: Admitted, state: _Review, span: Any, deadline: float
@@ -1297,7 +1301,7 @@ class Gateway(AsyncContextManagerMixin):
         bus = self.bus
         writing = time.perf_counter()
         try:
-            await bus.wait_written(seq, self.config.gateway.audit_timeout)
+            await bus.wait_written(seq, self.config.gateway.audit_timeout, until=state.until)
         except SinkFailure as failure:
             self._metrics.audit_written(time.perf_counter() - writing, written=False)
             if verdict.decision == "decline":
@@ -1367,11 +1371,13 @@ class Gateway(AsyncContextManagerMixin):
         if recent.source is None or recent.analysis is None:
             raise KeyError(call_id)
         section = self.config.gateway
-        decide_by = anyio.current_time() + section.review_timeout - 2 * section.audit_timeout
+        until = anyio.current_time() + section.review_timeout
+        decide_by = until - 2 * section.audit_timeout
         with self._telemetry.span(SPAN_HOLE, {ATTR_TOOL_CALL_ID: call_id}) as span:
             trace_id, span_id = self._telemetry.ids(span)
             ids: dict[str, str | None] = {"trace_id": trace_id, "span_id": span_id}
             state = _Review(call_id, None, ids)
+            state.until = until
             state.digest = recent.digest
             state.question = HoleRef(statement=statement, heredoc=heredoc, hole=-1)
             try:

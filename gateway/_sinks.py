@@ -89,6 +89,22 @@ class Sink(Protocol):
       loop (it awaits all its I/O); otherwise it runs on an event loop of its
       own, in a thread of its own, so that a sink that blocks cannot stop the
       gateway's timers.
+    * ``write_now(events) -> bool``, not async: write several events at
+      once, durably, in order, without awaiting anything, when the sink can
+      do so at once without blocking the loop (a small append to a local
+      file); ``False`` when it cannot now (the bus then hands them to
+      ``write_batch``). A review waiting for its record calls it, so that
+      whoever waits first commits everything queued, in one write, with no
+      task switch (group commit).
+    * ``finished() -> float``, not async: the ``time.monotonic()`` at which
+      the sink last finished a write (0 before the first), as the sink's own
+      writer (a thread) sees it. A sink that has it is judged by it: it has
+      failed once a batch it was handed stays unfinished for the audit
+      timeout, counted from when it was handed, while a loop too busy to see
+      its writes in time (thousands of reviews at once) is not held against
+      it — the verdicts wait, past the audit timeout, for as long as the
+      review's deadline allows. A sink without it is judged by the review's
+      wait: its record must be seen written within the audit timeout.
     * ``catches_up: bool``: ``True`` when the sink never gives up an event:
       a write it cannot make now (a broker away) it retries until it can,
       in order, and never leaves a gap. Such a required sink that falls
@@ -127,6 +143,8 @@ class SinkSlot(NamedTuple):
     fence: Callable[[int], None] | None
     shares_loop: bool
     catches_up: bool = False
+    write_now: Callable[[Sequence[Event]], bool] | None = None
+    finished: Callable[[], float] | None = None
 
 
 def resolve_sink(name: str, sink: Sink, *, required: bool) -> SinkSlot:
@@ -138,21 +156,32 @@ def resolve_sink(name: str, sink: Sink, *, required: bool) -> SinkSlot:
     """
     write_batch = getattr(sink, "write_batch", None)
     fence = getattr(sink, "fence", None)
+    write_now = getattr(sink, "write_now", None)
+    finished = getattr(sink, "finished", None)
     shares_loop = getattr(sink, "shares_loop", False)
     catches_up = getattr(sink, "catches_up", False)
-    if (write_batch is not None and not callable(write_batch)) or (
-        fence is not None and not callable(fence)
+    for member, found in (
+        ("write_batch", write_batch),
+        ("fence", fence),
+        ("write_now", write_now),
+        ("finished", finished),
     ):
-        raise PluginLoadError(
-            f"The sink {name!r} has a write_batch or fence that is not a method.", plugin=name
-        )
+        if found is not None and not callable(found):
+            raise PluginLoadError(
+                f"The sink {name!r} has a {member} that is not a method.", plugin=name
+            )
     for flag, value in (("shares_loop", shares_loop), ("catches_up", catches_up)):
         if not isinstance(value, bool):
             raise PluginLoadError(
                 f"The sink {name!r} says {flag} = {value!r}, which is not True or False.",
                 plugin=name,
             )
-    return SinkSlot(name, sink, required, write_batch, fence, shares_loop, catches_up)
+    if not shares_loop:
+        # Written on a loop of its own: nothing may be written from the gateway's.
+        write_now = None
+    return SinkSlot(
+        name, sink, required, write_batch, fence, shares_loop, catches_up, write_now, finished
+    )
 
 
 def load_sink(name: str, config: SinkConfig) -> Sink:

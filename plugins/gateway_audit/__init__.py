@@ -149,6 +149,8 @@ class _Writer:
             queue.SimpleQueue()
         )
         self.closing = False
+        # When the last write ended (monotonic seconds; 0: none has yet).
+        self.finished = 0.0
         self.pid = os.getpid()
         self.thread = threading.Thread(
             target=self._run, name=f"gateway audit writer {name}", daemon=True
@@ -175,6 +177,7 @@ class _Writer:
                     append(handoff.data, handoff.ends)
                 except BaseException as error:  # noqa: BLE001 -- handed to the loop, which fails the sink
                     handoff.error = error
+                self.finished = time.monotonic()
                 # The loop may be gone (its gateway stopped waiting and closed):
                 # then nobody waits for the answer.
                 with contextlib.suppress(anyio.RunFinishedError, RuntimeError):
@@ -404,7 +407,7 @@ class _FileSink:
     async def write(self, event: Event) -> None:
         await self.write_batch([event])
 
-    async def write_batch(self, events: Sequence[Event]) -> None:
+    def _open_writer(self) -> _Writer:
         writer = self._writer
         if writer is not None and writer.closing:
             raise SinkFailure(
@@ -412,6 +415,10 @@ class _FileSink:
             )
         if writer is None or self._fd is None:
             raise RuntimeError("the sink is not open")
+        return writer
+
+    def _encode(self, events: Sequence[Event]) -> tuple[bytes, list[tuple[int, int]]]:
+        """The records of ``events`` as one write, and where each one ends in it."""
         records: list[bytes] = []
         ends: list[tuple[int, int]] = []
         size = 0
@@ -420,7 +427,24 @@ class _FileSink:
             records.append(record)
             size += len(record)
             ends.append((event.seq, size))
-        data = b"".join(records)
+        return b"".join(records), ends
+
+    def write_now(self, events: Sequence[Event]) -> bool:
+        """Append ``events`` from the event loop when `_inline` may (whether it did); else the bus awaits `write_batch`."""
+        self._open_writer()
+        if not self.inline or time.monotonic() < self._inline_after:
+            return False
+        data, ends = self._encode(events)
+        return self._inline(data, ends)
+
+    def finished(self) -> float:
+        """When (``time.monotonic()``) the writer thread last finished a write; 0 before the first."""
+        writer = self._writer
+        return 0.0 if writer is None else writer.finished
+
+    async def write_batch(self, events: Sequence[Event]) -> None:
+        writer = self._open_writer()
+        data, ends = self._encode(events)
         if self._inline(data, ends):
             return
         token = self._token

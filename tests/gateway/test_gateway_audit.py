@@ -470,20 +470,20 @@ class _StalledLoop(JsonLinesSink):
         self.writing = anyio.Event()
         self.holding = threading.Event()
         self.landed = threading.Event()
-        self.stalled = False
+        self.frozen = False
         self.loop: anyio.lowlevel.EventLoopToken | None = None
 
     async def write_batch(self, events: Any) -> None:
-        if self.stalled:
+        if self.frozen:
             await anyio.sleep_forever()
-        self.stalled = any(
+        self.frozen = any(
             isinstance(e, VerdictReached) and e.call_id == self.call_id for e in events
         )
         self.loop = anyio.lowlevel.current_token()
         await super().write_batch(events)
 
     def _append(self, data: bytes, ends: list[tuple[int, int]]) -> None:
-        if not self.stalled:
+        if not self.frozen:
             super()._append(data, ends)
             return
         anyio.from_thread.run_sync(self.writing.set, token=self.loop)  # the thread has the batch
@@ -532,6 +532,75 @@ async def test_a_record_that_lands_while_the_loop_is_blocked_past_its_deadline_i
     if not late.allowed:
         assert halted is not None
     assert verify_audit_log(path, allow_open=True) is None
+
+
+class _BusyLoop(JsonLinesSink):
+    """
+    A sound log on a loop too busy to see it: the writer thread writes one
+    call's verdict record at once, then the loop is held (thousands of
+    reviews' work at once) past the audit timeout before it sees the answer.
+    """
+
+    def __init__(self, path: Path, call_id: str, stall: float) -> None:
+        super().__init__(
+            SinkConfig(plugin="jsonl", path=str(path), required=True, options={"inline": False})
+        )
+        self.call_id = call_id
+        self.stall = stall
+        self.held = False
+        self.holding = threading.Event()
+        self.loop: anyio.lowlevel.EventLoopToken | None = None
+
+    async def write_batch(self, events: Any) -> None:
+        self.loop = anyio.lowlevel.current_token()
+        await super().write_batch(events)
+
+    def _append(self, data: bytes, ends: list[tuple[int, int]]) -> None:
+        super()._append(data, ends)
+        if not self.held and f'"{self.call_id}"'.encode() in data and b"verdict.reached" in data:
+            # On the disk: the writer returns only once the loop is busy, for
+            # longer than the audit timeout, so the loop sees the answer late.
+            self.held = True
+            threading.Thread(
+                target=anyio.from_thread.run_sync, args=(self._hold,), kwargs={"token": self.loop}
+            ).start()
+            self.holding.wait(BOUND)
+
+    def _hold(self) -> None:
+        self.holding.set()
+        time.sleep(self.stall)
+
+
+async def test_a_sound_log_behind_a_busy_loop_is_not_failed_and_its_verdicts_stand(
+    tmp_path: Path,
+) -> None:
+    """
+    The record of an allow is on the disk at once, but the loop sees that
+    only after the audit timeout (it was busy, not the disk): the log's own
+    writer says it wrote the batch, so the sink is not fenced, the gateway
+    does not halt, and the allow stands, recorded — rather than every log of
+    a burst cut back and every verdict after it declined.
+    """
+    path = tmp_path / "audit.jsonl"
+    timeout = 0.2
+    sink = _BusyLoop(path, "busy", stall=timeout * 3)
+    with anyio.fail_after(RUN):
+        async with Gateway(
+            config(audit_timeout=timeout),
+            approvers=[StaticApprover("allow")],
+            sinks={"audit": sink},
+        ) as gateway:
+            busy = await gateway.review(make_call("pwd", call_id="busy"))
+            after = await gateway.review(make_call("ls", call_id="after"))
+            halted = gateway.statistics().halted
+    events = list(read_audit_log(path))
+    assert sink.held
+    assert halted is None
+    assert busy.allowed
+    assert after.allowed
+    assert _last_word(events, "busy") == _last_word(events, "after") == "allow"
+    assert tags(events)[-1] == "gateway.stopped"
+    assert verify_audit_log(path) is None
 
 
 class _HoldsOne(MemorySink):
