@@ -35,6 +35,7 @@ from gateway import (
     ToolCall,
     Verdict,
     VerdictReached,
+    VerdictWithdrawn,
     read_audit_log,
     verify_audit_log,
 )
@@ -290,3 +291,86 @@ async def test_reading_a_log_counts_its_newlines_once_not_once_per_record(
     events = list(read_audit_log(path))
     assert len(events) == 2 + 10 * 4 + 1
     assert _CountingBytes.scans <= 1
+
+
+BURST: Final = 4000
+BURST_BOUND: Final = 300.0
+"""Seconds the burst may take before the test fails (a minute or so on a busy 2-core machine)."""
+
+
+def _last_word(events: list[Event], call_id: str) -> str | None:
+    """What the log says a call was told: its verdict, unless a withdrawal followed it; ``None`` without one."""
+    said: str | None = None
+    for event in events:
+        if event.call_id != call_id:
+            continue
+        if isinstance(event, VerdictReached) and event.question is None:
+            said = event.verdict.decision
+        elif isinstance(event, VerdictWithdrawn) and event.question is None:
+            said = event.released.decision
+    return said
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # the service's loop; one run is long enough
+async def test_a_burst_of_thousands_stopped_mid_way_leaves_every_verdict_in_both_logs(
+    tmp_path: Path,
+) -> None:
+    """
+    4,000 concurrent reviews into two required logs on disk, with an audit
+    timeout far shorter than one pass of so busy a loop; the gateway stops
+    while a quarter are still in flight. Every verdict a caller got is in
+    both logs, once, saying what the caller was told; no call a caller never
+    heard about is recorded as allowed; both logs end with the gateway's
+    closing records and verify.
+    """
+    rng = random.Random(20_261_205)  # noqa: S311 -- seeded test data, not cryptography
+    kinds = list(EXPECTED)
+    plan = [(f"b{i:04d}", rng.choice(kinds)) for i in range(BURST)]
+    delays = {call_id: 0.0 for call_id, _ in plan}
+    logs = [tmp_path / "audit.jsonl", tmp_path / "audit.msgpack"]
+    settings = config(
+        sinks={
+            "audit": SinkConfig(plugin="jsonl", path=str(logs[0]), required=True),
+            "second": SinkConfig(plugin="msgpack", path=str(logs[1]), required=True),
+        },
+        audit_timeout=2.0,
+    )
+    chain: list[Approver] = [_policy(delays), StaticApprover("abstain", name="fallback")]
+    verdicts: dict[str, Verdict] = {}
+    enough = anyio.Event()
+    with anyio.fail_after(BURST_BOUND):
+        async with Gateway(settings, approvers=chain) as gateway:
+
+            async def one(call_id: str, kind: str) -> None:
+                verdicts[call_id] = await gateway.review(_call(kind, call_id))
+                if len(verdicts) >= BURST * 3 // 4:
+                    enough.set()
+
+            async with anyio.create_task_group() as group:
+                for call_id, kind in plan:
+                    group.start_soon(one, call_id, kind)
+                await enough.wait()
+                group.cancel_scope.cancel()  # the service stops: the calls still waiting get nothing
+            statistics = gateway.statistics()
+
+    assert BURST * 3 // 4 <= len(verdicts) < BURST
+    # Before the sinks were judged by their writers, the loop's lag failed
+    # both logs at once: every verdict from then on a decline, and the
+    # burst cut from both logs.
+    assert statistics.halted is None
+    assert statistics.failed_sinks == ()
+    assert {verdicts[c].decision for c, _ in plan if c in verdicts} >= {"allow", "decline"}
+    for path in logs:
+        events = list(read_audit_log(path))
+        assert verify_audit_log(path) is None
+        assert tags(events)[-1] == "gateway.stopped"
+        reached: dict[str, int] = defaultdict(int)
+        for event in events:
+            if isinstance(event, VerdictReached) and event.question is None:
+                reached[str(event.call_id)] += 1
+        told = {call_id: _last_word(events, call_id) for call_id, _ in plan}
+        missing = [c for c in verdicts if told[c] != verdicts[c].decision]
+        assert missing == [], (path.name, len(missing))
+        assert [c for c in verdicts if reached[c] != 1] == []
+        unheard = [c for c, _ in plan if c not in verdicts and told[c] == "allow"]
+        assert unheard == [], (path.name, len(unheard))
