@@ -21,6 +21,8 @@ after one of them. Its verdict is one sentence.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import struct
 from collections.abc import Iterator
@@ -306,7 +308,40 @@ def ended_cleanly(event: Event | None) -> bool:
 
 # ── checking a log ──
 
-BreakKind = Literal["tampered", "torn", "unfinished", "truncated", "unsigned", "empty"]
+
+def lock_path(path: str | Path) -> Path:
+    """The lock beside a log (``<log>.lock``) its writer holds from opening it to closing it."""
+    return Path(f"{path}.lock")
+
+
+def log_writer(path: str | Path) -> int | None:
+    """
+    The process id of the gateway writing the log now (holding its lock), or ``None`` when none is.
+
+    Asked without waiting and without taking the lock from a writer: a
+    shared lock that cannot be had means an exclusive one is held. The id
+    is what the writer wrote into the lock (0 when it wrote none).
+    """
+    try:
+        descriptor = os.open(lock_path(path), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None  # no lock: no gateway ever wrote it, or not one that locks
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(descriptor, 32, 0).decode("ascii", "replace").strip()
+            return int(holder) if holder.isdigit() else 0
+        except OSError:
+            return None
+        with contextlib.suppress(OSError):
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(descriptor)
+
+
+BreakKind = Literal["tampered", "torn", "unfinished", "truncated", "unsigned", "empty", "live"]
 
 
 class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -328,8 +363,11 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
             a crash, a gateway still running, or its end cut off),
             ``truncated`` (a witness holds a checkpoint the log no longer
             has), ``unsigned`` (records no signature of the key covers),
-            ``empty``.
+            ``empty``, ``live`` (its end is open because a running gateway
+            is writing it: intact so far, not broken).
         kind: The problem's kind, or ``None``.
+        writer: The process id of the gateway writing the log as it was
+            checked (`log_writer`), or ``None`` when none was.
     """
 
     intact: bool
@@ -341,6 +379,7 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     key: str | None = None
     problem: ChainBreak | None = None
     kind: BreakKind | None = None
+    writer: int | None = None
 
 
 class _Checker:
@@ -462,6 +501,8 @@ def check_audit_log(
     count = 0
     last: Event | None = None
     key = verifier.key_id if verifier is not None else None
+    writer = log_writer(path)
+    writing = f"process {writer}" if writer else "a process"
 
     def report(
         kind: BreakKind, index: int, seq: int | None, reason: str, verdict: str
@@ -476,6 +517,7 @@ def check_audit_log(
             key=key,
             problem=ChainBreak(index=index, seq=seq, reason=reason),
             kind=kind,
+            writer=writer,
         )
 
     for record in iter_records(path):
@@ -527,23 +569,36 @@ def check_audit_log(
                     f"The record with sequence number {held.seq} is not the one the witness holds: the log was rewritten.",
                 )
     unattested = count - 1 - checker.covered
+    if (
+        writer is not None
+        and not allow_open
+        and (not ended_cleanly(last) or (verifier is not None and unattested > 0))
+    ):
+        return report(
+            "live",
+            count,
+            last.seq,
+            f"{writing} is writing it: its end is still open",
+            f"The log is intact so far, {count} records, and {writing} is writing it (a running "
+            "gateway holds its lock): its end is still open, not cut; pass --open to accept that.",
+        )
     if verifier is not None and unattested > 0 and not allow_open:
         return report(
             "unsigned" if checker.checkpoints == 0 and checker.covered < 0 else "unfinished",
             checker.covered + 1,
             None,
             f"the last {unattested} records are not covered by a signed checkpoint",
-            f"The last {unattested} records are not covered by a checkpoint the key signed: the "
-            "gateway crashed or still runs (pass --open), or records were cut off or appended.",
+            f"The last {unattested} records are not covered by a checkpoint the key signed, and "
+            "no gateway is writing the log: the gateway crashed, or records were cut off or appended.",
         )
     if not allow_open and not ended_cleanly(last):
         return report(
             "unfinished",
             count,
             last.seq,
-            "the log ends without a gateway.stopped record (cut short, or still open)",
-            "The log ends without its gateway's closing record: the gateway crashed or was "
-            "killed, still runs (pass --open), or the log's end was cut off.",
+            "the log ends without a gateway.stopped record and no gateway is writing it",
+            "The log ends without its gateway's closing record and no gateway is writing it: "
+            "the gateway crashed or was killed, or the log's end was cut off.",
         )
     signed = f", every one covered by a checkpoint signed by {key}" if verifier is not None else ""
     crashes = (
@@ -552,14 +607,22 @@ def check_audit_log(
         else ""
     )
     sessions = f"{checker.sessions} session{'s' if checker.sessions != 1 else ''}"
+    still = ""
+    if not ended_cleanly(last):
+        still = (
+            f"; {writing} is writing it"
+            if writer is not None
+            else "; it ends without its closing record and no gateway is writing it"
+        )
     return AuditReport(
         intact=True,
-        verdict=f"The log is intact: {count} records in {sessions}{signed}{crashes}.",
+        verdict=f"The log is intact: {count} records in {sessions}{signed}{crashes}{still}.",
         records=count,
         sessions=checker.sessions,
         checkpoints=checker.checkpoints,
         recoveries=checker.recoveries,
         key=key,
+        writer=writer,
     )
 
 

@@ -84,6 +84,7 @@ def _run(arguments: argparse.Namespace) -> int:
         "checkpoints": report.checkpoints,
         "recoveries": report.recoveries,
         "key": report.key,
+        "writer": report.writer,
     }
     if report.problem is not None:
         output |= {

@@ -75,7 +75,14 @@ from gateway import (
     SinkFailure,
     WitnessConfig,
 )
-from gateway.audit import Recovery, audit_format, encode_event, ended_cleanly, read_tail
+from gateway.audit import (
+    Recovery,
+    audit_format,
+    encode_event,
+    ended_cleanly,
+    lock_path,
+    read_tail,
+)
 
 __all__ = ["FileWitness", "JsonLinesSink", "MessagePackSink", "WebhookWitness"]
 
@@ -245,7 +252,7 @@ async def _lock(path: Path, patience: float) -> int:
     Raises:
         SinkFailure: Another process holds it past ``patience`` seconds.
     """
-    lock = Path(f"{path}.lock")
+    lock = lock_path(path)
     descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         with anyio.move_on_after(patience):

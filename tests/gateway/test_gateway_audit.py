@@ -12,7 +12,9 @@ and two required sinks of which one fails (the other records the withdrawal).
 from __future__ import annotations
 
 import errno
+import json
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -41,7 +43,7 @@ from gateway import (
 )
 from gateway._bus import EventBus
 from gateway._sinks import resolve_sink
-from gateway.audit import read_tail
+from gateway.audit import log_writer, read_tail
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio
@@ -941,3 +943,51 @@ def test_a_forked_child_does_not_write_its_parent_s_log(tmp_path: Path) -> None:
     anyio.run(sink.aclose)
     assert not _writer_thread(sink).is_alive()
     assert not _is_open(sink)
+
+
+async def test_verify_tells_a_log_its_gateway_is_writing_from_one_cut_short(
+    tmp_path: Path,
+) -> None:
+    """
+    While its gateway runs, a log ends without its closing record: `gateway
+    verify` (another process) says a running gateway is writing it, naming
+    the process, rather than calling it broken. The same open end with no
+    gateway holding the log is a crash or a cut, and says so.
+    """
+    path = tmp_path / "audit.jsonl"
+    with anyio.fail_after(RUN):
+        async with Gateway(
+            approvers=[StaticApprover("allow")], sinks={"audit": _sink(path, "jsonl")}
+        ) as gateway:
+            assert (await gateway.review(make_call("ls", call_id="live"))).allowed
+            assert log_writer(path) == os.getpid()
+            live = await _verify_cli(path)
+            opened = await _verify_cli(path, "--open")
+    assert (live["intact"], live["kind"], live["writer"]) == (False, "live", os.getpid())
+    assert live["verdict"].startswith("The log is intact so far, ")
+    assert f"process {os.getpid()} is writing it" in live["verdict"]
+    assert (opened["intact"], opened["writer"]) == (True, os.getpid())
+    assert opened["verdict"].endswith(f"; process {os.getpid()} is writing it.")
+
+    assert log_writer(path) is None
+    assert (await _verify_cli(path))["intact"]
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]))  # the closing record cut off
+    cut = await _verify_cli(path)
+    assert (cut["intact"], cut["kind"], cut["writer"]) == (False, "unfinished", None)
+    assert "no gateway is writing it" in cut["verdict"]
+    accepted = await _verify_cli(path, "--open")
+    assert accepted["intact"]
+    assert accepted["verdict"].endswith("no gateway is writing it.")
+
+
+async def _verify_cli(path: Path, *flags: str) -> Any:
+    """`gateway verify --json` as a user runs it, in a process of its own; its report."""
+    with anyio.fail_after(BOUND):
+        result = await anyio.run_process(
+            [sys.executable, "-m", "gateway._cli", "verify", str(path), "--json", *flags],
+            check=False,
+        )
+    report = json.loads(result.stdout)
+    assert result.returncode == (0 if report["intact"] else 1)
+    return report

@@ -767,7 +767,7 @@ def test_a_cut_end_is_told_from_a_crash(logs: Logs, tmp_path: Path) -> None:
     torn = check_audit_log(path, verifier=logs.verifier)
     assert boundary.kind == "unfinished"
     assert (
-        "the gateway crashed or still runs (pass --open), or records were cut off"
+        "no gateway is writing the log: the gateway crashed, or records were cut off"
         in boundary.verdict
     )
     assert witnessed.kind == "truncated"
