@@ -55,6 +55,7 @@ from gateway._config import (
     load_config as load_config,
     secret_files as secret_files,
     state_directory as state_directory,
+    state_path as state_path,
     validation_path as validation_path,
 )
 from gateway._confinement import (
@@ -288,6 +289,7 @@ __all__ = [
     "resolve_confinement",
     "secret_files",
     "state_directory",
+    "state_path",
     "strictest",
     "strictness",
     "trace_context",

@@ -57,6 +57,7 @@ __all__ = [
     "load_config",
     "secret_files",
     "state_directory",
+    "state_path",
     "validation_path",
 ]
 
@@ -700,6 +701,16 @@ def state_directory(environ: Mapping[str, str] | None = None) -> Path:
     environ = os.environ if environ is None else environ
     state = environ.get("XDG_STATE_HOME") or str(Path("~/.local/state").expanduser())
     return Path(state) / "agent-gateway"
+
+
+def state_path(option: str) -> Path:
+    """
+    Where a file option puts its file: ``~`` is the home directory, and a
+    relative path is in the `state_directory` — never the working directory,
+    which an agent may see and write.
+    """
+    path = Path(option).expanduser()
+    return path if path.is_absolute() else state_directory() / path
 
 
 def default_token_file(environ: Mapping[str, str] | None = None) -> Path:

@@ -66,7 +66,7 @@ from gateway._boundary import resolve_confinement
 from gateway._bounded import BoundedFailure, BoundedPool
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
-from gateway._config import GatewayConfig, Mode, ShellTool, secret_files
+from gateway._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
 from gateway._confinement import Confinement, Confining
 from gateway._digest import digest_of
 from gateway._door import Admitted, admit, refused_call_id
@@ -932,7 +932,7 @@ class Gateway(AsyncContextManagerMixin):
         if isinstance(found, str):
             return found
         own = tuple(
-            os.path.abspath(sink.path) for sink in config.sinks.values() if sink.path is not None
+            str(state_path(sink.path)) for sink in config.sinks.values() if sink.path is not None
         )
         return msgspec.structs.replace(found, protect=tuple(dict.fromkeys((*found.protect, *own))))
 

@@ -152,6 +152,9 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "~/.xsession",
     "~/.npmrc",
     "~/.claude.json",
+    # The gateway's own state: its audit logs, the approvals it remembers, its
+    # hooks' socket (an agent that rewrote them would rewrite its own record).
+    "~/.local/state/agent-gateway/**",
     "**/.git/config",
     "**/.git/hooks/**",
     "**/.git/commondir",

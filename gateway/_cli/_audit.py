@@ -20,7 +20,7 @@ from contextlib import ExitStack
 from typing import IO, Any
 
 from gateway._auditlog import encode_event, read_audit_log
-from gateway._cli._common import CommandError, Subcommand, write_json
+from gateway._cli._common import CommandError, Subcommand, audit_file_of, write_json
 from gateway._cli._fleet import (
     BrokerPlugin,
     add_broker_argument,
@@ -86,6 +86,7 @@ def _run(arguments: argparse.Namespace) -> int:
                     f"Cannot write {arguments.output!r}: {error.strerror}."
                 ) from None
         if arguments.audit_file:
+            arguments.audit_file = audit_file_of(arguments.audit_file)
             try:
                 count = _write(read_audit_log(arguments.audit_file), output, arguments.call)
             except BrokenPipeError:

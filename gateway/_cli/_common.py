@@ -12,6 +12,7 @@ from typing import Any, Final
 
 import msgspec
 
+from gateway._config import state_path
 from gateway._plugins import COMMAND_GROUP as COMMAND_GROUP
 
 __all__ = [
@@ -77,6 +78,18 @@ def cwd_of(arguments: argparse.Namespace) -> str:
     """The absolute directory a call is judged in: ``--cwd``, else the command's own."""
     given = getattr(arguments, "cwd", None)
     return os.path.abspath(given) if given else os.getcwd()
+
+
+def audit_file_of(name: str) -> str:
+    """
+    The audit log a command names: the file here, or, when nothing here has
+    that relative name, the log of that name in the state directory (where
+    a relative ``[sinks] path`` puts it: ``gateway verify gateway-audit.jsonl``
+    checks the default log from anywhere).
+    """
+    if os.path.isabs(name) or os.path.lexists(name):
+        return name
+    return str(state_path(name))
 
 
 def needs_extra(what: str, extra: str) -> str:

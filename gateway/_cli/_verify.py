@@ -18,7 +18,7 @@ from typing import Any
 
 from gateway._auditlog import check_audit_log
 from gateway._cli._audit import verify_on_broker
-from gateway._cli._common import CommandError, Subcommand, write_json
+from gateway._cli._common import CommandError, Subcommand, audit_file_of, write_json
 from gateway._cli._fleet import add_broker_argument, add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, verify_view, wants_json, write_text
 from gateway._errors import AuditLogError, ConfigError
@@ -57,6 +57,7 @@ def _run(arguments: argparse.Namespace) -> int:
         if arguments.broker is None and not load_tiers(arguments).config.broker.servers:
             raise CommandError("Verify what? Pass AUDIT_FILE, or --broker nats://HOST:PORT.")
         return verify_on_broker(arguments)
+    arguments.audit_file = audit_file_of(arguments.audit_file)
     try:
         verifier = load_verifier(arguments.key) if arguments.key else None
     except ConfigError as error:

@@ -31,7 +31,7 @@ Configure in TOML::
 
     [sinks.audit]
     plugin = "jsonl"
-    path = "gateway-audit.jsonl"
+    path = "gateway-audit.jsonl"  # in the state directory: ~/.local/state/agent-gateway/
     required = true
     options = { fsync = false, inline = true, lock-timeout = 30 }
 
@@ -74,6 +74,7 @@ from gateway import (
     SinkConfig,
     SinkFailure,
     WitnessConfig,
+    state_path,
 )
 from gateway.audit import (
     Recovery,
@@ -294,7 +295,9 @@ class _FileSink:
                 f"or use the {named} sink"
             )
         options = _options(f"{self.format} sink", config)
-        self.path = Path(config.path)
+        # A relative path is in the state directory: one log per user, shared by
+        # every hook and the service, out of the workspace an agent writes.
+        self.path = state_path(config.path)
         self.fsync = options.fsync
         self.inline_allowed = options.inline
         self.lock_timeout = options.lock_timeout

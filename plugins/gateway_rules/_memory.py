@@ -29,7 +29,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from gateway import GatewayError, state_directory
+from gateway import GatewayError, state_path
 from gateway.fleet import write_private
 
 __all__ = [
@@ -108,8 +108,7 @@ def memory_path(option: str) -> Path | None:
     """
     if not option:
         return None
-    path = Path(option).expanduser()
-    return path if path.is_absolute() else state_directory() / path
+    return state_path(option)
 
 
 _DECODER: Final = msgspec.json.Decoder(list[RememberedApproval])

@@ -99,6 +99,8 @@ def _load(arguments: argparse.Namespace) -> tuple[GatewayConfig, tuple[Tier, ...
     if broker is not None:
         config = msgspec.structs.replace(config, broker=broker)
     if arguments.audit:
+        # A file named on the command line is where the user is, not in the state directory.
+        arguments.audit = str(Path(arguments.audit).expanduser().absolute())
         sinks = dict(config.sinks)
         name = "serve-audit" if "audit" in sinks else "audit"
         sinks[name] = SinkConfig(plugin="jsonl", path=arguments.audit, required=True)

@@ -38,6 +38,7 @@ from gateway import (
     Verdict,
     VerdictReached,
     VerdictWithdrawn,
+    default_config,
     read_audit_log,
     verify_audit_log,
 )
@@ -451,6 +452,13 @@ def _last_word(events: list[Any], call_id: str) -> str:
     return said
 
 
+def _allowing(sink: JsonLinesSink, timeout: float) -> Gateway:
+    """A gateway that allows every call, recorded in ``sink`` alone, with the audit timeout ``timeout``."""
+    return Gateway(
+        config(audit_timeout=timeout), approvers=[StaticApprover("allow")], sinks={"audit": sink}
+    )
+
+
 class _StalledLoop(JsonLinesSink):
     """
     A log whose write of one call's verdict lands while the event loop is blocked past the audit timeout.
@@ -513,11 +521,7 @@ async def test_a_record_that_lands_while_the_loop_is_blocked_past_its_deadline_i
     timeout = 0.2
     sink = _StalledLoop(path, "late", stall=timeout * 2)
     with anyio.fail_after(RUN):
-        async with Gateway(
-            config(audit_timeout=timeout),
-            approvers=[StaticApprover("allow")],
-            sinks={"audit": sink},
-        ) as gateway:
+        async with _allowing(sink, timeout) as gateway:
             first = await gateway.review(make_call("ls", call_id="first"))
             async with anyio.create_task_group() as group:
                 group.start_soon(sink.blocker)
@@ -587,11 +591,7 @@ async def test_a_sound_log_behind_a_busy_loop_is_not_failed_and_its_verdicts_sta
     timeout = 0.2
     sink = _BusyLoop(path, "busy", stall=timeout * 3)
     with anyio.fail_after(RUN):
-        async with Gateway(
-            config(audit_timeout=timeout),
-            approvers=[StaticApprover("allow")],
-            sinks={"audit": sink},
-        ) as gateway:
+        async with _allowing(sink, timeout) as gateway:
             busy = await gateway.review(make_call("pwd", call_id="busy"))
             after = await gateway.review(make_call("ls", call_id="after"))
             halted = gateway.statistics().halted
@@ -991,3 +991,51 @@ async def _verify_cli(path: Path, *flags: str) -> Any:
     report = json.loads(result.stdout)
     assert result.returncode == (0 if report["intact"] else 1)
     return report
+
+
+async def test_the_default_log_lives_in_the_state_directory_out_of_the_agent_s_reach(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """
+    The default config's relative log path puts the log in the state
+    directory, never in the workspace the gateway runs in (where `ls`, `git
+    status` and `grep` would show it to the model); `gateway verify` finds it
+    by that name from the workspace; and the default policy treats it as a
+    persistence point: an agent's write to it is declined, its deletion
+    never allowed.
+    """
+    home = tmp_path / "home"
+    workspace = home / "project"
+    workspace.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    monkeypatch.chdir(workspace)
+    log = home / ".local" / "state" / "agent-gateway" / "gateway-audit.jsonl"
+    default = default_config().sinks["audit"]
+    assert default.path == "gateway-audit.jsonl"
+    with anyio.fail_after(RUN):
+        async with Gateway(
+            config(sinks={"audit": default}), approvers=[StaticApprover("allow")]
+        ) as gateway:
+            assert (await gateway.review(make_call("ls", call_id="where"))).allowed
+    assert list(workspace.iterdir()) == []
+    assert of_call(read_audit_log(log), "where")
+    report = await _verify_cli(Path("gateway-audit.jsonl"))
+    assert (report["intact"], report["file"]) == (True, str(log))
+
+    calls = "".join(
+        json.dumps({"id": name, "cmd": command}) + "\n"
+        for name, command in [
+            ("truncate", f": > {log}"),
+            ("append", "echo forged >> ~/.local/state/agent-gateway/gateway-audit.jsonl"),
+            ("rewrite", f"sed -i 1d {log}"),
+            ("delete", "rm ~/.local/state/agent-gateway/gateway-audit.jsonl"),
+        ]
+    )
+    with anyio.fail_after(BOUND):
+        result = await anyio.run_process(
+            [sys.executable, "-m", "gateway._cli", "check"], input=calls.encode(), check=False
+        )
+    verdicts = {row["id"]: row["decision"] for row in map(json.loads, result.stdout.splitlines())}
+    assert {verdicts[name] for name in ("truncate", "append", "rewrite")} == {"decline"}
+    assert verdicts["delete"] != "allow"

@@ -56,8 +56,8 @@ class Scene:
 
     @property
     def audit(self) -> Path:
-        """The audit log the default config writes (in the directory the hook runs in)."""
-        return self.project / "gateway-audit.jsonl"
+        """The audit log the default config writes (in the state directory, not the project)."""
+        return self.state / "agent-gateway" / "gateway-audit.jsonl"
 
     def env(self, **extra: str) -> dict[str, str]:
         """The environment a CLI (and its hooks) run with."""
