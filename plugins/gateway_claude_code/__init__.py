@@ -25,7 +25,7 @@ other failure lets the call run unless the handler has ``"onFailure":
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -276,6 +276,10 @@ class ClaudeCode:
                 "No PreToolUse hook runs the gateway, so calls are not reviewed before they run."
             )
         return tuple(dict.fromkeys(found))
+
+    def consulted(self, project: Path, commands: Sequence[str]) -> list[tuple[bool, str]]:
+        """Nothing to ask: Claude Code runs every hook in its settings files."""
+        return []
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A ``PreToolUse`` event for ``ls``."""

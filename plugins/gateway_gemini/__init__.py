@@ -23,7 +23,7 @@ longer than the hook's own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -171,6 +171,10 @@ class Gemini:
                 "No BeforeTool hook runs the gateway, so calls are not reviewed before they run.",
             )
         return ()
+
+    def consulted(self, project: Path, commands: Sequence[str]) -> list[tuple[bool, str]]:
+        """Nothing to ask: Gemini CLI runs every user hook; it asks before a new project hook runs, in its own prompt."""
+        return []
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A ``BeforeTool`` event for ``ls``."""

@@ -24,7 +24,7 @@ hook command and the approval service name no host.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol, runtime_checkable
@@ -214,6 +214,16 @@ class HookHost(Protocol):
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A harmless review event (the shell command ``ls`` in ``cwd``) for ``gateway doctor`` to send."""
+
+    def consulted(self, project: Path, commands: Sequence[str]) -> list[tuple[bool, str]]:
+        """
+        Whether the host itself says it runs the installed hook ``commands`` in ``project``.
+
+        For a host that may skip an installed hook without a word (Codex
+        skips one its user has not trusted): each finding is whether it is
+        fine and one sentence, with the step that fixes it. Empty for a host
+        that runs every hook in its settings.
+        """
 
 
 def installed_hosts() -> dict[str, EntryPoint]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gateway_codex._trust import judge_hooks
 from gateway_hooks import load_host
 from gateway_hooks._install import hook_command, plan_change
 
@@ -208,3 +209,41 @@ def test_doctor_without_any_hook_says_what_to_run(home: Path, project: Path) -> 
     result = gateway(home, "doctor", "--project", str(project))
     assert result.returncode == 1
     assert "run `gateway install HOST`" in result.stdout
+
+
+def test_codexs_own_list_of_hooks_is_judged_for_the_installed_guard() -> None:
+    """The hooks/list entries Codex 0.171.0 answers (`gateway_codex._trust`), judged without Codex."""
+    command = "/opt/venv/bin/gateway-hook codex"
+    where = Path("/work/app")
+
+    def hook(
+        event: str = "preToolUse", status: str = "trusted", **more: object
+    ) -> dict[str, object]:
+        return {
+            "eventName": event,
+            "command": command,
+            "enabled": True,
+            "trustStatus": status,
+            **more,
+        }
+
+    (only,) = judge_hooks([hook()], [command], where)
+    assert only[0]
+    assert "runs the gateway's PreToolUse hook" in only[1]
+    assert judge_hooks([hook(status="managed")], [command], where)[0][0]
+    for listed, said in [
+        ([hook(status="untrusted")], "has not trusted the gateway's PreToolUse hook"),
+        ([hook(status="modified")], "(modified), so it skips it without a word"),
+        ([hook(enabled=False)], "disabled, so it skips it without a word"),
+        ([hook(event="postToolUse")], "does not load the gateway's PreToolUse hook here"),
+        ([{**hook(), "command": "/elsewhere/gateway-hook codex"}], "does not load"),
+        ([], "does not load the gateway's PreToolUse hook here"),
+    ]:
+        (finding,) = judge_hooks(listed, [command], where)
+        assert not finding[0]
+        assert said in finding[1], finding
+        assert "/hooks" in finding[1]
+    # One trusted guard is enough: Codex runs it, whatever another copy's state.
+    assert judge_hooks([hook(status="untrusted"), hook()], [command], where) == [
+        (True, "Codex runs the gateway's PreToolUse hook in its hooks (trusted, enabled).")
+    ]
