@@ -12,6 +12,9 @@ CLI 0.61.0, its bundled hook reference and its scheduler):
   model) or ``ask`` (Gemini asks its user, whatever its policy says). An
   allow never skips Gemini's own policy check, so every allow is answered
   with no decision. Exit 2 blocks too, with standard error as the reason.
+  Headless, Gemini waits for good for the answer to an ``ask`` (the CLI
+  hangs), so an ``ask`` goes only to an interactive session
+  (`gateway_gemini._session`); elsewhere it is a ``deny`` with the reason.
 * ``AfterTool``: the outcome is recorded, linked to its ``BeforeTool`` review
   by session, tool and input (the events carry no call id).
 
@@ -43,8 +46,9 @@ from gateway_hooks import (
 
 from gateway import ToolCall
 from gateway.text import error_detail
+from gateway_gemini._session import asks_a_person
 
-__all__ = ["EVENTS", "HOST", "BeforeToolOutput", "Gemini", "GeminiEvent"]
+__all__ = ["EVENTS", "HEADLESS", "HOST", "BeforeToolOutput", "Gemini", "GeminiEvent"]
 
 EVENTS: Final[Mapping[str, HookKind]] = {"BeforeTool": "review", "AfterTool": "outcome"}
 """The events the hook answers, and what each asks."""
@@ -71,6 +75,12 @@ class BeforeToolOutput(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
 
 
 _ENCODER: Final = msgspec.json.Encoder()
+
+HEADLESS: Final = (
+    "Gemini CLI runs headless here and cannot ask a person, so it is not run "
+    "(run it interactively, or let a person decide on `gateway serve`'s page)."
+)
+"""What an ``ask`` refused in a headless session adds to the reason."""
 
 
 def _failed(response: Any) -> tuple[Literal["succeeded", "failed"], str | None]:
@@ -116,11 +126,20 @@ class Gemini:
         return HookEvent(name=typed.hook_event_name, kind=kind, call=call)
 
     def reply(self, event: HookEvent, answer: HookAnswer) -> HookReply:
-        """``deny`` or ``ask`` in Gemini's format; no decision for an allow (Gemini's policy still runs)."""
+        """
+        ``deny`` or ``ask`` in Gemini's format; no decision for an allow (Gemini's policy still runs).
+
+        An ``ask`` stays one only for a session that shows Gemini's prompt
+        (`asks_a_person`); headless, Gemini would wait for an answer for
+        good, so it is a ``deny`` with the reason and `HEADLESS`.
+        """
         if event.kind != "review" or answer.decision in ("allow", "host"):
             return HookReply()
-        if answer.decision == "ask":
+        if answer.decision == "ask" and event.hook_pid and asks_a_person(event.hook_pid):
             output = BeforeToolOutput(decision="ask", system_message=answer.reason)
+        elif answer.decision == "ask":
+            reason = f"{answer.reason.rstrip('.')}; {HEADLESS}"
+            output = BeforeToolOutput(decision="deny", reason=reason)
         else:
             output = BeforeToolOutput(decision="deny", reason=answer.reason)
         return HookReply(stdout=_ENCODER.encode(output).decode())

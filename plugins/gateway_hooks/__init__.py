@@ -105,6 +105,10 @@ class HookEvent(msgspec.Struct, frozen=True, kw_only=True):
         call: The tool call it is about.
         outcome: For ``outcome``: ``succeeded`` or ``failed``.
         detail: For ``outcome``: the host's error text, if any.
+        hook_pid: The hook process the host started for this event, when it
+            is known (the hook runs here, or forwarded over the local socket):
+            a host whose answer depends on how it runs (Gemini CLI cannot ask
+            a person when headless) looks for itself among its ancestors.
     """
 
     name: str
@@ -112,6 +116,7 @@ class HookEvent(msgspec.Struct, frozen=True, kw_only=True):
     call: ToolCall
     outcome: Literal["succeeded", "failed"] | None = None
     detail: str | None = None
+    hook_pid: int | None = None
 
 
 class HookAnswer(msgspec.Struct, frozen=True, kw_only=True):
@@ -303,6 +308,7 @@ async def answer_hook(
     links: LinkStore | None = None,
     within: float = DEFAULT_TIMEOUT,
     shadow: bool = False,
+    hook_pid: int | None = None,
 ) -> HookReply:
     """
     Answer one hook event: read it, review it once, reply in the host's format.
@@ -321,11 +327,14 @@ async def answer_hook(
         links: Where reviews are kept for linking (``None``: no linking).
         within: Seconds the review may take before the call is blocked.
         shadow: Record only; the host decides every call.
+        hook_pid: The hook process the host started (`HookEvent.hook_pid`), when known.
     """
     try:
         event = host.read(decode_event(data))
     except HookError as error:
         return HookReply.block(str(error))
+    if hook_pid is not None:
+        event = msgspec.structs.replace(event, hook_pid=hook_pid)
     call = event.call
     if event.kind == "outcome":
         if not call.call_id and links is not None:

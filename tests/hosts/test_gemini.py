@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 import pytest
+from gateway_gemini import HEADLESS
 
 from gateway import CallOutcome, VerdictReached, verify_audit_log
 from hosts.models import ScriptedModel, ToolUse
@@ -83,3 +84,55 @@ def test_gemini_runs_what_is_allowed_and_refuses_the_rest_with_the_rules_reason(
     (outcome,) = [e for e in events if isinstance(e, CallOutcome)]
     assert outcome.call_id == verdicts[0].call_id
     assert verify_audit_log(scene.audit) is None
+
+
+@pytest.mark.parametrize(
+    ("mode", "call"),
+    [
+        ("yolo", ToolUse("run_shell_command", {"command": "echo hello > greeting.txt"})),
+        ("auto_edit", ToolUse("write_file", {"file_path": "greeting.txt", "content": "hello\n"})),
+    ],
+)
+def test_headless_an_ask_is_a_refusal_with_its_reason_never_a_hang(
+    scene: Scene, mode: str, call: ToolUse
+) -> None:
+    """
+    Headless, Gemini CLI waits for good for the answer to a hook's ``ask``; the gateway denies instead.
+
+    The default policy (read-only profile) asks before a write; with no
+    person to ask, the model is told why the call did not run, and the CLI
+    finishes.
+    """
+    config = scene.root / "gateway.toml"
+    config.write_text(f'[sinks.audit]\nplugin = "jsonl"\npath = "{scene.audit}"\nrequired = true\n')
+    settings = scene.home / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    install(scene, "gemini", "--scope", "user", "--config", str(config))
+    with ScriptedModel([call]) as model:
+        argv = [
+            str(need(HOSTS_DIR / "gemini")),
+            "-p",
+            "Write a greeting.",
+            "-m",
+            "gemini-2.5-pro",
+            "--approval-mode",
+            mode,
+            "--output-format",
+            "json",
+        ]
+        env = scene.env(
+            GEMINI_API_KEY="fake-key-for-tests",
+            GOOGLE_GEMINI_BASE_URL=model.url,
+            GEMINI_CLI_TRUST_WORKSPACE="true",
+        )
+        # Bounded well under the hook's own timeout: a hang shows as a timeout here.
+        result = run_cli(scene, argv, env=env, timeout=150)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert model.proposed == 1
+    (refused,) = model.results
+    assert "rule ask.writes writes files" in refused, refused
+    assert HEADLESS.split(";")[0] in refused
+    assert not (scene.project / "greeting.txt").exists()
+    verdicts = [e.verdict.decision for e in scene.events() if isinstance(e, VerdictReached)]
+    assert verdicts == ["ask"]
