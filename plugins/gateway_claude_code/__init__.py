@@ -40,6 +40,7 @@ from gateway_hooks import (
     gateway_commands,
     gateway_handlers,
     install_events,
+    read_settings,
     uninstall_events,
 )
 
@@ -49,6 +50,7 @@ from gateway.text import error_detail
 __all__ = [
     "EVENTS",
     "HOST",
+    "MANAGED_SETTINGS",
     "ClaudeCode",
     "ClaudeCodeEvent",
     "PermissionDecision",
@@ -122,6 +124,9 @@ class _Output(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 _ENCODER: Final = msgspec.json.Encoder()
+
+MANAGED_SETTINGS: Final = Path("/etc/claude-code/managed-settings.json")
+"""Claude Code's managed (administrator's) settings file on Linux; it wins over every other."""
 
 
 def _json(output: PreToolUseOutput | PermissionRequestOutput) -> str:
@@ -277,9 +282,46 @@ class ClaudeCode:
             )
         return tuple(dict.fromkeys(found))
 
-    def consulted(self, project: Path, commands: Sequence[str]) -> list[tuple[bool, str]]:
-        """Nothing to ask: Claude Code runs every hook in its settings files."""
-        return []
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
+        """
+        Settings that make Claude Code run no hook (``disableAllHooks``) or only managed ones.
+
+        Read from every settings file Claude Code merges: the user's, the
+        project's, the project's local one and the managed one
+        (`MANAGED_SETTINGS`, where ``allowManagedHooksOnly`` counts).
+        """
+        files = (
+            home / ".claude" / "settings.json",
+            project / ".claude" / "settings.json",
+            project / ".claude" / "settings.local.json",
+            MANAGED_SETTINGS,
+        )
+        findings: list[tuple[bool, str]] = []
+        for path in files:
+            try:
+                settings, _ = read_settings(path)
+            except ValueError as error:
+                findings.append((False, str(error)))
+                continue
+            if settings.get("disableAllHooks") is True:
+                findings.append(
+                    (
+                        False,
+                        f'{path} sets "disableAllHooks": true, so Claude Code runs no hook and '
+                        "calls run unreviewed; remove it.",
+                    )
+                )
+            if path == MANAGED_SETTINGS and settings.get("allowManagedHooksOnly") is True:
+                findings.append(
+                    (
+                        False,
+                        f'{path} sets "allowManagedHooksOnly": true, so Claude Code skips the '
+                        "gateway's hook; add the hook to the managed settings.",
+                    )
+                )
+        return findings or [(True, "no settings file turns Claude Code's hooks off.")]
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A ``PreToolUse`` event for ``ls``."""

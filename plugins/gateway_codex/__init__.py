@@ -142,7 +142,9 @@ class Codex(ClaudeCode):
             )
         return ()
 
-    def consulted(self, project: Path, commands: Sequence[str]) -> list[tuple[bool, str]]:
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
         """What Codex's own list of hooks says of the installed ``PreToolUse`` hook (`codex_hooks`)."""
         hooks = codex_hooks(project)
         if isinstance(hooks, str):

@@ -265,8 +265,10 @@ class Cursor:
                 )
         return tuple(found)
 
-    def consulted(self, project: Path, commands: Sequence[str]) -> list[tuple[bool, str]]:
-        """Nothing to ask: Cursor runs every hook in its hooks file."""
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
+        """Nothing to read: Cursor runs every hook in its hooks file (its agent could not be checked here)."""
         return []
 
     def probe(self, cwd: str) -> dict[str, Any]:

@@ -26,6 +26,7 @@ longer than the hook's own.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -41,6 +42,7 @@ from gateway_hooks import (
     gateway_commands,
     gateway_handlers,
     install_events,
+    read_settings,
     uninstall_events,
 )
 
@@ -48,7 +50,16 @@ from gateway import ToolCall
 from gateway.text import error_detail
 from gateway_gemini._session import asks_a_person
 
-__all__ = ["EVENTS", "HEADLESS", "HOST", "BeforeToolOutput", "Gemini", "GeminiEvent"]
+__all__ = [
+    "EVENTS",
+    "GUARD_NAME",
+    "HEADLESS",
+    "HOST",
+    "SYSTEM_SETTINGS",
+    "BeforeToolOutput",
+    "Gemini",
+    "GeminiEvent",
+]
 
 EVENTS: Final[Mapping[str, HookKind]] = {"BeforeTool": "review", "AfterTool": "outcome"}
 """The events the hook answers, and what each asks."""
@@ -75,6 +86,12 @@ class BeforeToolOutput(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
 
 
 _ENCODER: Final = msgspec.json.Encoder()
+
+GUARD_NAME: Final = "agent-gateway"
+"""The name of the installed ``BeforeTool`` hook (Gemini names hooks in ``/hooks`` and its settings by it)."""
+
+SYSTEM_SETTINGS: Final = "/etc/gemini-cli/settings.json"
+"""Gemini CLI's system settings file on Linux (``GEMINI_CLI_SYSTEM_SETTINGS_PATH`` overrides it)."""
 
 HEADLESS: Final = (
     "Gemini CLI runs headless here and cannot ask a person, so it is not run "
@@ -157,7 +174,7 @@ class Gemini:
     def install(self, settings: dict[str, Any], command: str, timeout: float) -> dict[str, Any]:
         """A ``BeforeTool`` hook and an ``AfterTool`` hook for every tool (timeouts in milliseconds)."""
         guard = {
-            "name": "agent-gateway",
+            "name": GUARD_NAME,
             "type": "command",
             "command": command,
             "timeout": int(timeout * 1000),
@@ -191,9 +208,52 @@ class Gemini:
             )
         return ()
 
-    def consulted(self, project: Path, commands: Sequence[str]) -> list[tuple[bool, str]]:
-        """Nothing to ask: Gemini CLI runs every user hook; it asks before a new project hook runs, in its own prompt."""
-        return []
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
+        """
+        Settings that make Gemini CLI skip the hook: ``hooksConfig.enabled`` false, or it in ``hooksConfig.disabled``.
+
+        Read from the settings files Gemini merges (the system's, the
+        user's, the project's); Gemini names a hook by its ``name`` (the
+        installer's is ``agent-gateway``), else by its command.
+        """
+        system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or SYSTEM_SETTINGS
+        files = (
+            Path(system),
+            home / ".gemini" / "settings.json",
+            project / ".gemini" / "settings.json",
+        )
+        names = {GUARD_NAME, *commands}
+        findings: list[tuple[bool, str]] = []
+        for path in files:
+            try:
+                settings, _ = read_settings(path)
+            except ValueError as error:
+                findings.append((False, str(error)))
+                continue
+            table = settings.get("hooksConfig")
+            if not isinstance(table, dict):
+                continue
+            if table.get("enabled") is False:
+                findings.append(
+                    (
+                        False,
+                        f'{path} sets "hooksConfig": {{"enabled": false}}, so Gemini CLI runs no '
+                        "hook and calls run unreviewed; remove it.",
+                    )
+                )
+            disabled = table.get("disabled")
+            if isinstance(disabled, list) and names & {d for d in disabled if isinstance(d, str)}:
+                findings.append(
+                    (
+                        False,
+                        f'{path} lists the gateway\'s hook in "hooksConfig": {{"disabled"}}, so '
+                        f"Gemini CLI skips it and calls run unreviewed; run `/hooks enable {GUARD_NAME}` "
+                        "in Gemini CLI or remove it there.",
+                    )
+                )
+        return findings or [(True, "no settings file turns Gemini CLI's hooks or this one off.")]
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A ``BeforeTool`` event for ``ls``."""

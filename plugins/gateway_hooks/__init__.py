@@ -51,6 +51,7 @@ from gateway_hooks._settings import (
     is_gateway_hook,
     matcher_groups_install,
     matcher_groups_uninstall,
+    read_settings,
     uninstall_events,
 )
 
@@ -76,6 +77,7 @@ __all__ = [
     "load_host",
     "matcher_groups_install",
     "matcher_groups_uninstall",
+    "read_settings",
     "uninstall_events",
 ]
 
@@ -220,14 +222,16 @@ class HookHost(Protocol):
     def probe(self, cwd: str) -> dict[str, Any]:
         """A harmless review event (the shell command ``ls`` in ``cwd``) for ``gateway doctor`` to send."""
 
-    def consulted(self, project: Path, commands: Sequence[str]) -> list[tuple[bool, str]]:
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
         """
-        Whether the host itself says it runs the installed hook ``commands`` in ``project``.
+        Whether the host would really run the installed hook ``commands`` in ``project``.
 
-        For a host that may skip an installed hook without a word (Codex
-        skips one its user has not trusted): each finding is whether it is
-        fine and one sentence, with the step that fixes it. Empty for a host
-        that runs every hook in its settings.
+        A host may skip an installed hook without a word: Codex one its user
+        has not trusted, Claude Code every hook when a settings file sets
+        ``disableAllHooks``, Gemini CLI one its settings disable. Each finding
+        is whether it is fine and one sentence, with the step that fixes it.
         """
 
 

@@ -34,8 +34,7 @@ from typing import Final
 from gateway_relay import at_socket_path, default_socket
 
 from gateway import default_token_file
-from gateway_hooks import HookHost, HookScope
-from gateway_hooks._install import read_settings
+from gateway_hooks import HookHost, HookScope, read_settings
 
 __all__ = ["diagnose"]
 
@@ -160,7 +159,7 @@ def diagnose(hosts: Sequence[HookHost], *, project: Path, home: Path, only: bool
                 good &= _say(f"{host.title}: {problem}", ok=False)
             for command in commands:
                 good &= _check_command(host, command, project)
-            for fine, sentence in host.consulted(project, commands):
+            for fine, sentence in host.consulted(project, home, commands):
                 good &= _say(f"{host.title}: {sentence}", ok=fine)
         if only and not found:
             good &= _say(

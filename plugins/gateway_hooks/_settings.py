@@ -12,9 +12,10 @@ file is left as it was.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Mapping, Sequence
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "is_gateway_hook",
     "matcher_groups_install",
     "matcher_groups_uninstall",
+    "read_settings",
     "uninstall_events",
 ]
 
@@ -149,3 +151,30 @@ def gateway_handlers(settings: Mapping[str, Any], event: str, host: str) -> list
         inner = group.get("hooks") if isinstance(group, Mapping) else None
         handlers.extend(h for h in (inner if isinstance(inner, list) else ()) if _ours(h, host))
     return handlers
+
+
+def read_settings(path: Path) -> tuple[dict[str, Any], bool]:
+    """
+    A settings file's JSON object, and whether the file exists.
+
+    Raises:
+        ValueError: It exists but is not a JSON object (one sentence: it is never overwritten).
+    """
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return {}, False
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8"
+        raise ValueError(f"Cannot read {str(path)!r} ({reason}); it was left as it is.") from None
+    if not text.strip():
+        return {}, True
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise ValueError(
+            f"{str(path)!r} is not valid JSON ({error}); fix it first, it was left as it is."
+        ) from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{str(path)!r} does not hold a JSON object; it was left as it is.")  # noqa: TRY004 -- a bad file, not a bad argument
+    return value, True

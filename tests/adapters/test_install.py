@@ -194,6 +194,49 @@ def test_doctor_checks_an_installed_hook_end_to_end(home: Path, project: Path) -
     assert "no `gateway serve` listens" in result.stdout
 
 
+def test_doctor_reports_settings_that_turn_claude_codes_hooks_off(
+    home: Path, project: Path
+) -> None:
+    """Claude Code runs no hook when any settings file sets ``disableAllHooks``: said loudly."""
+    assert gateway(home, "install", "claude-code", "--project", str(project)).returncode == 0
+    result = gateway(home, "doctor", "claude-code", "--project", str(project))
+    assert "ok: Claude Code: no settings file turns Claude Code's hooks off." in result.stdout
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"disableAllHooks": True}))
+    result = gateway(home, "doctor", "claude-code", "--project", str(project))
+    assert result.returncode == 1, result.stdout
+    assert (
+        f'problem: Claude Code: {local} sets "disableAllHooks": true, so Claude Code runs no hook'
+        in result.stdout
+    )
+    local.write_text(json.dumps({"disableAllHooks": False}))  # the harmless twin
+    assert gateway(home, "doctor", "claude-code", "--project", str(project)).returncode == 0
+
+
+def test_doctor_reports_settings_that_turn_gemini_clis_hook_off(home: Path, project: Path) -> None:
+    """Gemini CLI skips a hook its settings disable (by name, or all of them): said loudly."""
+    install = gateway(home, "install", "gemini", "--scope", "user", "--project", str(project))
+    assert install.returncode == 0, install.stderr
+    result = gateway(home, "doctor", "gemini", "--project", str(project))
+    assert result.returncode == 0, result.stdout
+    assert "ok: Gemini CLI: no settings file turns Gemini CLI's hooks or this one off." in (
+        result.stdout
+    )
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    for table, said in [
+        ({"disabled": ["agent-gateway"]}, "so Gemini CLI skips it and calls run unreviewed"),
+        ({"enabled": False}, "so Gemini CLI runs no hook and calls run unreviewed"),
+    ]:
+        settings.write_text(json.dumps({"hooksConfig": table}))
+        result = gateway(home, "doctor", "gemini", "--project", str(project))
+        assert result.returncode == 1, result.stdout
+        assert f"problem: Gemini CLI: {settings} " in result.stdout
+        assert said in result.stdout
+    settings.write_text(json.dumps({"hooksConfig": {"disabled": ["someone-elses-hook"]}}))
+    assert gateway(home, "doctor", "gemini", "--project", str(project)).returncode == 0
+
+
 def test_doctor_reports_a_hook_that_fails_open(home: Path, project: Path) -> None:
     path = project / ".claude" / "settings.json"
     path.parent.mkdir()
