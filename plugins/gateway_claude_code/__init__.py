@@ -40,7 +40,7 @@ from gateway_hooks import (
     gateway_commands,
     gateway_handlers,
     install_events,
-    read_settings,
+    settings_findings,
     uninstall_events,
 )
 
@@ -298,30 +298,22 @@ class ClaudeCode:
             project / ".claude" / "settings.local.json",
             MANAGED_SETTINGS,
         )
-        findings: list[tuple[bool, str]] = []
-        for path in files:
-            try:
-                settings, _ = read_settings(path)
-            except ValueError as error:
-                findings.append((False, str(error)))
-                continue
+
+        def check(path: Path, settings: Mapping[str, Any]) -> list[str]:
+            found = []
             if settings.get("disableAllHooks") is True:
-                findings.append(
-                    (
-                        False,
-                        f'{path} sets "disableAllHooks": true, so Claude Code runs no hook and '
-                        "calls run unreviewed; remove it.",
-                    )
+                found.append(
+                    f'{path} sets "disableAllHooks": true, so Claude Code runs no hook and '
+                    "calls run unreviewed; remove it."
                 )
             if path == MANAGED_SETTINGS and settings.get("allowManagedHooksOnly") is True:
-                findings.append(
-                    (
-                        False,
-                        f'{path} sets "allowManagedHooksOnly": true, so Claude Code skips the '
-                        "gateway's hook; add the hook to the managed settings.",
-                    )
+                found.append(
+                    f'{path} sets "allowManagedHooksOnly": true, so Claude Code skips the '
+                    "gateway's hook; add the hook to the managed settings."
                 )
-        return findings or [(True, "no settings file turns Claude Code's hooks off.")]
+            return found
+
+        return settings_findings(files, check, "no settings file turns Claude Code's hooks off.")
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A ``PreToolUse`` event for ``ls``."""

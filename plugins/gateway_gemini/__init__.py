@@ -42,7 +42,7 @@ from gateway_hooks import (
     gateway_commands,
     gateway_handlers,
     install_events,
-    read_settings,
+    settings_findings,
     uninstall_events,
 )
 
@@ -225,35 +225,29 @@ class Gemini:
             project / ".gemini" / "settings.json",
         )
         names = {GUARD_NAME, *commands}
-        findings: list[tuple[bool, str]] = []
-        for path in files:
-            try:
-                settings, _ = read_settings(path)
-            except ValueError as error:
-                findings.append((False, str(error)))
-                continue
+
+        def check(path: Path, settings: Mapping[str, Any]) -> list[str]:
             table = settings.get("hooksConfig")
             if not isinstance(table, dict):
-                continue
+                return []
+            found = []
             if table.get("enabled") is False:
-                findings.append(
-                    (
-                        False,
-                        f'{path} sets "hooksConfig": {{"enabled": false}}, so Gemini CLI runs no '
-                        "hook and calls run unreviewed; remove it.",
-                    )
+                found.append(
+                    f'{path} sets "hooksConfig": {{"enabled": false}}, so Gemini CLI runs no '
+                    "hook and calls run unreviewed; remove it."
                 )
             disabled = table.get("disabled")
             if isinstance(disabled, list) and names & {d for d in disabled if isinstance(d, str)}:
-                findings.append(
-                    (
-                        False,
-                        f'{path} lists the gateway\'s hook in "hooksConfig": {{"disabled"}}, so '
-                        f"Gemini CLI skips it and calls run unreviewed; run `/hooks enable {GUARD_NAME}` "
-                        "in Gemini CLI or remove it there.",
-                    )
+                found.append(
+                    f'{path} lists the gateway\'s hook in "hooksConfig": {{"disabled"}}, so '
+                    f"Gemini CLI skips it and calls run unreviewed; run `/hooks enable {GUARD_NAME}` "
+                    "in Gemini CLI or remove it there."
                 )
-        return findings or [(True, "no settings file turns Gemini CLI's hooks or this one off.")]
+            return found
+
+        return settings_findings(
+            files, check, "no settings file turns Gemini CLI's hooks or this one off."
+        )
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A ``BeforeTool`` event for ``ls``."""

@@ -52,6 +52,7 @@ from gateway_hooks._settings import (
     matcher_groups_install,
     matcher_groups_uninstall,
     read_settings,
+    settings_findings,
     uninstall_events,
 )
 
@@ -78,6 +79,7 @@ __all__ = [
     "matcher_groups_install",
     "matcher_groups_uninstall",
     "read_settings",
+    "settings_findings",
     "uninstall_events",
 ]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any, Literal
 
@@ -27,6 +27,7 @@ __all__ = [
     "matcher_groups_install",
     "matcher_groups_uninstall",
     "read_settings",
+    "settings_findings",
     "uninstall_events",
 ]
 
@@ -178,3 +179,25 @@ def read_settings(path: Path) -> tuple[dict[str, Any], bool]:
     if not isinstance(value, dict):
         raise ValueError(f"{str(path)!r} does not hold a JSON object; it was left as it is.")  # noqa: TRY004 -- a bad file, not a bad argument
     return value, True
+
+
+def settings_findings(
+    paths: Sequence[Path],
+    check: Callable[[Path, Mapping[str, Any]], Sequence[str]],
+    fine: str,
+) -> list[tuple[bool, str]]:
+    """
+    What ``check`` finds wrong in each settings file that exists (a file that cannot be read counts too).
+
+    Each finding is ``(False, sentence)``; with none, ``[(True, fine)]``
+    (the form of `gateway_hooks.HookHost.consulted`).
+    """
+    findings: list[tuple[bool, str]] = []
+    for path in paths:
+        try:
+            settings, _ = read_settings(path)
+        except ValueError as error:
+            findings.append((False, str(error)))
+            continue
+        findings.extend((False, sentence) for sentence in check(path, settings))
+    return findings or [(True, fine)]

@@ -885,9 +885,9 @@ def _stating_effects(
     rules = list(dict.fromkeys(rule for j in judgements for rule in j.rules if rule))
     named = ", ".join(rules[:6]) + ("…" if len(rules) > 6 else "")
     warrant = f"; {'rule' if len(rules) == 1 else 'rules'} {named}" if rules else ""
-    return Allow(
+    return replace(
+        answer,
         reason=f"Allowed {_call_subject(judgements, request)}: it {say_clauses(clauses)}{warrant}.",
-        rule=answer.rule,
     )
 
 

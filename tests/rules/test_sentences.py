@@ -11,16 +11,19 @@ and the effects the gateway planned for it are checked against both sentences.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import anyio
 import pytest
 from gateway_rules import RulesApprover
 
-from gateway import Abstain, Answer, Approver, Gateway, ReviewRequest, ToolCall
+from gateway import Abstain, Answer, Approver, Gateway, ReviewRequest
 from gateway.effects import Effect, Write, effect_clauses, summarise_effects
-from rules.support import default_approver, make_repository, review, rules_only_config
+from rules.support import (
+    default_approver,
+    example_call,
+    example_workspace,
+    review,
+    rules_only_config,
+)
 
 PROFILES = ("read-only", "workspace-write")
 
@@ -49,14 +52,6 @@ def _examples() -> list[tuple[str, str, bool]]:
     ]
 
 
-def _call(example: str, rule_tools: bool, cwd: str, call_id: str) -> ToolCall:
-    tool, _, raw = example.partition(" ")
-    if rule_tools or raw.startswith("{"):
-        data: dict[str, Any] = json.loads(raw) if raw.strip() else {}
-        return ToolCall(tool, data, cwd=cwd, call_id=call_id)
-    return ToolCall("Bash", {"command": example}, cwd=cwd, call_id=call_id)
-
-
 def _write_clauses(effects: tuple[Effect, ...]) -> list[str]:
     """The clause of every write to a file (a standard stream is not one)."""
     return [
@@ -74,9 +69,7 @@ def _says(sentence: str, clause: str) -> bool:
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> str:
-    work = tmp_path_factory.mktemp("work")
-    (work / "src").mkdir()
-    return make_repository(work)
+    return example_workspace(tmp_path_factory.mktemp("work"))
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -92,7 +85,7 @@ def test_the_summary_and_an_allows_reason_name_every_write(profile: str, workspa
         approvers: list[Approver] = [seen, RulesApprover(options, None)]
         async with Gateway(config, approvers=approvers, sinks={}) as gateway:
             for index, (rule, example, tools) in enumerate(examples):
-                call = _call(example, tools, workspace, f"example-{index}")
+                call = example_call(example, tools, workspace, f"example-{index}")
                 with anyio.fail_after(30):
                     verdict = await gateway.review(call)
                 effects = seen.effects.get(call.call_id or "", ())
