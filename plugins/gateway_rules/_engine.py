@@ -877,7 +877,8 @@ def _stating_effects(
     ``answer`` said by what the call does when it does more than read: ``Allowed X: it writes `f`; rules A, B.``
 
     A call that only reads (or lists) keeps the rule's own sentence, which
-    says just that.
+    says just that; an allow that holds only inside a boundary keeps its
+    reason, which says why, and adds the effects.
     """
     clauses = effect_clauses(effects)
     if all(clause.reads for clause in clauses):
@@ -885,10 +886,12 @@ def _stating_effects(
     rules = list(dict.fromkeys(rule for j in judgements for rule in j.rules if rule))
     named = ", ".join(rules[:6]) + ("…" if len(rules) > 6 else "")
     warrant = f"; {'rule' if len(rules) == 1 else 'rules'} {named}" if rules else ""
-    return replace(
-        answer,
-        reason=f"Allowed {_call_subject(judgements, request)}: it {say_clauses(clauses)}{warrant}.",
-    )
+    said = say_clauses(clauses)
+    if isinstance(answer.within, str):
+        # A confined allow's own reason says why the boundary holds it: kept, with the effects.
+        return replace(answer, reason=f"{answer.reason.rstrip('.')}; it {said}.")
+    subject = _call_subject(judgements, request)
+    return replace(answer, reason=f"Allowed {subject}: it {said}{warrant}.")
 
 
 def _call_subject(judgements: Sequence[Judgement], request: ReviewRequest) -> str:
