@@ -63,9 +63,17 @@ __all__ = [
 ]
 
 _URL: Final = re.compile(r"https?://[^\s<>\"'`)\]]+")
+# Codex's own reader trims a hunk header before it reads it, so a header may be
+# indented; a context line of an update that looks like one is taken for one
+# too, which only adds a write.
 _PATCH_FILE: Final = re.compile(
-    r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.MULTILINE
+    r"^[ \t]*\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^[ \t]*\*\*\* Move to: (.+?)\s*$",
+    re.MULTILINE,
 )
+_PATCH_MARKER: Final = re.compile(
+    r"^[ \t]*\*\*\*(?! (?:Begin|End) Patch\s*$| End of File\s*$)", re.MULTILINE
+)
+"""A line that starts like a patch marker: unless `_PATCH_FILE` reads it, what the patch does is not known."""
 _PATCH_ACTIONS: Final[Mapping[str, WriteAction]] = {
     "Add": "create",
     "Update": "write",
@@ -336,12 +344,20 @@ def tool_effects(
         for _, text in _strings(data, row.writes)
     )
     found.extend(Write(path=path_of(text), via=tool, action="write") for text in row.fixed_writes)
-    for _, patch in _strings(data, row.patches):
-        for match in _PATCH_FILE.finditer(patch):
+    for field, patch in _strings(data, row.patches):
+        headers = list(_PATCH_FILE.finditer(patch))
+        for match in headers:
             verb, name, moved = match.groups()
             target = moved if moved is not None else name
             action = "create" if moved is not None else _PATCH_ACTIONS[verb]
             found.append(Write(path=path_of(target), via=f"{tool} {verb or 'Move'}", action=action))
+        read = {match.start() for match in headers}
+        if not headers or any(m.start() not in read for m in _PATCH_MARKER.finditer(patch)):
+            found.append(
+                Opaque(
+                    reason=f"the patch in `{field}` names a file in a way this reader does not know"
+                )
+            )
     urls = [text for _, text in _strings(data, row.urls)]
     urls += [url for _, text in _strings(data, row.url_texts) for url in _URL.findall(text)]
     found.extend(
@@ -366,4 +382,15 @@ def tool_effects(
                 )
                 found.append(Bind(name=str(name), via="prefix", origin="literal", text=shown))
     found.extend(Privilege(via=tool, user=user) for _, user in _strings(data, row.user))
+    content = row.reads or row.writes or row.patches or row.urls or row.url_texts or row.searches
+    if content and not found and data:
+        # A row that names what the tool touches, finding none of it in an input
+        # that holds something: the tool was given its input under other names,
+        # and "it touches nothing" would be a guess.
+        fields = ", ".join(f"`{name}`" for name in sorted(data)[:5])
+        return (
+            Opaque(
+                reason=f"the input of `{tool}` ({fields}) holds none of the fields its `[[tool-effects]]` row reads"
+            ),
+        )
     return tuple(found)

@@ -1,13 +1,17 @@
 """
-What a call would do, in one sentence, riskiest first: the line a person reads before anything else.
+What a call would do, in one sentence, writes first: the line a person reads before anything else.
 
 Built from the call's effects (what the plan states), never from a rule's
 wording: a heredoc that sends ``~/.ssh/id_rsa`` to a URL opens with the send,
-not with the script it also writes. Each effect becomes a clause with a rank;
-the clauses are sorted by rank (a send of a secret first, a write to a
-start-up file or a privilege next, a file in the workspace near the end),
-identical clauses are said once, and the sentence names the first few and
-counts the rest.
+and ``sed -i`` says it writes the file, whatever the rule that allowed it says
+of ``sed``. Each effect becomes a clause with a rank; the clauses are sorted
+by rank — what leaves the machine (a send of a secret first), then every write
+(to a start-up file or the system before one in the workspace), then what
+runs, connects or reads a secret, and what only reads last — identical
+clauses are said once, and the sentence names every clause up to
+`SUMMARY_CLAUSES`, counting the rest (writes are named before anything is
+counted). The rules' allow sentences say the same clauses (`say_clauses`), so
+the page and the agent are told one thing.
 
 A read and a network connection made by the same program (``curl -T F URL``,
 ``curl -F k=@F URL``) are one clause: it *sends* the file there. A read of a
@@ -37,10 +41,17 @@ from gateway._effects import (
 )
 from gateway._text import shorten_quoted
 
-__all__ = ["SUMMARY_CLAUSES", "WRITE_VERBS", "Clause", "effect_clauses", "summarise_effects"]
+__all__ = [
+    "SUMMARY_CLAUSES",
+    "WRITE_VERBS",
+    "Clause",
+    "effect_clauses",
+    "say_clauses",
+    "summarise_effects",
+]
 
-SUMMARY_CLAUSES: Final = 3
-"""Clauses a summary names; the rest are counted."""
+SUMMARY_CLAUSES: Final = 12
+"""Clauses a summary names at most (every one a real call has); the rest are counted."""
 
 WRITE_VERBS: Final[Mapping[str, str]] = {
     "write": "writes",
@@ -73,10 +84,17 @@ _DANGEROUS_PLACES: Final = frozenset({"secret", "persistence", "system"})
 
 
 class Clause(NamedTuple):
-    """One thing a call does: ``rank`` (0 is the riskiest) and the clause, without a subject."""
+    """
+    One thing a call does: ``rank`` (0 comes first) and the clause, without a subject.
+
+    ``reads`` is true for a clause that only reads or lists; every other clause
+    changes something (``writes``: a write or a send) or reaches beyond the call.
+    """
 
     rank: int
     text: str
+    reads: bool = False
+    writes: bool = False
 
 
 def _place(path: EffectPath) -> str:
@@ -115,12 +133,12 @@ def _program(via: str) -> str:
 def _write_rank(effect: Write) -> int:
     classes = set(effect.path.classes)
     if classes & _DANGEROUS_PLACES:
-        return 3
+        return 2
     if "stream" in classes:
         return 99
     if classes <= {"workspace", "temp"}:
-        return 10
-    return 3 if effect.recursive and effect.action == "delete" else 7
+        return 4
+    return 2 if effect.recursive and effect.action == "delete" else 3
 
 
 def _clause(effect: Effect) -> Clause | None:
@@ -130,47 +148,46 @@ def _clause(effect: Effect) -> Clause | None:
         if rank == 99:
             return None
         below = " and everything below it" if effect.recursive else ""
-        return Clause(
-            rank, f"{WRITE_VERBS.get(effect.action, 'writes')} {_place(effect.path)}{below}"
-        )
+        verb = WRITE_VERBS.get(effect.action, "writes")
+        return Clause(rank, f"{verb} {_place(effect.path)}{below}", writes=True)
     if isinstance(effect, Read):
         if _stdin(effect):
             return None
         if "secret" in effect.path.classes:
-            return Clause(6, f"reads {_place(effect.path)}")
+            return Clause(8, f"reads {_place(effect.path)}")
         if effect.metadata:
-            return Clause(13, f"lists {_place(effect.path)}")
-        return Clause(12, f"reads {_place(effect.path)}")
+            return Clause(13, f"lists {_place(effect.path)}", reads=True)
+        return Clause(12, f"reads {_place(effect.path)}", reads=True)
     if isinstance(effect, ReadEnvironment):
         if effect.variable is not None:
-            return Clause(6, f"reads the secret variable `{shorten_quoted(effect.variable)}`")
-        return Clause(6, "reads the whole environment")
+            return Clause(8, f"reads the secret variable `{shorten_quoted(effect.variable)}`")
+        return Clause(8, "reads the whole environment")
     if isinstance(effect, Privilege):
         user = (
             f"`{shorten_quoted(effect.user)}`" if effect.user else "a user only known when it runs"
         )
-        return Clause(2, f"runs as {user}")
+        return Clause(5, f"runs as {user}")
     if isinstance(effect, Network):
         verb = {"connect": "connects to", "listen": "listens on", "resolve": "looks up"}[
             effect.kind
         ]
-        rank = 11 if effect.address in ("loopback", "private") else 5
+        rank = 11 if effect.address in ("loopback", "private") else 7
         return Clause(rank, f"{verb} {_host(effect.target)}")
     if isinstance(effect, Execute):
         risky = effect.kind in ("shell_text", "code") and effect.origin == "unknown"
         words = _EXECUTE_WORDS[effect.kind]
         if effect.kind == "configured":
-            return Clause(8, f"{words} (`{shorten_quoted(_program(effect.via))}`)")
-        return Clause(4 if risky else 8, words)
+            return Clause(9, f"{words} (`{shorten_quoted(_program(effect.via))}`)")
+        return Clause(6 if risky else 9, words)
     if isinstance(effect, Opaque):
-        return Clause(4, f"does what cannot be read: {shorten_quoted(effect.reason, 100)}")
+        return Clause(6, f"does what cannot be read: {shorten_quoted(effect.reason, 100)}")
     if isinstance(effect, Lifetime):
-        return Clause(9, _LIFETIME_WORDS[effect.kind])
+        return Clause(10, _LIFETIME_WORDS[effect.kind])
     if isinstance(effect, Bind) and effect.via in ("trap", "alias", "function"):
         name = (
             f"`{shorten_quoted(effect.name)}`" if effect.name else "a name only known when it runs"
         )
-        return Clause(8, f"defines the {effect.via} {name}")
+        return Clause(9, f"defines the {effect.via} {name}")
     # Other bindings and a change of directory: said by what they lead to, not by themselves.
     return None
 
@@ -201,7 +218,11 @@ def _sends(effects: Sequence[Effect]) -> tuple[list[Clause], set[int]]:
         where, network = partner
         secret = "secret" in effect.path.classes
         clauses.append(
-            Clause(0 if secret else 1, f"sends {_place(effect.path)} to {_host(network.target)}")
+            Clause(
+                0 if secret else 1,
+                f"sends {_place(effect.path)} to {_host(network.target)}",
+                writes=True,
+            )
         )
         used.update((index, where))
     secrets = [
@@ -224,7 +245,7 @@ def _sends(effects: Sequence[Effect]) -> tuple[list[Clause], set[int]]:
 
 
 def effect_clauses(effects: Sequence[Effect]) -> list[Clause]:
-    """Every clause of a call's effects, riskiest first, each said once (ties keep bash's order)."""
+    """Every clause of a call's effects, writes first, each said once (ties keep bash's order)."""
     clauses, used = _sends(effects)
     for index, effect in enumerate(effects):
         if index in used:
@@ -241,9 +262,28 @@ def effect_clauses(effects: Sequence[Effect]) -> list[Clause]:
     return unique
 
 
+def say_clauses(found: Sequence[Clause], *, clauses: int = SUMMARY_CLAUSES) -> str:
+    """
+    Clauses (`effect_clauses`) as one clause list: ``writes `a` and reads `b```; empty for none.
+
+    Every clause is named up to ``clauses``; the rest are counted, and the
+    count says how many of them write (writes come first, so one is counted
+    only when more than ``clauses`` are said).
+    """
+    named = [clause.text for clause in found[: max(1, clauses)]]
+    rest = found[len(named) :]
+    if rest:
+        writing = sum(1 for clause in rest if clause.writes)
+        tail = f", {writing} of them writes" if writing else ""
+        return ", ".join(named) + f", and {len(rest)} more{tail}"
+    if len(named) <= 1:
+        return "".join(named)
+    return ", ".join(named[:-1]) + " and " + named[-1]
+
+
 def summarise_effects(effects: Sequence[Effect], *, clauses: int = SUMMARY_CLAUSES) -> str:
     """
-    One sentence saying what a call would do, riskiest first, from its effects.
+    One sentence saying what a call would do, writes first, from its effects.
 
     Examples:
         >>> from gateway.effects import EffectPath, Network, Read, Write
@@ -258,15 +298,7 @@ def summarise_effects(effects: Sequence[Effect], *, clauses: int = SUMMARY_CLAUS
         >>> summarise_effects([])
         'Changes nothing and reads nothing the plan can see.'
     """
-    found = effect_clauses(effects)
-    if not found:
+    sentence = say_clauses(effect_clauses(effects), clauses=clauses)
+    if not sentence:
         return "Changes nothing and reads nothing the plan can see."
-    named = [clause.text for clause in found[: max(1, clauses)]]
-    rest = len(found) - len(named)
-    if rest:
-        sentence = ", ".join(named) + f", and {rest} more"
-    elif len(named) == 1:
-        sentence = named[0]
-    else:
-        sentence = ", ".join(named[:-1]) + " and " + named[-1]
     return sentence[:1].upper() + sentence[1:] + "."

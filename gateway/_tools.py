@@ -99,7 +99,9 @@ DEFAULT_TOOL_EFFECTS: Final = (
     ToolEffects(tool="google_web_search", searches=("query",)),
     ToolEffects(tool="save_memory", fixed_writes=("~/.gemini/GEMINI.md",)),
     # Codex
-    ToolEffects(tool="apply_patch", patches=("input", "patch")),
+    # Codex's hooks see the patch as `command`; its function tool and the
+    # OpenAI Agents SDK adapter as `input`.
+    ToolEffects(tool="apply_patch", patches=("command", "input", "patch")),
     ToolEffects(tool="view_image", reads=("path",)),
     ToolEffects(tool="update_plan", none=True),
     ToolEffects(

@@ -6,7 +6,7 @@ planned command carries (``PlannedCommand.effects``, ``Plan.effects``), the
 paths they touch and their classes, and the functions that state them —
 `analyse_call` for shell text, `tool_effects` for other tools — with
 `iter_effects` to walk a plan's effects in order, `summarise_effects` to say them in one
-sentence, riskiest first; `UserTable`, the option table a configuration
+sentence, writes first; `UserTable`, the option table a configuration
 declares for a program of its own (``[programs.NAME]``), which the reading
 uses like a built-in one. Policies judge these; none of them reads shell text.
 
@@ -63,6 +63,7 @@ from gateway._summary import (
     WRITE_VERBS as WRITE_VERBS,
     Clause as Clause,
     effect_clauses as effect_clauses,
+    say_clauses as say_clauses,
     summarise_effects as summarise_effects,
 )
 from gateway._tools import DEFAULT_TOOL_EFFECTS as DEFAULT_TOOL_EFFECTS, ToolEffects as ToolEffects
@@ -107,6 +108,7 @@ __all__ = [
     "effect_clauses",
     "iter_effects",
     "path_context",
+    "say_clauses",
     "summarise_effects",
     "tool_effects",
 ]

@@ -1,5 +1,5 @@
 """
-`summarise_effects`: one sentence per call, riskiest first, from the plan's effects.
+`summarise_effects`: one sentence per call, writes first, from the plan's effects.
 
 Real plans (`analyse_call`) for the cases a reviewer meets, and built effects
 for the ordering rules.
@@ -52,11 +52,11 @@ def said(command: str) -> str:
         ),
         ("echo 'alias ls=rm' >> ~/.bashrc", "Appends to `~/.bashrc`."),
         ("echo hi > out.txt 2>/dev/null", "Writes `out.txt`."),
-        ("sudo rm -rf /", "Runs as `root` and deletes `/` and everything below it."),
+        ("sudo rm -rf /", "Deletes `/` and everything below it and runs as `root`."),
         ("ls -la", "Lists `/work/app`."),
     ],
 )
-def test_a_call_is_said_in_one_sentence_riskiest_first(command: str, sentence: str) -> None:
+def test_a_call_is_said_in_one_sentence_writes_first(command: str, sentence: str) -> None:
     assert said(command) == sentence
 
 
@@ -79,13 +79,21 @@ def test_the_host_is_named_without_credentials_in_the_url() -> None:
     )
 
 
-def test_only_the_first_clauses_are_named_and_the_rest_counted() -> None:
+def test_every_clause_is_named_up_to_the_bound_and_the_rest_counted_with_their_writes() -> None:
     paths = [
         EffectPath(written=f"f{n}", value=f"/w/f{n}", classes=("workspace",)) for n in range(5)
     ]
-    effects = [Write(path=path, via=">", action="write") for path in paths]
-    assert summarise_effects(effects) == "Writes `f0`, writes `f1`, writes `f2`, and 2 more."
-    assert summarise_effects(effects, clauses=1) == "Writes `f0`, and 4 more."
+    effects: list[Effect] = [Write(path=path, via=">", action="write") for path in paths]
+    assert summarise_effects(effects) == (
+        "Writes `f0`, writes `f1`, writes `f2`, writes `f3` and writes `f4`."
+    )
+    assert summarise_effects(effects, clauses=1) == "Writes `f0`, and 4 more, 4 of them writes."
+    read = EffectPath(written="r", value="/w/r", classes=("workspace",))
+    effects.append(Read(path=read, via="cat"))
+    # Writes come first: what the bound leaves out is the read.
+    assert summarise_effects(effects, clauses=5) == (
+        "Writes `f0`, writes `f1`, writes `f2`, writes `f3`, writes `f4`, and 1 more."
+    )
 
 
 def test_identical_clauses_are_said_once() -> None:
@@ -97,7 +105,7 @@ def test_identical_clauses_are_said_once() -> None:
     assert summarise_effects(effects) == "Writes `a`."
 
 
-def test_ranks_put_sends_first_and_workspace_writes_after_network() -> None:
+def test_ranks_put_sends_first_and_every_write_before_what_runs_or_connects() -> None:
     key = EffectPath(
         written="~/.aws/credentials", value="~/.aws/credentials", classes=("home", "secret")
     )
@@ -112,9 +120,9 @@ def test_ranks_put_sends_first_and_workspace_writes_after_network() -> None:
     texts = [clause.text for clause in effect_clauses(effects)]
     assert texts == [
         "sends `~/.aws/credentials` to a host only known when it runs",
+        "writes `out`",
         "runs shell text",
         "connects to a.example",
-        "writes `out`",
     ]
 
 

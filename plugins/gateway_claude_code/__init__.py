@@ -25,7 +25,7 @@ other failure lets the call run unless the handler has ``"onFailure":
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -40,6 +40,7 @@ from gateway_hooks import (
     gateway_commands,
     gateway_handlers,
     install_events,
+    settings_findings,
     uninstall_events,
 )
 
@@ -49,6 +50,7 @@ from gateway.text import error_detail
 __all__ = [
     "EVENTS",
     "HOST",
+    "MANAGED_SETTINGS",
     "ClaudeCode",
     "ClaudeCodeEvent",
     "PermissionDecision",
@@ -122,6 +124,9 @@ class _Output(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 _ENCODER: Final = msgspec.json.Encoder()
+
+MANAGED_SETTINGS: Final = Path("/etc/claude-code/managed-settings.json")
+"""Claude Code's managed (administrator's) settings file on Linux; it wins over every other."""
 
 
 def _json(output: PreToolUseOutput | PermissionRequestOutput) -> str:
@@ -276,6 +281,39 @@ class ClaudeCode:
                 "No PreToolUse hook runs the gateway, so calls are not reviewed before they run."
             )
         return tuple(dict.fromkeys(found))
+
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
+        """
+        Settings that make Claude Code run no hook (``disableAllHooks``) or only managed ones.
+
+        Read from every settings file Claude Code merges: the user's, the
+        project's, the project's local one and the managed one
+        (`MANAGED_SETTINGS`, where ``allowManagedHooksOnly`` counts).
+        """
+        files = (
+            home / ".claude" / "settings.json",
+            project / ".claude" / "settings.json",
+            project / ".claude" / "settings.local.json",
+            MANAGED_SETTINGS,
+        )
+
+        def check(path: Path, settings: Mapping[str, Any]) -> list[str]:
+            found = []
+            if settings.get("disableAllHooks") is True:
+                found.append(
+                    f'{path} sets "disableAllHooks": true, so Claude Code runs no hook and '
+                    "calls run unreviewed; remove it."
+                )
+            if path == MANAGED_SETTINGS and settings.get("allowManagedHooksOnly") is True:
+                found.append(
+                    f'{path} sets "allowManagedHooksOnly": true, so Claude Code skips the '
+                    "gateway's hook; add the hook to the managed settings."
+                )
+            return found
+
+        return settings_findings(files, check, "no settings file turns Claude Code's hooks off.")
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A ``PreToolUse`` event for ``ls``."""

@@ -17,7 +17,8 @@ schemas and its behaviour, driven offline by the end-to-end tests):
   Codex's own approval policy and sandbox decide, as without the gateway.
 * Codex runs a hook only after the user has trusted it (``/hooks`` in the
   TUI); until then it silently skips it. ``gateway install codex`` says so,
-  and ``gateway doctor`` runs the hook itself.
+  and ``gateway doctor`` asks Codex itself whether it would run the hook
+  (`Codex.consulted`, ``codex app-server``'s ``hooks/list``).
 * A hook that crashes or times out is not treated as a block by Codex; the
   hook therefore never fails any way but exit 2, and the installer gives it
   a generous timeout.
@@ -25,7 +26,7 @@ schemas and its behaviour, driven offline by the end-to-end tests):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any, Final
 
@@ -41,6 +42,7 @@ from gateway_hooks import (
 )
 
 from gateway import plan_program
+from gateway_codex._trust import codex_hooks, judge_hooks
 
 __all__ = ["HOST", "Codex", "shell_text"]
 
@@ -139,6 +141,21 @@ class Codex(ClaudeCode):
                 "No PreToolUse hook runs the gateway, so calls are not reviewed before they run.",
             )
         return ()
+
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
+        """What Codex's own list of hooks says of the installed ``PreToolUse`` hook (`codex_hooks`)."""
+        hooks = codex_hooks(project)
+        if isinstance(hooks, str):
+            return [
+                (
+                    False,
+                    f"Codex could not be asked whether it runs the gateway's hook ({hooks}); "
+                    "an untrusted hook is skipped without a word, so check /hooks in `codex`.",
+                )
+            ]
+        return judge_hooks(hooks, commands, project)
 
     def notes(self) -> tuple[str, ...]:
         """What to know after installing."""

@@ -30,7 +30,7 @@ running Cursor (see ``docs/hosts/cursor.md``).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -264,6 +264,12 @@ class Cursor:
                     f'A {event} hook has no "failClosed": true: if it fails, Cursor runs the call.'
                 )
         return tuple(found)
+
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
+        """Nothing to read: Cursor runs every hook in its hooks file (its agent could not be checked here)."""
+        return []
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A ``beforeShellExecution`` event for ``ls``."""

@@ -12,6 +12,9 @@ CLI 0.61.0, its bundled hook reference and its scheduler):
   model) or ``ask`` (Gemini asks its user, whatever its policy says). An
   allow never skips Gemini's own policy check, so every allow is answered
   with no decision. Exit 2 blocks too, with standard error as the reason.
+  Headless, Gemini waits for good for the answer to an ``ask`` (the CLI
+  hangs), so an ``ask`` goes only to an interactive session
+  (`gateway_gemini._session`); elsewhere it is a ``deny`` with the reason.
 * ``AfterTool``: the outcome is recorded, linked to its ``BeforeTool`` review
   by session, tool and input (the events carry no call id).
 
@@ -23,7 +26,8 @@ longer than the hook's own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -38,13 +42,24 @@ from gateway_hooks import (
     gateway_commands,
     gateway_handlers,
     install_events,
+    settings_findings,
     uninstall_events,
 )
 
 from gateway import ToolCall
 from gateway.text import error_detail
+from gateway_gemini._session import asks_a_person
 
-__all__ = ["EVENTS", "HOST", "BeforeToolOutput", "Gemini", "GeminiEvent"]
+__all__ = [
+    "EVENTS",
+    "GUARD_NAME",
+    "HEADLESS",
+    "HOST",
+    "SYSTEM_SETTINGS",
+    "BeforeToolOutput",
+    "Gemini",
+    "GeminiEvent",
+]
 
 EVENTS: Final[Mapping[str, HookKind]] = {"BeforeTool": "review", "AfterTool": "outcome"}
 """The events the hook answers, and what each asks."""
@@ -71,6 +86,18 @@ class BeforeToolOutput(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
 
 
 _ENCODER: Final = msgspec.json.Encoder()
+
+GUARD_NAME: Final = "agent-gateway"
+"""The name of the installed ``BeforeTool`` hook (Gemini names hooks in ``/hooks`` and its settings by it)."""
+
+SYSTEM_SETTINGS: Final = "/etc/gemini-cli/settings.json"
+"""Gemini CLI's system settings file on Linux (``GEMINI_CLI_SYSTEM_SETTINGS_PATH`` overrides it)."""
+
+HEADLESS: Final = (
+    "Gemini CLI runs headless here and cannot ask a person, so it is not run "
+    "(run it interactively, or let a person decide on `gateway serve`'s page)."
+)
+"""What an ``ask`` refused in a headless session adds to the reason."""
 
 
 def _failed(response: Any) -> tuple[Literal["succeeded", "failed"], str | None]:
@@ -116,11 +143,20 @@ class Gemini:
         return HookEvent(name=typed.hook_event_name, kind=kind, call=call)
 
     def reply(self, event: HookEvent, answer: HookAnswer) -> HookReply:
-        """``deny`` or ``ask`` in Gemini's format; no decision for an allow (Gemini's policy still runs)."""
+        """
+        ``deny`` or ``ask`` in Gemini's format; no decision for an allow (Gemini's policy still runs).
+
+        An ``ask`` stays one only for a session that shows Gemini's prompt
+        (`asks_a_person`); headless, Gemini would wait for an answer for
+        good, so it is a ``deny`` with the reason and `HEADLESS`.
+        """
         if event.kind != "review" or answer.decision in ("allow", "host"):
             return HookReply()
-        if answer.decision == "ask":
+        if answer.decision == "ask" and event.hook_pid and asks_a_person(event.hook_pid):
             output = BeforeToolOutput(decision="ask", system_message=answer.reason)
+        elif answer.decision == "ask":
+            reason = f"{answer.reason.rstrip('.')}; {HEADLESS}"
+            output = BeforeToolOutput(decision="deny", reason=reason)
         else:
             output = BeforeToolOutput(decision="deny", reason=answer.reason)
         return HookReply(stdout=_ENCODER.encode(output).decode())
@@ -138,7 +174,7 @@ class Gemini:
     def install(self, settings: dict[str, Any], command: str, timeout: float) -> dict[str, Any]:
         """A ``BeforeTool`` hook and an ``AfterTool`` hook for every tool (timeouts in milliseconds)."""
         guard = {
-            "name": "agent-gateway",
+            "name": GUARD_NAME,
             "type": "command",
             "command": command,
             "timeout": int(timeout * 1000),
@@ -171,6 +207,47 @@ class Gemini:
                 "No BeforeTool hook runs the gateway, so calls are not reviewed before they run.",
             )
         return ()
+
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
+        """
+        Settings that make Gemini CLI skip the hook: ``hooksConfig.enabled`` false, or it in ``hooksConfig.disabled``.
+
+        Read from the settings files Gemini merges (the system's, the
+        user's, the project's); Gemini names a hook by its ``name`` (the
+        installer's is ``agent-gateway``), else by its command.
+        """
+        system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or SYSTEM_SETTINGS
+        files = (
+            Path(system),
+            home / ".gemini" / "settings.json",
+            project / ".gemini" / "settings.json",
+        )
+        names = {GUARD_NAME, *commands}
+
+        def check(path: Path, settings: Mapping[str, Any]) -> list[str]:
+            table = settings.get("hooksConfig")
+            if not isinstance(table, dict):
+                return []
+            found = []
+            if table.get("enabled") is False:
+                found.append(
+                    f'{path} sets "hooksConfig": {{"enabled": false}}, so Gemini CLI runs no '
+                    "hook and calls run unreviewed; remove it."
+                )
+            disabled = table.get("disabled")
+            if isinstance(disabled, list) and names & {d for d in disabled if isinstance(d, str)}:
+                found.append(
+                    f'{path} lists the gateway\'s hook in "hooksConfig": {{"disabled"}}, so '
+                    f"Gemini CLI skips it and calls run unreviewed; run `/hooks enable {GUARD_NAME}` "
+                    "in Gemini CLI or remove it there."
+                )
+            return found
+
+        return settings_findings(
+            files, check, "no settings file turns Gemini CLI's hooks or this one off."
+        )
 
     def probe(self, cwd: str) -> dict[str, Any]:
         """A ``BeforeTool`` event for ``ls``."""

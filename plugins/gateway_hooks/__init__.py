@@ -24,7 +24,7 @@ hook command and the approval service name no host.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol, runtime_checkable
@@ -51,6 +51,8 @@ from gateway_hooks._settings import (
     is_gateway_hook,
     matcher_groups_install,
     matcher_groups_uninstall,
+    read_settings,
+    settings_findings,
     uninstall_events,
 )
 
@@ -76,6 +78,8 @@ __all__ = [
     "load_host",
     "matcher_groups_install",
     "matcher_groups_uninstall",
+    "read_settings",
+    "settings_findings",
     "uninstall_events",
 ]
 
@@ -105,6 +109,10 @@ class HookEvent(msgspec.Struct, frozen=True, kw_only=True):
         call: The tool call it is about.
         outcome: For ``outcome``: ``succeeded`` or ``failed``.
         detail: For ``outcome``: the host's error text, if any.
+        hook_pid: The hook process the host started for this event, when it
+            is known (the hook runs here, or forwarded over the local socket):
+            a host whose answer depends on how it runs (Gemini CLI cannot ask
+            a person when headless) looks for itself among its ancestors.
     """
 
     name: str
@@ -112,6 +120,7 @@ class HookEvent(msgspec.Struct, frozen=True, kw_only=True):
     call: ToolCall
     outcome: Literal["succeeded", "failed"] | None = None
     detail: str | None = None
+    hook_pid: int | None = None
 
 
 class HookAnswer(msgspec.Struct, frozen=True, kw_only=True):
@@ -215,6 +224,18 @@ class HookHost(Protocol):
     def probe(self, cwd: str) -> dict[str, Any]:
         """A harmless review event (the shell command ``ls`` in ``cwd``) for ``gateway doctor`` to send."""
 
+    def consulted(
+        self, project: Path, home: Path, commands: Sequence[str]
+    ) -> list[tuple[bool, str]]:
+        """
+        Whether the host would really run the installed hook ``commands`` in ``project``.
+
+        A host may skip an installed hook without a word: Codex one its user
+        has not trusted, Claude Code every hook when a settings file sets
+        ``disableAllHooks``, Gemini CLI one its settings disable. Each finding
+        is whether it is fine and one sentence, with the step that fixes it.
+        """
+
 
 def installed_hosts() -> dict[str, EntryPoint]:
     """The hook hosts installed, by name."""
@@ -293,6 +314,7 @@ async def answer_hook(
     links: LinkStore | None = None,
     within: float = DEFAULT_TIMEOUT,
     shadow: bool = False,
+    hook_pid: int | None = None,
 ) -> HookReply:
     """
     Answer one hook event: read it, review it once, reply in the host's format.
@@ -311,11 +333,14 @@ async def answer_hook(
         links: Where reviews are kept for linking (``None``: no linking).
         within: Seconds the review may take before the call is blocked.
         shadow: Record only; the host decides every call.
+        hook_pid: The hook process the host started (`HookEvent.hook_pid`), when known.
     """
     try:
         event = host.read(decode_event(data))
     except HookError as error:
         return HookReply.block(str(error))
+    if hook_pid is not None:
+        event = msgspec.structs.replace(event, hook_pid=hook_pid)
     call = event.call
     if event.kind == "outcome":
         if not call.call_id and links is not None:

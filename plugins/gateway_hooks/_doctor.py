@@ -9,6 +9,8 @@ hook, it checks that:
 * the hook command starts (an absolute program that exists), answers a
   harmless event (``ls``) with exit 0 and the host's JSON, and exits 2 on an
   event that is not JSON (fail closed);
+* the host itself would run it (`gateway_hooks.HookHost.consulted`: Codex
+  skips a hook its user has not trusted, without a word);
 
 and reports whether a ``gateway serve`` listens on the hook socket (the hook
 forwards to it) or the hook reviews in-process, and whether the service's
@@ -32,8 +34,7 @@ from typing import Final
 from gateway_relay import at_socket_path, default_socket
 
 from gateway import default_token_file
-from gateway_hooks import HookHost, HookScope
-from gateway_hooks._install import read_settings
+from gateway_hooks import HookHost, HookScope, read_settings
 
 __all__ = ["diagnose"]
 
@@ -158,6 +159,8 @@ def diagnose(hosts: Sequence[HookHost], *, project: Path, home: Path, only: bool
                 good &= _say(f"{host.title}: {problem}", ok=False)
             for command in commands:
                 good &= _check_command(host, command, project)
+            for fine, sentence in host.consulted(project, home, commands):
+                good &= _say(f"{host.title}: {sentence}", ok=fine)
         if only and not found:
             good &= _say(
                 f"No {host.title} settings hold the gateway's hook; run `gateway install {host.name}`.",

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from gateway_hooks import HookHost, HookScope
+from gateway_hooks._settings import read_settings
 
 __all__ = ["Change", "hook_command", "plan_change", "read_settings", "write_settings"]
 
@@ -85,33 +86,6 @@ def hook_command(
     if require_service:
         words.append("--require-service")
     return shlex.join(words)
-
-
-def read_settings(path: Path) -> tuple[dict[str, Any], bool]:
-    """
-    A settings file's JSON object, and whether the file exists.
-
-    Raises:
-        ValueError: It exists but is not a JSON object (one sentence: it is never overwritten).
-    """
-    try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        return {}, False
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8"
-        raise ValueError(f"Cannot read {str(path)!r} ({reason}); it was left as it is.") from None
-    if not text.strip():
-        return {}, True
-    try:
-        value = json.loads(text)
-    except ValueError as error:
-        raise ValueError(
-            f"{str(path)!r} is not valid JSON ({error}); fix it first, it was left as it is."
-        ) from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{str(path)!r} does not hold a JSON object; it was left as it is.")  # noqa: TRY004 -- a bad file, not a bad argument
-    return value, True
 
 
 def plan_change(

@@ -12,9 +12,10 @@ file is left as it was.
 
 from __future__ import annotations
 
+import json
 import shlex
-from collections.abc import Mapping, Sequence
-from pathlib import PurePath
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 __all__ = [
@@ -25,6 +26,8 @@ __all__ = [
     "is_gateway_hook",
     "matcher_groups_install",
     "matcher_groups_uninstall",
+    "read_settings",
+    "settings_findings",
     "uninstall_events",
 ]
 
@@ -149,3 +152,52 @@ def gateway_handlers(settings: Mapping[str, Any], event: str, host: str) -> list
         inner = group.get("hooks") if isinstance(group, Mapping) else None
         handlers.extend(h for h in (inner if isinstance(inner, list) else ()) if _ours(h, host))
     return handlers
+
+
+def read_settings(path: Path) -> tuple[dict[str, Any], bool]:
+    """
+    A settings file's JSON object, and whether the file exists.
+
+    Raises:
+        ValueError: It exists but is not a JSON object (one sentence: it is never overwritten).
+    """
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return {}, False
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8"
+        raise ValueError(f"Cannot read {str(path)!r} ({reason}); it was left as it is.") from None
+    if not text.strip():
+        return {}, True
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise ValueError(
+            f"{str(path)!r} is not valid JSON ({error}); fix it first, it was left as it is."
+        ) from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{str(path)!r} does not hold a JSON object; it was left as it is.")  # noqa: TRY004 -- a bad file, not a bad argument
+    return value, True
+
+
+def settings_findings(
+    paths: Sequence[Path],
+    check: Callable[[Path, Mapping[str, Any]], Sequence[str]],
+    fine: str,
+) -> list[tuple[bool, str]]:
+    """
+    What ``check`` finds wrong in each settings file that exists (a file that cannot be read counts too).
+
+    Each finding is ``(False, sentence)``; with none, ``[(True, fine)]``
+    (the form of `gateway_hooks.HookHost.consulted`).
+    """
+    findings: list[tuple[bool, str]] = []
+    for path in paths:
+        try:
+            settings, _ = read_settings(path)
+        except ValueError as error:
+            findings.append((False, str(error)))
+            continue
+        findings.extend((False, sentence) for sentence in check(path, settings))
+    return findings or [(True, fine)]

@@ -12,6 +12,7 @@ Anything a plugin prints goes to standard error, never to standard output.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 import anyio
@@ -42,6 +43,7 @@ async def _answer(host_name: str, data: bytes, config: GatewayConfig, seconds: f
                 allow=config.hosts.allow,
                 links=LinkStore.default(),
                 within=seconds,
+                hook_pid=os.getpid(),
             )
 
 

@@ -69,7 +69,9 @@ from gateway.effects import (
     Read,
     ReadEnvironment,
     Write,
+    effect_clauses,
     iter_effects,
+    say_clauses,
 )
 from gateway_rules._conditions import Condition, compile_condition, describe
 from gateway_rules._context import through_links, walked_paths
@@ -786,7 +788,24 @@ class RuleSet:
         digest, anywhere or in this session): its id and the clause that says
         who remembered it when. It allows the call in the place of every ask
         but one whose rule never yields (`Rule.yields_to`), and never past a decline.
+
+        An allow of a call that does more than read says every effect, writes
+        first (`_stating_effects`): a rule's reason speaks of the program it
+        names, and a redirect or an option may make the call write.
         """
+        answer, judgements = self._evaluate(request, context, digest_allowed=digest_allowed)
+        remembered = isinstance(answer, Allow) and (answer.rule or "").startswith(REMEMBERED_PREFIX)
+        if isinstance(answer, Allow) and judgements and not remembered:
+            answer = _stating_effects(answer, judgements, _stated_effects(request), request)
+        return answer, judgements
+
+    def _evaluate(
+        self,
+        request: ReviewRequest,
+        context: JudgeContext,
+        *,
+        digest_allowed: tuple[str, str] | None = None,
+    ) -> tuple[Answer, list[Judgement]]:
         plans: list[Plan] = []
         if request.kind == "hole":
             if request.hole is None:
@@ -834,6 +853,53 @@ class RuleSet:
             return _answer(judgements, self.profile), judgements
         judgements = self.judge_plans(plans, context)
         return _answer(judgements, self.profile), judgements
+
+
+def _stated_effects(request: ReviewRequest) -> Sequence[Effect]:
+    """What an allow of ``request`` must say: the whole call's effects, or the hole's or body's."""
+    if request.kind == "hole" and request.hole is not None:
+        return [e for plan in request.hole.plans for _, e in iter_effects(plan)]
+    if request.kind == "body" and request.body_plan is not None:
+        return [e for s in request.body_plan.statements for _, e in iter_effects(s.plan)]
+    if request.plan is not None:
+        planned = (e for s in request.plan.statements for _, e in iter_effects(s.plan))
+        return [*_tool_row_effects(request), *planned]
+    return request.effects
+
+
+def _stating_effects(
+    answer: Allow,
+    judgements: Sequence[Judgement],
+    effects: Sequence[Effect],
+    request: ReviewRequest,
+) -> Allow:
+    """
+    ``answer`` said by what the call does when it does more than read: ``Allowed X: it writes `f`; rules A, B.``
+
+    A call that only reads (or lists) keeps the rule's own sentence, which
+    says just that; an allow that holds only inside a boundary keeps its
+    reason, which says why, and adds the effects.
+    """
+    clauses = effect_clauses(effects)
+    if all(clause.reads for clause in clauses):
+        return answer
+    rules = list(dict.fromkeys(rule for j in judgements for rule in j.rules if rule))
+    named = ", ".join(rules[:6]) + ("…" if len(rules) > 6 else "")
+    warrant = f"; {'rule' if len(rules) == 1 else 'rules'} {named}" if rules else ""
+    said = say_clauses(clauses)
+    if isinstance(answer.within, str):
+        # A confined allow's own reason says why the boundary holds it: kept, with the effects.
+        return replace(answer, reason=f"{answer.reason.rstrip('.')}; it {said}.")
+    subject = _call_subject(judgements, request)
+    return replace(answer, reason=f"Allowed {subject}: it {said}{warrant}.")
+
+
+def _call_subject(judgements: Sequence[Judgement], request: ReviewRequest) -> str:
+    """The call as an allow sentence names it: its one command, the tool, or the call."""
+    if request.kind == "call" and request.plan is None:
+        return f"the tool `{request.call.tool}`"
+    commands = {j.command for j in judgements if j.command is not None}
+    return _subject(commands.pop()) if len(commands) == 1 else "the call"
 
 
 def _tool_row_effects(request: ReviewRequest) -> list[Effect]:

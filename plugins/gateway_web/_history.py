@@ -71,7 +71,7 @@ class HistoryItem(msgspec.Struct, frozen=True, kw_only=True):
         kind: ``call``, ``hole`` or ``body``.
         tool: The tool the agent called.
         text: The command (or the tool's input as JSON), at most `TEXT_LIMIT` characters.
-        summary: What the call would do, in one sentence, riskiest first.
+        summary: What the call would do, in one sentence, writes first.
         session: The call's session, if it named one.
         agent: The call's agent, if it named one.
         host: The host the call came from, if known.

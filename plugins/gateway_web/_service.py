@@ -89,7 +89,7 @@ class CallEntry(msgspec.Struct, frozen=True, kw_only=True):
             its events in the fleet's audit stream).
         replica: The replica of a fleet whose review waits for it (``None``
             without a broker).
-        summary: What the call would do, in one sentence, riskiest first
+        summary: What the call would do, in one sentence, writes first
             (`gateway.effects.summarise_effects` of its effects).
     """
 

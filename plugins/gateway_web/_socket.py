@@ -10,6 +10,10 @@ sent, and nothing crosses a TCP port. Each connection carries one event:
 * the service answers ``STATUS STDOUT-LENGTH STDERR-LENGTH\n`` and those
   bytes (a `gateway_hooks.HookReply`), and closes.
 
+The hook's process id comes from the kernel (``SO_PEERCRED``), never from
+the request: a host whose answer depends on how it runs finds itself from
+there (`gateway_hooks.HookEvent.hook_pid`).
+
 The framing is ``gateway_relay``'s (`gateway_relay.read_request_line`,
 `gateway_relay.reply_frame`): one definition for both ends.
 
@@ -25,11 +29,12 @@ import contextlib
 import os
 import socket
 import stat
+import struct
 from pathlib import Path
 from typing import Final
 
 import anyio
-from anyio.abc import SocketListener, SocketStream, TaskStatus
+from anyio.abc import SocketAttribute, SocketListener, SocketStream, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 from gateway_hooks import HookHost, HookReply, LinkStore, answer_hook, load_host
 from gateway_relay import at_socket_path, read_request_line, reply_frame
@@ -80,6 +85,19 @@ def bind_hook_socket(path: Path) -> socket.socket:
         listener.close()
         raise
     return listener
+
+
+def _peer_pid(client: SocketStream) -> int | None:
+    """The connected hook's process, as the kernel names it (``SO_PEERCRED``), where it does."""
+    raw = client.extra(SocketAttribute.raw_socket, None)  # noqa: S610 -- anyio's typed attribute, not Django
+    peercred = getattr(socket, "SO_PEERCRED", None)
+    if raw is None or peercred is None:
+        return None
+    try:
+        pid, _, _ = struct.unpack("3i", raw.getsockopt(socket.SOL_SOCKET, peercred, 12))
+    except OSError:
+        return None
+    return pid if pid > 0 else None
 
 
 async def _request(stream: BufferedByteReceiveStream, max_body: int) -> tuple[str, bytes]:
@@ -133,6 +151,7 @@ async def _handle(
                         allow=gateway.config.hosts.allow,
                         links=LinkStore.default(),
                         within=review_limit,
+                        hook_pid=_peer_pid(client),
                     )
                 )
                 group.cancel_scope.cancel()

@@ -10,14 +10,20 @@ gets instead, and how events without a call id are linked.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import gateway_gemini
 import pytest
 from gateway_codex import shell_text
 from gateway_hooks import HookHost, HookReply, LinkStore, answer_hook, load_host
 
+from adapters.hooks_support import hook_env, running_service
+from adapters.scripted import NEEDS_HUMAN, ScriptApprover
 from gateway import Decision, ToolCall, Verdict
 
 pytestmark = pytest.mark.anyio
@@ -178,11 +184,63 @@ async def test_gemini_gets_deny_with_the_reason_the_model_sees() -> None:
     assert output == {"decision": "deny", "reason": "Declined."}
 
 
-async def test_gemini_gets_ask_with_the_rules_reason_for_the_person() -> None:
-    _, output = await reply(
-        "gemini", gemini_event("make"), FixedReviewer("ask", reason="Asked about `make`.")
+async def test_gemini_gets_ask_with_the_rules_reason_when_it_can_ask_a_person(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[int] = []
+
+    def interactive(pid: int) -> bool:
+        asked.append(pid)
+        return True
+
+    monkeypatch.setattr(gateway_gemini, "asks_a_person", interactive)
+    answer = await answer_hook(
+        load_host("gemini"),
+        FixedReviewer("ask", reason="Asked about `make`."),
+        json.dumps(gemini_event("make")).encode(),
+        hook_pid=4242,
     )
-    assert output == {"decision": "ask", "systemMessage": "Asked about `make`."}
+    assert json.loads(answer.stdout) == {"decision": "ask", "systemMessage": "Asked about `make`."}
+    assert asked == [4242]
+
+
+async def test_gemini_gets_deny_for_an_ask_when_it_runs_headless_or_cannot_be_found() -> None:
+    """Headless, Gemini would wait for good: the ask is refused with its reason (never a hang)."""
+    expected = {"decision": "deny", "reason": f"Asked about `make`; {gateway_gemini.HEADLESS}"}
+    for pid in (None, os.getpid()):  # unknown; this test's process, no Gemini above it
+        answer = await answer_hook(
+            load_host("gemini"),
+            FixedReviewer("ask", reason="Asked about `make`."),
+            json.dumps(gemini_event("make")).encode(),
+            hook_pid=pid,
+        )
+        assert json.loads(answer.stdout) == expected
+
+
+def test_the_service_knows_the_hook_process_that_forwarded_an_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel names the hook's process (``SO_PEERCRED``): the one the host started."""
+    asked: list[int] = []
+
+    def interactive(pid: int) -> bool:
+        asked.append(pid)
+        return False
+
+    monkeypatch.setattr(gateway_gemini, "asks_a_person", interactive)
+    socket = tmp_path / "state" / "gateway.sock"
+    with running_service(socket, approvers=[ScriptApprover()]):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gateway_relay", "gemini", "--socket", str(socket)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=hook_env(),
+        )
+        out, err = process.communicate(json.dumps(gemini_event(NEEDS_HUMAN)).encode(), 60)
+    assert process.returncode == 0, err
+    assert json.loads(out)["decision"] == "deny"
+    assert asked == [process.pid]
 
 
 @pytest.mark.parametrize("founded", [True, False])

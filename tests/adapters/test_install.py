@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gateway_codex._trust import judge_hooks
 from gateway_hooks import load_host
 from gateway_hooks._install import hook_command, plan_change
 
@@ -193,6 +194,49 @@ def test_doctor_checks_an_installed_hook_end_to_end(home: Path, project: Path) -
     assert "no `gateway serve` listens" in result.stdout
 
 
+def test_doctor_reports_settings_that_turn_claude_codes_hooks_off(
+    home: Path, project: Path
+) -> None:
+    """Claude Code runs no hook when any settings file sets ``disableAllHooks``: said loudly."""
+    assert gateway(home, "install", "claude-code", "--project", str(project)).returncode == 0
+    result = gateway(home, "doctor", "claude-code", "--project", str(project))
+    assert "ok: Claude Code: no settings file turns Claude Code's hooks off." in result.stdout
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"disableAllHooks": True}))
+    result = gateway(home, "doctor", "claude-code", "--project", str(project))
+    assert result.returncode == 1, result.stdout
+    assert (
+        f'problem: Claude Code: {local} sets "disableAllHooks": true, so Claude Code runs no hook'
+        in result.stdout
+    )
+    local.write_text(json.dumps({"disableAllHooks": False}))  # the harmless twin
+    assert gateway(home, "doctor", "claude-code", "--project", str(project)).returncode == 0
+
+
+def test_doctor_reports_settings_that_turn_gemini_clis_hook_off(home: Path, project: Path) -> None:
+    """Gemini CLI skips a hook its settings disable (by name, or all of them): said loudly."""
+    install = gateway(home, "install", "gemini", "--scope", "user", "--project", str(project))
+    assert install.returncode == 0, install.stderr
+    result = gateway(home, "doctor", "gemini", "--project", str(project))
+    assert result.returncode == 0, result.stdout
+    assert "ok: Gemini CLI: no settings file turns Gemini CLI's hooks or this one off." in (
+        result.stdout
+    )
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    for table, said in [
+        ({"disabled": ["agent-gateway"]}, "so Gemini CLI skips it and calls run unreviewed"),
+        ({"enabled": False}, "so Gemini CLI runs no hook and calls run unreviewed"),
+    ]:
+        settings.write_text(json.dumps({"hooksConfig": table}))
+        result = gateway(home, "doctor", "gemini", "--project", str(project))
+        assert result.returncode == 1, result.stdout
+        assert f"problem: Gemini CLI: {settings} " in result.stdout
+        assert said in result.stdout
+    settings.write_text(json.dumps({"hooksConfig": {"disabled": ["someone-elses-hook"]}}))
+    assert gateway(home, "doctor", "gemini", "--project", str(project)).returncode == 0
+
+
 def test_doctor_reports_a_hook_that_fails_open(home: Path, project: Path) -> None:
     path = project / ".claude" / "settings.json"
     path.parent.mkdir()
@@ -208,3 +252,41 @@ def test_doctor_without_any_hook_says_what_to_run(home: Path, project: Path) -> 
     result = gateway(home, "doctor", "--project", str(project))
     assert result.returncode == 1
     assert "run `gateway install HOST`" in result.stdout
+
+
+def test_codexs_own_list_of_hooks_is_judged_for_the_installed_guard() -> None:
+    """The hooks/list entries Codex 0.171.0 answers (`gateway_codex._trust`), judged without Codex."""
+    command = "/opt/venv/bin/gateway-hook codex"
+    where = Path("/work/app")
+
+    def hook(
+        event: str = "preToolUse", status: str = "trusted", **more: object
+    ) -> dict[str, object]:
+        return {
+            "eventName": event,
+            "command": command,
+            "enabled": True,
+            "trustStatus": status,
+            **more,
+        }
+
+    (only,) = judge_hooks([hook()], [command], where)
+    assert only[0]
+    assert "runs the gateway's PreToolUse hook" in only[1]
+    assert judge_hooks([hook(status="managed")], [command], where)[0][0]
+    for listed, said in [
+        ([hook(status="untrusted")], "has not trusted the gateway's PreToolUse hook"),
+        ([hook(status="modified")], "(modified), so it skips it without a word"),
+        ([hook(enabled=False)], "disabled, so it skips it without a word"),
+        ([hook(event="postToolUse")], "does not load the gateway's PreToolUse hook here"),
+        ([{**hook(), "command": "/elsewhere/gateway-hook codex"}], "does not load"),
+        ([], "does not load the gateway's PreToolUse hook here"),
+    ]:
+        (finding,) = judge_hooks(listed, [command], where)
+        assert not finding[0]
+        assert said in finding[1], finding
+        assert "/hooks" in finding[1]
+    # One trusted guard is enough: Codex runs it, whatever another copy's state.
+    assert judge_hooks([hook(status="untrusted"), hook()], [command], where) == [
+        (True, "Codex runs the gateway's PreToolUse hook in its hooks (trusted, enabled).")
+    ]

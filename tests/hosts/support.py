@@ -13,10 +13,19 @@ meant to be refused and target only the canary.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import pty
+import re
+import select
+import signal
+import struct
 import subprocess
 import sys
+import termios
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -35,6 +44,9 @@ CLAUDE: Final = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
 KEY: Final = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAcanaryKEY0123456789\n-----END OPENSSH PRIVATE KEY-----\n"
 KEY_MARK: Final = "canaryKEY0123456789"
 """A piece of the fake key that must never reach the model."""
+
+_ESCAPES: Final = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]")
+"""Terminal control sequences (CSI), removed from what is shown; a window title (OSC) stays."""
 
 RUN_TIMEOUT: Final = 240.0
 """Seconds one CLI run may take (real CLIs start slowly on a busy machine)."""
@@ -150,3 +162,58 @@ def need(path: Path) -> Path:
     assert path.is_file(), missing
     assert os.access(path, os.X_OK), missing
     return path
+
+
+class Terminal:
+    """
+    A CLI run on a pseudo-terminal (120 columns, 40 rows), for its interactive interface.
+
+    What it writes is kept with escape sequences removed; `read_until`
+    waits for a text, `type` sends keys. Leaving the ``with`` block kills
+    the CLI's process group.
+    """
+
+    def __init__(self, argv: list[str], *, env: dict[str, str], cwd: Path) -> None:
+        self._argv, self._env, self._cwd = argv, env, cwd
+        self.shown = ""
+
+    def __enter__(self) -> Terminal:
+        self._primary, secondary = pty.openpty()
+        fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        self._process = subprocess.Popen(
+            self._argv,
+            stdin=secondary,
+            stdout=secondary,
+            stderr=secondary,
+            env=self._env,
+            cwd=self._cwd,
+            start_new_session=True,
+        )
+        os.close(secondary)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._process.pid, signal.SIGKILL)
+        self._process.wait(30)
+        os.close(self._primary)
+
+    def read_until(self, text: str, timeout: float) -> str:
+        """What the CLI has shown once ``text`` appears; a failure naming the last screen if not in time."""
+        deadline = time.monotonic() + timeout
+        while text not in self.shown:
+            left = deadline - time.monotonic()
+            assert left > 0, f"{text!r} did not appear; last shown: {self.shown[-2000:]!r}"
+            ready, _, _ = select.select([self._primary], [], [], min(left, 0.5))
+            if ready:
+                try:
+                    chunk = os.read(self._primary, 65536)
+                except OSError:
+                    chunk = b""
+                assert chunk, f"the CLI ended before {text!r} appeared: {self.shown[-2000:]!r}"
+                self.shown += _ESCAPES.sub("", chunk.decode("utf-8", "replace"))
+        return self.shown
+
+    def type(self, keys: bytes) -> None:
+        """Send keys as a person types them."""
+        os.write(self._primary, keys)

@@ -204,3 +204,29 @@ def test_forwarded_to_the_approval_service_a_person_decides_on_the_page(scene: S
     assert [answer["reason"][: len(ASK_REASON)] for answer in earlier] == [ASK_REASON]
     assert entry["request"]["call"]["host"] == "claude-code"
     assert (scene.project / "greeting.txt").read_text() == "hello\n"
+
+
+def test_headless_an_ask_is_refused_by_claude_code_and_never_hangs(scene: Scene) -> None:
+    """
+    ``claude -p`` has nobody to ask: Claude Code refuses the hook's ``ask`` itself, with its reason.
+
+    The default policy (read-only profile) asks before a write. Claude Code
+    headless turns the ask into a refusal the model sees, and finishes;
+    interactive, the same answer opens its permission prompt (the SDK's
+    ``can_use_tool`` in the test above).
+    """
+    install(scene, "claude-code")
+    calls = [ToolUse("Bash", {"command": "echo hello > greeting.txt", "description": "Greet"})]
+    with ScriptedModel(calls) as model:
+        argv = [str(need(CLAUDE)), "-p", "Write a greeting.", "--output-format", "stream-json"]
+        # Bounded well under the hook's own timeout: a hang shows as a timeout here.
+        result = run_cli(scene, [*argv, "--verbose"], env=claude_env(scene, model), timeout=150)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert model.proposed == 1
+    (refused,) = model.results
+    # What Claude Code tells the model is the rule's reason.
+    assert refused.startswith(ASK_REASON), refused
+    assert not (scene.project / "greeting.txt").exists()
+    verdicts = [e.verdict for e in scene.events() if isinstance(e, VerdictReached)]
+    assert [v.decision for v in verdicts] == ["ask"]
+    assert verdicts[0].reason.startswith(ASK_REASON)

@@ -9,6 +9,7 @@ here runs a command: commands are only planned.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -93,3 +94,22 @@ def make_repository(work: Path) -> str:
     (git / "HEAD").write_text("ref: refs/heads/main\n")
     (git / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
     return str(work)
+
+
+def example_call(example: str, rule_tools: bool, cwd: str, call_id: str | None = None) -> ToolCall:
+    """
+    A rule's ``match`` / ``not-match`` example as the call it stands for.
+
+    A rule that names tools (or an example whose input is JSON) gives
+    ``TOOL {JSON}``; any other example is a shell command for ``Bash``.
+    """
+    tool, _, raw = example.partition(" ")
+    if rule_tools or raw.startswith("{"):
+        return ToolCall(tool, json.loads(raw) if raw.strip() else {}, cwd=cwd, call_id=call_id)
+    return ToolCall("Bash", {"command": example}, cwd=cwd, call_id=call_id)
+
+
+def example_workspace(work: Path) -> str:
+    """The workspace the default policy's examples are judged in: a git repository with ``src/``."""
+    (work / "src").mkdir()
+    return make_repository(work)

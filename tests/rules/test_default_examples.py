@@ -10,14 +10,12 @@ profile the rule is in force in.
 
 from __future__ import annotations
 
-import json
-
 import anyio
 import pytest
 from gateway_rules import RulesApprover
 
-from gateway import Gateway, ToolCall
-from rules.support import default_approver, make_repository, rules_only_config
+from gateway import Gateway
+from rules.support import default_approver, example_call, example_workspace, rules_only_config
 
 PROFILES = ("read-only", "workspace-write")
 
@@ -31,18 +29,9 @@ def _examples(profile: str) -> list[tuple[str, str]]:
     return found
 
 
-def _call(example: str, rule_tools: bool, cwd: str) -> ToolCall:
-    tool, _, raw = example.partition(" ")
-    if rule_tools or raw.startswith("{"):
-        return ToolCall(tool, json.loads(raw) if raw.strip() else {}, cwd=cwd)
-    return ToolCall("Bash", {"command": example}, cwd=cwd)
-
-
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> str:
-    work = tmp_path_factory.mktemp("work")
-    (work / "src").mkdir()
-    return make_repository(work)
+    return example_workspace(tmp_path_factory.mktemp("work"))
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -57,7 +46,7 @@ def test_every_allow_example_is_allowed_through_the_gateway(profile: str, worksp
         async with Gateway(config, approvers=[approver], sinks={}) as gateway:
             for rule, example in _examples(profile):
                 with anyio.fail_after(30):
-                    verdict = await gateway.review(_call(example, tools[rule], workspace))
+                    verdict = await gateway.review(example_call(example, tools[rule], workspace))
                 if verdict.decision != "allow":
                     wrong.append(f"{rule}: {example!r} → {verdict.decision}: {verdict.reason}")
         return wrong

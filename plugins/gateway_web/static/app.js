@@ -563,7 +563,7 @@
     return `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
   }
 
-  // What the call would do, in one sentence, riskiest first (the service says
+  // What the call would do, in one sentence, writes first (the service says
   // it from the plan's effects); `code` spans are shown as code, safely.
   function summaryNode(sentence, tally) {
     return sentenceInto(el("p", { class: "summary" }), sentence, tally);
