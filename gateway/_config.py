@@ -216,6 +216,10 @@ class GatewaySection(
         plan_timeout: Seconds the reading of one call's text (plans, secrets,
             holes) may take in a worker process before the worker is killed
             and the call is declined.
+        review_cpu: CPU seconds the work of one review may use in worker
+            processes, all of it together: reading, planning and judging
+            the call. Past it, what is left unread is unmeasured (the rules
+            ask), or the judging declines.
         workers: Worker processes that read call texts and judge large calls
             (started when first needed; each is killed and replaced when it
             overruns).
@@ -236,8 +240,9 @@ class GatewaySection(
     event_buffer: Count = 4096
     audit_timeout: Seconds = 5.0
     plan_timeout: Seconds = 5.0
+    review_cpu: Seconds = 0.4
     workers: Annotated[int, msgspec.Meta(ge=1, le=64)] = 2
-    worker_memory: Annotated[int, msgspec.Meta(ge=64, le=65_536)] = 512
+    worker_memory: Annotated[int, msgspec.Meta(ge=64, le=65_536)] = 192
     recent_calls: Count = 4096
     mode: Mode = "enforce"
 

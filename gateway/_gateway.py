@@ -63,7 +63,7 @@ from gateway._approvers import (
     resolve_approver,
 )
 from gateway._boundary import resolve_confinement
-from gateway._bounded import BoundedFailure, BoundedPool
+from gateway._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig, Mode, ShellTool, secret_files
@@ -1139,6 +1139,18 @@ class Gateway(AsyncContextManagerMixin):
     async def _decide(
         self, admitted: Admitted, state: _Review, span: Any, deadline: float
     ) -> Verdict:
+        """
+        Everything up to the verdict, within the review's CPU budget (``[gateway] review-cpu``).
+
+        Every call to a worker the review makes — its reading, planning and
+        the judging of approvers that use the pool — shares the one budget.
+        """
+        with cpu_account(self.config.gateway.review_cpu):
+            return await self._decide_within(admitted, state, span, deadline)
+
+    async def _decide_within(
+        self, admitted: Admitted, state: _Review, span: Any, deadline: float
+    ) -> Verdict:
         """Everything up to the verdict: read the call, publish what it is, ask the approvers."""
         bus = self.bus
         call = admitted.call
@@ -1231,6 +1243,11 @@ class Gateway(AsyncContextManagerMixin):
         ]
         if self.config.gateway.ask_holes:
             for ref, hole in holes:
+                left = cpu_left()
+                if left is not None and left <= 0:
+                    # Each question costs the review CPU time: once it is spent, no more are asked.
+                    outcomes.append((ref, Outcome("ask", self._spent_on_holes(), None, None)))
+                    break
                 with self._telemetry.span(
                     SPAN_HOLE, {ATTR_QUESTION: f"{ref.statement}.{ref.heredoc}.{ref.hole}"}
                 ):
@@ -1261,6 +1278,13 @@ class Gateway(AsyncContextManagerMixin):
                 attributes,
             )
         return msgspec.structs.replace(verdict, call_id=call_id)
+
+    def _spent_on_holes(self) -> str:
+        """Why the heredoc holes left were not asked: the review's CPU time ran out."""
+        return (
+            f"The review used all the {self.config.gateway.review_cpu:g} s of CPU time it may use"
+            " before every heredoc hole was judged, so a person must decide."
+        )
 
     async def _conclude(self, verdict: Verdict, state: _Review) -> Verdict:
         """

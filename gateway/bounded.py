@@ -14,6 +14,11 @@ factory receives as ``context.bounded``::
     if isinstance(result, BoundedFailure):
         return Abstain(reason=f"The rules could not be applied in time ({result.reason}).")
 
+Within a review, every call a plugin makes to the pool shares the review's
+CPU budget (``[gateway] review-cpu``): a task that uses it up gets a
+`CpuSpent` raised inside it, and the call a ``cpu`` failure; work the plugin
+does in its own process for the review is taken off with `charge`.
+
 See `gateway._bounded` for how the workers are run.
 """
 
@@ -22,7 +27,10 @@ from gateway._bounded import (
     BoundedPool as BoundedPool,
     BoundedStatistics as BoundedStatistics,
     BoundedTask as BoundedTask,
+    CpuSpent as CpuSpent,
     bounded_task as bounded_task,
+    charge as charge,
+    cpu_left as cpu_left,
     in_worker as in_worker,
 )
 
@@ -31,6 +39,9 @@ __all__ = [
     "BoundedPool",
     "BoundedStatistics",
     "BoundedTask",
+    "CpuSpent",
     "bounded_task",
+    "charge",
+    "cpu_left",
     "in_worker",
 ]

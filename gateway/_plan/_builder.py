@@ -123,6 +123,8 @@ MAX_NESTED_SHELL_DEPTH: Final = 4
 TRUNCATION_MARKER: Final = f"\n[rendering truncated at {PLAN_RENDER_LIMIT} bytes]"
 MAX_BRACE_RANGE: Final = 100_000
 """A brace range with more items than this (``{1..10000000}``) is unbounded work."""
+MAX_PIPELINE_STAGES: Final = 256
+"""The most stages a pipeline may have: each stage names every program before it (``fed_by``)."""
 _DEVICE_SOCKET: Final = re.compile(r"/dev/(tcp|udp)/([^/]+)/(.+)")
 _RANGE: Final = re.compile(r"(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?")
 _ENDLESS_DEVICES: Final = frozenset({"/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"})
@@ -135,6 +137,14 @@ _WRITES: Final[dict[str, WriteAction]] = {
     "&>>": "append",
     "<>": "write",
 }
+
+
+class TooLarge(Exception):
+    """The text is larger than the planner plans (one sentence of reason)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class PlannedStatement(NamedTuple):
@@ -372,6 +382,10 @@ class Builder:
     ) -> None:
         upstream: list[str] = []
         alone = len(pipeline.commands) == 1
+        if len(pipeline.commands) > MAX_PIPELINE_STAGES:
+            raise TooLarge(
+                f"A pipeline has {len(pipeline.commands)} stages, over the {MAX_PIPELINE_STAGES} the planner plans."
+            )
         for command in pipeline.commands:
             self.fed_by = tuple(upstream)
             first = len(self.commands)
