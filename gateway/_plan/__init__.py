@@ -42,7 +42,12 @@ from gateway._plan._builder import (
 )
 from gateway._plan._digests import program_digest
 from gateway._plan._display import display_hazards
-from gateway._plan._paths import PathContext, expansion_allowance, start_directory
+from gateway._plan._paths import (
+    EXPANSION_PER_CHARACTER,
+    PathContext,
+    expansion_allowance,
+    start_directory,
+)
 from gateway._plan._programs import ArgumentReader, read_arguments
 from gateway._plan._scope import Scope
 from gateway._plans import (
@@ -133,8 +138,14 @@ def _build(
 ) -> tuple[Builder, list[PlannedStatement]]:
     builder = Builder(Source(source), run, 0, redact=redact)
     scope = Scope(start_directory(run.paths))
-    with expansion_allowance(len(source)):
-        return builder, [builder.statement(s, scope) for s in statements]
+    with expansion_allowance(len(source)) as left:
+        planned = [builder.statement(s, scope) for s in statements]
+    if left[0] < 0:
+        raise TooLarge(
+            f"The text builds values of more than {EXPANSION_PER_CHARACTER} characters per"
+            " character of its own, which bash would make and the planner does not follow."
+        )
+    return builder, planned
 
 
 def plan_source(

@@ -400,8 +400,9 @@ EXPANSION_PER_CHARACTER: Final = 16
 
 Values grow faster than the text that builds them (``a=$a$a`` doubles one
 with each eight characters); past this allowance a word's value is unknown,
-so that planning stays linear in the text. The corpora's longest expanded
-value is about a hundred characters."""
+so that planning stays linear in the text, and the plan is unmeasured: bash
+would build the value, and printing it floods the host (``echo $a``). The
+corpora's longest expanded value is about a hundred characters."""
 
 EXPANSION_FLOOR: Final = 65_536
 """Characters of expanded values every planning may make on top of `EXPANSION_PER_CHARACTER`."""
@@ -410,11 +411,16 @@ _ALLOWANCE: Final[ContextVar[list[int] | None]] = ContextVar("expansion_allowanc
 
 
 @contextmanager
-def expansion_allowance(length: int) -> Iterator[None]:
-    """Within the block, words expand to at most the allowance of a text of ``length`` characters."""
-    token = _ALLOWANCE.set([EXPANSION_PER_CHARACTER * length + EXPANSION_FLOOR])
+def expansion_allowance(length: int) -> Iterator[list[int]]:
+    """
+    Within the block, words expand to at most the allowance of a text of ``length`` characters.
+
+    It yields what is left of the allowance (one number, below zero once spent).
+    """
+    left = [EXPANSION_PER_CHARACTER * length + EXPANSION_FLOOR]
+    token = _ALLOWANCE.set(left)
     try:
-        yield
+        yield left
     finally:
         _ALLOWANCE.reset(token)
 
