@@ -17,7 +17,9 @@ factory receives as ``context.bounded``::
 Within a review, every call a plugin makes to the pool shares the review's
 CPU budget (``[gateway] review-cpu``): a task that uses it up gets a
 `CpuSpent` raised inside it, and the call a ``cpu`` failure; work the plugin
-does in its own process for the review is taken off with `charge`.
+does in its own process for the review is taken off with `charge`, measured
+with `thread_cpu_seconds` (``time.thread_time`` can take milliseconds on a
+loaded virtual machine).
 
 See `gateway._bounded` for how the workers are run.
 """
@@ -32,6 +34,7 @@ from gateway._bounded import (
     charge as charge,
     cpu_left as cpu_left,
     in_worker as in_worker,
+    thread_cpu_seconds as thread_cpu_seconds,
 )
 
 __all__ = [
@@ -44,4 +47,5 @@ __all__ = [
     "charge",
     "cpu_left",
     "in_worker",
+    "thread_cpu_seconds",
 ]

@@ -31,13 +31,19 @@ re-parsed), and are compiled once per worker.
 from __future__ import annotations
 
 import hashlib
-import time
 from typing import Final, NamedTuple
 
 import msgspec
 
 from gateway import Abstain, Answer, Decline, RepositoryInspection, ReviewRequest
-from gateway.bounded import BoundedFailure, BoundedPool, bounded_task, charge, cpu_left
+from gateway.bounded import (
+    BoundedFailure,
+    BoundedPool,
+    bounded_task,
+    charge,
+    cpu_left,
+    thread_cpu_seconds,
+)
 from gateway_rules._context import repository_check
 from gateway_rules._engine import JudgeContext, RuleSet
 from gateway_rules._schema import Rule
@@ -247,14 +253,14 @@ class Judge:
             # The review's CPU budget is spent: nothing is encoded or judged.
             self._failed += 1
             return Abstain(reason=SPENT)
-        started = time.thread_time()
+        started = thread_cpu_seconds()
         if self._encoded is None or self._encoded[0] is not rules:
             weight = sum(rule_weight(rule) for rule in rules.active)
             self._encoded = (rules, EncodedRules.of(rules), weight)
         _, shipped, weight = self._encoded
         weight += sum(rule_weight(rule) for rule in question.remembered)
         encoded = _ENCODER.encode(question)
-        charge(time.thread_time() - started)
+        charge(thread_cpu_seconds() - started)
         if len(encoded) * weight <= INLINE_BUDGET:
             return self._here(rules, question)
         self._in_workers += 1
@@ -273,11 +279,11 @@ class Judge:
 
     def _here(self, rules: RuleSet, question: JudgeQuestion) -> Answer:
         self._inline += 1
-        started = time.thread_time()
+        started = thread_cpu_seconds()
         try:
             return judge_here(rules, question)
         finally:
-            used = time.thread_time() - started
+            used = thread_cpu_seconds() - started
             self._longest = max(self._longest, used)
             # Judged here for the review: its CPU counts against the review's budget.
             charge(used)
