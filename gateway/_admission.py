@@ -9,8 +9,8 @@ Little's law: the readings in progress, the newcomer included, divided by the
 rate at which readings end while the gateway is busy (measured in each busy
 spell, from its first ends up to now; before that, the last spell's). Past
 ``[gateway] admission-wait`` the call is declined at once ("busy, retry")
-and nothing of it is read. Until a busy spell has been measured, up to
-`Admission.floor` readings are in progress at once.
+and nothing of it is read. Until a busy spell has been measured, a reading
+is assumed to take 10 ms per worker (a few times what one takes).
 
 The rate is measured, not configured: it is what this machine, as loaded as
 it is, sustains — the workers, the event loop and whatever else runs here.
@@ -30,7 +30,9 @@ _SAMPLES: Final = 128
 _FEWEST: Final = 8
 """Ends needed before a busy spell's rate is trusted."""
 _FLOOR_PER_WORKER: Final = 8
-"""Readings per worker admitted while nothing is measured."""
+"""Readings per worker always admitted, however slow readings are: a light load is never refused."""
+_ASSUMED: Final = 0.01
+"""Seconds a reading is assumed to take per worker until a busy spell is measured (agent commands take 2 to 4 ms)."""
 
 
 class Admission:
@@ -46,22 +48,22 @@ class Admission:
     ``parallel`` are in progress (a queue: they end as fast as the gateway
     reads, the event loop's share of each review included), over the
     current busy spell up to now; between spells, and before a spell has
-    given `_FEWEST` ends, it is the rate the last spell ended with. Before
-    any spell was measured, `floor` readings are admitted at once.
+    given `_FEWEST` ends, it is the rate the last spell ended with; before
+    any spell was measured, one reading per worker every `_ASSUMED` seconds.
+    However slow the readings, `floor` of them are admitted at once.
 
     Examples:
         >>> now = [0.0]
         >>> admission = Admission(wait=2.0, parallel=1, clock=lambda: now[0])
-        >>> [admission.enter() for _ in range(20)].count(False)  # nothing measured: the floor
-        12
-        >>> for _ in range(10):  # one ends every 0.125 s, and another takes its place
+        >>> [admission.enter() for _ in range(300)].count(True)  # nothing measured: 10 ms a reading
+        200
+        >>> for _ in range(20):  # they end every 0.125 s, with a queue behind them
         ...     now[0] += 0.125
         ...     admission.leave()
-        ...     _ = admission.enter()
         >>> admission.rate, admission.in_progress
-        (8.0, 8)
-        >>> [admission.enter() for _ in range(20)].count(False)  # 2 s of waiting holds 16
-        12
+        (8.0, 180)
+        >>> admission.enter()  # 181 readings at 8 a second take 22.6 s
+        False
     """
 
     def __init__(self, *, wait: float, parallel: int, clock: Callable[[], float] = time.monotonic):
@@ -75,27 +77,25 @@ class Admission:
         self._last: float | None = None
 
     @property
-    def rate(self) -> float | None:
-        """Readings that end per second while the gateway is busy; ``None`` until measured."""
+    def rate(self) -> float:
+        """Readings that end per second while the gateway is busy (assumed until measured)."""
         ends = self._ends
-        if len(ends) < _FEWEST:
-            return self._last
-        # Up to now, not to the last end: readings that stop ending slow the rate down.
-        span = self._clock() - ends[0]
-        return (len(ends) - 1) / span if span > 0 else self._last
+        if len(ends) >= _FEWEST:
+            # Up to now, not to the last end: readings that stop ending slow the rate down.
+            span = self._clock() - ends[0]
+            if span > 0:
+                return (len(ends) - 1) / span
+        return self.parallel / _ASSUMED if self._last is None else self._last
 
-    def expected_wait(self) -> float | None:
-        """Seconds a newcomer's reading would take to end; ``None`` while the rate is unknown."""
-        rate = self.rate
-        return None if rate is None else (self.in_progress + 1) / rate
+    def expected_wait(self) -> float:
+        """Seconds a newcomer's reading would take to end."""
+        return (self.in_progress + 1) / self.rate
 
     def enter(self) -> bool:
         """Count one more reading in progress, if it fits; ``False`` (nothing counted) when it does not."""
-        if self.in_progress >= self.floor:
-            expected = self.expected_wait()
-            if expected is None or expected > self.wait:
-                self.refused += 1
-                return False
+        if self.in_progress >= self.floor and self.expected_wait() > self.wait:
+            self.refused += 1
+            return False
         self.in_progress += 1
         return True
 
@@ -121,8 +121,7 @@ class Admission:
             if self.in_progress != 1
             else "1 call is being read"
         )
-        estimate = "" if expected is None else f", about {expected:.1f} s of reading,"
         return (
-            f"The gateway is busy: {ahead}{estimate} more than it reads within"
+            f"The gateway is busy: {ahead}, about {expected:.1f} s of reading, more than it reads within"
             f" {self.wait:g} s, so it declines this call at once; retry it shortly."
         )

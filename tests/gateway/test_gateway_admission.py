@@ -1,11 +1,11 @@
 """
 Admission: past what the gateway can read in time, a new call is declined at once, with its record.
 
-The burst is of distinct calls, all started at once, so which are admitted
-hardly depends on how fast this machine is: the first few readings per
-worker are let in while the rate is unknown (one more for each that ends
-before the burst is in), and every other call is declined as busy, recorded
-like any verdict. Nothing asserts how fast anything is.
+The burst is of distinct calls, all started at once, with an admission wait
+of a millisecond, so which are admitted hardly depends on how fast this
+machine is: the few readings per worker always let in are read (one more for
+each that ends before the burst is in), and every other call is declined as
+busy, recorded like any verdict. Nothing asserts how fast anything is.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.anyio
 
 BURST: Final = 60
 FLOOR: Final = 8
-"""Readings let in per worker while the rate is unknown (`gateway._admission.Admission.floor`)."""
+"""Readings per worker always let in (`gateway._admission.Admission.floor`): with a wait of 1 ms, no more."""
 
 
 async def test_a_burst_past_the_floor_is_declined_at_once_and_recorded() -> None:
