@@ -27,6 +27,15 @@ workers to the next pool of the same shape in this process (a gateway per hook
 run, a gateway per test) instead of starting new ones; they are stopped when
 the interpreter exits.
 
+A call may also be given CPU seconds (``cpu``): the kernel's profiling timer
+counts the worker's CPU time, and when the call has used them a `CpuSpent`
+is raised inside the task (which may catch it to answer with what it knows,
+such as an unmeasured plan); a task that goes on anyway (inside C code that
+never returns to Python) is ended by the kernel `CPU_GRACE` seconds of CPU
+later. A `cpu_account` opened around a piece of work (a review) gives every
+call it makes one budget together: each call gets what is left, and what it
+used is taken off.
+
 Frames on the pipes are a 4-byte big-endian length followed by MessagePack.
 """
 
@@ -34,10 +43,12 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import contextvars
 import importlib
 import inspect
 import json
 import os
+import resource
 import signal
 import struct
 import subprocess  # noqa: TID251 -- starts the project's own worker; never runs planned text
@@ -46,7 +57,7 @@ import threading
 import time
 import typing
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any, Final, Generic, Literal, NamedTuple, TypeVar
 
 import anyio
@@ -54,12 +65,19 @@ import anyio.to_thread
 import msgspec
 
 __all__ = [
+    "CPU_GRACE",
     "BoundedFailure",
     "BoundedPool",
     "BoundedStatistics",
     "BoundedTask",
+    "CpuAccount",
+    "CpuSpent",
     "bounded_task",
+    "charge",
+    "cpu_account",
+    "cpu_left",
     "in_worker",
+    "thread_cpu_seconds",
 ]
 
 A = TypeVar("A")
@@ -67,6 +85,8 @@ R = TypeVar("R")
 
 _FRAME: Final = struct.Struct(">I")
 _MAX_FRAME: Final = 256 * 1024 * 1024
+_MAX_ANSWER: Final = 32 * 1024 * 1024
+"""The largest answer a worker sends: the caller decodes it, and may keep it (a reading is cached)."""
 _READ_CHUNK: Final = 1 << 20
 _GRACE: Final = 2.0
 """Seconds past a call's deadline after which a worker kills itself, should nobody else."""
@@ -99,7 +119,10 @@ from gateway._bounded import serve
 serve(json.loads(sys.argv[2]))
 """
 
-BoundedFailureKind = Literal["timeout", "memory", "crashed", "error", "unavailable"]
+CPU_GRACE: Final = 0.25
+"""CPU seconds a task may go on after its `CpuSpent` (to answer with what it knows) before the kernel ends the worker."""
+
+BoundedFailureKind = Literal["timeout", "cpu", "memory", "crashed", "error", "unavailable"]
 
 
 class BoundedFailure(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,6 +131,7 @@ class BoundedFailure(msgspec.Struct, frozen=True, kw_only=True):
 
     Attributes:
         kind: ``timeout`` (it ran past its deadline; the worker was killed),
+            ``cpu`` (it used the CPU seconds it was given),
             ``memory`` (it needed more memory than the worker may have),
             ``crashed`` (the worker died), ``error`` (the task raised) or
             ``unavailable`` (no worker could be started).
@@ -135,6 +159,7 @@ class _Request(msgspec.Struct, frozen=True, array_like=True):
     task: str
     argument: msgspec.Raw
     deadline: float
+    cpu: float = 0.0  # CPU seconds the call may use (0: no CPU bound)
 
 
 class _Reply(msgspec.Struct, frozen=True, array_like=True):
@@ -142,6 +167,100 @@ class _Reply(msgspec.Struct, frozen=True, array_like=True):
     # reply without a result carries nil.
     result: msgspec.Raw = msgspec.Raw(b"\xc0")  # MessagePack nil
     failure: BoundedFailure | None = None
+    cpu: float = 0.0  # CPU seconds the call used in the worker
+
+
+class CpuSpent(BaseException):
+    """
+    Raised inside a task, in a worker, when its call has used the CPU seconds it was given.
+
+    A task may catch it to answer with what it knows (`CPU_GRACE` seconds of
+    CPU remain before the kernel ends the worker); uncaught, the call's answer
+    is a ``cpu`` failure. It is a `BaseException`, so that no ``except
+    Exception`` on the way swallows it.
+
+    Attributes:
+        seconds: The CPU seconds the call was given.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+class CpuAccount:
+    """
+    CPU seconds a piece of work (one review) may still use in workers, all its calls together.
+
+    Attributes:
+        stated: The seconds it was given.
+        left: The seconds left (negative when overspent).
+    """
+
+    __slots__ = ("left", "stated")
+
+    def __init__(self, seconds: float) -> None:
+        self.stated = seconds
+        self.left = seconds
+
+    def spend(self, seconds: float) -> None:
+        """Take ``seconds`` off what is left."""
+        self.left -= seconds
+
+
+_ACCOUNT: Final[contextvars.ContextVar[CpuAccount | None]] = contextvars.ContextVar(
+    "gateway_cpu_account", default=None
+)
+
+
+@contextlib.contextmanager
+def cpu_account(seconds: float) -> Iterator[CpuAccount]:
+    """
+    Within the block, every `BoundedPool.run` shares one budget of ``seconds`` of CPU.
+
+    Tasks and threads started in the block share it too (they copy the
+    context, and the account in it). Work done in this process that belongs
+    to the same piece of work is taken off with `charge`.
+    """
+    account = CpuAccount(seconds)
+    token = _ACCOUNT.set(account)
+    try:
+        yield account
+    finally:
+        _ACCOUNT.reset(token)
+
+
+def thread_cpu_seconds() -> float:
+    """
+    CPU seconds the calling thread has used: user and system time from ``getrusage``.
+
+    The same clock as `time.thread_time`, read another way: on a loaded
+    virtual machine each `time.thread_time` call was measured taking 0.2 to
+    2 ms (it brings the scheduler's accounting up to date), against a few
+    microseconds for ``getrusage`` — and every reading takes the clock twice.
+    ``getrusage`` counts to the scheduler tick, far finer than any budget here.
+    Where there is no per-thread ``getrusage`` (it is Linux's), `time.thread_time`.
+    """
+    if _RUSAGE_THREAD is None:
+        return time.thread_time()
+    usage = resource.getrusage(_RUSAGE_THREAD)
+    return usage.ru_utime + usage.ru_stime
+
+
+_RUSAGE_THREAD: Final[int | None] = getattr(resource, "RUSAGE_THREAD", None)
+
+
+def charge(seconds: float) -> None:
+    """Take ``seconds`` of CPU used in this process off the current `cpu_account`, if any."""
+    account = _ACCOUNT.get()
+    if account is not None:
+        account.spend(seconds)
+
+
+def cpu_left() -> float | None:
+    """CPU seconds left in the current `cpu_account` (negative when overspent); ``None`` outside one."""
+    account = _ACCOUNT.get()
+    return None if account is None else account.left
 
 
 class _Boot(msgspec.Struct, frozen=True, kw_only=True):
@@ -271,15 +390,66 @@ def _find(name: str, found: dict[str, BoundedTask[Any, Any]]) -> BoundedTask[Any
     return task
 
 
+def _process_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+_GIVEN: list[float] = [0.0]
+"""The CPU seconds the call in hand was given (what its `CpuSpent` says)."""
+
+
+def _spent(signum: int, frame: object) -> None:  # pragma: no cover - runs in the worker process
+    raise CpuSpent(_GIVEN[0])
+
+
+def _arm(cpu: float) -> None:  # pragma: no cover - runs in the worker process
+    """
+    Two timers of the process's CPU time: at ``cpu``, `CpuSpent` is raised
+    (Python runs a handler only between two of its own steps); `CPU_GRACE`
+    later, the kernel ends the process, whatever code it is in.
+    """
+    _GIVEN[0] = cpu
+    signal.signal(signal.SIGPROF, _spent)
+    signal.signal(signal.SIGVTALRM, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_PROF, max(cpu, 0.001))
+    signal.setitimer(signal.ITIMER_VIRTUAL, max(cpu, 0.001) + CPU_GRACE)
+
+
+def _disarm() -> None:  # pragma: no cover - runs in the worker process
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+
+
 def _answer(task_name: str, request: _Request, found: dict[str, BoundedTask[Any, Any]]) -> _Reply:
+    started = _process_cpu()
+    reply = _answered(task_name, request, found)
+    return msgspec.structs.replace(reply, cpu=_process_cpu() - started)
+
+
+def _answered(task_name: str, request: _Request, found: dict[str, BoundedTask[Any, Any]]) -> _Reply:
     def failed(kind: BoundedFailureKind, reason: str) -> _Reply:
         return _Reply(failure=BoundedFailure(kind=kind, reason=reason, task=task_name))
 
     try:
-        task = _find(task_name, found)
-        argument = msgspec.msgpack.decode(request.argument, type=task.argument)
-        result = task.function(argument)
-        return _Reply(result=msgspec.Raw(_ENCODER.encode(result)))
+        try:
+            task = _find(task_name, found)
+            argument = msgspec.msgpack.decode(request.argument, type=task.argument)
+            if request.cpu > 0 and _IN_WORKER:
+                _arm(request.cpu)
+            result = task.function(argument)
+            encoded = _ENCODER.encode(result)
+            if len(encoded) > _MAX_ANSWER:
+                return failed(
+                    "memory",
+                    f"the answer was larger than the {_MAX_ANSWER >> 20} MiB a worker may send",
+                )
+            return _Reply(result=msgspec.Raw(encoded))
+        finally:
+            if request.cpu > 0 and _IN_WORKER:
+                _disarm()
+    except CpuSpent:
+        return failed("cpu", f"the work used more than its {request.cpu:g} s of CPU time")
     except MemoryError:
         return failed("memory", "the work needed more memory than a worker may have")
     except RecursionError:
@@ -554,17 +724,23 @@ class BoundedPool:
         the worker is killed (and replaced when next needed), and the answer
         is a ``timeout`` failure. Waiting for a free worker is bounded by the
         caller's own cancel scope. A caller cancelled while the work runs
-        kills the worker, and the cancellation goes on.
+        kills the worker, and the cancellation goes on. Inside a
+        `cpu_account`, the work may use what is left of it (`CpuSpent`, then
+        a ``cpu`` failure), and what it used is taken off.
         """
         self._calls += 1
         if self._closed:
             return self._failed(task, "unavailable", "the pool of workers is closed")
+        account = _ACCOUNT.get()
+        if account is not None and account.left <= 0:
+            return self._failed(task, "cpu", _overspent(account))
         try:
             payload = _ENCODER.encode(
                 _Request(
                     task=task.name,
                     argument=msgspec.Raw(_ENCODER.encode(argument)),
                     deadline=timeout,
+                    cpu=0.0 if account is None else account.left,
                 )
             )
         except (TypeError, ValueError, OverflowError) as error:
@@ -585,15 +761,32 @@ class BoundedPool:
                     task, "timeout", f"the work did not finish within {timeout:g} s"
                 )
             if reply is None:
-                return self._failed(task, "crashed", _death(worker))
+                death = _death(worker)
+                if account is not None and "SIGVTALRM" in death:
+                    # Ended by the kernel: it used its CPU time and the grace after it.
+                    account.left = min(account.left, 0.0)
+                    return self._failed(task, "cpu", _overspent(account))
+                return self._failed(task, "crashed", death)
+            started = thread_cpu_seconds()
             try:
                 answer = _REPLY.decode(reply)
                 result = task.decode(answer.result) if answer.failure is None else None
             except (msgspec.DecodeError, msgspec.ValidationError):
                 return self._failed(task, "crashed", "the worker answered something unreadable")
+            finally:
+                if account is not None:
+                    # Decoding the answer here is the same work's cost, too.
+                    account.spend(thread_cpu_seconds() - started)
             keep = True
+            if account is not None:
+                account.spend(answer.cpu)
             if answer.failure is not None:
                 self._failures += 1
+                if answer.failure.kind == "cpu" and account is not None:
+                    # The kernel's timer and the worker's own count differ by a
+                    # scheduler tick or so: what ran out is spent, whatever was counted.
+                    account.left = min(account.left, 0.0)
+                    return msgspec.structs.replace(answer.failure, reason=_overspent(account))
                 return answer.failure
             return typing.cast("R", result)
         finally:
@@ -736,6 +929,10 @@ class _Spawn:
         self._discarded = True
         if self.worker is not None:
             self.worker.kill()
+
+
+def _overspent(account: CpuAccount) -> str:
+    return f"the work used more than the {account.stated:g} s of CPU time it may use"
 
 
 def _death(worker: _Worker) -> str:

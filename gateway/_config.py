@@ -217,6 +217,14 @@ class GatewaySection(
         plan_timeout: Seconds the reading of one call's text (plans, secrets,
             holes) may take in a worker process before the worker is killed
             and the call is declined.
+        admission_wait: Seconds a call that must be read afresh may expect its
+            reading to take, queued behind the readings in progress (estimated
+            from the rate at which they end); past it, the call is declined
+            at once as busy, and nothing of it is read.
+        review_cpu: CPU seconds the work of one review may use in worker
+            processes, all of it together: reading, planning and judging
+            the call. Past it, what is left unread is unmeasured (the rules
+            ask), or the judging declines.
         workers: Worker processes that read call texts and judge large calls
             (started when first needed; each is killed and replaced when it
             overruns).
@@ -237,8 +245,10 @@ class GatewaySection(
     event_buffer: Count = 4096
     audit_timeout: Seconds = 5.0
     plan_timeout: Seconds = 5.0
+    review_cpu: Seconds = 0.4
+    admission_wait: Seconds = 2.0
     workers: Annotated[int, msgspec.Meta(ge=1, le=64)] = 2
-    worker_memory: Annotated[int, msgspec.Meta(ge=64, le=65_536)] = 512
+    worker_memory: Annotated[int, msgspec.Meta(ge=64, le=65_536)] = 192
     recent_calls: Count = 4096
     mode: Mode = "enforce"
 

@@ -48,6 +48,7 @@ from anyio.abc import ObjectReceiveStream
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
+from gateway._admission import Admission
 from gateway._analysis import CallAnalysis
 from gateway._approvers import (
     Approver,
@@ -63,7 +64,7 @@ from gateway._approvers import (
     resolve_approver,
 )
 from gateway._boundary import resolve_confinement
-from gateway._bounded import BoundedFailure, BoundedPool
+from gateway._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
 from gateway._bus import EventBus
 from gateway._calls import ToolCall
 from gateway._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
@@ -165,6 +166,8 @@ class GatewayStatistics(msgspec.Struct, frozen=True, kw_only=True):
         halted: Why the gateway releases no verdict but decline, if it does not.
         workers_killed: Workers killed for overrunning their deadline (or dying).
         checkpoints: Signed checkpoints published.
+        busy: Calls declined at once because the gateway could not read them
+            within ``[gateway] admission-wait``.
     """
 
     reviews: int
@@ -178,6 +181,7 @@ class GatewayStatistics(msgspec.Struct, frozen=True, kw_only=True):
     halted: str | None = None
     workers_killed: int = 0
     checkpoints: int = 0
+    busy: int = 0
 
 
 class _Counts:
@@ -245,6 +249,12 @@ class _Prepared:
         self.replays: dict[tuple[str | None, str | None, str | None, str | None], _Replay] = {}
         self.masked = reading.input
         self.secrets = reading.secrets
+
+
+class _Busy(NamedTuple):
+    """A call not read because the gateway is busy (`Admission`), and why."""
+
+    reason: str
 
 
 class _Replay(NamedTuple):
@@ -421,6 +431,7 @@ class Gateway(AsyncContextManagerMixin):
         self._sinks: dict[str, Sink] = {}
         self._cache: OrderedDict[tuple[str, bytes, str], _Prepared] = OrderedDict()
         self._reading: dict[tuple[str, bytes, str], anyio.Event] = {}
+        self._admission = Admission(wait=section.admission_wait, parallel=section.workers)
         # The home directory paths are classified against: configured, or this process's.
         self._home = self.config.paths.home or _home_directory()
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
@@ -674,6 +685,7 @@ class Gateway(AsyncContextManagerMixin):
             halted=None if self._bus is None else self._bus.halted,
             workers_killed=self._pool.statistics().killed,
             checkpoints=0 if bus is None else bus.checkpoints,
+            busy=self._admission.refused,
         )
 
     def approver_timeout(self, approver: Approver) -> float:
@@ -723,8 +735,15 @@ class Gateway(AsyncContextManagerMixin):
         """The first ``[[shell-tools]]`` entry whose name or pattern covers the call's tool."""
         return next((tool for tool in self.config.shell_tools if tool.matches(call.tool)), None)
 
-    async def _prepare(self, admitted: Admitted, deadline: float) -> _Prepared | BoundedFailure:
-        """The call's reading: from the cache of identical calls, or from a worker under its deadline."""
+    async def _prepare(
+        self, admitted: Admitted, deadline: float
+    ) -> _Prepared | BoundedFailure | _Busy:
+        """
+        The call's reading: from the cache of identical calls, or from a worker under its deadline.
+
+        A reading afresh must be admitted first (`Admission`): when the gateway
+        cannot read it within ``[gateway] admission-wait``, nothing is read.
+        """
         key = admitted.key
         call = admitted.call
         while True:
@@ -740,6 +759,9 @@ class Gateway(AsyncContextManagerMixin):
             if pending is None:
                 break
             await pending.wait()
+        admission = self._admission
+        if not admission.enter():
+            return _Busy(admission.busy_reason())
         self._counts.misses += 1
         is_shell, source = self.shell_source(call)
         shell = self.shell_tool(call)
@@ -769,6 +791,7 @@ class Gateway(AsyncContextManagerMixin):
             while len(self._cache) > self.config.gateway.plan_cache_size:
                 self._cache.popitem(last=False)
         finally:
+            admission.leave()
             del self._reading[key]
             done.set()
         return prepared
@@ -791,6 +814,8 @@ class Gateway(AsyncContextManagerMixin):
             raise GatewayError(f"The text cannot be read: {admitted}.")
         deadline = anyio.current_time() + self.config.gateway.plan_timeout
         prepared = await self._prepare(admitted, deadline)
+        if isinstance(prepared, _Busy):
+            raise GatewayError(prepared.reason)
         if isinstance(prepared, BoundedFailure):
             raise GatewayError(f"The text could not be read ({prepared.reason}).")
         if prepared.analysis is None:  # pragma: no cover - read as a shell tool's command
@@ -1143,6 +1168,18 @@ class Gateway(AsyncContextManagerMixin):
     async def _decide(
         self, admitted: Admitted, state: _Review, span: Any, deadline: float
     ) -> Verdict:
+        """
+        Everything up to the verdict, within the review's CPU budget (``[gateway] review-cpu``).
+
+        Every call to a worker the review makes — its reading, planning and
+        the judging of approvers that use the pool — shares the one budget.
+        """
+        with cpu_account(self.config.gateway.review_cpu):
+            return await self._decide_within(admitted, state, span, deadline)
+
+    async def _decide_within(
+        self, admitted: Admitted, state: _Review, span: Any, deadline: float
+    ) -> Verdict:
         """Everything up to the verdict: read the call, publish what it is, ask the approvers."""
         bus = self.bus
         call = admitted.call
@@ -1160,10 +1197,14 @@ class Gateway(AsyncContextManagerMixin):
                 prepared = await self._prepare(admitted, deadline)
                 if isinstance(prepared, BoundedFailure):
                     self._telemetry.error(plan_span, prepared.reason, prepared.kind)
+                elif isinstance(prepared, _Busy):
+                    self._telemetry.error(plan_span, prepared.reason, "busy")
                 elif prepared.plan is not None:
                     self._telemetry.set(plan_span, plan_attributes(prepared.plan))
         else:
             prepared = await self._prepare(admitted, deadline)
+        if isinstance(prepared, _Busy):
+            return self._decline(state, prepared.reason)
         if isinstance(prepared, BoundedFailure):
             return self._decline(
                 state,
@@ -1235,6 +1276,11 @@ class Gateway(AsyncContextManagerMixin):
         ]
         if self.config.gateway.ask_holes:
             for ref, hole in holes:
+                left = cpu_left()
+                if left is not None and left <= 0:
+                    # Each question costs the review CPU time: once it is spent, no more are asked.
+                    outcomes.append((ref, Outcome("ask", self._spent_on_holes(), None, None)))
+                    break
                 with self._telemetry.span(
                     SPAN_HOLE, {ATTR_QUESTION: f"{ref.statement}.{ref.heredoc}.{ref.hole}"}
                 ):
@@ -1265,6 +1311,13 @@ class Gateway(AsyncContextManagerMixin):
                 attributes,
             )
         return msgspec.structs.replace(verdict, call_id=call_id)
+
+    def _spent_on_holes(self) -> str:
+        """Why the heredoc holes left were not asked: the review's CPU time ran out."""
+        return (
+            f"The review used all the {self.config.gateway.review_cpu:g} s of CPU time it may use"
+            " before every heredoc hole was judged, so a person must decide."
+        )
 
     async def _conclude(self, verdict: Verdict, state: _Review) -> Verdict:
         """

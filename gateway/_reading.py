@@ -31,13 +31,13 @@ from gateway._analysis import (
     tool_directory,
     tool_effects,
 )
-from gateway._bounded import bounded_task
-from gateway._effects import Effect
+from gateway._bounded import CpuSpent, bounded_task
+from gateway._effects import Effect, Opaque
 from gateway._fragments import Fragments, expand_planned
 from gateway._places import PathsSection
 from gateway._plan import unreadable_plan
 from gateway._plan._paths import path_context
-from gateway._plans import FragmentAddr, FragmentError, ProgramPlan
+from gateway._plans import FragmentAddr, FragmentError, ProgramPlan, SequencePlan
 from gateway._programs._user import UserTable
 from gateway._redact import Redactor, Secret, find_secrets
 from gateway._tools import ToolEffects
@@ -177,7 +177,37 @@ class CallReading(msgspec.Struct, frozen=True, kw_only=True):
 
 @bounded_task
 def read_call(text: CallText) -> CallReading:
-    """Read one call: its tool's effects, its shell text's analysis, its masked input (each text scanned once)."""
+    """
+    Read one call: its tool's effects, its shell text's analysis, its masked input (each text scanned once).
+
+    When the review's CPU budget runs out (`CpuSpent`), the call is read as
+    one that cannot be: an unmeasured plan, and an opaque effect for what
+    its tool's input would have said.
+    """
+    try:
+        return _read_call(text)
+    except CpuSpent as spent:
+        return _spent_reading(text, spent.seconds)
+
+
+def _spent_reading(text: CallText, seconds: float) -> CallReading:
+    """What is known of a call whose reading ran out of CPU time: nothing it does."""
+    clause = f"reading the call used more than the {seconds:g} s of CPU time a review may use"
+    reason = f"{clause[0].upper()}{clause[1:]}, so what it does is not known."
+    masked = mask_value(text.input)
+    if text.source is None:
+        return CallReading(input=masked, effects=(Opaque(reason=clause),))
+    plan = unreadable_plan(text.source, reason)
+    sequence = SequencePlan(status="unmeasured", steps=(), reason=reason)
+    return CallReading(
+        input=masked,
+        analysis=CallAnalysis(plan=plan, sequence=sequence),
+        effects=(Opaque(reason=clause),),
+        secrets=source_secrets(text.source),
+    )
+
+
+def _read_call(text: CallText) -> CallReading:
     own: tuple[Effect, ...] = ()
     directory = text.cwd
     if not text.is_shell or row_for(text.tool, text.rows) is not None:

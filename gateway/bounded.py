@@ -14,6 +14,13 @@ factory receives as ``context.bounded``::
     if isinstance(result, BoundedFailure):
         return Abstain(reason=f"The rules could not be applied in time ({result.reason}).")
 
+Within a review, every call a plugin makes to the pool shares the review's
+CPU budget (``[gateway] review-cpu``): a task that uses it up gets a
+`CpuSpent` raised inside it, and the call a ``cpu`` failure; work the plugin
+does in its own process for the review is taken off with `charge`, measured
+with `thread_cpu_seconds` (``time.thread_time`` can take milliseconds on a
+loaded virtual machine).
+
 See `gateway._bounded` for how the workers are run.
 """
 
@@ -22,8 +29,12 @@ from gateway._bounded import (
     BoundedPool as BoundedPool,
     BoundedStatistics as BoundedStatistics,
     BoundedTask as BoundedTask,
+    CpuSpent as CpuSpent,
     bounded_task as bounded_task,
+    charge as charge,
+    cpu_left as cpu_left,
     in_worker as in_worker,
+    thread_cpu_seconds as thread_cpu_seconds,
 )
 
 __all__ = [
@@ -31,6 +42,10 @@ __all__ = [
     "BoundedPool",
     "BoundedStatistics",
     "BoundedTask",
+    "CpuSpent",
     "bounded_task",
+    "charge",
+    "cpu_left",
     "in_worker",
+    "thread_cpu_seconds",
 ]

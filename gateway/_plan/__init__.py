@@ -25,6 +25,7 @@ the two are one plan, built once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple
 
@@ -36,11 +37,17 @@ from gateway._plan._builder import (
     Builder,
     PlannedStatement,
     PlanningRun,
+    TooLarge,
     position_words,
 )
 from gateway._plan._digests import program_digest
 from gateway._plan._display import display_hazards
-from gateway._plan._paths import PathContext, start_directory
+from gateway._plan._paths import (
+    EXPANSION_PER_CHARACTER,
+    PathContext,
+    expansion_allowance,
+    start_directory,
+)
 from gateway._plan._programs import ArgumentReader, read_arguments
 from gateway._plan._scope import Scope
 from gateway._plans import (
@@ -98,7 +105,13 @@ class PlanResult(NamedTuple):
     reads: int
 
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
 def _unmeasured(source: str, reason: str, *, redact: bool) -> ProgramPlan:
+    # A text with a lone surrogate is not Unicode any encoder writes: the
+    # plan shows it (and its digest is of it) with each one replaced.
+    source = _SURROGATE.sub("\ufffd", source)
     digest = program_digest(source, "unmeasured", reason)
     shown = source
     if redact:
@@ -125,7 +138,14 @@ def _build(
 ) -> tuple[Builder, list[PlannedStatement]]:
     builder = Builder(Source(source), run, 0, redact=redact)
     scope = Scope(start_directory(run.paths))
-    return builder, [builder.statement(s, scope) for s in statements]
+    with expansion_allowance(len(source)) as left:
+        planned = [builder.statement(s, scope) for s in statements]
+    if left[0] < 0:
+        raise TooLarge(
+            f"The text builds values of more than {EXPANSION_PER_CHARACTER} characters per"
+            " character of its own, which bash would make and the planner does not follow."
+        )
+    return builder, planned
 
 
 def plan_source(
@@ -150,7 +170,12 @@ def plan_source(
         shown = _unmeasured(source, reason, redact=True) if run.secrets(source) else plain
         return PlanResult(plain, shown, (), reading, run.reads)
     program = reading.program.statements
-    _, planned = _build(source, program, run, redact=False)
+    try:
+        _, planned = _build(source, program, run, redact=False)
+    except TooLarge as large:
+        plain = _unmeasured(source, large.reason, redact=False)
+        shown = _unmeasured(source, large.reason, redact=True) if run.secrets(source) else plain
+        return PlanResult(plain, shown, (), reading, run.reads)
     digests = [digest_of(p.plan) for p in planned]
     unredacted = ProgramPlan(
         source=source,

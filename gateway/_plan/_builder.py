@@ -76,6 +76,7 @@ from gateway._plans import (
 )
 from gateway._position import PositionReading, PositionWord, direct_position, read_position
 from gateway._programs import ArgumentFact, ArgumentReading
+from gateway._programs._lasting import device_read_ends, unending
 from gateway._redact import Redactor, Secret, find_secrets
 from gateway._shell import ShellReading, read_shell
 from gateway._shell._conditional import ARITHMETIC_OPERATORS
@@ -124,10 +125,10 @@ MAX_NESTED_SHELL_DEPTH: Final = 4
 TRUNCATION_MARKER: Final = f"\n[rendering truncated at {PLAN_RENDER_LIMIT} bytes]"
 MAX_BRACE_RANGE: Final = 100_000
 """A brace range with more items than this (``{1..10000000}``) is unbounded work."""
+MAX_PIPELINE_STAGES: Final = 256
+"""The most stages a pipeline may have: each stage names every program before it (``fed_by``)."""
 _DEVICE_SOCKET: Final = re.compile(r"/dev/(tcp|udp)/([^/]+)/(.+)")
 _RANGE: Final = re.compile(r"(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?")
-_ENDLESS_DEVICES: Final = frozenset({"/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"})
-_BOUNDED_READERS: Final = frozenset({"head", "dd"})
 _WRITES: Final[dict[str, WriteAction]] = {
     ">": "write",
     ">|": "write",
@@ -136,6 +137,14 @@ _WRITES: Final[dict[str, WriteAction]] = {
     "&>>": "append",
     "<>": "write",
 }
+
+
+class TooLarge(Exception):
+    """The text is larger than the planner plans (one sentence of reason)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class PlannedStatement(NamedTuple):
@@ -373,6 +382,10 @@ class Builder:
     ) -> None:
         upstream: list[str] = []
         alone = len(pipeline.commands) == 1
+        if len(pipeline.commands) > MAX_PIPELINE_STAGES:
+            raise TooLarge(
+                f"A pipeline has {len(pipeline.commands)} stages, over the {MAX_PIPELINE_STAGES} the planner plans."
+            )
         for command in pipeline.commands:
             self.fed_by = tuple(upstream)
             first = len(self.commands)
@@ -1038,6 +1051,10 @@ class Builder:
                 sink.scope.forget_directories()
             sink.scope.forget_variables(facts.binds)
             return directories, [], None
+        argv = stand_ins(args, sink)
+        endless = None if bounded(reading) else unending(base, argv)
+        if endless is not None:
+            sink.add(Lifetime(kind="unbounded", via=self.scrub(endless)))
         if "/" not in program.name and base in BASH_BUILTINS:
             # What `eval`, `source` and `.` run is planned as nested text, in this very shell.
             builtin_effects(base, args, sink)
@@ -1048,7 +1065,6 @@ class Builder:
             return directories, [], None
         if base in SHELLS:
             return directories, [], None  # what a shell runs is its nested text
-        argv = stand_ins(args, sink)
         if position.argv_from_stdin:
             argv.append(None)  # operands arrive on standard input
         one_word, no_dash = word_shapes(args, sink)
@@ -1062,18 +1078,15 @@ class Builder:
             bounded=bounded(reading),
             given=argv,
         )
-        self.endless_reads(sink, base, args)
+        self.endless_reads(sink, base, argv)
         return directories, runs, arguments
 
-    def endless_reads(self, sink: EffectSink, base: str, args: Sequence[Word]) -> None:
-        """Reading ``/dev/zero`` or ``/dev/urandom`` never ends, unless the program stops by itself."""
-        if base in _BOUNDED_READERS and (
-            base != "dd" or any((w.value or "").startswith("count=") for w in args)
-        ):
-            return
+    def endless_reads(self, sink: EffectSink, base: str, argv: Sequence[str | None]) -> None:
+        """Reading a device (``/dev/zero``, ``/dev/tty``) may never end, unless the program stops by itself."""
         for effect in sink.found:
-            if isinstance(effect, Read) and effect.path.value in _ENDLESS_DEVICES:
-                sink.add(Lifetime(kind="unbounded", via=f"reads {effect.path.value}"))
+            path = effect.path.value if isinstance(effect, Read) and not effect.metadata else None
+            if path is not None and not device_read_ends(base, argv, path):
+                sink.add(Lifetime(kind="unbounded", via=f"reads {path}"))
                 return  # at once: the loop must not go on over the list it grew
 
     # ── nested shell text ──

@@ -19,7 +19,9 @@ published form (``~/…``, ``/…``, ``./…``) and `classify` gives its classes
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Final
@@ -396,6 +398,35 @@ class Resolved(msgspec.Struct, frozen=True):
 
 _UNKNOWN: Final = Resolved(None)
 
+EXPANSION_PER_CHARACTER: Final = 16
+"""Characters of expanded values a planning may make per character of its text (plus `EXPANSION_FLOOR`).
+
+Values grow faster than the text that builds them (``a=$a$a`` doubles one
+with each eight characters); past this allowance a word's value is unknown,
+so that planning stays linear in the text, and the plan is unmeasured: bash
+would build the value, and printing it floods the host (``echo $a``). The
+corpora's longest expanded value is about a hundred characters."""
+
+EXPANSION_FLOOR: Final = 65_536
+"""Characters of expanded values every planning may make on top of `EXPANSION_PER_CHARACTER`."""
+
+_ALLOWANCE: Final[ContextVar[list[int] | None]] = ContextVar("expansion_allowance", default=None)
+
+
+@contextmanager
+def expansion_allowance(length: int) -> Iterator[list[int]]:
+    """
+    Within the block, words expand to at most the allowance of a text of ``length`` characters.
+
+    It yields what is left of the allowance (one number, below zero once spent).
+    """
+    left = [EXPANSION_PER_CHARACTER * length + EXPANSION_FLOOR]
+    token = _ALLOWANCE.set(left)
+    try:
+        yield left
+    finally:
+        _ALLOWANCE.reset(token)
+
 
 def _part_values(
     part: Part, scope: Scope, *, first: bool, quoted: bool, state: list[bool]
@@ -474,6 +505,11 @@ def _parts_values(
             return None
         results = tuple(dict.fromkeys(a + b for a in results for b in texts))
         if len(results) > _MAX_VALUES:
+            return None
+    allowance = _ALLOWANCE.get()
+    if allowance is not None:
+        allowance[0] -= sum(map(len, results))
+        if allowance[0] < 0:
             return None
     return results
 

@@ -7,9 +7,10 @@ is read.
 """
 
 import math
-import resource
 import time
 from typing import Final
+
+from gateway._bounded import thread_cpu_seconds
 
 __all__ = [
     "BASHLEX_TOKENS_PER_CHAR",
@@ -25,7 +26,6 @@ __all__ = [
     "WORKER_MEMORY_BYTES",
     "WORKER_START_SECONDS",
     "ReadingBudget",
-    "thread_cpu_seconds",
 ]
 
 MAX_SOURCE_BYTES: Final = 65_536
@@ -95,26 +95,6 @@ calling thread in time and memory proportional to the text."""
 
 BASHLEX_TOKEN_FLOOR: Final = 1_024
 """Tokens every bashlex reading may take on top of `BASHLEX_TOKENS_PER_CHAR`."""
-
-
-def thread_cpu_seconds() -> float:
-    """
-    CPU seconds the calling thread has used: user and system time from ``getrusage``.
-
-    The same clock as `time.thread_time`, read another way: on a loaded
-    virtual machine each `time.thread_time` call was measured taking 0.2 to
-    2 ms (it brings the scheduler's accounting up to date), against a few
-    microseconds for ``getrusage`` — and every reading takes the clock twice.
-    ``getrusage`` counts to the scheduler tick, far finer than any budget here.
-    Where there is no per-thread ``getrusage`` (it is Linux's), `time.thread_time`.
-    """
-    if _RUSAGE_THREAD is None:
-        return time.thread_time()
-    usage = resource.getrusage(_RUSAGE_THREAD)
-    return usage.ru_utime + usage.ru_stime
-
-
-_RUSAGE_THREAD: Final[int | None] = getattr(resource, "RUSAGE_THREAD", None)
 
 
 class ReadingBudget:

@@ -49,6 +49,7 @@ from typing import Any, Final
 import msgspec
 
 from gateway import (
+    Abstain,
     Allow,
     Answer,
     ApproverContext,
@@ -61,6 +62,7 @@ from gateway import (
     iter_commands,
     validation_path,
 )
+from gateway.bounded import cpu_left
 from gateway.effects import PLAN_FORMAT, PathsSection, UserTable
 from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
@@ -77,7 +79,7 @@ from gateway_rules._engine import (
     RuleSet,
 )
 from gateway_rules._examples import ExampleResult, check_examples
-from gateway_rules._judging import Judge, JudgeQuestion, JudgingStatistics
+from gateway_rules._judging import SPENT, Judge, JudgeQuestion, JudgingStatistics
 from gateway_rules._match import CommandView
 from gateway_rules._memory import (
     MemoryFile,
@@ -510,6 +512,10 @@ class RulesApprover:
         Judging that fails there (the worker ran out of memory or died)
         declines, with one sentence.
         """
+        left = cpu_left()
+        if left is not None and left <= 0:
+            # The review's CPU budget is spent: not even its paths are looked up.
+            return Abstain(reason=SPENT)
         return await self._judge.answer(self.rules, await self._question(request))
 
     def judging_statistics(self) -> JudgingStatistics:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import translate
 
@@ -36,6 +37,7 @@ from gateway import (
     inspect_repository,
     iter_commands,
 )
+from gateway.bounded import charge
 from gateway.effects import (
     PATH_CLASSES,
     Effect,
@@ -387,7 +389,9 @@ async def linked_classes(
     Keyed as `through_links` looks effects up; a path whose links lead
     nowhere else is not in it. Resolved in a worker thread.
     """
+    started = time.thread_time()
     targets = _targets(plans, effects, home, cwd)
+    charge(time.thread_time() - started)
     if not targets:
         return {}
     context = path_context(paths, cwd, home)
@@ -396,12 +400,17 @@ async def linked_classes(
         # A resolved path is spelled as the disk spells it: when the home
         # directory (or the working directory) is itself reached through a
         # link, `~/.aws/**` must match where it really is, too.
+        started = time.thread_time()
         real = msgspec.structs.replace(
             context,
             home=None if context.home is None else os.path.realpath(context.home),
             cwd=None if context.cwd is None else os.path.realpath(context.cwd),
         )
-        return _resolve_links(targets, (context, real) if real != context else (context,))
+        try:
+            return _resolve_links(targets, (context, real) if real != context else (context,))
+        finally:
+            # Done for the review (the thread runs in its context): it counts against its budget.
+            charge(time.thread_time() - started)
 
     # A disk that hangs (a stale network mount): the gateway answers at the
     # approver's deadline, and on that cancellation this task ends at once,

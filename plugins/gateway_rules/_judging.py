@@ -31,19 +31,26 @@ re-parsed), and are compiled once per worker.
 from __future__ import annotations
 
 import hashlib
-import time
 from typing import Final, NamedTuple
 
 import msgspec
 
 from gateway import Abstain, Answer, Decline, RepositoryInspection, ReviewRequest
-from gateway.bounded import BoundedFailure, BoundedPool, bounded_task
+from gateway.bounded import (
+    BoundedFailure,
+    BoundedPool,
+    bounded_task,
+    charge,
+    cpu_left,
+    thread_cpu_seconds,
+)
 from gateway_rules._context import repository_check
 from gateway_rules._engine import JudgeContext, RuleSet
 from gateway_rules._schema import Rule
 
 __all__ = [
     "INLINE_BUDGET",
+    "SPENT",
     "TOO_DEEP",
     "EncodedRules",
     "Judge",
@@ -68,6 +75,9 @@ for a few milliseconds at most.
 """
 
 TOO_DEEP: Final = "The plan nests too deeply for the rules to judge it."
+
+SPENT: Final = "The rules could not judge the call within the CPU time a review may use, so a person must decide."
+"""Why the rules abstain when the review's CPU budget is spent (`gateway.bounded.cpu_left`)."""
 
 _KEPT: Final = 4
 """Rule sets a worker keeps compiled (a policy replaced now and then, and its profiles)."""
@@ -238,12 +248,19 @@ class Judge:
         """The answer to ``question`` by ``rules``; a decline with one sentence when a worker has none."""
         if self._pool is None:
             return self._here(rules, question)
+        left = cpu_left()
+        if left is not None and left <= 0:
+            # The review's CPU budget is spent: nothing is encoded or judged.
+            self._failed += 1
+            return Abstain(reason=SPENT)
+        started = thread_cpu_seconds()
         if self._encoded is None or self._encoded[0] is not rules:
             weight = sum(rule_weight(rule) for rule in rules.active)
             self._encoded = (rules, EncodedRules.of(rules), weight)
         _, shipped, weight = self._encoded
         weight += sum(rule_weight(rule) for rule in question.remembered)
         encoded = _ENCODER.encode(question)
+        charge(thread_cpu_seconds() - started)
         if len(encoded) * weight <= INLINE_BUDGET:
             return self._here(rules, question)
         self._in_workers += 1
@@ -252,6 +269,9 @@ class Judge:
         )
         if isinstance(answer, BoundedFailure):
             self._failed += 1
+            if answer.kind == "cpu":
+                # Too costly to judge is not a reason to refuse: a person decides.
+                return Abstain(reason=SPENT)
             return Decline(
                 reason=f"The rules could not judge the call ({answer.reason}), and the gateway fails closed."
             )
@@ -259,8 +279,11 @@ class Judge:
 
     def _here(self, rules: RuleSet, question: JudgeQuestion) -> Answer:
         self._inline += 1
-        started = time.thread_time()
+        started = thread_cpu_seconds()
         try:
             return judge_here(rules, question)
         finally:
-            self._longest = max(self._longest, time.thread_time() - started)
+            used = thread_cpu_seconds() - started
+            self._longest = max(self._longest, used)
+            # Judged here for the review: its CPU counts against the review's budget.
+            charge(used)

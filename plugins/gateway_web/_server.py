@@ -31,7 +31,7 @@ from gateway.fleet import OWNER, Identity, TokenBook
 from gateway_web._app import create_app, review_limit
 from gateway_web._connections import ConnectionLimits, JsonErrors, guarded_protocol
 from gateway_web._service import ApprovalService
-from gateway_web._socket import bind_hook_socket, serve_hook_socket
+from gateway_web._socket import LISTEN_BACKLOG, bind_hook_socket, serve_hook_socket
 
 __all__ = ["RunningService", "audit_path_of", "open_service"]
 
@@ -104,7 +104,7 @@ def _bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(2048)
+        sock.listen(LISTEN_BACKLOG)
         sock.settimeout(0.0)  # non-blocking: the event loop owns it
     except OSError:
         sock.close()
@@ -223,6 +223,8 @@ async def open_service(
                 uvicorn.Config(
                     app,
                     lifespan="off",
+                    # uvicorn listens on the bound socket again, with this.
+                    backlog=LISTEN_BACKLOG,
                     http=guarded_protocol(limits),
                     ws="none",
                     log_config=None,

@@ -49,6 +49,9 @@ HEADER_LIMIT: Final = 4096
 READ_TIMEOUT: Final = 10.0
 """Seconds a client may take to send its request."""
 
+LISTEN_BACKLOG: Final = 4096
+"""Connections the kernel queues before the service accepts them (capped by ``net.core.somaxconn``): a hook a host started is answered, busy or not, never refused at connect."""
+
 
 def bind_hook_socket(path: Path) -> socket.socket:
     """
@@ -79,7 +82,7 @@ def bind_hook_socket(path: Path) -> socket.socket:
     try:
         at_socket_path(str(path), listener.bind)
         os.chmod(path, 0o600)
-        listener.listen(256)
+        listener.listen(LISTEN_BACKLOG)
         listener.setblocking(False)  # noqa: FBT003 -- the socket API's own flag
     except OSError:
         listener.close()

@@ -9,8 +9,10 @@ brace range that expands to that many words.
 from __future__ import annotations
 
 import pytest
+from oracle import bash
 
 from effects.support import effects_of, in_bash, only
+from gateway._programs._lasting import MOST_OUTPUT
 from gateway.effects import Lifetime
 
 
@@ -37,6 +39,34 @@ from gateway.effects import Lifetime
         ("tail -f log", [("unbounded", "tail --follow")]),
         ("timeout 10 tail -f log", []),
         ("watch ls", [("unbounded", "watch")]),
+        ("sleep infinity", [("unbounded", "infinity")]),
+        ("sleep 1000000", [("unbounded", "1000000")]),
+        ("sleep 9m 61", [("unbounded", "61")]),
+        ("sleep 0x1p30", [("unbounded", "0x1p30")]),
+        ("sleep 2.5; sleep 10m", []),
+        ("n=inf; sleep $n", [("unbounded", "inf")]),
+        ("timeout 5 sleep infinity", []),
+        ("seq inf", [("unbounded", "inf")]),
+        ("seq 1e9", [("unbounded", "1e9")]),
+        ("seq 1 0 5", [("unbounded", "0")]),
+        ("seq -f '%99999999g' 3", [("unbounded", "%99999999g")]),
+        ("seq 10; seq 5 -1 1; seq -w 1 0.5 100000", []),
+        ("printf '%*s' 2147483647 x", [("unbounded", "2147483647")]),
+        ("printf '%2147483647d' 1", [("unbounded", "2147483647")]),
+        ("printf -v v '%.*f' 2147483647 1", [("unbounded", "2147483647")]),
+        ("/usr/bin/printf '%*s' 99999999 x", [("unbounded", "99999999")]),
+        ('printf "$fmt"', [("unbounded", "a format only known when it runs")]),
+        ("printf '%*s' \"$w\" x", [("unbounded", "a width only known when it runs")]),
+        ("printf '%s\\n' \"$x\" a b; printf '%-*s|\\n' 8 a", []),
+        ("head -c 100000000000 /dev/zero", [("unbounded", "reads /dev/zero")]),
+        ("head -n 1 /dev/zero", [("unbounded", "reads /dev/zero")]),
+        ("head -c 1G < /dev/urandom", [("unbounded", "reads /dev/urandom")]),
+        ("head -n 3 /dev/urandom; head -c 1K /dev/zero", []),
+        ("cat /dev/tty", [("unbounded", "reads /dev/tty")]),
+        ("cat /dev/sda", [("unbounded", "reads /dev/sda")]),
+        ("cat /proc/kmsg", [("unbounded", "reads /proc/kmsg")]),
+        ("cat /dev/null /dev/stdin", []),
+        ("diff <(sort a) b; cat /dev/fd/3 3< f; ls -l /dev/sda; find /dev/shm -type f", []),
         (
             "f() { f | f & }; f",
             [("unbounded", "f calls itself"), ("background", "&"), ("background", "&")],
@@ -88,3 +118,39 @@ def test_a_brace_range_expands_to_every_word_before_anything_runs(
     assert run.stdout == f"{bound}\n".encode()
     lifetimes = [(e.kind, e.via) for e in only(effects_of(f"echo {{1..{bound}}}"), Lifetime)]
     assert lifetimes == ([("unbounded", "brace range")] if unbounded else [])
+
+
+@pytest.mark.parametrize(
+    ("source", "endless"),
+    [
+        ("/usr/bin/sleep 1000000", True),
+        ("/usr/bin/seq inf", True),
+        ("/usr/bin/seq 1e9", True),
+        ("printf '%*s' 2147483647 x", True),
+        ("printf '%2147483647d' 1", True),
+        ("/usr/bin/head -n 1 /dev/zero", True),
+        ("/usr/bin/head -c 100000000000 /dev/zero", True),
+        ("/usr/bin/sleep 0.1", False),
+        ("/usr/bin/seq -w 1 0.5 100000", False),
+        ("printf '%*s|%s\\n' 8 a b c", False),
+        ("/usr/bin/head -c 1K /dev/zero; /usr/bin/head -n 3 /dev/urandom", False),
+    ],
+)
+def test_what_may_never_end_floods_or_outlasts_the_call(source: str, endless: bool) -> None:
+    """
+    Bash agrees: what the plan calls unbounded prints past the most output or is still running.
+
+    The programs are named by path, so the real coreutils run (the runner puts
+    loggers first on ``PATH``). The output goes through ``head -c`` to ``wc
+    -c``, so a flood ends when the count is reached. The bound only catches a
+    hang: a busy machine makes a flood look like a command still running,
+    which the test counts the same.
+    """
+    limit = MOST_OUTPUT + 1
+    counted = f"{{ {source}; }} | /usr/bin/head -c {limit} | /usr/bin/wc -c"
+    run = bash.run(counted, timeout=5 if endless else 120)
+    assert run.status is not None or endless, "a bounded text did not end"
+    flooded_or_running = run.status is None or int(run.stdout) >= limit
+    assert flooded_or_running == endless, (run.stdout, run.stderr)
+    kinds = [e.kind for e in only(effects_of(source), Lifetime)]
+    assert ("unbounded" in kinds) == endless

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from gateway._bounded import bounded_task, in_worker
+from gateway._bounded import CpuSpent, bounded_task, in_worker
 
 
 @bounded_task
@@ -31,11 +31,29 @@ def spin(seconds: float) -> float:
 
 
 @bounded_task
+def spin_then_answer(seconds: float) -> str:
+    """Spin like `spin`, and when the call's CPU time is spent, answer with what it knows."""
+    try:
+        spin.function(seconds)
+    except CpuSpent as spent:
+        return f"stopped after {spent.seconds:g} s"
+    return "finished"
+
+
+@bounded_task
 def regex(size: int) -> bool:
     """Hold the interpreter in C code for a long time: a catastrophic regular expression."""
     import re
 
     return re.match(r"(a+)+$", "a" * size + "b") is not None
+
+
+@bounded_task
+def stretch(rounds: int) -> int:
+    """Stay in C code that never looks for signals: a key derivation of many rounds."""
+    import hashlib
+
+    return len(hashlib.pbkdf2_hmac("sha256", b"key", b"salt", rounds))
 
 
 @bounded_task

@@ -17,7 +17,8 @@ import pytest
 from gateway_support import BOUND, anyio_backend as anyio_backend, config
 
 from gateway import Gateway, ToolCall
-from gateway.bounded import BoundedFailure, BoundedPool, bounded_task, in_worker
+from gateway._bounded import cpu_account
+from gateway.bounded import BoundedFailure, BoundedPool, bounded_task, charge, cpu_left, in_worker
 from gateway.testing import StaticApprover
 
 pytestmark = pytest.mark.anyio
@@ -56,6 +57,71 @@ async def test_work_past_its_deadline_is_killed_and_the_next_call_is_served(
     )
     assert after == "again"
     assert pool.statistics().killed == 1
+
+
+# ── CPU budgets ──
+
+
+async def test_work_past_its_cpu_budget_is_a_cpu_failure_and_the_worker_lives_on(
+    pool: BoundedPool,
+) -> None:
+    """Pure Python past the CPU seconds of its account: stopped inside the worker, which serves the next call."""
+    with anyio.fail_after(START):
+        await pool.run(tasks.echo, "warm", timeout=BOUND)
+        with cpu_account(0.2) as account:
+            failed = await pool.run(tasks.spin, 3600.0, timeout=BOUND)
+            left = cpu_left()
+            # Nothing is left: the next call of the same account is refused without a worker.
+            refused = await pool.run(tasks.echo, "more", timeout=BOUND)
+        after = await pool.run(tasks.echo, "again", timeout=BOUND)
+    reason = "the work used more than the 0.2 s of CPU time it may use"
+    assert failed == BoundedFailure(kind="cpu", reason=reason, task="gateway_tasks:spin")
+    assert refused == BoundedFailure(kind="cpu", reason=reason, task="gateway_tasks:echo")
+    assert left is not None
+    assert left <= 0
+    assert account.left == left
+    assert cpu_left() is None
+    assert after == "again"
+    assert pool.statistics().killed == 0
+
+
+async def test_a_task_may_answer_with_what_it_knows_when_its_cpu_is_spent(
+    pool: BoundedPool,
+) -> None:
+    with anyio.fail_after(START), cpu_account(0.1):
+        answer = await pool.run(tasks.spin_then_answer, 3600.0, timeout=BOUND)
+    assert answer == "stopped after 0.1 s"
+    assert pool.statistics().killed == 0
+
+
+async def test_c_code_past_its_cpu_budget_is_ended_by_the_kernel(pool: BoundedPool) -> None:
+    """A key derivation never returns to Python: the kernel ends the worker `CPU_GRACE` later."""
+    with anyio.fail_after(START):
+        await pool.run(tasks.echo, "warm", timeout=BOUND)
+        with cpu_account(0.1):
+            failed = await pool.run(tasks.stretch, 10**9, timeout=BOUND)
+        after = await pool.run(tasks.echo, "again", timeout=BOUND)
+    assert failed == BoundedFailure(
+        kind="cpu",
+        reason="the work used more than the 0.1 s of CPU time it may use",
+        task="gateway_tasks:stretch",
+    )
+    assert after == "again"
+    assert pool.statistics().killed == 1
+
+
+async def test_calls_of_one_account_share_its_budget(pool: BoundedPool) -> None:
+    """Each call gets what is left and gives back what it used; work done here is charged too."""
+    with anyio.fail_after(START):
+        await pool.run(tasks.echo, "warm", timeout=BOUND)
+        with cpu_account(5.0) as account:
+            await pool.run(tasks.spin, 0.05, timeout=BOUND)
+            after_one = account.left
+            charge(1.0)
+            assert account.left == after_one - 1.0
+            await pool.run(tasks.spin, 0.05, timeout=BOUND)
+    assert 0 < 5.0 - after_one < 1.0
+    assert account.left < after_one - 1.0
 
 
 async def test_a_regular_expression_that_never_lets_go_cannot_stop_the_callers_timers(

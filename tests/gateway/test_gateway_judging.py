@@ -72,7 +72,9 @@ def _rules(gateway: Gateway) -> RulesApprover:
 
 
 def _settings(**section: Any) -> GatewayConfig:
-    return config(approvers=("rules",), plan_timeout=START, **section)
+    # Where judging runs and which wall-clock deadline cuts it are tested here,
+    # so the review's CPU budget (tests/budgets) is set past them.
+    return config(approvers=("rules",), plan_timeout=START, review_cpu=START, **section)
 
 
 @pytest.mark.parametrize(
