@@ -8,7 +8,7 @@ paths they touch and their classes, and the functions that state them —
 `iter_effects` to walk a plan's effects in order, `summarise_effects` to say them in one
 sentence, writes first; `UserTable`, the option table a configuration
 declares for a program of its own (``[programs.NAME]``), which the reading
-uses like a built-in one. Policies judge these; none of them reads shell text.
+uses like a built-in one, with its `RowExample` examples. Policies judge these; none of them reads shell text.
 
 Examples:
     >>> from gateway.effects import AnalysisContext, PathContext, analyse_call
@@ -57,6 +57,7 @@ from gateway._plan._paths import (
     classify as classify_path,
     path_context as path_context,
 )
+from gateway._programs._rows import RowExample as RowExample
 from gateway._programs._user import UserTable as UserTable
 from gateway._summary import (
     SUMMARY_CLAUSES as SUMMARY_CLAUSES,
@@ -98,6 +99,7 @@ __all__ = [
     "Privilege",
     "Read",
     "ReadEnvironment",
+    "RowExample",
     "ToolEffects",
     "UserTable",
     "Write",

@@ -47,6 +47,7 @@ __all__ = [
     "NETWORK",
     "OWNER",
     "READ",
+    "REFUSALS",
     "RESOLVE",
     "RUN_CODE",
     "RUN_PROGRAM",
@@ -55,6 +56,7 @@ __all__ = [
     "Arity",
     "Derive",
     "Effect",
+    "ExampleDecision",
     "Implicit",
     "Mode",
     "Operands",
@@ -62,9 +64,12 @@ __all__ = [
     "OptionStyle",
     "ProgramRow",
     "Role",
+    "RowExample",
     "ValueForm",
+    "allows",
     "merge_tables",
     "option_table",
+    "refuses",
     "role",
 ]
 
@@ -322,6 +327,57 @@ class Mode(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     option_effects: Mapping[str, Effect | None] = MappingProxyType({})
 
 
+ExampleDecision = Literal["allow", "ask", "decline", "refuse"]
+"""What the policy must decide on a row's example: ``refuse`` is ``ask`` or ``decline``."""
+
+REFUSALS: Final = frozenset({"ask", "decline"})
+"""The decisions a ``refuse`` example accepts."""
+
+
+class RowExample(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
+):
+    """
+    A command a row answers for: what the default policy decides on it, under one profile.
+
+    A row's examples are its tests. Each allowed example has refused twins: the
+    same command with the option, redirect or path that makes it write, run or
+    send what the profile does not permit. The suite judges every built-in
+    row's examples (``tests/programs/test_examples.py``); the ``rules`` approver
+    judges a configuration's tables' examples when it loads, and refuses to
+    start when one fails.
+
+    Attributes:
+        command: The shell text; one of its commands runs the row's program.
+        decision: ``allow``, ``ask``, ``decline``, or ``refuse`` (ask or decline).
+        profile: The profile it is judged under (``read-only``, ``workspace-write``…).
+    """
+
+    command: str
+    decision: ExampleDecision
+    profile: str = "read-only"
+
+    def __post_init__(self) -> None:
+        if not self.command.strip():
+            raise ValueError("an example's command is empty")
+
+    def holds(self, decision: str) -> bool:
+        """Whether the policy deciding ``decision`` is what the example says."""
+        if self.decision == "refuse":
+            return decision in REFUSALS
+        return decision == self.decision
+
+
+def allows(*commands: str, profile: str = "read-only") -> tuple[RowExample, ...]:
+    """Examples the policy must allow under ``profile``."""
+    return tuple(RowExample(command=c, decision="allow", profile=profile) for c in commands)
+
+
+def refuses(*commands: str, profile: str = "read-only") -> tuple[RowExample, ...]:
+    """Examples the policy must refuse (ask or decline) under ``profile``."""
+    return tuple(RowExample(command=c, decision="refuse", profile=profile) for c in commands)
+
+
 class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """
     How one program (or one subcommand) reads its arguments.
@@ -404,6 +460,9 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             it would be read it names no path, where it would run as a script
             it is code from standard input. Other roles of ``-`` (a file
             written) stay a file ``./-``.
+        examples: Commands the default policy must decide as each says
+            (`RowExample`); the suite judges them all. They change nothing
+            the row reads.
     """
 
     options: Mapping[str, Option] = MappingProxyType({})
@@ -440,6 +499,7 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     inherit: bool = False
     environment: frozenset[str] = frozenset()
     dash_stdin: bool = False
+    examples: tuple[RowExample, ...] = ()
 
 
 # ───────────────────────── effects the tables share ─────────────────────────

@@ -49,6 +49,7 @@ from gateway._programs._rows import (
     OptionSpec,
     ProgramRow,
     Role,
+    RowExample,
     option_table,
 )
 
@@ -147,6 +148,9 @@ class UserTable(
             the first operand, as POSIX ``getopt``); by default they may
             follow operands until ``--``.
         double_dash: ``--`` ends the options.
+        examples: Commands the policy must decide as each says
+            (`gateway.effects.RowExample`: ``{ command, decision, profile }``),
+            judged with the whole policy when the ``rules`` approver loads.
     """
 
     options: tuple[str | UserOption, ...] = ()
@@ -154,6 +158,7 @@ class UserTable(
     abbreviations: bool = False
     options_end_after: int | None = None
     double_dash: bool = True
+    examples: tuple[RowExample, ...] = ()
 
     def __post_init__(self) -> None:
         if self.options_end_after is not None and self.options_end_after < 1:
@@ -179,6 +184,7 @@ class UserTable(
             abbreviations=self.abbreviations,
             options_end_after=self.options_end_after,
             double_dash=self.double_dash,
+            examples=self.examples,
         )
 
 

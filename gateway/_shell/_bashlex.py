@@ -498,6 +498,11 @@ def _read(source: Source, masks: Sequence[Mask], budget: ReadingBudget) -> Progr
         raise
     except bashlex.errors.ParsingError as error:
         at = min(max(int(getattr(error, "position", 0) or 0), 0), len(source.text))
+        if error.message == "unexpected EOF":
+            # bashlex places it at the length of the text its end-of-input
+            # token was last tied to, which after some texts (a trailing
+            # backslash) is the text read before this one: it is the end.
+            at = len(source.text)
         raise Unreadable(
             f"bashlex could not parse the text: {_explain(error.message)}", at
         ) from None

@@ -64,6 +64,7 @@ from gateway import (
 )
 from gateway.bounded import cpu_left
 from gateway.effects import PLAN_FORMAT, PathsSection, UserTable
+from gateway.text import shorten
 from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
     git_directories,
@@ -78,7 +79,12 @@ from gateway_rules._engine import (
     Judgement,
     RuleSet,
 )
-from gateway_rules._examples import ExampleResult, check_examples
+from gateway_rules._examples import (
+    ExampleResult,
+    TableExampleResult,
+    check_examples,
+    check_table_examples,
+)
 from gateway_rules._judging import SPENT, Judge, JudgeQuestion, JudgingStatistics
 from gateway_rules._match import CommandView
 from gateway_rules._memory import (
@@ -112,8 +118,10 @@ __all__ = [
     "RuleSet",
     "RulesApprover",
     "RulesOptions",
+    "TableExampleResult",
     "approval_digest",
     "check_examples",
+    "check_table_examples",
     "convert_rules",
     "load_rules",
     "memory_path",
@@ -267,8 +275,6 @@ def _checked_rules(
     if known_good(key):
         return sources, rules
     failed = [result for result in check_examples(sources, programs=programs) if not result.passed]
-    if not failed:
-        remember_good(key)
     if failed:
         first = failed[0]
         # Each example is checked under every profile: count it once.
@@ -283,6 +289,24 @@ def _checked_rules(
             f"{head} under the {first.profile} profile{detail}"
             + (f", and {len(examples) - 1} more examples fail." if len(examples) > 1 else ".")
         )
+    tables = [((name,), table.examples) for name, table in programs.items() if table.examples]
+    broken = [
+        result
+        for result in check_table_examples(
+            tables, [rule for _, rule in sources], profiles=profiles, programs=programs
+        )
+        if not result.passed
+    ]
+    if broken:
+        first_table = broken[0]
+        example = first_table.example
+        raise RuleError(
+            f"The program table {first_table.program!r} in the gateway config says "
+            f"{example.decision} for its example `{shorten(example.command, 80)}` under the "
+            f"{example.profile} profile, but {(first_table.detail or '').rstrip('.')}"
+            + (f", and {len(broken) - 1} more examples fail." if len(broken) > 1 else ".")
+        )
+    remember_good(key)
     return sources, rules
 
 

@@ -21,7 +21,8 @@ tool the gateway knows (``[[tool-effects]]``) followed by JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
 from typing import Literal
 
 import msgspec
@@ -33,6 +34,7 @@ from gateway import (
     Decision,
     ReviewRequest,
     ToolCall,
+    iter_commands,
     plan_program,
     strictness,
 )
@@ -40,6 +42,7 @@ from gateway.effects import (
     DEFAULT_TOOL_EFFECTS,
     AnalysisContext,
     PathContext,
+    RowExample,
     UserTable,
     analyse_call,
     tool_effects,
@@ -48,7 +51,13 @@ from gateway_rules._context import repository_check
 from gateway_rules._engine import JudgeContext, Judgement, RuleSet
 from gateway_rules._schema import PROFILES, Rule
 
-__all__ = ["ExampleResult", "check_examples", "example_profiles"]
+__all__ = [
+    "ExampleResult",
+    "TableExampleResult",
+    "check_examples",
+    "check_table_examples",
+    "example_profiles",
+]
 
 _TOOLS = frozenset(row.tool for row in DEFAULT_TOOL_EFFECTS)
 
@@ -104,6 +113,11 @@ def _request(rule: Rule, example: str, programs: Mapping[str, UserTable]) -> Rev
         return ReviewRequest(
             kind="call", call=ToolCall(tool, data), digest="", plan=None, effects=effects
         )
+    return _shell_request(example, programs)
+
+
+def _shell_request(example: str, programs: Mapping[str, UserTable]) -> ReviewRequest | str:
+    """The review request of a shell example (planned with the configured tables), or why there is none."""
     plan = (
         analyse_call(example, AnalysisContext(programs=dict(programs))).plan
         if programs
@@ -225,4 +239,95 @@ def check_examples(
                             detail=detail,
                         )
                     )
+    return results
+
+
+# ───────────────────────── option tables' examples ─────────────────────────
+
+
+class TableExampleResult(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    One example of one option table (`gateway.effects.RowExample`), and whether the policy held it.
+
+    Attributes:
+        program: The program the table is for (its first name).
+        example: The example.
+        passed: Whether the policy decided what the example says.
+        detail: When it failed: what the policy decided instead, or why it could not judge.
+    """
+
+    program: str
+    example: RowExample
+    passed: bool
+    detail: str | None = None
+
+
+def _runs(request: ReviewRequest, names: Collection[str]) -> bool:
+    """Whether one of the plan's commands (nested ones included) runs one of ``names``."""
+    plan = request.plan
+    if plan is None:
+        return False
+    return any(
+        PurePosixPath(command.name).name in names
+        for statement in plan.statements
+        for command in iter_commands(statement.plan)
+    )
+
+
+def check_table_examples(
+    tables: Iterable[tuple[Collection[str], Sequence[RowExample]]],
+    rules: Sequence[Rule],
+    *,
+    profiles: Collection[str],
+    programs: Mapping[str, UserTable] | None = None,
+) -> list[TableExampleResult]:
+    """
+    Judge option tables' examples with the whole rule set, as a review would.
+
+    Each example must run the table's program, be measured, and be decided
+    as it says under its profile. Judged like rules' examples: with no working
+    directory (paths are relative to the workspace), and a git command as if in
+    a clean repository inside the workspace.
+
+    Args:
+        tables: For each table, the names its program is known by (the first
+            is shown), and its examples.
+        rules: Every rule of the policy, in load order.
+        profiles: The profiles defined; an example naming another fails.
+        programs: The option tables the configuration declares, which the
+            examples are planned with.
+    """
+    sets: dict[str, RuleSet] = {}
+    tables_given = dict(programs or {})
+    results: list[TableExampleResult] = []
+    for names, examples in tables:
+        program = next(iter(names))
+        for example in examples:
+            request = _shell_request(example.command, tables_given)
+            detail: str | None = None
+            if example.profile not in profiles:
+                detail = f"the profile {example.profile!r} is not defined"
+            elif isinstance(request, str):
+                detail = request
+            elif not _runs(request, names):
+                detail = f"it does not run `{program}`"
+            else:
+                rule_set = sets.get(example.profile)
+                if rule_set is None:
+                    rule_set = sets[example.profile] = RuleSet(list(rules), example.profile)
+                context = JudgeContext(
+                    cwd=None,
+                    roots=(".",),
+                    repository=repository_check(None),
+                    profile=example.profile,
+                )
+                answer, _ = rule_set.evaluate(request, context)
+                decided = _decision(answer)
+                if not example.holds(decided):
+                    detail = f"the policy decides {decided}: {answer.reason}"
+            results.append(
+                TableExampleResult(
+                    program=program, example=example, passed=detail is None, detail=detail
+                )
+            )
     return results

@@ -12,7 +12,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from gateway import Gateway, GatewayConfig, PluginLoadError, ToolCall, load_config
+from gateway import ConfigError, Gateway, GatewayConfig, PluginLoadError, ToolCall, load_config
 
 CONFIG = b"""
 [gateway]
@@ -108,3 +108,75 @@ def test_an_example_the_table_refuses_stops_the_start() -> None:
     )
     with pytest.raises(PluginLoadError, match="report --frobnicate"):
         verdicts(broken, ["true"])
+
+
+EXAMPLES = b"""
+examples = [
+  { command = "report -v sales data.csv", decision = "allow" },
+  { command = "report -o out.txt sales", decision = "ask" },
+  { command = "report -o out.txt sales", decision = "allow", profile = "workspace-write" },
+  { command = "report -o ~/.bashrc sales", decision = "refuse", profile = "workspace-write" },
+]
+"""
+
+
+def _with_examples(examples: bytes) -> bytes:
+    return CONFIG.replace(
+        b'operands = { head = ["none"], rest = "read" }\n',
+        b'operands = { head = ["none"], rest = "read" }\n' + examples,
+    )
+
+
+def test_a_table_whose_examples_hold_starts() -> None:
+    config = load_config(_with_examples(EXAMPLES))
+    assert len(config.programs["report"].examples) == 4
+    assert verdicts(config, ["report -v sales data.csv"])[0][0] == "allow"
+
+
+@pytest.mark.parametrize(
+    ("example", "says"),
+    [
+        (
+            b'{ command = "report -o ~/.bashrc sales", decision = "allow" }',
+            "The program table 'report' in the gateway config says allow for its example "
+            "`report -o ~/.bashrc sales` under the read-only profile, but the policy decides "
+            "decline: Declined `report -o ~/.bashrc sales`: rule write.persistence",
+        ),
+        (
+            b'{ command = "cat data.csv", decision = "allow" }',
+            "its example `cat data.csv` under the read-only profile, but it does not run `report`.",
+        ),
+        (
+            b'{ command = "report sales", decision = "allow", profile = "yolo" }',
+            "but the profile 'yolo' is not defined.",
+        ),
+    ],
+)
+def test_a_table_example_that_does_not_hold_stops_the_start_with_one_sentence(
+    example: bytes, says: str
+) -> None:
+    broken = load_config(_with_examples(b"examples = [" + example + b"]\n"))
+    with pytest.raises(PluginLoadError) as raised:
+        verdicts(broken, ["true"])
+    message = str(raised.value)
+    assert says in message, message
+    assert message.count("\n") == 0, message
+
+
+@pytest.mark.parametrize(
+    ("example", "says"),
+    [
+        (b'{ command = "report x", decision = "maybe" }', "Invalid enum value 'maybe'"),
+        (b'{ command = "", decision = "allow" }', "an example's command is empty"),
+        (b'{ command = "report x", decision = "allow", why = "x" }', "unknown field `why`"),
+        (b'"report x"', "Expected `object`, got `str`"),
+    ],
+)
+def test_a_malformed_table_example_stops_the_load_with_one_sentence(
+    example: bytes, says: str
+) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_config(_with_examples(b"examples = [" + example + b"]\n"))
+    message = str(raised.value)
+    assert says in message, message
+    assert message.count("\n") == 0, message

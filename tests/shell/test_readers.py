@@ -497,3 +497,15 @@ def test_simple_command_of_a_lone_assignment_has_no_words() -> None:
     assert isinstance(command, SimpleCommand)
     assert command.words == ()
     assert [a.name for a in command.assignments] == ["x"]
+
+
+def test_where_the_text_ends_unexpectedly_does_not_depend_on_the_text_read_before() -> None:
+    # bashlex ties its end-of-input token to a text it read earlier: after a
+    # text ending in a backslash, it placed the next text's end at the
+    # earlier text's length.
+    before = read_shell("echo the offset of the end \\")
+    assert before.status == "unmeasured"
+    text = 'find / -name "*.stale-end" -exec /bin/rm {} \\'
+    reading = read_shell(text)
+    assert reading.status == "unmeasured"
+    assert reading.offset == len(text)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+import msgspec
+
 from gateway._programs._rows import (
     APPEND,
     DATA,
@@ -30,6 +32,9 @@ from gateway._programs._rows import (
     Option,
     OptionSpec,
     ProgramRow,
+    RowExample,
+    allows,
+    refuses,
     role,
 )
 from gateway._programs._tables._common import GNU, READS, row
@@ -268,6 +273,11 @@ _TAR: Final = row(
             option_effects={"--file": WRITE},
         ),
     ),
+    examples=(
+        *allows("tar -tzf a.tgz", "tar -czf out.tgz src", profile="workspace-write"),
+        *refuses("tar -czf out.tgz src"),
+        *refuses("tar -xzf a.tgz -C /", profile="workspace-write"),
+    ),
 )
 
 
@@ -346,8 +356,10 @@ _GZIP_OPTIONS: Final[tuple[OptionSpec, ...]] = (
 )
 
 
-def _gzip(implied: frozenset[str] = frozenset()) -> ProgramRow:
-    return _compressor(
+def _gzip(
+    implied: frozenset[str] = frozenset(), examples: tuple[RowExample, ...] = ()
+) -> ProgramRow:
+    row = _compressor(
         *_GZIP_OPTIONS,
         suffixes=_GZIP_SUFFIXES,
         implied=implied,
@@ -355,9 +367,15 @@ def _gzip(implied: frozenset[str] = frozenset()) -> ProgramRow:
         decompress="-d --decompress --uncompress",
         compress=None,
     )
+    return msgspec.structs.replace(row, examples=examples)
 
 
-_GZIP: Final = _gzip()
+_GZIP: Final = _gzip(
+    examples=(
+        *allows("gzip -l a.gz", profile="workspace-write"),
+        *refuses("gzip ~/.bashrc", profile="workspace-write"),
+    ),
+)
 _GUNZIP: Final = _gzip(frozenset({"--decompress"}))
 _ZCAT: Final = _gzip(frozenset({"--decompress", "--stdout"}))
 
@@ -614,6 +632,10 @@ _UNZIP: Final = row(
             via="the archive's members",
             unless=frozenset({"-Z", "-l", "-t", "-v", "-z", "-p", "-c", "-d", "-:"}),
         ),
+    ),
+    examples=(
+        *allows("unzip -l a.zip", profile="workspace-write"),
+        *refuses("unzip a.zip -d /etc", profile="workspace-write"),
     ),
 )
 

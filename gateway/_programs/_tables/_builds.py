@@ -30,6 +30,8 @@ from gateway._programs._rows import (
     OptionSpec,
     ProgramRow,
     Role,
+    allows,
+    refuses,
     role,
 )
 from gateway._programs._tables._common import NO_OPERANDS, row
@@ -121,6 +123,10 @@ _MAKE: Final = row(
         ),
     ),
     environment=frozenset({"MAKEFLAGS", "MAKEFILES", "MFLAGS", "GNUMAKEFLAGS", "SHELL"}),
+    examples=(
+        *allows("make --version"),
+        *refuses("make -n", "make install", profile="workspace-write"),
+    ),
 )
 
 # ───────────────────────── pytest ─────────────────────────
@@ -253,6 +259,10 @@ _PYTEST: Final = row(
         ),
     ),
     environment=frozenset({"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH"}),
+    examples=(
+        *allows("pytest --version"),
+        *refuses("pytest tests", profile="workspace-write"),
+    ),
 )
 
 # ───────────────────────── pip ─────────────────────────
@@ -435,6 +445,10 @@ _PIP: Final = row(
         ),
     },
     environment=frozenset({"PIP_CONFIG_FILE", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"}),
+    examples=(
+        *allows("pip list"),
+        *refuses("pip install requests", profile="workspace-write"),
+    ),
 )
 
 # ───────────────────────── npm, npx, yarn, pnpm ─────────────────────────
@@ -624,6 +638,10 @@ _NPM: Final = row(
         "c": "config",
     },
     environment=frozenset({"NPM_CONFIG_USERCONFIG", "NPM_CONFIG_SCRIPT_SHELL", "NODE_OPTIONS"}),
+    examples=(
+        *allows("npm --version"),
+        *refuses("npm install", profile="workspace-write"),
+    ),
 )
 
 # npx [options] COMMAND [ARGS…]: runs a package's program, fetching it when missing.
@@ -1174,6 +1192,10 @@ _GO: Final = row(
     },
     environment=frozenset(
         {"GOFLAGS", "GOPROXY", "GOTOOLCHAIN", "CGO_CFLAGS", "CGO_LDFLAGS", "CC", "CXX"}
+    ),
+    examples=(
+        *allows("go version"),
+        *refuses("go run main.go", profile="workspace-write"),
     ),
 )
 

@@ -35,6 +35,8 @@ from gateway._programs._rows import (
     Operands,
     OptionSpec,
     ProgramRow,
+    allows,
+    refuses,
     role,
 )
 from gateway._programs._tables._common import GNU, row
@@ -110,6 +112,10 @@ _CP: Final = row(
             operands=Operands(tail=(role(_TREE_COPY),), rest=role(READ)),
         ),
     ),
+    examples=(
+        *allows("cp a.txt b.txt", profile="workspace-write"),
+        *refuses("cp a.txt ~/.bashrc", profile="workspace-write"),
+    ),
 )
 
 _MOVES: Final = Operands(tail=(role(MOVE),), rest=role(MOVE), into=True)
@@ -143,6 +149,10 @@ _MV: Final = row(
             operands=Operands(tail=(role(MOVE),), rest=role(MOVE)),
         ),
     ),
+    examples=(
+        *allows("mv a.txt b.txt", profile="workspace-write"),
+        *refuses("mv a.txt /usr/bin/a", profile="workspace-write"),
+    ),
 )
 
 _RM: Final = row(
@@ -162,6 +172,11 @@ _RM: Final = row(
     "-x",  # BSD: stay on one file system
     recursive=frozenset({"--recursive"}),
     operands=Operands(rest=role(DELETE)),
+    examples=(
+        *allows("rm build/tmp.txt", profile="workspace-write"),
+        *refuses("rm build/tmp.txt"),
+        *refuses("rm -rf ~", profile="workspace-write"),
+    ),
 )
 
 _RMDIR: Final = row(
@@ -170,6 +185,10 @@ _RMDIR: Final = row(
     "-p --parents",
     "-v --verbose",
     operands=Operands(rest=role(DELETE)),
+    examples=(
+        *allows("rmdir build", profile="workspace-write"),
+        *refuses("rmdir ~/.ssh", profile="workspace-write"),
+    ),
 )
 
 _MKDIR: Final = row(
@@ -180,6 +199,11 @@ _MKDIR: Final = row(
     "-Z",
     "--context [=]",
     operands=Operands(rest=role(DIRECTORY)),
+    examples=(
+        *allows("mkdir -p build/out", profile="workspace-write"),
+        *refuses("mkdir -p build/out"),
+        *refuses("mkdir -p ~/.config/autostart", profile="workspace-write"),
+    ),
 )
 
 _TOUCH: Final = row(
@@ -195,6 +219,10 @@ _TOUCH: Final = row(
     "--time =",
     "-A =",  # BSD: adjust the time
     operands=Operands(rest=role(CREATE)),
+    examples=(
+        *allows("touch notes.txt", profile="workspace-write"),
+        *refuses("touch ~/.bashrc", profile="workspace-write"),
+    ),
 )
 
 _LN: Final = row(
@@ -231,6 +259,10 @@ _LN: Final = row(
             operands=Operands(tail=(role(_LINK),), rest=DATA),
         ),
     ),
+    examples=(
+        *allows("ln --version", profile="workspace-write"),
+        *refuses("ln -s a.txt b.txt", "ln -s /etc/passwd ~/.bashrc", profile="workspace-write"),
+    ),
 )
 
 # A mode written as an option (`chmod -x FILE`, `chmod -rwx,g+w FILE`) is an operand.
@@ -253,6 +285,10 @@ _CHMOD: Final = row(
     recursive=frozenset({"--recursive"}),
     operands=Operands(head=(DATA,), rest=role(MODE)),
     modes=(Mode(when=frozenset({"--reference"}), operands=Operands(rest=role(MODE))),),
+    examples=(
+        *allows("chmod +x run.sh", profile="workspace-write"),
+        *refuses("chmod -R 777 /", profile="workspace-write"),
+    ),
 )
 
 
@@ -348,6 +384,11 @@ _TEE: Final = row(
     "--output-error [=]",
     operands=Operands(rest=role(WRITE)),
     modes=(Mode(when=frozenset({"--append"}), operands=Operands(rest=role(APPEND))),),
+    examples=(
+        *allows("tee out.txt", profile="workspace-write"),
+        *refuses("tee out.txt"),
+        *refuses("tee ~/.bashrc", profile="workspace-write"),
+    ),
 )
 
 # split [INPUT [PREFIX]]: PREFIX (default `x`) begins the names of the files it writes.
@@ -467,6 +508,10 @@ _MKTEMP: Final = row(
                 rest=role(Effect(kind="write", action="create", prefix=True, fixed=True))
             ),
         ),
+    ),
+    examples=(
+        *allows("mktemp", profile="workspace-write"),
+        *refuses("mktemp -p /etc", profile="workspace-write"),
     ),
 )
 

@@ -34,6 +34,8 @@ from gateway._programs._rows import (
     Option,
     OptionSpec,
     ProgramRow,
+    allows,
+    refuses,
     role,
 )
 from gateway._programs._tables._common import NO_OPERANDS, READS, row
@@ -374,6 +376,10 @@ _LESS: Final = row(
     plus=Option(name="+COMMAND", arity=1, effect=_PAGER_COMMAND),
     operands=READS,
     environment=_LESS_ENVIRONMENT,
+    examples=(
+        *allows("less setup.py"),
+        *refuses("less '+!id' setup.py"),
+    ),
 )
 
 # util-linux more, and the more that is less (macOS): -p and -n differ

@@ -29,6 +29,8 @@ from gateway._programs._rows import (
     OptionSpec,
     ProgramRow,
     Role,
+    allows,
+    refuses,
 )
 from gateway._programs._tables._common import NO_OPERANDS, row
 
@@ -82,6 +84,10 @@ _PYTHON: Final = row(
     modes=_prints_only("--help", "--help-env", "--help-xoptions", "--help-all", "--version"),
     environment=frozenset(
         {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONUSERBASE"}
+    ),
+    examples=(
+        *allows("python -V", "python3 --version"),
+        *refuses("python reproduce.py", "python3 -c 'print(1)'", profile="workspace-write"),
     ),
 )
 
@@ -209,6 +215,10 @@ _PERL: Final = row(
         Mode(when=frozenset({"-E"}), operands=Operands(rest=Role(effects=(READ,)))),
     ),
     environment=frozenset({"PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB"}),
+    examples=(
+        *allows("perl -v"),
+        *refuses("perl -e 'unlink \"x\"'", profile="workspace-write"),
+    ),
 )
 
 # php: -d KEY=VALUE may set auto_prepend_file or load an extension, -c an ini

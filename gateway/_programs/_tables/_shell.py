@@ -27,6 +27,8 @@ from gateway._programs._rows import (
     OptionSpec,
     ProgramRow,
     Role,
+    allows,
+    refuses,
 )
 from gateway._programs._tables._common import GNU, NO_OPERANDS, row
 
@@ -48,16 +50,51 @@ _ECHO: Final = row(
     double_dash=False,
     unknown_is_operand=True,
     operands=NO_OPERANDS,
+    examples=(
+        *allows("echo hello"),
+        *refuses("echo hello > ~/.bashrc", profile="workspace-write"),
+    ),
+)
+_PWD: Final = row(
+    "-L",
+    "-P",
+    *GNU,
+    options_end_after=1,
+    operands=NO_OPERANDS,
+    examples=(*allows("pwd"), *refuses("pwd > ~/.bashrc", profile="workspace-write")),
 )
 _IGNORES_ARGUMENTS: Final = ProgramRow(
-    double_dash=False, unknown_is_operand=True, operands=NO_OPERANDS
+    double_dash=False,
+    unknown_is_operand=True,
+    operands=NO_OPERANDS,
+    examples=(*allows("true", "false --help"), *refuses("true > ~/.profile")),
 )
-_PRINTF: Final = row("-v =", options_end_after=1, operands=NO_OPERANDS)
-_TEST: Final = ProgramRow(double_dash=False, unknown_is_operand=True, operands=NO_OPERANDS)
+_PRINTF: Final = row(
+    "-v =",
+    options_end_after=1,
+    operands=NO_OPERANDS,
+    examples=(
+        *allows("printf '%s\\n' a"),
+        *refuses("printf -v PATH /tmp", profile="workspace-write"),
+    ),
+)
+_TEST: Final = ProgramRow(
+    double_dash=False,
+    unknown_is_operand=True,
+    operands=NO_OPERANDS,
+    examples=(
+        *allows("test -f setup.py"),
+        *refuses("test -f setup.py > /etc/motd", profile="workspace-write"),
+    ),
+)
 _EXPR: Final = row(
     *GNU, double_dash=True, unknown_is_operand=True, options_end_after=1, operands=NO_OPERANDS
 )
-_SLEEP: Final = row(*GNU, operands=NO_OPERANDS)
+_SLEEP: Final = row(
+    *GNU,
+    operands=NO_OPERANDS,
+    examples=(*allows("sleep 1"), *refuses("sleep 1 > ~/.bashrc", profile="workspace-write")),
+)
 _YES: Final = row(*GNU, operands=NO_OPERANDS, facts=(Implicit(effect=FOLLOW, via="yes"),))
 _SEQ: Final = row(
     *GNU,
@@ -67,6 +104,10 @@ _SEQ: Final = row(
     "-w --equal-width",
     operand_words=r"-[0-9.][0-9.eE+-]*|-inf|-infinity|-nan",
     operands=NO_OPERANDS,
+    examples=(
+        *allows("seq 1 10"),
+        *refuses("seq 1 10 > ~/.bashrc", profile="workspace-write"),
+    ),
 )
 _TYPE: Final = row("-a", "-f", "-P", "-p", "-t", options_end_after=1, operands=NO_OPERANDS)
 _COMMAND: Final = row(
@@ -88,6 +129,10 @@ _CD: Final = row(
     "-@",
     options_end_after=1,
     operands=Operands(rest=Role(effects=(CHDIR,)), empty=(_HOME,)),
+    examples=(
+        *allows("cd src"),
+        *refuses("cd src > ~/.profile", profile="workspace-write"),
+    ),
 )
 # pushd DIR changes directory; pushd +N / -N and a bare pushd rotate the stack.
 _PUSHD: Final = row(
@@ -212,7 +257,7 @@ SHELL_TABLES: Final[Mapping[str, ProgramRow]] = {
     "wait": _WAIT,
     "set": _SET,
     "shopt": _SHOPT,
-    "pwd": row("-L", "-P", *GNU, options_end_after=1, operands=NO_OPERANDS),
+    "pwd": _PWD,
     "source": _SOURCE,
     ".": _SOURCE,
 }

@@ -29,6 +29,8 @@ from gateway._programs._rows import (
     OptionSpec,
     ProgramRow,
     Role,
+    allows,
+    refuses,
     role,
 )
 from gateway._programs._tables._common import GNU, LISTS, NO_OPERANDS, READS, row
@@ -116,7 +118,15 @@ _LS_OPTIONS: Final[tuple[OptionSpec, ...]] = (
     "-W",  # BSD: whiteouts
     "-@",  # macOS: extended attributes
 )
-_LS: Final = row(*_LS_OPTIONS, recursive=frozenset({"--recursive"}), operands=LISTS)
+_LS: Final = row(
+    *_LS_OPTIONS,
+    recursive=frozenset({"--recursive"}),
+    operands=LISTS,
+    examples=(
+        *allows("ls -la src"),
+        *refuses("ls -la > listing.txt"),
+    ),
+)
 
 # BSD stat: -f FORMAT and -t TIMEFORMAT take values where GNU -f and -t are
 # switches: only --file-system and --terse are declared.
@@ -136,6 +146,10 @@ _STAT: Final = row(
     "-s",
     "-x",
     operands=Operands(rest=role(METADATA)),
+    examples=(
+        *allows("stat setup.py"),
+        *refuses("stat setup.py > ~/.bashrc", profile="workspace-write"),
+    ),
 )
 
 _DU: Final = row(
@@ -172,6 +186,10 @@ _DU: Final = row(
     "--exclude =",
     "-x --one-file-system",
     operands=Operands(rest=role(_TREE), empty=(_DOT_TREE,)),
+    examples=(
+        *allows("du -sh src"),
+        *refuses("du -sh src > /etc/motd", profile="workspace-write"),
+    ),
 )
 
 _DF: Final = row(
@@ -198,6 +216,10 @@ _DF: Final = row(
     "-m",
     "-n",
     operands=Operands(rest=role(METADATA)),
+    examples=(
+        *allows("df -h"),
+        *refuses("df -h > ~/.bashrc", profile="workspace-write"),
+    ),
 )
 
 _REALPATH: Final = row(
@@ -224,9 +246,31 @@ _READLINK: Final = row(
     "-v --verbose",
     "-z --zero",
     operands=Operands(rest=role(METADATA)),
+    examples=(
+        *allows("readlink -f setup.py"),
+        *refuses("readlink -f setup.py > /etc/hosts", profile="workspace-write"),
+    ),
 )
-_BASENAME: Final = row(*GNU, "-a --multiple", "-s --suffix =", "-z --zero", operands=NO_OPERANDS)
-_DIRNAME: Final = row(*GNU, "-z --zero", operands=NO_OPERANDS)
+_BASENAME: Final = row(
+    *GNU,
+    "-a --multiple",
+    "-s --suffix =",
+    "-z --zero",
+    operands=NO_OPERANDS,
+    examples=(
+        *allows("basename src/a.py .py"),
+        *refuses("basename src/a.py > ~/.profile", profile="workspace-write"),
+    ),
+)
+_DIRNAME: Final = row(
+    *GNU,
+    "-z --zero",
+    operands=NO_OPERANDS,
+    examples=(
+        *allows("dirname src/a.py"),
+        *refuses("dirname src/a.py > /etc/motd", profile="workspace-write"),
+    ),
+)
 _NAMEI: Final = row(
     "-x --mountpoints",
     "-m --modes",
@@ -396,6 +440,10 @@ _FILE: Final = row(
     "-I",  # macOS: MIME
     "-M =",  # macOS: magic files
     operands=READS,
+    examples=(
+        *allows("file setup.py"),
+        *refuses("file -C -m magic"),
+    ),
 )
 
 _ONE_VARIABLE: Final = Effect(kind="read_environment")
@@ -494,6 +542,10 @@ _PS: Final = row(
     dashless_options=_PS_LETTERS,
     operand_words=r"[0-9][0-9,]*",
     operands=NO_OPERANDS,
+    examples=(
+        *allows("ps aux"),
+        *refuses("ps e"),
+    ),
 )
 
 _PSTREE: Final = row(
@@ -665,7 +717,14 @@ _LSCPU: Final = row(
     "-V --version",
     operands=NO_OPERANDS,
 )
-_NO_OPTIONS: Final = row(*GNU, operands=NO_OPERANDS)
+_NO_OPTIONS: Final = row(
+    *GNU,
+    operands=NO_OPERANDS,
+    examples=(
+        *allows("whoami"),
+        *refuses("whoami > /etc/motd", profile="workspace-write"),
+    ),
+)
 _UNAME: Final = row(
     *GNU,
     "-a --all",
@@ -736,6 +795,10 @@ _WHICH: Final = row(
     "-v -V --version",
     "--help",
     operands=NO_OPERANDS,
+    examples=(
+        *allows("which python"),
+        *refuses("which python > /etc/motd", profile="workspace-write"),
+    ),
 )
 # whereis -B/-M/-S take every following directory up to -f: they are left out.
 _WHEREIS: Final = row(
@@ -919,6 +982,10 @@ _DATE: Final = row(
             operands=Operands(prefixed=(("+", DATA),), rest=DATA),
         ),
     ),
+    examples=(
+        *allows("date +%F"),
+        *refuses("date -s 2020-01-01", profile="workspace-write"),
+    ),
 )
 
 # hostname [NAME] sets the host name; -F FILE sets it from a file.
@@ -936,6 +1003,10 @@ _HOSTNAME: Final = row(
     "-h --help",
     "-V --version",
     operands=Operands(rest=role(_SETS_HOST_NAME)),
+    examples=(
+        *allows("hostname"),
+        *refuses("hostname evil", profile="workspace-write"),
+    ),
 )
 
 SYSTEM_TABLES: Final[Mapping[str, ProgramRow]] = {

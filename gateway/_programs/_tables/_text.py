@@ -27,6 +27,8 @@ from gateway._programs._rows import (
     Option,
     OptionSpec,
     ProgramRow,
+    allows,
+    refuses,
     role,
 )
 from gateway._programs._tables._common import GNU, NO_OPERANDS, READS, row
@@ -54,6 +56,11 @@ _CAT: Final = row(
     "-l",  # BSD: lock the output
     operands=READS,
     dash_stdin=True,
+    examples=(
+        *allows("cat setup.py"),
+        *refuses("cat ~/.ssh/id_rsa"),
+        *refuses("cat setup.py > ~/.bashrc", profile="workspace-write"),
+    ),
 )
 
 _HEAD: Final = row(
@@ -66,6 +73,10 @@ _HEAD: Final = row(
     numeric=Option(name="-NUM", arity=1),
     operands=READS,
     dash_stdin=True,
+    examples=(
+        *allows("head -n 20 setup.py"),
+        *refuses("head -c 100 /etc/shadow"),
+    ),
 )
 
 _TAIL: Final = row(
@@ -86,6 +97,10 @@ _TAIL: Final = row(
     numeric=Option(name="-NUM", arity=1),
     operands=READS,
     dash_stdin=True,
+    examples=(
+        *allows("tail -n 5 log.txt"),
+        *refuses("tail -f log.txt"),
+    ),
 )
 
 _WC: Final = row(
@@ -99,6 +114,10 @@ _WC: Final = row(
     _FILES0,
     operands=READS,
     dash_stdin=True,
+    examples=(
+        *allows("wc -l setup.py"),
+        *refuses("wc -c ~/.aws/credentials"),
+    ),
 )
 
 _NL: Final = row(
@@ -115,6 +134,10 @@ _NL: Final = row(
     "-v --starting-line-number =",
     "-w --number-width =",
     operands=READS,
+    examples=(
+        *allows("nl -ba setup.py"),
+        *refuses("nl -ba setup.py > ~/.bashrc", profile="workspace-write"),
+    ),
 )
 
 _OD: Final = row(
@@ -130,6 +153,10 @@ _OD: Final = row(
     "--traditional",
     *(f"-{letter}" for letter in "abBcdDeFfHhIiLlOosXx"),
     operands=READS,
+    examples=(
+        *allows("od -c file.bin"),
+        *refuses("od -c ~/.ssh/id_rsa"),
+    ),
 )
 
 _HEXDUMP: Final = row(
@@ -182,10 +209,22 @@ _CUT: Final = row(
     "-z --zero-terminated",
     "-w",  # BSD: split fields on whitespace
     operands=READS,
+    examples=(
+        *allows("cut -d, -f1 data.csv"),
+        *refuses("cut -f1 /etc/shadow"),
+    ),
 )
 
 _PASTE: Final = row(
-    *GNU, "-d --delimiters =", "-s --serial", "-z --zero-terminated", operands=READS
+    *GNU,
+    "-d --delimiters =",
+    "-s --serial",
+    "-z --zero-terminated",
+    operands=READS,
+    examples=(
+        *allows("paste -d, a.txt b.txt"),
+        *refuses("paste a.txt ~/.netrc"),
+    ),
 )
 
 _JOIN: Final = row(
@@ -218,6 +257,10 @@ _COMM: Final = row(
     "--total",
     "-z --zero-terminated",
     operands=READS,
+    examples=(
+        *allows("comm -12 a.txt b.txt"),
+        *refuses("comm a.txt ~/.ssh/id_rsa"),
+    ),
 )
 
 _TR: Final = row(
@@ -228,6 +271,10 @@ _TR: Final = row(
     "-t --truncate-set1",
     "-u",  # BSD: unbuffered
     operands=NO_OPERANDS,
+    examples=(
+        *allows("tr a-z A-Z < in.txt"),
+        *refuses("tr a-z A-Z < ~/.ssh/id_rsa"),
+    ),
 )
 
 _FOLD: Final = row(*GNU, "-b --bytes", "-s --spaces", "-w --width =", operands=READS)
@@ -347,6 +394,10 @@ _DIFF: Final = row(
     "-v",
     recursive=frozenset({"--recursive"}),
     operands=READS,
+    examples=(
+        *allows("diff -u a.txt b.txt"),
+        *refuses("diff a.txt ~/.ssh/id_rsa"),
+    ),
 )
 
 _CMP: Final = row(
@@ -511,7 +562,18 @@ _SORT_OPTIONS: Final[tuple[OptionSpec, ...]] = (
     "--heapsort",
     "--mmap",
 )
-_SORT: Final = row(*_SORT_OPTIONS, operands=READS)
+_SORT: Final = row(
+    *_SORT_OPTIONS,
+    operands=READS,
+    examples=(
+        *allows("sort names.txt"),
+        *refuses(
+            "sort -o ~/.bashrc names.txt",
+            "sort --compress-program=sh names.txt",
+            profile="workspace-write",
+        ),
+    ),
+)
 
 # uniq [INPUT [OUTPUT]]: the second operand is a file it writes.
 _UNIQ: Final = row(
@@ -530,6 +592,10 @@ _UNIQ: Final = row(
     numeric=Option(name="-NUM", arity=1),
     plus=Option(name="+NUM"),
     operands=Operands(head=(role(READ), role(WRITE)), rest=DATA),
+    examples=(
+        *allows("uniq -c names.txt"),
+        *refuses("uniq names.txt ~/.bashrc", profile="workspace-write"),
+    ),
 )
 
 # xxd [options] [INFILE [OUTFILE]]: options are whole words (-ps, -cols 8).
@@ -654,6 +720,10 @@ _GREP: Final = row(
     operands=_PATTERN,
     modes=_pattern_modes(
         frozenset({"--regexp", "--file"}), frozenset({"--recursive", "--dereference-recursive"})
+    ),
+    examples=(
+        *allows("grep -rn TODO src"),
+        *refuses("grep -f ~/.ssh/id_rsa setup.py"),
     ),
 )
 
