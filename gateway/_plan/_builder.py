@@ -1257,6 +1257,7 @@ def _runs_in(
         return scope
     where = directories if directories is not None else scope.directories
     fresh = Scope(None)
+    fresh.globbing = request.globbing
     if request.runs_in in ("child", "later"):
         fresh.directories = where if request.runs_in == "child" else (None,)
     return fresh

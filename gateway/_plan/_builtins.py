@@ -30,6 +30,7 @@ from gateway._effects import (
 )
 from gateway._places import SECRET_VARIABLE
 from gateway._plan._collect import EffectSink
+from gateway._plan._globs import GLOB_OPTIONS
 from gateway._plan._numbers import NUMBER
 from gateway._plan._paths import HOME, expand_parts, expand_tildes, join
 from gateway._plan._scope import Values
@@ -637,11 +638,20 @@ def _shopt(name: str, args: Sequence[Word], sink: EffectSink) -> None:
     options = _getopt(args)
     if options.dynamic:
         sink.bind(None, "shopt", "unknown", apply=False)
+        sink.scope.globbing = GLOB_OPTIONS
         return
     flags = _flags(options)
     state = "on" if "-s" in flags else "off" if "-u" in flags else None
     if state is None:
         return  # prints or queries
+    if "-o" not in flags:  # `shopt -o` names `set -o` options
+        for word in options.operands:
+            if word.value is None:
+                sink.scope.globbing = GLOB_OPTIONS
+            elif word.value in GLOB_OPTIONS and state == "on":
+                sink.scope.globbing = sink.scope.globbing | {word.value}
+            elif word.value in GLOB_OPTIONS:
+                sink.scope.globbing = sink.scope.globbing - {word.value}
     for word in options.operands:
         sink.bind(
             word.value,

@@ -37,7 +37,9 @@ from gateway import (
     iter_commands,
 )
 from gateway.effects import (
+    GLOB_OPTIONS,
     PATH_CLASSES,
+    Bind,
     Effect,
     EffectPath,
     Execute,
@@ -46,6 +48,8 @@ from gateway.effects import (
     Read,
     Write,
     classify_path,
+    glob_name_matches,
+    is_glob,
     iter_effects,
     path_context,
 )
@@ -192,14 +196,66 @@ _RESOLVED_UNDER_DEV = ("/dev/shm/", "/dev/mqueue/")  # noqa: S108 -- named, not 
 
 
 def _link_key(effect: Effect) -> str | None:
-    """How an effect's path is looked up in `linked_classes`: ``None`` when it is not resolved on disk."""
+    """
+    How an effect's path is looked up in `linked_classes`: ``None`` when it is not resolved on disk.
+
+    A glob is expanded on disk as bash expands it (`_expand`); a recursive
+    read of one also walks what it matches (``glob-walk``).
+    """
     if not isinstance(effect, Read | Write):
         return None
     path = effect.path
-    if path.value is None or path.pattern:
+    if path.value is None:
         return None
     last = "parent" if isinstance(effect, Write) and effect.action in _ON_THE_LINK else "follow"
+    if path.pattern:
+        walk = isinstance(effect, Read) and effect.recursive and not effect.metadata
+        return f"{_GLOB_KEY}{last}:{'walk' if walk else 'one'}:{path.value}"
     return f"{last}:{'recursive' if effect.recursive else 'one'}:{path.value}"
+
+
+GLOB_LIMIT = 2048
+"""At most this many names are looked at to expand one glob on disk; beyond, it may match anything."""
+
+_GLOB_KEY = "glob:"
+
+
+def _expand(pattern: str, options: frozenset[str]) -> list[str] | None:
+    """
+    The paths bash's glob ``pattern`` (absolute) matches on disk now, or ``None`` past `GLOB_LIMIT`.
+
+    A segment with no pattern character is taken as written, as bash does;
+    ``options`` are the glob options in force (`glob_options`).
+    """
+    found = ["/"]
+    seen = 0
+    for piece in pattern.strip("/").split("/"):
+        if not is_glob(piece) and piece != "**":
+            found = [os.path.join(p, piece) for p in found]
+            continue
+        matched: list[str] = []
+        for directory in found:
+            if piece == "**" and "globstar" in options:  # this directory and every one below
+                for root, dirs, _ in os.walk(directory):
+                    seen += 1 + len(dirs)
+                    if seen > GLOB_LIMIT:
+                        return None
+                    matched.append(root)
+                continue
+            try:
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        seen += 1
+                        if seen > GLOB_LIMIT:
+                            return None
+                        if glob_name_matches(piece, entry.name, options):
+                            matched.append(entry.path)
+            except OSError:
+                continue  # not a directory, gone, or not listable: bash matches nothing there
+        found = matched
+        if not found:
+            return []
+    return [p for p in found if os.path.lexists(p)]
 
 
 WALK_LIMIT = 20000
@@ -316,7 +372,7 @@ def _targets(
         system = "system" in classes and "workspace" not in classes
         known = not system and {"secret", "unknown"}.isdisjoint(classes)
         whole = isinstance(effect, Read) and effect.recursive and (hands_on or not effect.metadata)
-        if whole and value is not None and known:
+        if whole and value is not None and known and not effect.path.pattern:
             # A walk can only add `secret` or `unknown`: not walked when the path has either,
             # nor under the system's own directories, whose secrets the patterns name where
             # they lie (`/etc/shadow`); a listing is walked only when it hands what it finds
@@ -326,7 +382,7 @@ def _targets(
         if value is not None:
             paths.add(value)
         written = effect.path.written
-        if not (_climbs(written) and _PLAIN.fullmatch(written)):
+        if effect.path.pattern or not (_climbs(written) and _PLAIN.fullmatch(written)):
             return
         for directory in directories:
             if written.startswith("/"):
@@ -347,7 +403,9 @@ def _targets(
 
 
 def _resolve_links(
-    targets: Mapping[str, set[str]], contexts: Sequence[PathContext]
+    targets: Mapping[str, set[str]],
+    contexts: Sequence[PathContext],
+    options: frozenset[str] = frozenset(),
 ) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
     for index, key in enumerate(sorted(targets)):
@@ -358,6 +416,11 @@ def _resolve_links(
             held = {_holds_secret(path, contexts) for path in sorted(targets[key])}
             if held - {None}:
                 found[key] = tuple(c for c in PATH_CLASSES if c in held)
+            continue
+        if key.startswith(_GLOB_KEY):
+            matched = _glob_classes(key, targets[key], contexts, options)
+            if matched:
+                found[key] = tuple(c for c in PATH_CLASSES if c in matched)
             continue
         last, reach, _ = key.split(":", 2)
         classes: set[str] = set()
@@ -371,6 +434,48 @@ def _resolve_links(
         if classes:
             found[key] = tuple(c for c in PATH_CLASSES if c in classes)
     return found
+
+
+def glob_options(plans: Iterable[Plan]) -> frozenset[str]:
+    """
+    The glob options a call's globs are expanded on disk with: bash's defaults, or all of them.
+
+    The plan carries a glob's classes under the options in force where it
+    stands, not the options themselves; a call that may set one (``shopt
+    -s dotglob``, a set ``GLOBIGNORE``, a ``shopt`` whose name expands) has
+    its globs expanded with every option on, which can only add matches.
+    """
+    for plan in plans:
+        for _, effect in iter_effects(plan):
+            if isinstance(effect, Bind) and (
+                effect.name is None or effect.name in GLOB_OPTIONS or effect.name == "GLOBIGNORE"
+            ):
+                return GLOB_OPTIONS
+    return frozenset()
+
+
+def _glob_classes(
+    key: str, patterns: Iterable[str], contexts: Sequence[PathContext], options: frozenset[str]
+) -> set[str]:
+    """The classes of what a glob matches on disk: where each match (a link) leads, what a walk of it finds."""
+    last, reach, _ = key.removeprefix(_GLOB_KEY).split(":", 2)
+    classes: set[str] = set()
+    for pattern in sorted(patterns):
+        if pattern.startswith(_NOT_RESOLVED) and not pattern.startswith(_RESOLVED_UNDER_DEV):
+            continue
+        matches = _expand(pattern, options)
+        if matches is None:
+            return {"unknown"}
+        for match in matches:
+            real = _real(match, last)
+            for each in contexts:
+                classes.update(classify_path(real, each))
+                classes.update(classify_path(match, each))
+            if reach == "walk":
+                held = _holds_secret(match, contexts)
+                if held is not None:
+                    classes.add(held)
+    return classes
 
 
 async def linked_classes(
@@ -387,9 +492,11 @@ async def linked_classes(
     Keyed as `through_links` looks effects up; a path whose links lead
     nowhere else is not in it. Resolved in a worker thread.
     """
+    plans = list(plans)
     targets = _targets(plans, effects, home, cwd)
     if not targets:
         return {}
+    options = glob_options(plans)
     context = path_context(paths, cwd, home)
 
     def resolve() -> dict[str, tuple[str, ...]]:
@@ -401,7 +508,7 @@ async def linked_classes(
             home=None if context.home is None else os.path.realpath(context.home),
             cwd=None if context.cwd is None else os.path.realpath(context.cwd),
         )
-        return _resolve_links(targets, (context, real) if real != context else (context,))
+        return _resolve_links(targets, (context, real) if real != context else (context,), options)
 
     # A disk that hangs (a stale network mount): the gateway answers at the
     # approver's deadline, and on that cancellation this task ends at once,

@@ -1,0 +1,67 @@
+"""
+Places, names and tools judged by what is declared, not by lists of the dangerous.
+
+Each row is a bypass that a list of dangerous spellings let through, with
+its harmless twin; all go to a real `Gateway` built from the default config,
+in the workspace and home directory of ``test_hostile_on_disk`` (a home with
+keys, a workspace with a ``.env``, links into the home directory), under
+both profiles. What bash does with the globs here is shown by running it in
+``tests/effects/test_globs.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rules.test_hostile_on_disk import PROFILES, World, _review, build_world
+
+WRITE = ("workspace-write",)
+
+# (id, bypass, twin, profiles): the bypass must not be allowed, the twin must be.
+PAIRS = [
+    # Globs, in every segment, as bash matches them.
+    ("glob-directory-segment", "cat ~/.a[w]s/cred*", "cat ~/sub/no*", PROFILES),
+    ("glob-hidden-directory", "head -n 5 ~/.[a]ws/*", "head -n 5 ~/su[b]/*.txt", PROFILES),
+    ("glob-into-hooks", "cp x.sh .git/hoo?s/", "cp x.sh sr?/", WRITE),
+    ("glob-deletes-git", "rm -rf .gi?", "rm -rf buil?", WRITE),
+    ("glob-matches-a-link-on-disk", "cat lib/*.txt", "cat src/*.txt", PROFILES),
+    ("glob-nocaseglob", "shopt -s nocaseglob; cat ./.EN[V]", "cat ./.EN[V]", PROFILES),
+    ("glob-dotglob", "shopt -s dotglob; cat ./[.]env", "cat ./[.]env", PROFILES),
+    ("glob-shell-option", "bash -O dotglob -c 'cat ./?env'", "bash -c 'cat ./?env'", PROFILES),
+]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    built = build_world(tmp_path_factory.mktemp("places"))
+    work = Path(built.work)
+    (work / "lib").mkdir()
+    os.symlink(Path(built.home) / ".ssh/id_rsa", work / "lib/k.txt")
+    (work / "src/notes.txt").write_text("notes\n")
+    (work / "build").mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", built.home)
+        yield built
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_no_bypass_is_allowed_and_every_twin_is(profile: str, world: World) -> None:
+    rows = [row for row in PAIRS if profile in row[3]]
+    calls = [call for _, bypass, twin, _ in rows for call in (bypass, twin)]
+    verdicts = iter(_review(calls, profile, world))
+    wrong = []
+    for row_id, bypass, twin, _ in rows:
+        first, second = next(verdicts), next(verdicts)
+        if first.decision == "allow":
+            wrong.append(f"{row_id}: {bypass!r} was allowed: {first.reason}")
+        if second.decision != "allow":
+            wrong.append(f"{row_id}: twin {twin!r} → {second.decision}: {second.reason}")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_the_rows_are_unique() -> None:
+    assert len({row[0] for row in PAIRS}) == len(PAIRS)
