@@ -148,15 +148,16 @@ class Read(_Effect, frozen=True, kw_only=True, tag="read"):
 class ReadEnvironment(_Effect, frozen=True, kw_only=True, tag="read.environment"):
     """
     The command reads the whole environment (``env``, ``printenv``, ``declare -p``, ``/proc/*/environ``),
-    or one variable whose name says it holds a secret (``via`` is then ``$NAME``:
-    ``echo "$GITHUB_TOKEN"``, ``printenv API_KEY``; see `gateway._places.SECRET_VARIABLE`).
+    or one variable from outside that is not declared harmless to show (``via`` is then
+    ``$NAME``: ``echo "$DATABASE_URL"``, ``printenv API_KEY``; see
+    `gateway._places.shown_variable`).
     """
 
     via: str
 
     @property
     def variable(self) -> str | None:
-        """The one secret variable read, or ``None`` when the whole environment is."""
+        """The one variable read, or ``None`` when the whole environment is."""
         return self.via[1:] if self.via.startswith("$") else None
 
 

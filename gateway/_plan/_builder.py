@@ -38,7 +38,7 @@ from gateway._effects import (
     WriteAction,
 )
 from gateway._launchers import SHELLS
-from gateway._places import SECRET_VARIABLE
+from gateway._places import shown_variable
 from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink, unmasked
@@ -283,13 +283,22 @@ class Builder:
         self.walk_statements((statement,), background=False, context="command", scope=scope)
         names = statement_names(statement)
         free, bound = names.free_and_bound()
-        # A variable from outside whose name says it holds a secret is read
-        # as a secret is: the text prints or sends it as it pleases.
+        # A variable from outside that is not declared harmless to show is
+        # read as the environment is: the text prints or sends it as it
+        # pleases. One the statement binds at run time (`read`, a loop) is
+        # its own.
         if free:
+            shown = self.run.paths.shown_variables
+            binds = {
+                effect.name
+                for effects in (self.effects, *(command.effects for command in self.commands))
+                for effect in effects
+                if isinstance(effect, Bind)
+            }
             self.effects.extend(
                 ReadEnvironment(via=f"${self.scrub(name)}")
                 for name in free
-                if name not in earlier and SECRET_VARIABLE.search(name)
+                if name not in earlier and name not in binds and not shown_variable(name, shown)
             )
         rendered = _truncate(self.redactor.mask(statement.span.start, statement.span.end))
         plan = Plan(

@@ -28,7 +28,7 @@ from gateway._effects import (
     Origin,
     ReadEnvironment,
 )
-from gateway._places import SECRET_VARIABLE
+from gateway._places import shown_variable
 from gateway._plan._collect import EffectSink
 from gateway._plan._globs import GLOB_OPTIONS
 from gateway._plan._numbers import NUMBER
@@ -510,9 +510,11 @@ def _declaration(name: str, args: Sequence[Word], sink: EffectSink) -> None:
         return  # or lists functions
     if flags & {"-f", "-F"}:
         return  # exports, lists or marks functions: no variable changes
-    if "-p" in flags:  # prints the named variables: one named as a secret is read
+    if "-p" in flags:  # prints the named variables: one not declared harmless is read
         for word in options.operands:
-            if word.value is not None and SECRET_VARIABLE.search(word.value.partition("=")[0]):
+            if word.value is not None and not shown_variable(
+                word.value.partition("=")[0], sink.paths.shown_variables
+            ):
                 sink.add(ReadEnvironment(via=f"${sink.scrub(word.value.partition('=')[0])}"))
     for word in options.operands:
         _assignment(sink, word, via, integer="-i" in flags, nameref="-n" in flags)

@@ -26,8 +26,15 @@ from typing import Final
 
 import msgspec
 
+from gateway._confinement import STANDARD_ENVIRONMENT
 from gateway._effects import PATH_CLASSES, EffectPath, PathClass
-from gateway._places import STREAM_PATHS, SYSTEM_ROOTS, PathsSection, pattern_regex
+from gateway._places import (
+    SHELL_VARIABLES,
+    STREAM_PATHS,
+    SYSTEM_ROOTS,
+    PathsSection,
+    pattern_regex,
+)
 from gateway._plan._globs import GlobOptions, could_match, is_glob
 from gateway._plan._scope import Scope
 from gateway._shell._tree import (
@@ -89,6 +96,8 @@ class PathContext(
         temp_roots: Directories that count as ``temp``.
         secret_patterns: Files that hold secrets.
         persistence_patterns: Files that make code run later.
+        shown_variables: Variables from outside whose value may be shown
+            (`gateway._places.shown_variable`).
     """
 
     cwd: str | None = None
@@ -97,6 +106,7 @@ class PathContext(
     temp_roots: tuple[str, ...] = PathsSection().temp_roots
     secret_patterns: tuple[str, ...] = PathsSection().secret_patterns
     persistence_patterns: tuple[str, ...] = PathsSection().persistence_patterns
+    shown_variables: tuple[str, ...] = SHELL_VARIABLES + STANDARD_ENVIRONMENT
 
 
 def path_context(paths: PathsSection, cwd: str | None, home: str | None = None) -> PathContext:
@@ -111,6 +121,9 @@ def path_context(paths: PathsSection, cwd: str | None, home: str | None = None) 
         temp_roots=tuple(normalise(root) for root in paths.temp_roots),
         secret_patterns=paths.secret_patterns + paths.extra_secret_patterns,
         persistence_patterns=paths.persistence_patterns + paths.extra_persistence_patterns,
+        shown_variables=SHELL_VARIABLES
+        + (STANDARD_ENVIRONMENT if paths.shown_variables is None else paths.shown_variables)
+        + paths.extra_shown_variables,
     )
 
 

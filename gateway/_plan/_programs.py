@@ -33,7 +33,7 @@ from gateway._effects import (
     WriteAction,
 )
 from gateway._launchers import LAUNCHERS
-from gateway._places import SECRET_VARIABLE
+from gateway._places import shown_variable
 from gateway._plan._addresses import address_class, url_host
 from gateway._plan._builtins import literal_text, may_be_option
 from gateway._plan._collect import EffectSink
@@ -474,7 +474,7 @@ def program_effects(
         elif fact.kind == "read_environment":
             if fact.value is None:
                 sink.add(ReadEnvironment(via=via))
-            elif SECRET_VARIABLE.search(fact.value):  # one variable, named as a secret
+            elif not shown_variable(fact.value, sink.paths.shown_variables):  # one variable
                 sink.add(ReadEnvironment(via=f"${sink.scrub(fact.value)}"))
         elif fact.kind == "lifetime":
             if fact.action == "detached":

@@ -32,6 +32,39 @@ PAIRS = [
     ("glob-nocaseglob", "shopt -s nocaseglob; cat ./.EN[V]", "cat ./.EN[V]", PROFILES),
     ("glob-dotglob", "shopt -s dotglob; cat ./[.]env", "cat ./[.]env", PROFILES),
     ("glob-shell-option", "bash -O dotglob -c 'cat ./?env'", "bash -c 'cat ./?env'", PROFILES),
+    # Variables: shown only when declared harmless, whatever the name says.
+    ("variable-database-url", 'echo "$DATABASE_URL"', 'echo "$HOME"', PROFILES),
+    ("variable-dsn", "echo $SENTRY_DSN", "echo $SHELL", PROFILES),
+    ("variable-pass", "echo $SMTP_PASS", "echo $LANG $LC_ALL", PROFILES),
+    ("variable-printenv", "printenv DATABASE_URL", "printenv PATH", PROFILES),
+    ("variable-declare-p", "declare -p SMTP_PASS", "printenv HOME", PROFILES),
+    ("variable-whole-environment", "env", "echo $USER", PROFILES),
+    # Tools: a field the row does not declare may name a path.
+    (
+        "tool-undeclared-path-field",
+        'read_file {"path": "{HOME}/.ssh/id_rsa"}',
+        'read_file {"file_path": "README.md"}',
+        PROFILES,
+    ),
+    (
+        "tool-extra-field",
+        'Read {"file_path": "README.md", "path": "{HOME}/.ssh/id_rsa"}',
+        'Read {"file_path": "README.md", "offset": 1, "limit": 5}',
+        PROFILES,
+    ),
+    (
+        "tool-glob-pattern-climbs",
+        'Glob {"pattern": "../home/.ssh/*"}',
+        'Glob {"pattern": "*.py", "path": "src"}',
+        PROFILES,
+    ),
+    (
+        "tool-glob-pattern-absolute",
+        'glob {"pattern": "{HOME}/.a[w]s/*"}',
+        'glob {"pattern": "**/*.md", "dir_path": "src"}',
+        PROFILES,
+    ),
+    ("variable-in-heredoc", "cat <<EOF\n$SENTRY_DSN\nEOF", "cat <<EOF\n$TERM\nEOF", PROFILES),
 ]
 
 
