@@ -49,7 +49,16 @@ PLAN_FORMAT: Final = 4
 """The version of the plan's wire form; `GatewayStarted` carries it, and remembered digests of another format never count."""
 
 PathClass = Literal[
-    "workspace", "temp", "home", "secret", "persistence", "system", "stream", "other", "unknown"
+    "workspace",
+    "temp",
+    "home",
+    "secret",
+    "persistence",
+    "system",
+    "stream",
+    "other",
+    "outside",
+    "unknown",
 ]
 """
 Where a resolved path lies, or what it holds. A path has one or more classes.
@@ -64,7 +73,9 @@ a file that makes code run later (shell start-up files, ``.git/config``,
 stream or the null device (``/dev/null``, ``/dev/stdout``, ``/dev/stderr``,
 ``/dev/tty``, ``/dev/fd/0`` to ``/dev/fd/2``): writing one changes no file. ``other``: a
 resolved path in none of those. ``unknown``: the value is only known when the
-command runs.
+command runs. ``outside``: never in a plan; a policy adds it to a path its
+profile does not declare readable (the rules approver asks
+`gateway.Places` of the profile's boundary).
 
 Location classes (``workspace``, ``temp``, ``home``, ``system``, ``stream``,
 ``other``) say where a path lies: ``home`` never joins ``workspace``, and
@@ -83,6 +94,7 @@ PATH_CLASSES: Final[tuple[PathClass, ...]] = (
     "system",
     "stream",
     "other",
+    "outside",
     "unknown",
 )
 

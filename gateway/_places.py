@@ -105,6 +105,9 @@ DEFAULT_SECRET_PATTERNS: Final = (
     *PROCESS_VIEWS,
     "/etc/shadow",
     "/etc/gshadow",
+    "/etc/shadow[-~.]*",  # a backup: `/etc/shadow-`, `/etc/shadow.bak`
+    "/etc/gshadow[-~.]*",
+    "/var/backups/**",
     "/etc/sudoers",
     "/etc/sudoers.d/**",
     "/etc/ssh/ssh_host_*",

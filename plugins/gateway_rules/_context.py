@@ -60,8 +60,10 @@ __all__ = [
     "git_directories",
     "inspect_all",
     "linked_classes",
+    "outside_home",
     "repository_check",
     "through_links",
+    "unreadable_reads",
     "walked_paths",
     "workspace_roots",
 ]
@@ -406,6 +408,7 @@ def _resolve_links(
     targets: Mapping[str, set[str]],
     contexts: Sequence[PathContext],
     options: frozenset[str] = frozenset(),
+    readable: Callable[[str], bool] = lambda path: True,
 ) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
     for index, key in enumerate(sorted(targets)):
@@ -418,7 +421,7 @@ def _resolve_links(
                 found[key] = tuple(c for c in PATH_CLASSES if c in held)
             continue
         if key.startswith(_GLOB_KEY):
-            matched = _glob_classes(key, targets[key], contexts, options)
+            matched = _glob_classes(key, targets[key], contexts, options, readable)
             if matched:
                 found[key] = tuple(c for c in PATH_CLASSES if c in matched)
             continue
@@ -431,6 +434,8 @@ def _resolve_links(
             if real != os.path.normpath(path):
                 for each in contexts:
                     classes.update(classify_path(real, each, recursive=reach == "recursive"))
+                if not readable(real):
+                    classes.add("outside")
         if classes:
             found[key] = tuple(c for c in PATH_CLASSES if c in classes)
     return found
@@ -455,7 +460,11 @@ def glob_options(plans: Iterable[Plan]) -> frozenset[str]:
 
 
 def _glob_classes(
-    key: str, patterns: Iterable[str], contexts: Sequence[PathContext], options: frozenset[str]
+    key: str,
+    patterns: Iterable[str],
+    contexts: Sequence[PathContext],
+    options: frozenset[str],
+    readable: Callable[[str], bool],
 ) -> set[str]:
     """The classes of what a glob matches on disk: where each match (a link) leads, what a walk of it finds."""
     last, reach, _ = key.removeprefix(_GLOB_KEY).split(":", 2)
@@ -471,6 +480,8 @@ def _glob_classes(
             for each in contexts:
                 classes.update(classify_path(real, each))
                 classes.update(classify_path(match, each))
+            if not readable(real):
+                classes.add("outside")
             if reach == "walk":
                 held = _holds_secret(match, contexts)
                 if held is not None:
@@ -485,9 +496,13 @@ async def linked_classes(
     paths: PathsSection,
     home: str | None,
     cwd: str | None,
+    readable: Callable[[str], bool] = lambda path: True,
 ) -> dict[str, tuple[str, ...]]:
     """
     For each path the call reads or writes that leads elsewhere through a symbolic link: the classes of where it leads.
+
+    Where it leads is ``outside`` too when ``readable`` says the profile
+    does not declare it readable (`unreadable_reads`).
 
     Keyed as `through_links` looks effects up; a path whose links lead
     nowhere else is not in it. Resolved in a worker thread.
@@ -508,12 +523,53 @@ async def linked_classes(
             home=None if context.home is None else os.path.realpath(context.home),
             cwd=None if context.cwd is None else os.path.realpath(context.cwd),
         )
-        return _resolve_links(targets, (context, real) if real != context else (context,), options)
+        return _resolve_links(
+            targets, (context, real) if real != context else (context,), options, readable
+        )
 
     # A disk that hangs (a stale network mount): the gateway answers at the
     # approver's deadline, and on that cancellation this task ends at once,
     # leaving the thread to finish on its own.
     return await anyio.to_thread.run_sync(resolve, abandon_on_cancel=True)
+
+
+_PLACE = "place:"
+
+
+def outside_home(home: str | None) -> Callable[[str], bool]:
+    """What is readable for a call no boundary can be drawn for (no working directory): all but the home directory."""
+
+    def readable(path: str) -> bool:
+        return home is None or not (path == home or path.startswith(home.rstrip("/") + "/"))
+
+    return readable
+
+
+def unreadable_reads(
+    plans: Iterable[Plan],
+    effects: Iterable[Effect],
+    *,
+    readable: Callable[[str], bool],
+    home: str | None,
+    cwd: str | None,
+) -> dict[str, tuple[str, ...]]:
+    """
+    The reads of places the profile does not declare readable: ``outside`` for each, keyed as `through_links` looks them up.
+
+    A read of contents only: a listing (``ls ~``) reads names. A value
+    relative to a directory that is not known cannot be placed, and keeps
+    its classes.
+    """
+    found: dict[str, tuple[str, ...]] = {}
+    reads = [e for e in effects if isinstance(e, Read)]
+    reads += [e for plan in plans for _, e in iter_effects(plan) if isinstance(e, Read)]
+    for effect in reads:
+        if effect.metadata or effect.path.value is None:
+            continue
+        value = absolute(effect.path.value, home, cwd)
+        if value is not None and not readable(value):
+            found[_PLACE + effect.path.value] = ("outside",)
+    return found
 
 
 def _with_classes(path: EffectPath, extra: Iterable[str]) -> EffectPath:
@@ -538,6 +594,8 @@ def through_links(
         extra = list(links.get(key, ()))
         if isinstance(effect, Read) and effect.recursive and not effect.metadata:
             extra += links.get(_WALK + str(effect.path.value), ())
+        if isinstance(effect, Read):
+            extra += links.get(_PLACE + str(effect.path.value), ())
         path = _with_classes(effect.path, extra)
         out.append(effect if path is effect.path else msgspec.structs.replace(effect, path=path))
     return out

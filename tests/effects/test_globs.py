@@ -142,7 +142,8 @@ def test_every_protected_file_bash_matches_was_foreseen(setup: str, anchor: str,
     ) | (frozenset({"dotglob"}) if setup.startswith("GLOBIGNORE") else frozenset())
     absolute = (home if anchor == "$HOME" else cwd) + glob
     patterns = [
-        p.replace("~", home, 1) for p in DEFAULT_SECRET_PATTERNS + DEFAULT_PERSISTENCE_PATTERNS
+        home + p[1:] if p.startswith("~/") else p
+        for p in DEFAULT_SECRET_PATTERNS + DEFAULT_PERSISTENCE_PATTERNS
     ]
     assert matches or glob == "/[.]aws/*", "the tree holds a match of every glob but one"
     for match in matches:

@@ -24,14 +24,37 @@ WRITE = ("workspace-write",)
 # (id, bypass, twin, profiles): the bypass must not be allowed, the twin must be.
 PAIRS = [
     # Globs, in every segment, as bash matches them.
-    ("glob-directory-segment", "cat ~/.a[w]s/cred*", "cat ~/sub/no*", PROFILES),
-    ("glob-hidden-directory", "head -n 5 ~/.[a]ws/*", "head -n 5 ~/su[b]/*.txt", PROFILES),
+    ("glob-directory-segment", "cat ~/.a[w]s/cred*", "cat src/no*", PROFILES),
+    ("glob-hidden-directory", "head -n 5 ~/.[a]ws/*", "head -n 5 s[r]c/*.txt", PROFILES),
     ("glob-into-hooks", "cp x.sh .git/hoo?s/", "cp x.sh sr?/", WRITE),
     ("glob-deletes-git", "rm -rf .gi?", "rm -rf buil?", WRITE),
     ("glob-matches-a-link-on-disk", "cat lib/*.txt", "cat src/*.txt", PROFILES),
     ("glob-nocaseglob", "shopt -s nocaseglob; cat ./.EN[V]", "cat ./.EN[V]", PROFILES),
     ("glob-dotglob", "shopt -s dotglob; cat ./[.]env", "cat ./[.]env", PROFILES),
     ("glob-shell-option", "bash -O dotglob -c 'cat ./?env'", "bash -c 'cat ./?env'", PROFILES),
+    # Reads: only of places the profile declares readable, whatever the name says.
+    ("home-pgpass", "cat ~/.pgpass", "cat README.md", PROFILES),
+    ("home-my-cnf", "cat ~/.my.cnf", "cat /etc/os-release", PROFILES),
+    ("home-gemini-oauth", "cat ~/.gemini/oauth_creds.json", "cat .gitignore", PROFILES),
+    (
+        "home-copilot-tool",
+        'Read {"file_path": "{HOME}/.config/github-copilot/hosts.json"}',
+        'Read {"file_path": "src/notes.txt"}',
+        PROFILES,
+    ),
+    ("home-through-a-link", "cat link_sub/notes.txt", "cat src/notes.txt", PROFILES),
+    ("another-home", "cat /root/.aws/credentials", "cat /usr/lib/os-release", PROFILES),
+    ("shadow-backup", "cat /etc/shadow-", "cat /etc/hostname", PROFILES),
+    (
+        "service-account-token",
+        "cat /var/run/secrets/kubernetes.io/serviceaccount/token",
+        "cat /etc/hosts",
+        PROFILES,
+    ),
+    ("run-secrets", "cat /run/secrets/db_password", "cat /etc/passwd", PROFILES),
+    ("proc-task-environ", "cat /proc/self/task/1/environ", "cat /proc/self/status", PROFILES),
+    ("proc-task-root", "cat /proc/self/task/1/root/etc/hostname", "cat /proc/cpuinfo", PROFILES),
+    ("device", "head -c 64 /dev/sda", "head -c 64 /dev/urandom", PROFILES),
     # Variables: shown only when declared harmless, whatever the name says.
     ("variable-database-url", 'echo "$DATABASE_URL"', 'echo "$HOME"', PROFILES),
     ("variable-dsn", "echo $SENTRY_DSN", "echo $SHELL", PROFILES),

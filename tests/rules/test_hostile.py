@@ -583,8 +583,8 @@ LOOK_ALIKES = [
     "awk -F: '{print $1}' /etc/passwd",
     "awk 'NR > 1' data.csv",
     "awk '/system/ {n++} END {print n}' log.txt",
-    "cat ~/.bashrc",
-    "wc -l < ~/.bashrc",
+    "cat .bashrc",
+    "wc -l < .bashrc",
     "ls 2>/dev/null",
     "ls 2>&1 | head",
     "ls > /dev/null",
@@ -747,6 +747,9 @@ ASKED = [
     'for f in *.py; do wc -l "$f"; done',  # a file named `--files0-from=…` is an option
     'for f in *.py; do wc -l -- "$f"; done',  # what the loop reads is only known when it runs
     "coproc cat",  # measured: a job in the background, as `cat README.md &` is
+    # The home directory is not a place the profile reads (only its toolchains are).
+    "cat ~/.bashrc",
+    "wc -l < ~/.bashrc",
 ]
 
 
