@@ -43,7 +43,7 @@ from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink, unmasked
 from gateway._plan._kinds import statement_kind
-from gateway._plan._nested import NestedRequest, join_values, nested_requests
+from gateway._plan._nested import NestedRequest, filled_inside, join_values, nested_requests
 from gateway._plan._numbers import NUMBER
 from gateway._plan._parts import expansion_kinds, inert, substitutions, walk_parts
 from gateway._plan._paths import HOME, PathContext
@@ -1157,6 +1157,9 @@ class Builder:
         if fact.words is not None:
             start, end = fact.words
             run = tuple(words[offset + start : offset + end])
+            inside = filled_inside(via, run) if program == "find" else None
+            if inside is not None:
+                return inside
             return NestedRequest(
                 via=via,
                 words=run,

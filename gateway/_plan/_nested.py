@@ -205,6 +205,30 @@ def _ssh(args: Sequence[Word]) -> NestedRequest:
     return _text("ssh", join_values(remote), "remote")
 
 
+def filled_inside(via: str, words: Sequence[Word]) -> NestedRequest | None:
+    """
+    ``find -exec sh -c 'wc -l {}'``: shell text a file name is put into, which nothing can plan.
+
+    GNU find puts each path it finds wherever ``{}`` stands in a word, so
+    in a shell's text a file name becomes code (a file named ``$(id)``).
+    ``None`` when the command is no shell, or every ``{}`` is a word of its
+    own (a path, as ``{}.bak`` is).
+    """
+    program = words[0].value if words else None
+    if program is None or program.rsplit("/", 1)[-1] not in SHELLS:
+        return None
+    for word in words[1:]:
+        text = word.value if word.value is not None else word.text
+        if "{}" in text and text != "{}":
+            return NestedRequest(
+                via=via,
+                reason=f"`{via}` puts each path it finds inside the word `{word.text}`, "
+                "so a file name becomes part of what runs",
+                origin="expansion",
+            )
+    return None
+
+
 def _find(args: Sequence[Word]) -> list[NestedRequest]:
     found: list[NestedRequest] = []
     j = 0
@@ -225,6 +249,8 @@ def _find(args: Sequence[Word]) -> list[NestedRequest]:
             break
         if k == start:
             found.append(NestedRequest(via=via, reason=f"`{via}` names no program."))
+        elif (inside := filled_inside(via, args[start:k])) is not None:
+            found.append(inside)
         else:
             words = tuple(args[start:k])
             found.append(

@@ -12,6 +12,8 @@ both profiles. What bash does with the globs here is shown by running it in
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,6 +57,30 @@ PAIRS = [
     ("proc-task-environ", "cat /proc/self/task/1/environ", "cat /proc/self/status", PROFILES),
     ("proc-task-root", "cat /proc/self/task/1/root/etc/hostname", "cat /proc/cpuinfo", PROFILES),
     ("device", "head -c 64 /dev/sda", "head -c 64 /dev/urandom", PROFILES),
+    # Tables: what a help option, a config printer or awk reaches.
+    ("pytest-help-imports-conftest", "pytest --help", "pytest --version", PROFILES),
+    ("pip-config-prints-index-password", "pip config list", "pip list", PROFILES),
+    ("pip-config-get", "pip config get global.index-url", "pip show requests", PROFILES),
+    (
+        "npm-config-prints-token",
+        "npm config get //registry.npmjs.org/:_authToken",
+        "npm ls",
+        PROFILES,
+    ),
+    (
+        "find-puts-a-name-into-shell-text",
+        "find src -name '*.py' -exec bash -c 'echo {}' \\;",
+        "find src -name '*.py' -exec wc -l {} \\;",
+        PROFILES,
+    ),
+    (
+        "gawk-symtab-environ",
+        """awk 'BEGIN{print SYMTAB["ENVIRON"]["X"]}'""",
+        "awk '{print $1}' README.md",
+        PROFILES,
+    ),
+    ("jq-env", "jq -n '$ENV.X'", "jq . README.md", PROFILES),
+    ("jq-library-directory", "jq -L lib 'import \"x\" as x; .' README.md", "jq -n 1", PROFILES),
     # Variables: shown only when declared harmless, whatever the name says.
     ("variable-database-url", 'echo "$DATABASE_URL"', 'echo "$HOME"', PROFILES),
     ("variable-dsn", "echo $SENTRY_DSN", "echo $SHELL", PROFILES),
@@ -121,3 +147,33 @@ def test_no_bypass_is_allowed_and_every_twin_is(profile: str, world: World) -> N
 
 def test_the_rows_are_unique() -> None:
     assert len({row[0] for row in PAIRS}) == len(PAIRS)
+
+
+def test_pytest_help_imports_the_projects_conftest(tmp_path: Path) -> None:
+    """What the `pytest --help` row rests on: pytest imports conftest.py to list its options."""
+    (tmp_path / "conftest.py").write_text(
+        "import pathlib\npathlib.Path(__file__).with_name('ran').write_text('x')\n"
+    )
+    for option, runs in (("--version", False), ("--help", True)):
+        subprocess.run(
+            [sys.executable, "-m", "pytest", option, "-p", "no:cacheprovider"],
+            cwd=tmp_path,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        assert (tmp_path / "ran").exists() is runs, option
+        (tmp_path / "ran").unlink(missing_ok=True)
+
+
+def test_find_puts_a_file_name_into_the_shell_text(tmp_path: Path) -> None:
+    """What the `find -exec sh -c '… {}'` row rests on: a file's name runs as code."""
+    (tmp_path / "a$(touch ran)").write_text("")
+    subprocess.run(
+        ["/usr/bin/find", ".", "-name", "a*", "-exec", "/bin/sh", "-c", "echo {}", ";"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert (tmp_path / "ran").exists()
