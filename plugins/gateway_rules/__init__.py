@@ -480,7 +480,7 @@ class RulesApprover:
             else "the profile is not defined"
         )
 
-        not_home = outside_home(home)
+        not_home = outside_home(home, cwd if cwd and cwd.startswith("/") else None)
         if isinstance(box, str):
             return not_home
         places = Places(box)

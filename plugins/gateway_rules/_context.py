@@ -536,11 +536,19 @@ async def linked_classes(
 _PLACE = "place:"
 
 
-def outside_home(home: str | None) -> Callable[[str], bool]:
-    """What is readable for a call no boundary can be drawn for (no working directory): all but the home directory."""
+def outside_home(home: str | None, cwd: str | None = None) -> Callable[[str], bool]:
+    """
+    What is readable for a call no boundary can be drawn for: all but the home directory.
+
+    The call's own working directory stays readable, also when it is the
+    home directory or holds it (a workspace no boundary can be drawn around).
+    """
+
+    def under(path: str, root: str | None) -> bool:
+        return root is not None and (path == root or path.startswith(root.rstrip("/") + "/"))
 
     def readable(path: str) -> bool:
-        return home is None or not (path == home or path.startswith(home.rstrip("/") + "/"))
+        return not under(path, home) or (cwd is not None and under(path, os.path.normpath(cwd)))
 
     return readable
 
