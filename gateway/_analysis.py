@@ -42,6 +42,7 @@ from gateway._fragments import Fragments, fragments_of
 from gateway._places import PathsSection
 from gateway._plan import iter_commands, iter_effects, plan_source
 from gateway._plan._addresses import address_class, url_host
+from gateway._plan._globs import is_glob
 from gateway._plan._paths import HOME, PathContext, effect_path, join, path_context, start_directory
 from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
 from gateway._programs._user import UserTable, user_reader
@@ -270,6 +271,29 @@ def _resolve(text: str, paths: PathContext, directory: str | None) -> str | None
     return join(directory, text)
 
 
+_TOOL_GLOBBING: Final = frozenset({"globstar", "dotglob"})
+"""How a tool's glob matches: ``**`` spans directories, and hidden names may match."""
+
+
+def unknown_fields(data: Mapping[str, Any], known: frozenset[str], prefix: str = "") -> list[str]:
+    """
+    The fields of a tool's input that ``known`` (dotted paths) does not declare, in order.
+
+    A field is declared by its own path, or holds declared fields below it
+    (``action`` for ``action.env``): then its own fields are looked at.
+    """
+    found: list[str] = []
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        if path in known:
+            continue
+        if isinstance(value, Mapping) and any(k.startswith(path + ".") for k in known):
+            found.extend(unknown_fields(value, known, path + "."))
+            continue
+        found.append(path)
+    return found
+
+
 def row_for(tool: str, rows: Sequence[ToolEffects]) -> ToolEffects | None:
     """The first row that names ``tool`` (exactly, or by a glob), configured rows first."""
     for row in (*rows, *DEFAULT_TOOL_EFFECTS):
@@ -324,6 +348,15 @@ def tool_effects(
         return (Opaque(reason=f"no `[[tool-effects]]` row says what the tool `{tool}` does"),)
     if row.none:
         return ()
+    unknown = unknown_fields(data, row.known_fields())
+    if unknown:
+        names = ", ".join(f"`{mask_text(name)}`" for name in unknown[:3])
+        return (
+            Opaque(
+                reason=f"the input of the tool `{tool}` has a field its `[[tool-effects]]` row "
+                f"does not declare ({names}), which may name a path"
+            ),
+        )
     directory: str | None = start_directory(paths)
     for _, text in _strings(data, row.cwd):
         directory = _resolve(text, paths, directory)
@@ -339,6 +372,14 @@ def tool_effects(
     if not reads and row.default_path is not None:
         reads = [("", row.default_path)]
     found.extend(Read(path=path_of(text), via=tool, recursive=row.recursive) for _, text in reads)
+    base = _resolve(reads[0][1], paths, directory) if reads else directory
+    for _, text in _strings(data, row.globs):
+        # The names it lists: a glob's classes are those of whatever it may match.
+        resolved = _resolve(text, paths, base)
+        listed = effect_path(
+            mask_text(text), resolved, paths, pattern=is_glob(text), options=_TOOL_GLOBBING
+        )
+        found.append(Read(path=listed, via=tool, metadata=True))
     found.extend(
         Write(path=path_of(text), via=tool, action=row.write_action)
         for _, text in _strings(data, row.writes)

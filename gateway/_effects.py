@@ -49,7 +49,16 @@ PLAN_FORMAT: Final = 4
 """The version of the plan's wire form; `GatewayStarted` carries it, and remembered digests of another format never count."""
 
 PathClass = Literal[
-    "workspace", "temp", "home", "secret", "persistence", "system", "stream", "other", "unknown"
+    "workspace",
+    "temp",
+    "home",
+    "secret",
+    "persistence",
+    "system",
+    "stream",
+    "other",
+    "outside",
+    "unknown",
 ]
 """
 Where a resolved path lies, or what it holds. A path has one or more classes.
@@ -64,7 +73,9 @@ a file that makes code run later (shell start-up files, ``.git/config``,
 stream or the null device (``/dev/null``, ``/dev/stdout``, ``/dev/stderr``,
 ``/dev/tty``, ``/dev/fd/0`` to ``/dev/fd/2``): writing one changes no file. ``other``: a
 resolved path in none of those. ``unknown``: the value is only known when the
-command runs.
+command runs. ``outside``: never in a plan; a policy adds it to a path its
+profile does not declare readable (the rules approver asks
+`gateway.Places` of the profile's boundary).
 
 Location classes (``workspace``, ``temp``, ``home``, ``system``, ``stream``,
 ``other``) say where a path lies: ``home`` never joins ``workspace``, and
@@ -83,6 +94,7 @@ PATH_CLASSES: Final[tuple[PathClass, ...]] = (
     "system",
     "stream",
     "other",
+    "outside",
     "unknown",
 )
 
@@ -148,15 +160,16 @@ class Read(_Effect, frozen=True, kw_only=True, tag="read"):
 class ReadEnvironment(_Effect, frozen=True, kw_only=True, tag="read.environment"):
     """
     The command reads the whole environment (``env``, ``printenv``, ``declare -p``, ``/proc/*/environ``),
-    or one variable whose name says it holds a secret (``via`` is then ``$NAME``:
-    ``echo "$GITHUB_TOKEN"``, ``printenv API_KEY``; see `gateway._places.SECRET_VARIABLE`).
+    or one variable from outside that is not declared harmless to show (``via`` is then
+    ``$NAME``: ``echo "$DATABASE_URL"``, ``printenv API_KEY``; see
+    `gateway._places.shown_variable`).
     """
 
     via: str
 
     @property
     def variable(self) -> str | None:
-        """The one secret variable read, or ``None`` when the whole environment is."""
+        """The one variable read, or ``None`` when the whole environment is."""
         return self.via[1:] if self.via.startswith("$") else None
 
 

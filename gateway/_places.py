@@ -33,12 +33,14 @@ __all__ = [
     "DEVICES",
     "PROCESS_VIEWS",
     "SECRET_VARIABLE",
+    "SHELL_VARIABLES",
     "STREAM_PATHS",
     "SYSTEM_READABLE",
     "SYSTEM_ROOTS",
     "TOOL_PLACES",
     "PathsSection",
     "pattern_regex",
+    "shown_variable",
     "tool_place",
 ]
 
@@ -103,6 +105,9 @@ DEFAULT_SECRET_PATTERNS: Final = (
     *PROCESS_VIEWS,
     "/etc/shadow",
     "/etc/gshadow",
+    "/etc/shadow[-~.]*",  # a backup: `/etc/shadow-`, `/etc/shadow.bak`
+    "/etc/gshadow[-~.]*",
+    "/var/backups/**",
     "/etc/sudoers",
     "/etc/sudoers.d/**",
     "/etc/ssh/ssh_host_*",
@@ -217,6 +222,48 @@ underscores that ends in ``KEY``, ``TOKEN`` or ``SECRET`` (`APIKEY`,
 or `TOKENIZERS_PARALLELISM`. Reading one by name (``echo "$GITHUB_TOKEN"``,
 ``printenv API_KEY``) reads a secret, as reading the whole environment does.
 Searched (`re.search`) in the name, so it errs towards asking.
+"""
+
+SHELL_VARIABLES: Final = (
+    "PWD",
+    "OLDPWD",
+    "HOSTNAME",
+    "HOSTTYPE",
+    "OSTYPE",
+    "MACHTYPE",
+    "UID",
+    "EUID",
+    "PPID",
+    "SHLVL",
+    "BASH",
+    "BASHPID",
+    "BASH_VERSION",
+    "BASH_VERSINFO",
+    "BASH_SOURCE",
+    "BASH_LINENO",
+    "BASH_SUBSHELL",
+    "FUNCNAME",
+    "PIPESTATUS",
+    "LINENO",
+    "SECONDS",
+    "RANDOM",
+    "SRANDOM",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "IFS",
+    "OPTIND",
+    "OPTARG",
+    "REPLY",
+    "GROUPS",
+    "DIRSTACK",
+)
+"""
+Variables bash sets itself (where it is, who runs it, its counters): their
+values may be shown. With the environment a confined run keeps
+(`gateway._confinement.STANDARD_ENVIRONMENT`, or ``[paths] shown-variables``)
+they are the variables a call may show (`shown_variable`). Any other
+variable from outside may hold a secret whatever its name (``DATABASE_URL``,
+``SENTRY_DSN``, ``SMTP_PASS``): reading it is reading the environment.
 """
 
 DEFAULT_TEMP_ROOTS: Final = ("/tmp", "/var/tmp", "/dev/shm")  # noqa: S108 -- named, not used
@@ -432,6 +479,13 @@ DEVICES: Final = frozenset(
 """The devices a confined run has (a fresh ``/dev``): no disk, no terminal of the host's."""
 
 
+def shown_variable(name: str, shown: tuple[str, ...]) -> bool:
+    """Whether a variable from outside may be shown: ``shown`` names it (a trailing ``*``: a prefix)."""
+    return name in shown or any(
+        entry.endswith("*") and name.startswith(entry[:-1]) for entry in shown
+    )
+
+
 def _check_patterns(name: str, patterns: tuple[str, ...]) -> None:
     for pattern in patterns:
         if not pattern.startswith(("/", "~/", "**/")) or "//" in pattern:
@@ -456,6 +510,11 @@ class PathsSection(
         extra_secret_patterns: More such files, on top of ``secret-patterns``.
         persistence_patterns: Files that make code run later (replaces the default list).
         extra_persistence_patterns: More such files, on top of ``persistence-patterns``.
+        shown_variables: Variables from outside whose value may be shown,
+            besides bash's own (`SHELL_VARIABLES`); unset, those a confined
+            run keeps (``STANDARD_ENVIRONMENT``). A name, or a name with a
+            trailing ``*`` (``LC_*``).
+        extra_shown_variables: More such variables, on top of ``shown-variables``.
     """
 
     home: str | None = None
@@ -465,6 +524,8 @@ class PathsSection(
     extra_secret_patterns: tuple[str, ...] = ()
     persistence_patterns: tuple[str, ...] = DEFAULT_PERSISTENCE_PATTERNS
     extra_persistence_patterns: tuple[str, ...] = ()
+    shown_variables: tuple[str, ...] | None = None
+    extra_shown_variables: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name, roots in (

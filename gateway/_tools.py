@@ -8,8 +8,12 @@ user and working directory it runs with. The rows for the tools of Claude
 Code, Gemini CLI and Codex are built in (`DEFAULT_TOOL_EFFECTS`); the
 ``[[tool-effects]]`` tables of the configuration come first and may map any
 other tool, MCP tools included. A tool no row maps has an ``opaque`` effect:
-what it does is not known. `gateway._analysis.tool_effects` reads a call with
-these rows.
+what it does is not known. A row declares every field of its tool's input:
+the fields above, and those that name nothing outside the agent
+(``other_fields``: a file's new content, an offset, a regular expression); a
+field the row does not declare (``read_file {"path": …}`` where the row
+knows ``absolute_path``) may name a path, so it is ``opaque`` too.
+`gateway._analysis.tool_effects` reads a call with these rows.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ class ToolEffects(
     Attributes:
         tool: The tool's name, or a glob of names (``mcp__filesystem__read_*``).
         reads: Fields naming paths it reads (a string, or a list of strings).
+        globs: Fields holding a glob whose matches it lists, under the first
+            path ``reads`` names (or ``default_path``): ``Glob {"pattern":
+            "../../.ssh/*"}`` lists names in ``~/.ssh``.
         writes: Fields naming paths it writes.
         write_action: What it does to the paths it writes.
         recursive: Its reads reach everything below the paths (a search, a listing).
@@ -47,10 +54,14 @@ class ToolEffects(
         user: Fields naming the user it runs as.
         cwd: Fields naming its working directory (the paths above resolve there).
         none: The tool does nothing outside the agent (a to-do list, a plan).
+        other_fields: Fields that name nothing outside the agent (content,
+            offsets, a regular expression, options of the output). A field
+            of the input no list of the row names is not known.
     """
 
     tool: str
     reads: tuple[str, ...] = ()
+    globs: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     write_action: WriteAction = "write"
     recursive: bool = False
@@ -64,40 +75,115 @@ class ToolEffects(
     user: tuple[str, ...] = ()
     cwd: tuple[str, ...] = ()
     none: bool = False
+    other_fields: tuple[str, ...] = ()
+
+    def known_fields(self) -> frozenset[str]:
+        """Every field the row declares (dotted paths)."""
+        return frozenset(
+            (
+                *self.reads,
+                *self.globs,
+                *self.writes,
+                *self.patches,
+                *self.urls,
+                *self.url_texts,
+                *self.searches,
+                *self.environment,
+                *self.user,
+                *self.cwd,
+                *self.other_fields,
+            )
+        )
 
 
 DEFAULT_TOOL_EFFECTS: Final = (
     # Claude Code
-    ToolEffects(tool="Read", reads=("file_path",)),
-    ToolEffects(tool="Write", writes=("file_path",)),
-    ToolEffects(tool="Edit", reads=("file_path",), writes=("file_path",)),
-    ToolEffects(tool="MultiEdit", reads=("file_path",), writes=("file_path",)),
-    ToolEffects(tool="NotebookEdit", reads=("notebook_path",), writes=("notebook_path",)),
-    ToolEffects(tool="NotebookRead", reads=("notebook_path",)),
-    ToolEffects(tool="Grep", reads=("path", "glob"), recursive=True, default_path="."),
-    ToolEffects(tool="Glob", reads=("path",), recursive=True, default_path="."),
-    ToolEffects(tool="LS", reads=("path",)),
-    ToolEffects(tool="WebFetch", urls=("url",)),
-    ToolEffects(tool="WebSearch", searches=("query",)),
+    ToolEffects(tool="Read", reads=("file_path",), other_fields=("offset", "limit")),
+    ToolEffects(tool="Write", writes=("file_path",), other_fields=("content",)),
+    ToolEffects(
+        tool="Edit",
+        reads=("file_path",),
+        writes=("file_path",),
+        other_fields=("old_string", "new_string", "replace_all"),
+    ),
+    ToolEffects(
+        tool="MultiEdit", reads=("file_path",), writes=("file_path",), other_fields=("edits",)
+    ),
+    ToolEffects(
+        tool="NotebookEdit",
+        reads=("notebook_path",),
+        writes=("notebook_path",),
+        other_fields=("cell_id", "new_source", "cell_type", "edit_mode"),
+    ),
+    ToolEffects(tool="NotebookRead", reads=("notebook_path",), other_fields=("cell_id",)),
+    ToolEffects(
+        tool="Grep",
+        reads=("path", "glob"),
+        recursive=True,
+        default_path=".",
+        other_fields=(
+            "pattern",
+            "output_mode",
+            "type",
+            "head_limit",
+            "offset",
+            "multiline",
+            "-A",
+            "-B",
+            "-C",
+            "-i",
+            "-n",
+        ),
+    ),
+    ToolEffects(tool="Glob", reads=("path",), globs=("pattern",), recursive=True, default_path="."),
+    ToolEffects(tool="LS", reads=("path",), other_fields=("ignore",)),
+    ToolEffects(tool="WebFetch", urls=("url",), other_fields=("prompt",)),
+    ToolEffects(
+        tool="WebSearch", searches=("query",), other_fields=("allowed_domains", "blocked_domains")
+    ),
     ToolEffects(tool="TodoWrite", none=True),
     ToolEffects(tool="ExitPlanMode", none=True),
     ToolEffects(tool="Task", none=True),
     # Gemini CLI
-    ToolEffects(tool="read_file", reads=("absolute_path", "file_path")),
-    ToolEffects(tool="read_many_files", reads=("paths", "include"), recursive=True),
-    ToolEffects(tool="write_file", writes=("file_path",)),
-    ToolEffects(tool="replace", reads=("file_path",), writes=("file_path",)),
-    ToolEffects(tool="list_directory", reads=("path", "dir_path")),
-    ToolEffects(tool="glob", reads=("path", "dir_path"), recursive=True, default_path="."),
+    ToolEffects(
+        tool="read_file", reads=("absolute_path", "file_path"), other_fields=("offset", "limit")
+    ),
+    ToolEffects(
+        tool="read_many_files",
+        reads=("paths", "include"),
+        recursive=True,
+        other_fields=("exclude", "recursive", "useDefaultExcludes", "file_filtering_options"),
+    ),
+    ToolEffects(tool="write_file", writes=("file_path",), other_fields=("content",)),
+    ToolEffects(
+        tool="replace",
+        reads=("file_path",),
+        writes=("file_path",),
+        other_fields=("old_string", "new_string", "expected_replacements", "instruction"),
+    ),
+    ToolEffects(
+        tool="list_directory",
+        reads=("path", "dir_path"),
+        other_fields=("ignore", "file_filtering_options"),
+    ),
+    ToolEffects(
+        tool="glob",
+        reads=("path", "dir_path"),
+        globs=("pattern",),
+        recursive=True,
+        default_path=".",
+        other_fields=("case_sensitive", "respect_git_ignore", "respect_gemini_ignore"),
+    ),
     ToolEffects(
         tool="search_file_content",
         reads=("path", "dir_path", "include"),
         recursive=True,
         default_path=".",
+        other_fields=("pattern",),
     ),
     ToolEffects(tool="web_fetch", url_texts=("prompt",)),
     ToolEffects(tool="google_web_search", searches=("query",)),
-    ToolEffects(tool="save_memory", fixed_writes=("~/.gemini/GEMINI.md",)),
+    ToolEffects(tool="save_memory", fixed_writes=("~/.gemini/GEMINI.md",), other_fields=("fact",)),
     # Codex
     # Codex's hooks see the patch as `command`; its function tool and the
     # OpenAI Agents SDK adapter as `input`.
@@ -109,6 +195,7 @@ DEFAULT_TOOL_EFFECTS: Final = (
         environment=("action.env",),
         user=("action.user",),
         cwd=("action.working_directory",),
+        other_fields=("action.type", "action.command", "action.timeout_ms"),
     ),
 )
 """The built-in rows, consulted after the ``[[tool-effects]]`` of the configuration."""

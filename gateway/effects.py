@@ -52,6 +52,11 @@ from gateway._effects import (
 )
 from gateway._places import PathsSection as PathsSection
 from gateway._plan import iter_effects as iter_effects
+from gateway._plan._globs import (
+    GLOB_OPTIONS as GLOB_OPTIONS,
+    is_glob as is_glob,
+    name_matches as glob_name_matches,
+)
 from gateway._plan._paths import (
     PathContext as PathContext,
     classify as classify_path,
@@ -71,6 +76,7 @@ from gateway._tools import DEFAULT_TOOL_EFFECTS as DEFAULT_TOOL_EFFECTS, ToolEff
 
 __all__ = [
     "DEFAULT_TOOL_EFFECTS",
+    "GLOB_OPTIONS",
     "PATH_CLASSES",
     "PLAN_FORMAT",
     "SUMMARY_CLAUSES",
@@ -108,6 +114,8 @@ __all__ = [
     "analysis_context",
     "classify_path",
     "effect_clauses",
+    "glob_name_matches",
+    "is_glob",
     "iter_effects",
     "path_context",
     "say_clauses",

@@ -38,13 +38,13 @@ from gateway._effects import (
     WriteAction,
 )
 from gateway._launchers import LAUNCHERS, SHELLS, STARTUP_FUNCTION_PREFIX, STARTUP_VARIABLES
-from gateway._places import SECRET_VARIABLE
+from gateway._places import shown_variable
 from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink, unmasked
 from gateway._plan._dialect import dash_differs, reads_as_dash
 from gateway._plan._kinds import statement_kind
-from gateway._plan._nested import NestedRequest, join_values, nested_requests
+from gateway._plan._nested import NestedRequest, filled_inside, join_values, nested_requests
 from gateway._plan._numbers import NUMBER
 from gateway._plan._parts import expansion_kinds, inert, substitutions, walk_parts
 from gateway._plan._paths import HOME, PathContext
@@ -293,13 +293,22 @@ class Builder:
         self.walk_statements((statement,), background=False, context="command", scope=scope)
         names = statement_names(statement)
         free, bound = names.free_and_bound()
-        # A variable from outside whose name says it holds a secret is read
-        # as a secret is: the text prints or sends it as it pleases.
+        # A variable from outside that is not declared harmless to show is
+        # read as the environment is: the text prints or sends it as it
+        # pleases. One the statement binds at run time (`read`, a loop) is
+        # its own.
         if free:
+            shown = self.run.paths.shown_variables
+            binds = {
+                effect.name
+                for effects in (self.effects, *(command.effects for command in self.commands))
+                for effect in effects
+                if isinstance(effect, Bind)
+            }
             self.effects.extend(
                 ReadEnvironment(via=f"${self.scrub(name)}")
                 for name in free
-                if name not in earlier and SECRET_VARIABLE.search(name)
+                if name not in earlier and name not in binds and not shown_variable(name, shown)
             )
         rendered = _truncate(self.redactor.mask(statement.span.start, statement.span.end))
         plan = Plan(
@@ -509,7 +518,9 @@ class Builder:
         referent = scope.referent(name)
         if referent is None:
             sink.numbers.value(None, None, via)
-        elif not scope.bound(referent) and SECRET_VARIABLE.search(referent):
+        elif not scope.bound(referent) and not shown_variable(
+            referent, self.run.paths.shown_variables
+        ):
             sink.add(ReadEnvironment(via=f"${self.scrub(referent)}"))
 
     def brace(self, part: Brace, sink: EffectSink) -> None:
@@ -1258,6 +1269,9 @@ class Builder:
         if fact.words is not None:
             start, end = fact.words
             run = tuple(words[offset + start : offset + end])
+            inside = filled_inside(via, run) if program == "find" else None
+            if inside is not None:
+                return inside
             return NestedRequest(
                 via=via,
                 words=run,
@@ -1386,6 +1400,7 @@ def _runs_in(
         return scope
     where = directories if directories is not None else scope.directories
     fresh = Scope(None)
+    fresh.globbing = request.globbing
     if request.runs_in in ("child", "later"):
         fresh.directories = where if request.runs_in == "child" else (None,)
     return fresh

@@ -28,8 +28,9 @@ from gateway._effects import (
     Origin,
     ReadEnvironment,
 )
-from gateway._places import SECRET_VARIABLE
+from gateway._places import shown_variable
 from gateway._plan._collect import EffectSink
+from gateway._plan._globs import GLOB_OPTIONS
 from gateway._plan._numbers import NUMBER
 from gateway._plan._paths import HOME, expand_parts, expand_tildes, join
 from gateway._plan._scope import BASH_INTEGERS, Values
@@ -515,9 +516,11 @@ def _declaration(name: str, args: Sequence[Word], sink: EffectSink) -> None:
         return  # or lists functions
     if flags & {"-f", "-F"}:
         return  # exports, lists or marks functions: no variable changes
-    if "-p" in flags:  # prints the named variables: one named as a secret is read
+    if "-p" in flags:  # prints the named variables: one not declared harmless is read
         for word in options.operands:
-            if word.value is not None and SECRET_VARIABLE.search(word.value.partition("=")[0]):
+            if word.value is not None and not shown_variable(
+                word.value.partition("=")[0], sink.paths.shown_variables
+            ):
                 sink.add(ReadEnvironment(via=f"${sink.scrub(word.value.partition('=')[0])}"))
     for word in options.operands:
         written = _split(word)[0] if word.value is None else word.value.partition("=")[0]
@@ -668,11 +671,20 @@ def _shopt(name: str, args: Sequence[Word], sink: EffectSink) -> None:
     options = _getopt(args)
     if options.dynamic:
         sink.bind(None, "shopt", "unknown", apply=False)
+        sink.scope.globbing = GLOB_OPTIONS
         return
     flags = _flags(options)
     state = "on" if "-s" in flags else "off" if "-u" in flags else None
     if state is None:
         return  # prints or queries
+    if "-o" not in flags:  # `shopt -o` names `set -o` options
+        for word in options.operands:
+            if word.value is None:
+                sink.scope.globbing = GLOB_OPTIONS
+            elif word.value in GLOB_OPTIONS and state == "on":
+                sink.scope.globbing = sink.scope.globbing | {word.value}
+            elif word.value in GLOB_OPTIONS:
+                sink.scope.globbing = sink.scope.globbing - {word.value}
     for word in options.operands:
         sink.bind(
             word.value,

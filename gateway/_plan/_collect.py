@@ -184,7 +184,16 @@ class EffectSink:
             for base in bases:
                 found[join(base, text)] = None
         return [
-            self._masked(effect_path(shown, path, self.paths, recursive=recursive, pattern=pattern))
+            self._masked(
+                effect_path(
+                    shown,
+                    path,
+                    self.paths,
+                    recursive=recursive,
+                    pattern=pattern,
+                    options=self.scope.globbing,
+                )
+            )
             for path in found
         ]
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 
 from gateway._launchers import SHELL_ROW, SHELLS
+from gateway._plan._globs import GLOB_OPTIONS
 from gateway._plans import NestedOrigin
 from gateway._position import PositionReading
 from gateway._shell._tree import (
@@ -86,6 +87,7 @@ class NestedRequest(NamedTuple):
         runs_in: The shell state it runs in.
         placeholders: Offsets of words another program fills in (``{}``).
         script: The script file a shell runs (``bash deploy.sh``): it reads it.
+        globbing: The glob options a shell is started with (``bash -O dotglob``).
     """
 
     via: str
@@ -96,6 +98,7 @@ class NestedRequest(NamedTuple):
     runs_in: RunsIn = "child"
     placeholders: frozenset[int] = frozenset()
     script: Word | None = None
+    globbing: frozenset[str] = frozenset()
 
 
 def join_values(words: Sequence[Word]) -> str | None:
@@ -110,7 +113,9 @@ def _dynamic(via: str, reason: str, origin: NestedOrigin = "expansion") -> Neste
     return NestedRequest(via=via, reason=reason, origin=origin)
 
 
-def _text(via: str, text: str | None, runs_in: RunsIn = "child") -> NestedRequest:
+def _text(
+    via: str, text: str | None, runs_in: RunsIn = "child", globbing: frozenset[str] = frozenset()
+) -> NestedRequest:
     if text is None:
         return NestedRequest(
             via=via,
@@ -118,12 +123,13 @@ def _text(via: str, text: str | None, runs_in: RunsIn = "child") -> NestedReques
             origin="expansion",
             runs_in=runs_in,
         )
-    return NestedRequest(via=via, text=text, runs_in=runs_in)
+    return NestedRequest(via=via, text=text, runs_in=runs_in, globbing=globbing)
 
 
 def _shell(name: str, args: Sequence[Word]) -> NestedRequest:
     """``sh -c TEXT``, ``bash -lc TEXT``, ``bash script.sh``, or a shell reading standard input."""
     command = False
+    globbing: frozenset[str] = frozenset()
     j = 0
     while j < len(args):
         value = args[j].value
@@ -141,6 +147,12 @@ def _shell(name: str, args: Sequence[Word]) -> NestedRequest:
                 script=script,
             )
         if value in SHELL_ROW.value_options:
+            if value in ("-O", "+O"):  # `bash -O dotglob -c …`: a glob option
+                option = args[j + 1].value if j + 1 < len(args) else ""
+                if not option or option.startswith(("-", "+")):
+                    globbing = GLOB_OPTIONS  # lists the options, or one the text does not show
+                elif option in GLOB_OPTIONS:
+                    globbing = globbing | {option} if value == "-O" else globbing - {option}
             j += 2
             continue
         if value in ("--", "-"):  # a lone `-` ends the options as `--` does
@@ -155,7 +167,7 @@ def _shell(name: str, args: Sequence[Word]) -> NestedRequest:
     if command:
         if j >= len(args):
             return _dynamic(f"{name} -c", f"`{name} -c` is given no command text")
-        return _text(f"{name} -c", args[j].value)
+        return _text(f"{name} -c", args[j].value, globbing=globbing)
     if j < len(args):
         return NestedRequest(
             via=name,
@@ -193,6 +205,30 @@ def _ssh(args: Sequence[Word]) -> NestedRequest:
     return _text("ssh", join_values(remote), "remote")
 
 
+def filled_inside(via: str, words: Sequence[Word]) -> NestedRequest | None:
+    """
+    ``find -exec sh -c 'wc -l {}'``: shell text a file name is put into, which nothing can plan.
+
+    GNU find puts each path it finds wherever ``{}`` stands in a word, so
+    in a shell's text a file name becomes code (a file named ``$(id)``).
+    ``None`` when the command is no shell, or every ``{}`` is a word of its
+    own (a path, as ``{}.bak`` is).
+    """
+    program = words[0].value if words else None
+    if program is None or program.rsplit("/", 1)[-1] not in SHELLS:
+        return None
+    for word in words[1:]:
+        text = word.value if word.value is not None else word.text
+        if "{}" in text and text != "{}":
+            return NestedRequest(
+                via=via,
+                reason=f"`{via}` puts each path it finds inside the word `{word.text}`, "
+                "so a file name becomes part of what runs",
+                origin="expansion",
+            )
+    return None
+
+
 def _find(args: Sequence[Word]) -> list[NestedRequest]:
     found: list[NestedRequest] = []
     j = 0
@@ -213,6 +249,8 @@ def _find(args: Sequence[Word]) -> list[NestedRequest]:
             break
         if k == start:
             found.append(NestedRequest(via=via, reason=f"`{via}` names no program."))
+        elif (inside := filled_inside(via, args[start:k])) is not None:
+            found.append(inside)
         else:
             words = tuple(args[start:k])
             found.append(

@@ -28,8 +28,16 @@ from typing import Final
 
 import msgspec
 
+from gateway._confinement import STANDARD_ENVIRONMENT
 from gateway._effects import PATH_CLASSES, EffectPath, PathClass
-from gateway._places import STREAM_PATHS, SYSTEM_ROOTS, PathsSection, pattern_regex
+from gateway._places import (
+    SHELL_VARIABLES,
+    STREAM_PATHS,
+    SYSTEM_ROOTS,
+    PathsSection,
+    pattern_regex,
+)
+from gateway._plan._globs import GlobOptions, could_match, is_glob
 from gateway._plan._scope import Scope
 from gateway._shell._tree import (
     AnsiC,
@@ -90,6 +98,8 @@ class PathContext(
         temp_roots: Directories that count as ``temp``.
         secret_patterns: Files that hold secrets.
         persistence_patterns: Files that make code run later.
+        shown_variables: Variables from outside whose value may be shown
+            (`gateway._places.shown_variable`).
     """
 
     cwd: str | None = None
@@ -98,6 +108,7 @@ class PathContext(
     temp_roots: tuple[str, ...] = PathsSection().temp_roots
     secret_patterns: tuple[str, ...] = PathsSection().secret_patterns
     persistence_patterns: tuple[str, ...] = PathsSection().persistence_patterns
+    shown_variables: tuple[str, ...] = SHELL_VARIABLES + STANDARD_ENVIRONMENT
 
 
 def path_context(paths: PathsSection, cwd: str | None, home: str | None = None) -> PathContext:
@@ -112,6 +123,9 @@ def path_context(paths: PathsSection, cwd: str | None, home: str | None = None) 
         temp_roots=tuple(normalise(root) for root in paths.temp_roots),
         secret_patterns=paths.secret_patterns + paths.extra_secret_patterns,
         persistence_patterns=paths.persistence_patterns + paths.extra_persistence_patterns,
+        shown_variables=SHELL_VARIABLES
+        + (STANDARD_ENVIRONMENT if paths.shown_variables is None else paths.shown_variables)
+        + paths.extra_shown_variables,
     )
 
 
@@ -217,18 +231,11 @@ def _matches(forms: Sequence[str], patterns: tuple[str, ...]) -> bool:
     return any(combined.fullmatch(form) for form in forms)
 
 
-def _glob_matches(form: str, patterns: Sequence[str]) -> bool:
-    """For a glob value: whether a file it may match is one of ``patterns``."""
-    directory, _, last = form.rpartition("/")
-    if not directory or _GLOB_CHARACTERS & set(directory):
-        return False
-    for pattern in patterns:
-        tail = pattern.rpartition("/")[2]
-        if not tail or _GLOB_CHARACTERS & set(tail):
-            continue
-        if fnmatchcase(tail, last) and pattern_regex(pattern).fullmatch(f"{directory}/{tail}"):
-            return True
-    return False
+def _glob_matches(
+    concrete: str, patterns: Sequence[str], *, below: bool, options: GlobOptions
+) -> bool:
+    """For a glob: whether a file it may match (or, ``below``, hold) is one of ``patterns``."""
+    return any(could_match(concrete, p, below=below, options=options) for p in patterns)
 
 
 def _absolute(patterns: tuple[str, ...], context: PathContext) -> tuple[str, ...]:
@@ -263,7 +270,12 @@ def _contains(form: str, patterns: Sequence[str]) -> bool:
 
 @lru_cache(maxsize=8192)
 def classify(
-    path: str | None, context: PathContext, *, recursive: bool = False, pattern: bool = False
+    path: str | None,
+    context: PathContext,
+    *,
+    recursive: bool = False,
+    pattern: bool = False,
+    options: GlobOptions = frozenset(),
 ) -> tuple[PathClass, ...]:
     """
     The classes of a resolved path (in `PATH_CLASSES` order).
@@ -273,7 +285,9 @@ def classify(
         context: The call's working directory, home and patterns.
         recursive: The effect reaches everything below the path: the classes
             of files it may hold count too.
-        pattern: The path is a glob bash matches against existing files.
+        pattern: The path is a glob bash matches against existing files: it
+            has the classes of every path it could match (`could_match`).
+        options: For a glob, the shell options in force (``dotglob``…).
     """
     if path is None:
         return ("unknown",)
@@ -302,10 +316,12 @@ def classify(
         found.add("system")
     if not found:
         found.add("other")
+    if pattern:
+        found.update(_glob_places(concrete, context, options))
     forms = (form,) if form == concrete else (form, concrete)
     # A recursive effect above an anchor (`rm -rf /`, `rm -rf ~/..`) reaches everything.
     everything = recursive and (concrete == "/" or climbs)
-    contents = _directory_of(concrete, pattern=pattern) if recursive and not climbs else None
+    contents = concrete if recursive and not climbs and not pattern else None
     kinds: tuple[tuple[PathClass, tuple[str, ...]], ...] = (
         ("secret", context.secret_patterns),
         ("persistence", context.persistence_patterns),
@@ -314,24 +330,49 @@ def classify(
         if (
             everything
             or _matches(forms, patterns)
-            or (pattern and _glob_matches(form, patterns))
+            or (
+                pattern
+                and _glob_matches(
+                    concrete, _absolute(patterns, context), below=recursive, options=options
+                )
+            )
             or (contents is not None and _contains(contents, _absolute(patterns, context)))
         ):
             found.add(kind)
     return tuple(c for c in PATH_CLASSES if c in found)
 
 
-def _directory_of(form: str, *, pattern: bool) -> str:
-    """For a glob, the directory it lists (``~/.ssh/*`` → ``~/.ssh``); else the path itself."""
-    if not pattern:
-        return form
-    pieces = form.split("/")
+def _glob_places(concrete: str, context: PathContext, options: GlobOptions) -> set[PathClass]:
+    """
+    The places a glob may reach besides the one its text lies in (``/t?p/x`` may be in ``/tmp``).
+
+    A root below the directory the glob's text fixes (``/`` for ``/t?p/x``)
+    counts when some path under it could match the glob (`could_match`);
+    the roots around that directory are the text's own classes.
+    """
     fixed: list[str] = []
-    for piece in pieces:
-        if _GLOB_CHARACTERS & set(piece):
+    for piece in concrete.split("/"):
+        if is_glob(piece):
             break
         fixed.append(piece)
-    return "/".join(fixed) or "/"
+    prefix = "/".join(fixed) or "/"
+    roots: list[tuple[PathClass, str]] = [
+        ("workspace", root) for root in (context.cwd, *context.project_roots) if root is not None
+    ]
+    roots += [("temp", root) for root in context.temp_roots]
+    roots += [("system", root) for root in SYSTEM_ROOTS]
+    if context.home is not None:
+        roots.append(("home", context.home))
+    found: set[PathClass] = set()
+    for kind, root in roots:
+        if (
+            kind not in found
+            and _under(root, prefix)
+            and root != prefix
+            and could_match(concrete, f"{root}/**", options=options)
+        ):
+            found.add(kind)
+    return found
 
 
 def role_path(written: str, spelled: str, context: PathContext) -> EffectPath:
@@ -355,22 +396,26 @@ def effect_path(
     *,
     recursive: bool = False,
     pattern: bool = False,
+    options: GlobOptions = frozenset(),
 ) -> EffectPath:
     """
     The published `EffectPath` of a resolved path (``None``: unknown).
+
+    ``options``: for a glob (``pattern``), the shell options in force.
 
     Pure, and asked again and again for the same few paths (the working
     directory of every command, the files an agent keeps reading): short
     ones are kept (`_EFFECT_PATHS`).
     """
-    key = (written, path, context, recursive, pattern)
+    options = options if pattern else frozenset()
+    key = (written, path, context, recursive, pattern, options)
     found = _EFFECT_PATHS.get(key)
     if found is not None:
         return found
     found = EffectPath(
         written=written,
         value=None if path is None else shown(path, context),
-        classes=classify(path, context, recursive=recursive, pattern=pattern),
+        classes=classify(path, context, recursive=recursive, pattern=pattern, options=options),
         pattern=pattern and path is not None,
     )
     if len(written) + (0 if path is None else len(path)) <= _EFFECT_PATH_KEPT_CHARACTERS:
@@ -380,7 +425,7 @@ def effect_path(
     return found
 
 
-_EFFECT_PATHS: dict[tuple[str, str | None, PathContext, bool, bool], EffectPath] = {}
+_EFFECT_PATHS: dict[tuple[str, str | None, PathContext, bool, bool, GlobOptions], EffectPath] = {}
 _EFFECT_PATHS_HELD: Final = 4096
 """How many published paths are kept (each key at most `_EFFECT_PATH_KEPT_CHARACTERS` long)."""
 _EFFECT_PATH_KEPT_CHARACTERS: Final = 512
@@ -431,7 +476,24 @@ def expansion_allowance(length: int) -> Iterator[list[int]]:
 def _part_values(
     part: Part, scope: Scope, *, first: bool, quoted: bool, state: list[bool]
 ) -> tuple[str, ...] | None:
-    """The possible texts of one part (``None``: unknown). ``state[0]`` is set for a glob."""
+    """
+    The possible texts of one part (``None``: unknown). ``state[0]`` is set for a glob.
+
+    With ``state[1]`` set, the texts are spelled for a glob: a pattern
+    character that is not a `Glob` part is escaped (``'*'.[ch]`` is ``\\*.[ch]``).
+    """
+    texts = _raw_part_values(part, scope, first=first, quoted=quoted, state=state)
+    if texts is None or not state[1] or isinstance(part, Glob | DoubleQuoted):
+        return texts
+    return tuple(_ESCAPED.sub(r"\\\g<0>", text) for text in texts)
+
+
+_ESCAPED: Final = re.compile(r"[\\*?\[\]]")
+
+
+def _raw_part_values(
+    part: Part, scope: Scope, *, first: bool, quoted: bool, state: list[bool]
+) -> tuple[str, ...] | None:
     if isinstance(part, Literal | SingleQuoted):
         return (part.text,)
     if isinstance(part, AnsiC):
@@ -516,10 +578,15 @@ def _parts_values(
 
 def expand_parts(parts: Sequence[Part], scope: Scope, *, first: bool = True) -> Resolved:
     """What a sequence of parts (a word, or the value half of ``NAME=VALUE``) expands to."""
-    state = [False]
+    state = [False, False]
     values = _parts_values(parts, scope, quoted=False, state=state, first=first)
     if values is None:
         return _UNKNOWN
+    if state[0]:  # a glob: spelled again, its written pattern characters escaped
+        state[1] = True
+        values = _parts_values(parts, scope, quoted=False, state=state, first=first)
+        if values is None:  # pragma: no cover - the same parts, the same answer
+            return _UNKNOWN
     return Resolved(values, pattern=state[0])
 
 

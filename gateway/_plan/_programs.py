@@ -33,14 +33,14 @@ from gateway._effects import (
     WriteAction,
 )
 from gateway._launchers import LAUNCHERS
-from gateway._places import SECRET_VARIABLE
+from gateway._places import shown_variable
 from gateway._plan._addresses import address_class, url_host
 from gateway._plan._builtins import literal_text, may_be_option
 from gateway._plan._collect import EffectSink
 from gateway._plan._paths import HOME, ROOT, join
 from gateway._position import PositionReading
 from gateway._programs import ArgumentFact, ArgumentReading, read_arguments as _read_arguments
-from gateway._shell._tree import DoubleQuoted, Parameter, Tilde, Word, walk_parts
+from gateway._shell._tree import DoubleQuoted, Glob, Parameter, Tilde, Word, walk_parts
 
 __all__ = [
     "ArgumentReader",
@@ -109,14 +109,18 @@ def word_shapes(words: Sequence[Word], sink: EffectSink) -> tuple[frozenset[int]
     ``~`` is one word too; so is a word whose values the text shows
     (``$HOME/x``, a variable the call bound). No dash: it starts with literal
     text other than ``-``, or with ``~``, or none of its known values does.
+    With ``nullglob`` on, a glob that matches nothing is no word at all, and
+    the words after it move into its place (``sort -o x* ~/.bashrc``).
     """
     one_word: set[int] = set()
     no_dash: set[int] = set()
+    vanishes = "nullglob" in sink.scope.globbing
     for index, word in enumerate(words):
         if word.value is not None:
             continue
         values = sink.values(word)
-        if values is not None or stays_one_word(word):
+        gone = vanishes and any(isinstance(part, Glob) for part in word.parts)
+        if not gone and (values is not None or stays_one_word(word)):
             one_word.add(index)
         if not may_be_option(word) or (
             values is not None and not any(v.startswith("-") for v in values)
@@ -470,7 +474,7 @@ def program_effects(
         elif fact.kind == "read_environment":
             if fact.value is None:
                 sink.add(ReadEnvironment(via=via))
-            elif SECRET_VARIABLE.search(fact.value):  # one variable, named as a secret
+            elif not shown_variable(fact.value, sink.paths.shown_variables):  # one variable
                 sink.add(ReadEnvironment(via=f"${sink.scrub(fact.value)}"))
         elif fact.kind == "lifetime":
             if fact.action == "detached":

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, NamedTuple
 
+from gateway._plan._globs import GLOB_OPTIONS
 from gateway._shell._words import NAME
 
 __all__ = ["BASH_INTEGERS", "MAX_CANDIDATES", "FunctionFacts", "Scope", "Values"]
@@ -87,6 +88,9 @@ class Scope:
         namerefs: Variables declared ``declare -n NAME=TARGET``: binding or
             reading NAME binds or reads TARGET (``""``: a target only known
             at run time).
+        globbing: The shell options that change what a glob matches that are
+            on (``dotglob``, ``nocaseglob``, ``globstar``, ``extglob``,
+            ``nullglob``; all of them after a ``shopt`` the text does not show).
         unbound_all: Something the text does not show may have bound any
             variable (``eval "$x"``, ``source f``): every name bound before is
             unknown, and a name not bound since may not come from outside.
@@ -95,6 +99,7 @@ class Scope:
     __slots__ = (
         "directories",
         "functions",
+        "globbing",
         "integers",
         "namerefs",
         "previous",
@@ -111,6 +116,7 @@ class Scope:
         self.namerefs: dict[str, str] = {}
         self.functions: dict[str, FunctionFacts] = {}
         self.integers: frozenset[str] = BASH_INTEGERS
+        self.globbing: frozenset[str] = frozenset()
         self.unbound_all = False
 
     def copy(self) -> Scope:
@@ -123,6 +129,7 @@ class Scope:
         other.namerefs = dict(self.namerefs)
         other.functions = dict(self.functions)
         other.integers = self.integers
+        other.globbing = self.globbing
         other.unbound_all = self.unbound_all
         return other
 
@@ -135,6 +142,7 @@ class Scope:
         self.namerefs = other.namerefs
         self.functions = other.functions
         self.integers = other.integers
+        self.globbing = other.globbing
         self.unbound_all = other.unbound_all
 
     # ── directories ──
@@ -162,6 +170,8 @@ class Scope:
         if values is not None and len(values) > MAX_CANDIDATES:
             values = None
         self.variables[name] = values
+        if name == "GLOBIGNORE" and (values is None or any(values)):
+            self.globbing = self.globbing | {"dotglob"}  # a set GLOBIGNORE turns `dotglob` on
 
     def unset(self, name: str) -> None:
         """``unset name``: the call has bound it to nothing (it is empty, not from outside)."""
@@ -213,9 +223,13 @@ class Scope:
 
     def forget_variables(self, names: Iterable[str] | None = None) -> None:
         """Bindings the text does not show: of ``names``, or of every variable."""
-        if names is None:
+        if names is None:  # and of the shell's options: code the text does not show ran here
             self.unbound_all = True
+            self.globbing = GLOB_OPTIONS
             names = list(self.variables)
+        names = list(names)
+        if self.unbound_all or "GLOBIGNORE" in names:
+            self.globbing = self.globbing | {"dotglob"}  # GLOBIGNORE may be set
         for name in names:
             self.variables[name] = None
 
@@ -251,6 +265,7 @@ class Scope:
                 functions[name] = facts if known is None else known.join(facts)
         merged.functions = functions
         merged.integers = frozenset().union(*(s.integers for s in scopes))
+        merged.globbing = frozenset().union(*(s.globbing for s in scopes))
         names = {name for s in scopes for name in s.variables}
         variables: dict[str, Values] = {}
         for name in sorted(names):
@@ -275,5 +290,6 @@ class Scope:
         return (
             self.directories == other.directories
             and self.variables == other.variables
+            and self.globbing == other.globbing
             and self.unbound_all == other.unbound_all
         )

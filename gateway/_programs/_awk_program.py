@@ -401,6 +401,10 @@ class _Reader:
                 else None
             )
             self.fact("read_environment", "ENVIRON", value)
+        elif text == "SYMTAB":
+            # gawk's table of every global: `SYMTAB["ENVIRON"]["TOKEN"]`, and ARGV too.
+            self.fact("read_environment", "SYMTAB", None)
+            self.fact("read", text, None)
         elif text in ("ARGV", "ARGC"):
             # A program that changes ARGV changes which files it reads.
             self.fact("read", text, None)

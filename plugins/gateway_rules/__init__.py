@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -54,12 +54,14 @@ from gateway import (
     Answer,
     ApproverContext,
     GatewayError,
+    Places,
     ProfileSection,
     ProgramPlan,
     ReviewRequest,
     default_config_bytes,
     default_profiles,
     iter_commands,
+    resolve_confinement,
     validation_path,
 )
 from gateway.bounded import cpu_left
@@ -70,7 +72,9 @@ from gateway_rules._context import (
     git_directories,
     inspect_all,
     linked_classes,
+    outside_home,
     repository_check,
+    unreadable_reads,
     workspace_roots,
 )
 from gateway_rules._engine import (
@@ -133,6 +137,8 @@ PREFIX_WORDS: Final = 3
 """At most this many leading arguments make the narrowest prefix offered (wider ones are offered too)."""
 _DEFAULT_SOURCE: Final = "the default policy"
 _WORKER_GRACE: Final = 1.0
+_READABLE: Final = frozenset({"readable", "writable", "protected"})
+"""Places a profile declares readable (`gateway.Place`); scratch space counts outside the home directory."""
 """Seconds past the approver's deadline a worker judging a call is given, where no chain cuts it first."""
 
 
@@ -475,14 +481,62 @@ class RulesApprover:
             links=question.links,
         )
 
+    def _readable(self, cwd: str | None) -> Callable[[str], bool]:
+        """
+        Whether the profile in force declares an absolute path readable (`gateway.Places`).
+
+        Readable: a place the profile's boundary reads or writes, and the
+        temporary directories and devices its scratch space holds; not the
+        home directory it gives a confined run empty. A call that cannot be
+        confined (no working directory) reads nothing under the home
+        directory.
+        """
+        home = self._home
+        section = self._profiles.get(self.rules.profile)
+        box = (
+            resolve_confinement(
+                self.rules.profile,
+                section.confinement,
+                cwd=cwd,
+                home=home,
+                paths=self._paths,
+                search_path=os.environ.get("PATH"),
+            )
+            if section is not None
+            else "the profile is not defined"
+        )
+
+        not_home = outside_home(home, cwd if cwd and cwd.startswith("/") else None)
+        if isinstance(box, str):
+            return not_home
+        places = Places(box)
+
+        def readable(path: str) -> bool:
+            place = places.place(path)
+            return place in _READABLE or (place == "scratch" and not_home(path))
+
+        return readable
+
     async def _question(self, request: ReviewRequest) -> JudgeQuestion:
         """`context_for` as data a worker can be sent, with whether a person approved the digest."""
         absolute, roots = workspace_roots(self._paths, request.call.cwd, self._home)
         plans = self._plans(request)
         directories = git_directories(plans)
+        readable = self._readable(request.call.cwd)
         links = await linked_classes(
-            plans, request.effects, paths=self._paths, home=self._home, cwd=request.call.cwd
+            plans,
+            request.effects,
+            paths=self._paths,
+            home=self._home,
+            cwd=request.call.cwd,
+            readable=readable,
         )
+        links = {
+            **links,
+            **unreadable_reads(
+                plans, request.effects, readable=readable, home=self._home, cwd=request.call.cwd
+            ),
+        }
         inspections = (
             await inspect_all(
                 directories,

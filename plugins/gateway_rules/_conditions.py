@@ -406,7 +406,7 @@ def describe(effect: Effect) -> str:
         return f"{what} {path_shown(effect.path)}{below}"
     if isinstance(effect, ReadEnvironment):
         if effect.variable is not None:
-            return f"reads `${shorten_quoted(effect.variable)}`, a variable whose name says it holds a secret"
+            return f"reads `${shorten_quoted(effect.variable)}`, a variable from outside that is not declared harmless to show"
         return f"reads the whole environment (`{shorten_quoted(effect.via)}`)"
     if isinstance(effect, Write):
         below = " and everything below it" if effect.recursive else ""

@@ -39,7 +39,9 @@ from gateway import (
 )
 from gateway.bounded import charge
 from gateway.effects import (
+    GLOB_OPTIONS,
     PATH_CLASSES,
+    Bind,
     Effect,
     EffectPath,
     Execute,
@@ -48,6 +50,8 @@ from gateway.effects import (
     Read,
     Write,
     classify_path,
+    glob_name_matches,
+    is_glob,
     iter_effects,
     path_context,
 )
@@ -58,8 +62,10 @@ __all__ = [
     "git_directories",
     "inspect_all",
     "linked_classes",
+    "outside_home",
     "repository_check",
     "through_links",
+    "unreadable_reads",
     "walked_paths",
     "workspace_roots",
 ]
@@ -194,14 +200,66 @@ _RESOLVED_UNDER_DEV = ("/dev/shm/", "/dev/mqueue/")  # noqa: S108 -- named, not 
 
 
 def _link_key(effect: Effect) -> str | None:
-    """How an effect's path is looked up in `linked_classes`: ``None`` when it is not resolved on disk."""
+    """
+    How an effect's path is looked up in `linked_classes`: ``None`` when it is not resolved on disk.
+
+    A glob is expanded on disk as bash expands it (`_expand`); a recursive
+    read of one also walks what it matches (``glob-walk``).
+    """
     if not isinstance(effect, Read | Write):
         return None
     path = effect.path
-    if path.value is None or path.pattern:
+    if path.value is None:
         return None
     last = "parent" if isinstance(effect, Write) and effect.action in _ON_THE_LINK else "follow"
+    if path.pattern:
+        walk = isinstance(effect, Read) and effect.recursive and not effect.metadata
+        return f"{_GLOB_KEY}{last}:{'walk' if walk else 'one'}:{path.value}"
     return f"{last}:{'recursive' if effect.recursive else 'one'}:{path.value}"
+
+
+GLOB_LIMIT = 2048
+"""At most this many names are looked at to expand one glob on disk; beyond, it may match anything."""
+
+_GLOB_KEY = "glob:"
+
+
+def _expand(pattern: str, options: frozenset[str]) -> list[str] | None:
+    """
+    The paths bash's glob ``pattern`` (absolute) matches on disk now, or ``None`` past `GLOB_LIMIT`.
+
+    A segment with no pattern character is taken as written, as bash does;
+    ``options`` are the glob options in force (`glob_options`).
+    """
+    found = ["/"]
+    seen = 0
+    for piece in pattern.strip("/").split("/"):
+        if not is_glob(piece) and piece != "**":
+            found = [os.path.join(p, piece) for p in found]
+            continue
+        matched: list[str] = []
+        for directory in found:
+            if piece == "**" and "globstar" in options:  # this directory and every one below
+                for root, dirs, _ in os.walk(directory):
+                    seen += 1 + len(dirs)
+                    if seen > GLOB_LIMIT:
+                        return None
+                    matched.append(root)
+                continue
+            try:
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        seen += 1
+                        if seen > GLOB_LIMIT:
+                            return None
+                        if glob_name_matches(piece, entry.name, options):
+                            matched.append(entry.path)
+            except OSError:
+                continue  # not a directory, gone, or not listable: bash matches nothing there
+        found = matched
+        if not found:
+            return []
+    return [p for p in found if os.path.lexists(p)]
 
 
 WALK_LIMIT = 20000
@@ -318,7 +376,7 @@ def _targets(
         system = "system" in classes and "workspace" not in classes
         known = not system and {"secret", "unknown"}.isdisjoint(classes)
         whole = isinstance(effect, Read) and effect.recursive and (hands_on or not effect.metadata)
-        if whole and value is not None and known:
+        if whole and value is not None and known and not effect.path.pattern:
             # A walk can only add `secret` or `unknown`: not walked when the path has either,
             # nor under the system's own directories, whose secrets the patterns name where
             # they lie (`/etc/shadow`); a listing is walked only when it hands what it finds
@@ -328,7 +386,7 @@ def _targets(
         if value is not None:
             paths.add(value)
         written = effect.path.written
-        if not (_climbs(written) and _PLAIN.fullmatch(written)):
+        if effect.path.pattern or not (_climbs(written) and _PLAIN.fullmatch(written)):
             return
         for directory in directories:
             if written.startswith("/"):
@@ -349,7 +407,10 @@ def _targets(
 
 
 def _resolve_links(
-    targets: Mapping[str, set[str]], contexts: Sequence[PathContext]
+    targets: Mapping[str, set[str]],
+    contexts: Sequence[PathContext],
+    options: frozenset[str] = frozenset(),
+    readable: Callable[[str], bool] = lambda path: True,
 ) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
     for index, key in enumerate(sorted(targets)):
@@ -361,6 +422,11 @@ def _resolve_links(
             if held - {None}:
                 found[key] = tuple(c for c in PATH_CLASSES if c in held)
             continue
+        if key.startswith(_GLOB_KEY):
+            matched = _glob_classes(key, targets[key], contexts, options, readable)
+            if matched:
+                found[key] = tuple(c for c in PATH_CLASSES if c in matched)
+            continue
         last, reach, _ = key.split(":", 2)
         classes: set[str] = set()
         for path in sorted(targets[key]):
@@ -370,9 +436,59 @@ def _resolve_links(
             if real != os.path.normpath(path):
                 for each in contexts:
                     classes.update(classify_path(real, each, recursive=reach == "recursive"))
+                if not readable(real):
+                    classes.add("outside")
         if classes:
             found[key] = tuple(c for c in PATH_CLASSES if c in classes)
     return found
+
+
+def glob_options(plans: Iterable[Plan]) -> frozenset[str]:
+    """
+    The glob options a call's globs are expanded on disk with: bash's defaults, or all of them.
+
+    The plan carries a glob's classes under the options in force where it
+    stands, not the options themselves; a call that may set one (``shopt
+    -s dotglob``, a set ``GLOBIGNORE``, a ``shopt`` whose name expands) has
+    its globs expanded with every option on, which can only add matches.
+    """
+    for plan in plans:
+        for _, effect in iter_effects(plan):
+            if isinstance(effect, Bind) and (
+                effect.name is None or effect.name in GLOB_OPTIONS or effect.name == "GLOBIGNORE"
+            ):
+                return GLOB_OPTIONS
+    return frozenset()
+
+
+def _glob_classes(
+    key: str,
+    patterns: Iterable[str],
+    contexts: Sequence[PathContext],
+    options: frozenset[str],
+    readable: Callable[[str], bool],
+) -> set[str]:
+    """The classes of what a glob matches on disk: where each match (a link) leads, what a walk of it finds."""
+    last, reach, _ = key.removeprefix(_GLOB_KEY).split(":", 2)
+    classes: set[str] = set()
+    for pattern in sorted(patterns):
+        if pattern.startswith(_NOT_RESOLVED) and not pattern.startswith(_RESOLVED_UNDER_DEV):
+            continue
+        matches = _expand(pattern, options)
+        if matches is None:
+            return {"unknown"}
+        for match in matches:
+            real = _real(match, last)
+            for each in contexts:
+                classes.update(classify_path(real, each))
+                classes.update(classify_path(match, each))
+            if not readable(real):
+                classes.add("outside")
+            if reach == "walk":
+                held = _holds_secret(match, contexts)
+                if held is not None:
+                    classes.add(held)
+    return classes
 
 
 async def linked_classes(
@@ -382,18 +498,24 @@ async def linked_classes(
     paths: PathsSection,
     home: str | None,
     cwd: str | None,
+    readable: Callable[[str], bool] = lambda path: True,
 ) -> dict[str, tuple[str, ...]]:
     """
     For each path the call reads or writes that leads elsewhere through a symbolic link: the classes of where it leads.
 
+    Where it leads is ``outside`` too when ``readable`` says the profile
+    does not declare it readable (`unreadable_reads`).
+
     Keyed as `through_links` looks effects up; a path whose links lead
     nowhere else is not in it. Resolved in a worker thread.
     """
+    plans = list(plans)
     started = time.thread_time()
     targets = _targets(plans, effects, home, cwd)
     charge(time.thread_time() - started)
     if not targets:
         return {}
+    options = glob_options(plans)
     context = path_context(paths, cwd, home)
 
     def resolve() -> dict[str, tuple[str, ...]]:
@@ -407,7 +529,9 @@ async def linked_classes(
             cwd=None if context.cwd is None else os.path.realpath(context.cwd),
         )
         try:
-            return _resolve_links(targets, (context, real) if real != context else (context,))
+            return _resolve_links(
+                targets, (context, real) if real != context else (context,), options, readable
+            )
         finally:
             # Done for the review (the thread runs in its context): it counts against its budget.
             charge(time.thread_time() - started)
@@ -416,6 +540,53 @@ async def linked_classes(
     # approver's deadline, and on that cancellation this task ends at once,
     # leaving the thread to finish on its own.
     return await anyio.to_thread.run_sync(resolve, abandon_on_cancel=True)
+
+
+_PLACE = "place:"
+
+
+def outside_home(home: str | None, cwd: str | None = None) -> Callable[[str], bool]:
+    """
+    What is readable for a call no boundary can be drawn for: all but the home directory.
+
+    The call's own working directory stays readable, also when it is the
+    home directory or holds it (a workspace no boundary can be drawn around).
+    """
+
+    def under(path: str, root: str | None) -> bool:
+        return root is not None and (path == root or path.startswith(root.rstrip("/") + "/"))
+
+    def readable(path: str) -> bool:
+        return not under(path, home) or (cwd is not None and under(path, os.path.normpath(cwd)))
+
+    return readable
+
+
+def unreadable_reads(
+    plans: Iterable[Plan],
+    effects: Iterable[Effect],
+    *,
+    readable: Callable[[str], bool],
+    home: str | None,
+    cwd: str | None,
+) -> dict[str, tuple[str, ...]]:
+    """
+    The reads of places the profile does not declare readable: ``outside`` for each, keyed as `through_links` looks them up.
+
+    A read of contents only: a listing (``ls ~``) reads names. A value
+    relative to a directory that is not known cannot be placed, and keeps
+    its classes.
+    """
+    found: dict[str, tuple[str, ...]] = {}
+    reads = [e for e in effects if isinstance(e, Read)]
+    reads += [e for plan in plans for _, e in iter_effects(plan) if isinstance(e, Read)]
+    for effect in reads:
+        if effect.metadata or effect.path.value is None:
+            continue
+        value = absolute(effect.path.value, home, cwd)
+        if value is not None and not readable(value):
+            found[_PLACE + effect.path.value] = ("outside",)
+    return found
 
 
 def _with_classes(path: EffectPath, extra: Iterable[str]) -> EffectPath:
@@ -440,6 +611,8 @@ def through_links(
         extra = list(links.get(key, ()))
         if isinstance(effect, Read) and effect.recursive and not effect.metadata:
             extra += links.get(_WALK + str(effect.path.value), ())
+        if isinstance(effect, Read):
+            extra += links.get(_PLACE + str(effect.path.value), ())
         path = _with_classes(effect.path, extra)
         out.append(effect if path is effect.path else msgspec.structs.replace(effect, path=path))
     return out

@@ -269,6 +269,8 @@ def _why(effect: Effect, profile: str) -> str:
             return "a path only known when it runs"
         if "secret" in effect.path.classes:
             return "which may hold credentials, and what it prints reaches the model"
+        if "outside" in effect.path.classes:
+            return f"which the {profile} profile does not declare readable"
         return "which no rule allows it to read"
     if isinstance(effect, Write):
         if "unknown" in effect.path.classes:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
 
@@ -47,7 +47,7 @@ from gateway.effects import (
     analyse_call,
     tool_effects,
 )
-from gateway_rules._context import repository_check
+from gateway_rules._context import outside_home, repository_check, unreadable_reads
 from gateway_rules._engine import JudgeContext, Judgement, RuleSet
 from gateway_rules._schema import PROFILES, Rule
 
@@ -150,6 +150,10 @@ def _overridden(answer: Answer, judgements: Sequence[Judgement], later: frozense
     )
 
 
+_EXAMPLE_HOME: Final = "/home/example"
+"""Where ``~`` of an example lies: judged as a call with no working directory is (`outside_home`)."""
+
+
 def _judge(
     rule_set: RuleSet,
     rule: Rule,
@@ -161,8 +165,20 @@ def _judge(
     request = _request(rule, example, programs)
     if isinstance(request, str):
         return False, request
+    plans = [s.plan for s in request.plan.statements] if request.plan is not None else []
+    links = unreadable_reads(
+        plans,
+        request.effects,
+        readable=outside_home(_EXAMPLE_HOME),
+        home=_EXAMPLE_HOME,
+        cwd=None,
+    )
     context = JudgeContext(
-        cwd=None, roots=(".",), repository=repository_check(None), profile=rule_set.profile
+        cwd=None,
+        roots=(".",),
+        repository=repository_check(None),
+        profile=rule_set.profile,
+        links=links,
     )
     answer, judgements = rule_set.evaluate(request, context)
     shown = f"the policy decides {_decision(answer)}: {answer.reason}"

@@ -60,7 +60,10 @@ def test_a_write_of_a_start_up_file_is_the_same_effect_as_a_redirect() -> None:
         (
             "Glob",
             {"pattern": "**/*.py", "path": "~"},
-            [("~", ("home", "secret", "persistence"))],
+            [
+                ("~", ("home", "secret", "persistence")),
+                ("~/**/*.py", ("home", "secret", "persistence")),
+            ],
             [],
         ),
         (
@@ -255,3 +258,37 @@ def test_the_configuration_examples_load_and_mean_what_the_page_says() -> None:
         Write,
     )
     assert write.path.classes == ("home", "persistence")
+
+
+@pytest.mark.parametrize(
+    ("tool", "data"),
+    [
+        ("read_file", {"path": f"{HOME}/.ssh/id_rsa"}),  # the MCP filesystem server's name
+        ("Read", {"file_path": "README.md", "path": f"{HOME}/.ssh/id_rsa"}),
+        ("Write", {"file_path": "notes.md", "content": "x", "target": "~/.bashrc"}),
+        ("local_shell", {"action": {"command": ["ls"], "cwd": "/"}}),
+    ],
+)
+def test_a_field_the_row_does_not_declare_is_not_known(tool: str, data: dict[str, Any]) -> None:
+    (effect,) = _effects(tool, data)
+    assert isinstance(effect, Opaque)
+    assert "does not declare" in effect.reason
+
+
+@pytest.mark.parametrize(
+    ("tool", "data"),
+    [
+        ("Read", {"file_path": "README.md", "offset": 10, "limit": 5}),
+        ("Write", {"file_path": "notes.md", "content": "x"}),
+        ("read_file", {"absolute_path": f"{CWD}/README.md", "offset": 1, "limit": 2}),
+        ("local_shell", {"action": {"type": "exec", "command": ["ls"], "timeout_ms": 1}}),
+    ],
+)
+def test_every_field_a_row_declares_is_known(tool: str, data: dict[str, Any]) -> None:
+    assert not only(_effects(tool, data), Opaque)
+
+
+def test_a_glob_a_tool_lists_is_judged_under_its_path() -> None:
+    (_, listed) = only(_effects("Glob", {"pattern": "../.ssh/*", "path": f"{HOME}/x"}), Read)
+    assert (listed.path.value, listed.metadata, listed.path.pattern) == ("~/.ssh/*", True, True)
+    assert "secret" in listed.path.classes

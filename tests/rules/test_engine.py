@@ -413,10 +413,10 @@ def test_arithmetic_on_values_the_plan_cannot_see_asks() -> None:
         "x=1; echo $((x + 1))",
         "for i in 1 2; do echo $((i)); done",
         "ls; [ $? -eq 0 ]",
-        '[ "$a" = "$b" ]',
+        'read -r a b < f; [ "$a" = "$b" ]',
         # `[`, `printf %d` and `shift` read plain integers: bash evaluates nothing there.
-        '[ "$n" -eq 1 ]',
-        "printf '%d' \"$n\"",
+        'read -r n < f; [ "$n" -eq 1 ]',
+        "read -r n < f; printf '%d' \"$n\"",
     ):
         assert decision(review(source)) == "allow", source
 

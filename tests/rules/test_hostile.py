@@ -583,8 +583,8 @@ LOOK_ALIKES = [
     "awk -F: '{print $1}' /etc/passwd",
     "awk 'NR > 1' data.csv",
     "awk '/system/ {n++} END {print n}' log.txt",
-    "cat ~/.bashrc",
-    "wc -l < ~/.bashrc",
+    "cat .bashrc",
+    "wc -l < .bashrc",
     "ls 2>/dev/null",
     "ls 2>&1 | head",
     "ls > /dev/null",
@@ -640,7 +640,7 @@ LOOK_ALIKES = [
     'read -r n < payload; [ "$n" -eq 1 ]',
     "printf '%d\\n' 42",
     "[[ -f setup.py ]] && echo yes",
-    'echo "${x:-default}"',
+    'x=a; echo "${x:-default}"',
     "ls -la | grep -v '^d' | awk '{print $9}'",
     "git log --format='%H %s' | head",
     "python3 --version",
@@ -730,16 +730,26 @@ ASKED = [
     "git -C src status",  # moves the repository: the check cannot follow
     "ls -la ~/.ssh",  # names keys into the model's context
     "env | sort",  # the whole environment into the model's context
-    # One variable whose name says it holds a secret, into the model's context.
+    # One variable from outside that is not declared harmless, into the model's context.
     "echo $AWS_SECRET_ACCESS_KEY",
     'echo "token: ${GITHUB_TOKEN}"',
     "printenv API_KEY",
     "echo ${DB_PASSWORD:0:4}",
     'bash -c "echo \\$NPM_TOKEN"',
     "cat <<EOF\n$OPENAI_API_KEY\nEOF",
+    # Names that do not say so: only declared variables may be shown.
+    'echo "$DATABASE_URL"',
+    "echo $SENTRY_DSN",
+    "echo $SMTP_PASS",
+    "printenv DATABASE_URL",
+    "declare -p SMTP_PASS",
+    'echo "${x:-default}"',  # a lower-case name from outside is a variable from outside
     'for f in *.py; do wc -l "$f"; done',  # a file named `--files0-from=…` is an option
     'for f in *.py; do wc -l -- "$f"; done',  # what the loop reads is only known when it runs
     "coproc cat",  # measured: a job in the background, as `cat README.md &` is
+    # The home directory is not a place the profile reads (only its toolchains are).
+    "cat ~/.bashrc",
+    "wc -l < ~/.bashrc",
 ]
 
 

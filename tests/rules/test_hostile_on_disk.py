@@ -116,10 +116,12 @@ HOSTILE = [
     # Another view of every file.
     A("proc-self-root", "cat /proc/self/root{HOME}/.aws/credentials"),
     A("proc-self-cwd", "cat /proc/self/cwd/.env"),
+    # A file in the home directory, reached through a link: not a place the profile reads.
+    A("read-through-link-into-home", "cat link_sub/notes.txt"),
+    A("read-tool-through-link-into-home", 'Read {"file_path": "link_sub/notes.txt"}'),
 ]
 
 TWINS = [
-    "cat link_sub/notes.txt",
     "cat README.md",
     "grep -rn TODO src",
     "grep -rn TODO clean",
@@ -127,7 +129,7 @@ TWINS = [
     "find src -type f -exec wc -l {} \\;",
     "ls -R .",
     "tree -L 2",
-    'Read {"file_path": "link_sub/notes.txt"}',
+    'Read {"file_path": "README.md"}',
     'Grep {"pattern": "TODO", "path": "src"}',
     'search_file_content {"pattern": "TODO", "dir_path": "src"}',
     'list_directory {"dir_path": "src"}',

@@ -16,6 +16,7 @@ from typing import Final
 
 from gateway._programs._rows import (
     DATA,
+    ENVIRONMENT,
     NETWORK,
     READ,
     RUN_CODE,
@@ -247,10 +248,11 @@ _PYTEST: Final = row(
         Mode(when=frozenset({"--help"}), operands=NO_OPERANDS),
     ),
     facts=(
+        # `--help` imports every conftest.py it finds, to list the options they add.
         Implicit(
             effect=Effect(kind="execute", action="code"),
             via="the tests it collects and their conftest.py",
-            unless=frozenset({"--version", "--help"}),
+            unless=frozenset({"--version"}),
         ),
         Implicit(
             effect=Effect(kind="write", action="write", recursive=True, value=".pytest_cache"),
@@ -383,6 +385,10 @@ _PIP_LIST: Final = _pip(
     "--exclude =",
 )
 _PIP_CONFIG_SCOPE: Final[tuple[OptionSpec, ...]] = ("--editor =", "--global", "--user", "--site")
+_PIP_CONFIG_SHOWN: Final = (
+    # An index URL with a password in it, from pip.conf or `PIP_INDEX_URL`.
+    Implicit(effect=ENVIRONMENT, via="its configuration and PIP_* variables"),
+)
 _PIP: Final = row(
     *_PIP_GENERAL,
     subcommands={
@@ -418,9 +424,9 @@ _PIP: Final = row(
             *_PIP_CONFIG_SCOPE,
             inherit=True,
             subcommands={
-                "list": _pip(*_PIP_CONFIG_SCOPE),
-                "get": _pip(*_PIP_CONFIG_SCOPE),
-                "debug": _pip(*_PIP_CONFIG_SCOPE),
+                "list": _pip(*_PIP_CONFIG_SCOPE, facts=_PIP_CONFIG_SHOWN),
+                "get": _pip(*_PIP_CONFIG_SCOPE, facts=_PIP_CONFIG_SHOWN),
+                "debug": _pip(*_PIP_CONFIG_SCOPE, facts=_PIP_CONFIG_SHOWN),
                 "set": _pip(*_PIP_CONFIG_SCOPE, facts=(_writes("pip's configuration file"),)),
                 "unset": _pip(*_PIP_CONFIG_SCOPE, facts=(_writes("pip's configuration file"),)),
                 "edit": _pip(
@@ -551,6 +557,11 @@ def _npm(*facts: Implicit, operands: Operands = NO_OPERANDS) -> ProgramRow:
 _NPM_INSTALL: Final = _npm(*_INSTALLS)
 _NPM_RUN: Final = _npm(*_NPM_RUNS)
 _NPM_READ: Final = _npm()
+# `npm config get //registry…/:_authToken` prints the token; `list` prints
+# the configuration from every file and `npm_config_*` variable.
+_NPM_CONFIG_SHOWN: Final = _npm(
+    Implicit(effect=ENVIRONMENT, via="its configuration and npm_config_* variables")
+)
 _NPM_REGISTRY: Final = _npm(_fetches("the registry"))
 _NPM_WRITES: Final = _npm(_writes("the package's files"))
 _NPM_EXEC: Final = row(
@@ -609,9 +620,9 @@ _NPM_CONFIG: Final = row(
     multichar_short=True,
     inherit=True,
     subcommands={
-        "get": _NPM_READ,
-        "list": _NPM_READ,
-        "ls": _NPM_READ,
+        "get": _NPM_CONFIG_SHOWN,
+        "list": _NPM_CONFIG_SHOWN,
+        "ls": _NPM_CONFIG_SHOWN,
         "set": _npm(_writes("npm's configuration file")),
         "delete": _npm(_writes("npm's configuration file")),
         "edit": _npm(
