@@ -30,6 +30,7 @@ from gateway._boundary import (
     Places as Places,
     resolve_confinement as resolve_confinement,
 )
+from gateway._bwrap import not_confinable as not_confinable
 from gateway._calls import ToolCall as ToolCall
 from gateway._config import (
     MAX_SECONDS as MAX_SECONDS,
@@ -281,6 +282,7 @@ __all__ = [
     "iter_commands",
     "iter_effects",
     "load_config",
+    "not_confinable",
     "plan_program",
     "read_audit_log",
     "read_program_position",

@@ -53,6 +53,7 @@ __all__ = [
     "command_argv",
     "environment",
     "layout",
+    "not_confinable",
     "snapshot",
     "unavailable",
 ]
@@ -128,6 +129,11 @@ def unavailable(program: str | None) -> str | None:
     if program is None:
         return "bubblewrap (`bwrap`) is not installed"
     return _probe(program)
+
+
+def not_confinable() -> str | None:
+    """Why ``gateway run`` cannot set up a boundary on this machine (a clause), or ``None`` when it can."""
+    return unavailable(bwrap_program())
 
 
 def environment(confinement: Confinement, environ: Mapping[str, str]) -> dict[str, str]:

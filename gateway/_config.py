@@ -683,6 +683,11 @@ class GatewayConfig(
         """Every profile defined: the built-in ones, then those this config adds."""
         return tuple(dict.fromkeys((*default_profiles(), *self.profiles)))
 
+    @property
+    def rules_profile(self) -> str:
+        """The profile the rules approver reviews under: its ``profile`` setting, else ``read-only``."""
+        return str(self.approver.get("rules", {}).get("profile") or "read-only")
+
     def profile(self, name: str) -> ProfileSection:
         """
         The profile ``name``: this config's ``[profiles.NAME]``, else the built-in one.

@@ -205,8 +205,7 @@ def _run(arguments: argparse.Namespace) -> int:
         raise CommandError(f"Cannot read {arguments.input!r}: {error.strerror}.") from None
     confining = None
     if arguments.confined:
-        profile = config.approver.get("rules", {}).get("profile") or "read-only"
-        confining = Confining(profile=str(profile))
+        confining = Confining(profile=config.rules_profile)
     try:
         anyio.run(
             _check, config, data.split(b"\n"), cwd_of(arguments), _Printer(arguments), confining

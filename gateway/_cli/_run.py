@@ -84,12 +84,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _profile(config: GatewayConfig, given: str | None) -> str:
-    name = given or config.approver.get("rules", {}).get("profile") or "read-only"
+    name = given or config.rules_profile
     try:
-        config.profile(str(name))
+        config.profile(name)
     except ConfigError as error:
         raise CommandError(str(error)) from None
-    return str(name)
+    return name
 
 
 def _shell_call(config: GatewayConfig, text: str, cwd: str) -> ToolCall:

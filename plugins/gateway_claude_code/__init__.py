@@ -12,7 +12,10 @@ Events (one JSON object on the hook's standard input):
   rule's reason, or with **no decision** (empty output), which leaves the call
   to Claude Code's own permission checks: what an allow the plan does not found
   gets (`gateway.Verdict.founded`). Claude Code's ``defer`` is not that: it
-  parks the call and stops the run for a later resume.
+  parks the call and stops the run for a later resume. A hook installed with
+  ``--confine`` answers an allowed ``Bash`` call with ``allow`` and an
+  ``updatedInput`` whose command runs the reviewed text through ``gateway
+  run``, inside the boundary (`gateway_hooks.Routing`).
 * ``PermissionRequest`` (Claude Code is about to ask its user; the event has
   no ``tool_use_id``): linked to its ``PreToolUse`` review by session, tool and
   input; a decline is denied again, anything else left to the dialog.
@@ -95,12 +98,20 @@ class ClaudeCodeEvent(msgspec.Struct, frozen=True, kw_only=True):
     error: Any = None
 
 
-class PreToolUseOutput(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """The ``hookSpecificOutput`` of a ``PreToolUse`` answer."""
+class PreToolUseOutput(
+    msgspec.Struct, frozen=True, kw_only=True, rename="camel", omit_defaults=True
+):
+    """
+    The ``hookSpecificOutput`` of a ``PreToolUse`` answer.
+
+    ``updated_input`` (``updatedInput``) replaces the tool's whole input; it
+    is sent only with ``allow``, for a call routed through ``gateway run``.
+    """
 
     hook_event_name: Literal["PreToolUse"]
     permission_decision: Literal["allow", "deny", "ask"]
     permission_decision_reason: str
+    updated_input: dict[str, Any] | None = None
 
 
 class PermissionDecision(
@@ -154,13 +165,21 @@ def _outcome(event: ClaudeCodeEvent) -> tuple[Literal["succeeded", "failed"], st
     return "succeeded", None
 
 
-def pre_tool_use_output(decision: str, reason: str) -> str:
-    """The ``PreToolUse`` answer for ``allow``, ``ask`` or ``decline`` (``deny``; so is anything else), as JSON text."""
+def pre_tool_use_output(
+    decision: str, reason: str, updated_input: dict[str, Any] | None = None
+) -> str:
+    """
+    The ``PreToolUse`` answer for ``allow``, ``ask`` or ``decline`` (``deny``; so is anything else), as JSON text.
+
+    ``updated_input`` goes only with an ``allow``: the input the tool runs with instead.
+    """
+    permission = _DECISION.get(decision, "deny")
     return _json(
         PreToolUseOutput(
             hook_event_name="PreToolUse",
-            permission_decision=_DECISION.get(decision, "deny"),
+            permission_decision=permission,
             permission_decision_reason=reason,
+            updated_input=updated_input if permission == "allow" else None,
         )
     )
 
@@ -213,7 +232,9 @@ class ClaudeCode:
         if event.kind == "outcome" or decision == "host":
             return HookReply()
         if event.kind == "review":
-            return HookReply(stdout=pre_tool_use_output(decision, answer.reason))
+            return HookReply(
+                stdout=pre_tool_use_output(decision, answer.reason, answer.updated_input)
+            )
         if decision == "allow":
             behavior = PermissionDecision(behavior="allow")
         elif decision == "decline":

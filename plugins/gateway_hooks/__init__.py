@@ -39,10 +39,11 @@ from gateway_guard import (
     host_decision,
 )
 
-from gateway import AllowMode, PluginLoadError, ToolCall
+from gateway import AllowMode, PluginLoadError, ToolCall, Verdict
 from gateway.plugins import HOSTS_GROUP
 from gateway.text import error_detail
 from gateway_hooks._links import Link, LinkStore
+from gateway_hooks._routing import ConfiningReviewer, Routing
 from gateway_hooks._settings import (
     HookScope,
     gateway_commands,
@@ -68,6 +69,7 @@ __all__ = [
     "HookScope",
     "Link",
     "LinkStore",
+    "Routing",
     "answer_hook",
     "decode_event",
     "gateway_commands",
@@ -133,11 +135,15 @@ class HookAnswer(msgspec.Struct, frozen=True, kw_only=True):
         reason: One sentence: the rule's reason (shown to the person for an
             ask, to the model for a decline).
         call_id: The call the answer is about.
+        updated_input: For an ``allow`` a confining hook routes: the call's
+            input with its command run through ``gateway run`` inside the
+            boundary (`Routing`); the host runs that instead.
     """
 
     decision: HostDecision
     reason: str
     call_id: str | None = None
+    updated_input: dict[str, Any] | None = None
 
 
 class HookReply(msgspec.Struct, frozen=True, kw_only=True):
@@ -315,6 +321,7 @@ async def answer_hook(
     within: float = DEFAULT_TIMEOUT,
     shadow: bool = False,
     hook_pid: int | None = None,
+    routing: Routing | None = None,
 ) -> HookReply:
     """
     Answer one hook event: read it, review it once, reply in the host's format.
@@ -334,6 +341,11 @@ async def answer_hook(
         within: Seconds the review may take before the call is blocked.
         shadow: Record only; the host decides every call.
         hook_pid: The hook process the host started (`HookEvent.hook_pid`), when known.
+        routing: For a confining hook (``--confine``): a shell call is
+            reviewed for a caller that runs it inside a boundary, and an
+            allow is answered with its command rewritten to run through
+            ``gateway run`` (`Routing`). ``None``, a reviewer that cannot
+            review for a confining caller, or any other tool: no routing.
     """
     try:
         event = host.read(decode_event(data))
@@ -358,10 +370,47 @@ async def answer_hook(
             call = msgspec.structs.replace(
                 call, call_id=f"permission-{links.key(host.name, call)[:32]}"
             )
-    verdict = await guarded_review(reviewer, call, within=within)
+    field = None
+    if routing is not None and event.kind == "review" and isinstance(reviewer, ConfiningReviewer):
+        field = routing.field(call)
+    if field is not None and isinstance(reviewer, ConfiningReviewer):
+        verdict = await guarded_review(_Confining(reviewer, routing), call, within=within)
+    else:
+        verdict = await guarded_review(reviewer, call, within=within)
     if event.kind == "review" and links is not None:
         links.remember(host.name, call, verdict)
     decision = host_decision(verdict, allow=allow, shadow=shadow)
+    updated = None
+    if (
+        field is not None
+        and routing is not None
+        and verdict.allowed
+        and verdict.boundary is not None
+        and allow == "founded"
+        and not shadow
+        and not verdict.defer
+    ):
+        # It runs inside its boundary, through the runner: the gateway
+        # answers for it (the boundary, not the host's checks, stands behind it).
+        decision = "allow"
+        updated = routing.updated_input(call, field, verdict)
     return host.reply(
-        event, HookAnswer(decision=decision, reason=verdict.reason, call_id=verdict.call_id)
+        event,
+        HookAnswer(
+            decision=decision,
+            reason=verdict.reason,
+            call_id=verdict.call_id,
+            updated_input=updated,
+        ),
     )
+
+
+class _Confining:
+    """A reviewer that reviews every call for a caller running it inside a boundary."""
+
+    def __init__(self, reviewer: ConfiningReviewer, routing: Routing | None) -> None:
+        self._reviewer = reviewer
+        self._confining = routing.confining if routing is not None else None
+
+    async def review(self, call: ToolCall) -> Verdict:
+        return await self._reviewer.review(call, confining=self._confining)

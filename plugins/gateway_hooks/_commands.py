@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 __all__ = ["DOCTOR", "HOOK", "INSTALL", "UNINSTALL"]
 
+_CONFINE_HELP: Final = (
+    "run each allowed shell call through `gateway run`, inside the boundary of the rules' profile"
+)
+
 _SLACK: Final = 30.0
 """Seconds a host waits for the hook beyond the hook's own timeout, so the hook's answer comes first."""
 
@@ -81,6 +85,11 @@ def _configure_hook(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="review in this process even when a service listens",
     )
+    mode.add_argument(
+        "--confine",
+        action="store_true",
+        help=_CONFINE_HELP + " (reviews in-process)",
+    )
 
 
 def _run_hook(arguments: argparse.Namespace) -> int:
@@ -95,6 +104,8 @@ def _run_hook(arguments: argparse.Namespace) -> int:
         argv.append("--require-service")
     if arguments.in_process:
         argv.append("--in-process")
+    if arguments.confine:
+        argv.append("--confine")
     return gateway_relay.main(argv)
 
 
@@ -130,10 +141,16 @@ def _configure_install(parser: argparse.ArgumentParser, *, installing: bool) -> 
             metavar="FILE",
             help="the gateway config the hook reviews with in-process (default: the embedded one)",
         )
-        parser.add_argument(
+        modes = parser.add_mutually_exclusive_group()
+        modes.add_argument(
             "--require-service",
             action="store_true",
             help="block every call when no `gateway serve` is running",
+        )
+        modes.add_argument(
+            "--confine",
+            action="store_true",
+            help=_CONFINE_HELP + " (Claude Code only; reviews in-process)",
         )
         parser.add_argument(
             "--timeout",
@@ -158,8 +175,15 @@ def _change(arguments: argparse.Namespace, *, installing: bool) -> int:
             )
         if arguments.config and not Path(arguments.config).expanduser().is_file():
             raise CommandError(f"The config file {arguments.config!r} does not exist.")
+        if arguments.confine and host.name != "claude-code":
+            raise CommandError(
+                f"--confine needs a host whose hook can rewrite a call (claude-code), not {host.name!r}."
+            )
         command = hook_command(
-            host.name, config=arguments.config, require_service=arguments.require_service
+            host.name,
+            config=arguments.config,
+            require_service=arguments.require_service,
+            confine=arguments.confine,
         )
         if arguments.timeout != 330.0:
             command += f" --timeout {arguments.timeout:g}"

@@ -78,6 +78,7 @@ def hook_command(
     config: str | None = None,
     require_service: bool = False,
     program: Sequence[str] | None = None,
+    confine: bool = False,
 ) -> str:
     """The hook command for ``host``, quoted for the shell the host runs it with."""
     words = [*(program or hook_program()), host]
@@ -85,6 +86,8 @@ def hook_command(
         words += ["--config", str(Path(config).expanduser().absolute())]
     if require_service:
         words.append("--require-service")
+    if confine:
+        words.append("--confine")
     return shlex.join(words)
 
 

@@ -17,8 +17,16 @@ import sys
 
 import anyio
 
-from gateway import Gateway, GatewayConfig, GatewayError, default_config, load_config
+from gateway import (
+    Gateway,
+    GatewayConfig,
+    GatewayError,
+    default_config,
+    load_config,
+    not_confinable,
+)
 from gateway_hooks import HookReply, LinkStore, answer_hook, load_host
+from gateway_hooks._routing import Routing, gateway_program
 
 __all__ = ["run_standalone"]
 
@@ -32,7 +40,20 @@ def _config(path: str | None) -> GatewayConfig:
         ) from None
 
 
-async def _answer(host_name: str, data: bytes, config: GatewayConfig, seconds: float) -> HookReply:
+def _routing(config: GatewayConfig, path: str | None) -> Routing:
+    """How this hook routes shell calls through ``gateway run``, with the same config."""
+    return Routing(
+        profile=config.rules_profile,
+        unavailable=not_confinable(),
+        shell_tools=config.shell_tools,
+        config=os.path.abspath(path) if path else None,
+        program=gateway_program(),
+    )
+
+
+async def _answer(
+    host_name: str, data: bytes, config: GatewayConfig, seconds: float, routing: Routing | None
+) -> HookReply:
     host = load_host(host_name)
     with anyio.fail_after(seconds):
         async with Gateway(config) as gateway:
@@ -44,14 +65,18 @@ async def _answer(host_name: str, data: bytes, config: GatewayConfig, seconds: f
                 links=LinkStore.default(),
                 within=seconds,
                 hook_pid=os.getpid(),
+                routing=routing,
             )
 
 
 def run_standalone(
-    host_name: str, data: bytes, config_path: str | None, timeout: float
+    host_name: str, data: bytes, config_path: str | None, timeout: float, *, confine: bool = False
 ) -> tuple[int, str, str]:
     """
     Answer one event with a gateway in this process.
+
+    ``confine``: the hook routes allowed shell calls through ``gateway run``
+    (`gateway_hooks.Routing`), under the config's rules profile.
 
     Returns:
         ``(status, stdout, stderr)``: what the hook process prints and how it exits.
@@ -63,7 +88,8 @@ def run_standalone(
             # in its own process: the audit sinks take the log's lock when they
             # open (bounded, a decline when another holds it too long), so they
             # take turns and the chain never forks.
-            reply = anyio.run(_answer, host_name, data, config, timeout)
+            routing = _routing(config, config_path) if confine else None
+            reply = anyio.run(_answer, host_name, data, config, timeout, routing)
     except TimeoutError:
         return 2, "", f"The gateway did not answer within {timeout:g} s, so the call is blocked."
     except GatewayError as error:

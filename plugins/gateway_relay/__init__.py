@@ -29,8 +29,12 @@ imports ``re``). The protocol, one connection per event:
 * request: ``GATEWAY-HOOK 1 HOST LENGTH\n`` and the event's ``LENGTH`` bytes;
 * reply: ``STATUS STDOUT-LENGTH STDERR-LENGTH\n`` and those bytes (UTF-8).
 
+``--confine`` routes allowed shell calls through ``gateway run`` (see
+``gateway_hooks.Routing``); the approval service does not route, so such a
+hook always reviews in-process.
+
 Usage: ``gateway-hook HOST [--config FILE] [--socket PATH] [--timeout SECONDS]
-[--require-service | --in-process]``.
+[--require-service | --in-process] [--confine]``.
 """
 
 from __future__ import annotations
@@ -97,7 +101,7 @@ DEFAULT_TIMEOUT: Final = 330.0
 
 _USAGE: Final = (
     "usage: gateway-hook HOST [--config FILE] [--socket PATH | --server URL [--token-file FILE]] "
-    "[--timeout SECONDS] [--require-service | --in-process]"
+    "[--timeout SECONDS] [--require-service | --in-process] [--confine]"
 )
 
 
@@ -133,6 +137,7 @@ class Options:
 
     __slots__ = (
         "config",
+        "confine",
         "host",
         "in_process",
         "require_service",
@@ -153,6 +158,7 @@ class Options:
         in_process: bool,
         server: str | None = None,
         token_file: str | None = None,
+        confine: bool = False,
     ) -> None:
         self.host = host
         self.config = config
@@ -162,6 +168,7 @@ class Options:
         self.in_process = in_process
         self.server = server
         self.token_file = token_file
+        self.confine = confine
 
 
 def state_directory(environ: Mapping[str, str] | None = None) -> str:
@@ -211,7 +218,7 @@ def parse_options(argv: Sequence[str]) -> Options:
                     raise Blocked(f"The option {name} needs a value ({_USAGE}).")
                 value = words.pop(0)
             values[name] = value
-        elif name in ("--require-service", "--in-process") and not equals:
+        elif name in ("--require-service", "--in-process", "--confine") and not equals:
             flags.add(name)
         else:
             raise Blocked(f"Unknown argument {word!r} ({_USAGE}).")
@@ -219,6 +226,11 @@ def parse_options(argv: Sequence[str]) -> Options:
         raise Blocked("Choose --require-service or --in-process, not both.")
     if "--server" in values and ("--socket" in values or "--in-process" in flags):
         raise Blocked("Choose --server or a local --socket / --in-process, not both.")
+    if "--confine" in flags and ("--server" in values or "--require-service" in flags):
+        raise Blocked(
+            "A --confine hook reviews in-process (the service does not route calls through "
+            "`gateway run`): drop --server or --require-service."
+        )
     table = _hook_table(values["--config"]) if "--config" in values else {}
     raw_timeout: Any = values.get("--timeout", table.get("timeout", DEFAULT_TIMEOUT))
     try:
@@ -236,10 +248,11 @@ def parse_options(argv: Sequence[str]) -> Options:
         config=values.get("--config"),
         socket=values.get("--socket") or configured_socket,
         timeout=timeout,
-        require_service=require and "--in-process" not in flags,
-        in_process="--in-process" in flags,
+        require_service=require and not flags & {"--in-process", "--confine"},
+        in_process=bool(flags & {"--in-process", "--confine"}),
         server=values.get("--server"),
         token_file=values.get("--token-file"),
+        confine="--confine" in flags,
     )
 
 
@@ -458,7 +471,9 @@ def _answer(options: Options, data: bytes) -> Reply:
             raise Blocked(f"No gateway is listening at {path!r}, and this hook requires one.")
     from gateway_hooks._standalone import run_standalone  # the slow path: import the gateway
 
-    status, stdout, stderr = run_standalone(options.host, data, options.config, options.timeout)
+    status, stdout, stderr = run_standalone(
+        options.host, data, options.config, options.timeout, confine=options.confine
+    )
     return Reply(status, stdout, stderr)
 
 
