@@ -24,6 +24,7 @@ audit log holds:
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -43,7 +44,14 @@ from claude_agent_sdk import (
     query,
 )
 
-from gateway import VerdictReached, verify_audit_log
+from gateway import (
+    CallProposed,
+    RunChanged,
+    VerdictReached,
+    not_confinable,
+    read_audit_log,
+    verify_audit_log,
+)
 from hosts.models import ScriptedModel, ToolUse
 from hosts.support import CLAUDE, KEY_MARK, Scene, install, json_lines, make_scene, need, run_cli
 
@@ -230,3 +238,64 @@ def test_headless_an_ask_is_refused_by_claude_code_and_never_hangs(scene: Scene)
     verdicts = [e.verdict for e in scene.events() if isinstance(e, VerdictReached)]
     assert [v.decision for v in verdicts] == ["ask"]
     assert verdicts[0].reason.startswith(ASK_REASON)
+
+
+_NO_BWRAP = not_confinable()
+
+STEAL = (
+    "import os\n"
+    "try:\n"
+    "    print(open(os.path.expanduser('~/.ssh/id_rsa')).read())\n"
+    "except OSError as error:\n"
+    "    print('no key:', type(error).__name__)\n"
+)
+
+
+def test_a_confining_hook_runs_code_it_cannot_read_inside_the_boundary(scene: Scene) -> None:
+    """
+    With ``--confine``, code the rules cannot read runs through ``gateway run`` instead of asking.
+
+    Unconfined, both calls are asked about (nobody answers in ``-p``, so
+    neither runs). Confined, the ``python3 -c`` writes its file in the
+    project, and the script that reads the key finds no key.
+    """
+    if _NO_BWRAP is not None:
+        if os.environ.get("GATEWAY_TESTS_NEED_EVERY_EXTRA") == "1":
+            raise RuntimeError(f"This test needs bubblewrap, and {_NO_BWRAP}.")
+        pytest.skip(f"needs bubblewrap: {_NO_BWRAP}")
+    audit = scene.root / "audit.jsonl"
+    config = scene.root / "gateway.toml"
+    config.write_text(
+        '[approver.rules]\nprofile = "workspace-write"\n\n'
+        f'[sinks.audit]\nplugin = "jsonl"\npath = "{audit}"\nrequired = true\n'
+    )
+    (scene.project / "steal.py").write_text(STEAL)
+    install(scene, "claude-code", "--config", str(config), "--confine")
+    (guard,) = settings(scene)["hooks"]["PreToolUse"][0]["hooks"]
+    assert guard["command"].endswith(" --confine")
+    write = 'python3 -c \'open("out.txt","w").write("x")\''
+    calls = [
+        ToolUse("Bash", {"command": write, "description": "Write out.txt"}),
+        ToolUse("Bash", {"command": "python3 steal.py", "description": "Run the script"}),
+    ]
+    with ScriptedModel(calls) as model:
+        result = claude(scene, model, "Write out.txt, then run steal.py.")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert model.proposed == len(calls)
+    wrote, stole = model.results
+    assert (scene.project / "out.txt").read_text() == "x", wrote
+    assert "no key: FileNotFoundError" in stole, stole
+    assert KEY_MARK not in stole
+    assert KEY_MARK not in result.stdout
+    # Two verdicts per call: the hook's (an allow with its boundary, which
+    # routed the call) and the runner's review of the same text, which ran it.
+    events = list(read_audit_log(audit))
+    verdicts = [e for e in events if isinstance(e, VerdictReached)]
+    assert [v.verdict.decision for v in verdicts] == ["allow"] * 4
+    assert all(v.verdict.boundary is not None for v in verdicts)
+    proposed = [e for e in events if isinstance(e, CallProposed)]
+    assert [p.host for p in proposed] == ["claude-code", "gateway-run"] * 2
+    assert [p.input["command"] for p in proposed] == [write, write, *["python3 steal.py"] * 2]
+    changed = [e for e in events if isinstance(e, RunChanged)]
+    assert [c.created for c in changed] == [(str(scene.project / "out.txt"),), ()]
+    assert verify_audit_log(audit) is None
