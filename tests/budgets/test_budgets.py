@@ -44,10 +44,13 @@ async def _review(text: str) -> tuple[str, str]:
 def test_a_hostile_shape_at_the_limit_ends_within_its_budget(shape: Shape) -> None:
     text = shape.at_most(LIMIT)
     decision, reason = anyio.run(_review, text)
-    assert not any(words in reason for words in _FAILED_WORKER), reason
-    if "CPU time" in reason:
-        # What the budget cut short is never allowed: the rules ask, or a person decides.
+    if "of CPU time it may use" in reason:
+        # The budget cut it short (a busy machine's CPU time runs long too):
+        # never allowed, and nothing died on the way.
         assert decision != "allow"
+        assert not any(words in reason for words in ("died", "memory")), reason
+        return
+    assert not any(words in reason for words in _FAILED_WORKER), reason
 
 
 def _doubled(times: int, tail: str) -> str:

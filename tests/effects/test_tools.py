@@ -148,7 +148,7 @@ def test_a_tool_whose_input_holds_none_of_its_rows_fields_is_opaque() -> None:
     # `Write` given its path under another name: "it writes nothing" would be a guess.
     (opaque,) = _effects("Write", {"path": "~/.bashrc", "content": "x"})
     assert isinstance(opaque, Opaque)
-    assert "`content`, `path`" in opaque.reason
+    assert "does not declare (`path`)" in opaque.reason
     # The harmless twins: the row's own field, and a tool whose row names no content.
     assert only(_effects("Write", {"file_path": "notes.md", "content": "x"}), Write)
     assert _effects("TodoWrite", {"todos": []}) == []
