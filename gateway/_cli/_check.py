@@ -13,12 +13,13 @@ from gateway._calls import ToolCall
 from gateway._cli._common import (
     CommandError,
     Subcommand,
+    add_audit_argument,
     add_cwd_argument,
     cwd_of,
     read_input,
     write_json,
 )
-from gateway._cli._fleet import load_tiers
+from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, verdict_view, wants_json, write_text
 from gateway._config import GatewayConfig, SinkConfig
 from gateway._confinement import Confining
@@ -42,14 +43,8 @@ class _Line(msgspec.Struct, forbid_unknown_fields=True):
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="the user tier's config (default: ~/.config/agent-gateway/config.toml if it exists, else the embedded one); the managed and project tiers apply too",
-    )
-    parser.add_argument(
-        "--audit", metavar="FILE", help="write the audit log here (instead of the config's sinks)"
-    )
+    add_config_argument(parser)
+    add_audit_argument(parser)
     parser.add_argument(
         "--profile",
         metavar="NAME",

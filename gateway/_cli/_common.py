@@ -65,6 +65,13 @@ class Subcommand:
     run: Callable[[argparse.Namespace], int]
 
 
+def add_audit_argument(parser: argparse.ArgumentParser) -> None:
+    """``--audit FILE``: where the audit log goes instead of the config's sinks."""
+    parser.add_argument(
+        "--audit", metavar="FILE", help="write the audit log here (instead of the config's sinks)"
+    )
+
+
 def add_cwd_argument(parser: argparse.ArgumentParser, what: str) -> None:
     """``--cwd DIR``: the directory a call runs in (default: the command's own)."""
     parser.add_argument(

@@ -41,8 +41,12 @@ from gateway._bwrap import (
 )
 from gateway._calls import ToolCall
 from gateway._cli._check import without_person
-from gateway._cli._common import CommandError, Subcommand
-from gateway._cli._fleet import load_tiers
+from gateway._cli._common import (
+    CommandError,
+    Subcommand,
+    add_audit_argument,
+)
+from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._config import GatewayConfig, SinkConfig
 from gateway._confinement import Confinement, Confining
 from gateway._effects import Write
@@ -67,19 +71,13 @@ _CHANGES_SHOWN: Final = 20
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="the user tier's config (default: ~/.config/agent-gateway/config.toml if it exists, else the embedded one); the managed and project tiers apply too",
-    )
+    add_config_argument(parser)
     parser.add_argument(
         "--profile",
         metavar="NAME",
         help="review and confine under this profile (read-only, workspace-write, or one [profiles.NAME] defines) instead of the config's",
     )
-    parser.add_argument(
-        "--audit", metavar="FILE", help="write the audit log here (instead of the config's sinks)"
-    )
+    add_audit_argument(parser)
     parser.add_argument("text", metavar="'SHELL TEXT'", help="the shell text to review and run")
 
 
