@@ -126,7 +126,7 @@ from gateway._telemetry import (
     verdict_attributes,
 )
 from gateway._text import shorten
-from gateway._verdicts import DECISION_VERBS, Verdict, unconfined
+from gateway._verdicts import DECISION_VERBS, Verdict, as_ask, unconfined
 from gateway._version import VERSION
 from gateway._witness import Witness, load_witness
 
@@ -1001,15 +1001,9 @@ class Gateway(AsyncContextManagerMixin):
     def _deferred(verdict: Verdict) -> Verdict:
         """What shadow mode returns: the host decides; the verdict it would have had is recorded."""
         would = DECISION_VERBS[verdict.decision].lower()
-        return Verdict(
-            decision="ask",
-            reason=f"Shadow mode: the gateway would have {would} this call ({verdict.reason.rstrip('.')}); the host decides.",
-            digest=verdict.digest,
-            approver=verdict.approver,
-            rule=verdict.rule,
-            call_id=verdict.call_id,
-            decided_by=verdict.decided_by,
-            policy=verdict.policy,
+        return as_ask(
+            verdict,
+            f"Shadow mode: the gateway would have {would} this call ({verdict.reason.rstrip('.')}); the host decides.",
             defer=True,
         )
 

@@ -27,6 +27,7 @@ __all__ = [
     "Decision",
     "Decline",
     "Verdict",
+    "as_ask",
     "strictest",
     "strictness",
     "unconfined",
@@ -204,15 +205,32 @@ def unconfined(verdict: Verdict, why: str, *, needed: bool = True) -> Verdict:
     if said.startswith(allowed + " "):
         said = asked + said[len(allowed) :]
     joined = ", and" if needed else "; it would run inside a boundary, and"
+    return as_ask(verdict, f"{said}{joined} {why}, so a person must decide.")
+
+
+def as_ask(verdict: Verdict, reason: str, *, defer: bool = False) -> Verdict:
+    """
+    ``verdict`` turned into an ask for ``reason``, bound to the same plan and deciders.
+
+    What stood only behind an allow goes: it is not founded and carries no
+    boundary. ``defer`` leaves the decision to the host (shadow mode).
+
+    Examples:
+        >>> v = Verdict(decision="allow", reason="Allowed.", digest="d", rule="r", founded=True)
+        >>> a = as_ask(v, "Asked.")
+        >>> (a.decision, a.reason, a.digest, a.rule, a.founded)
+        ('ask', 'Asked.', 'd', 'r', False)
+    """
     return Verdict(
         decision="ask",
-        reason=f"{said}{joined} {why}, so a person must decide.",
+        reason=reason,
         digest=verdict.digest,
         approver=verdict.approver,
         rule=verdict.rule,
         call_id=verdict.call_id,
         decided_by=verdict.decided_by,
         policy=verdict.policy,
+        defer=defer,
     )
 
 
