@@ -280,6 +280,20 @@ class Invocation:
                     unreadable=f"the word after `git {name}` expands",
                 )
                 return cls(name, command, (name,), None, reading, offset, tuple(words))
+            elif (
+                first is not None
+                and first.startswith("-")
+                and any(word is None or word in seconds for word in words[1:])
+            ):
+                # git reads options before a subcommand's second word and
+                # then the word (`git remote -v rm origin` removes a remote):
+                # which second word runs is not read here, so nothing is said.
+                reading = ArgumentReading(
+                    program=f"git {name}",
+                    table=True,
+                    unreadable=f"an option stands before what may be the second word of `git {name}`",
+                )
+                return cls(name, command, (name,), None, reading, offset, tuple(words))
             else:
                 second = _DEFAULT_SECOND.get(name)
                 if second is not None and second in seconds:

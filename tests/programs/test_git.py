@@ -169,6 +169,13 @@ HOSTILE: dict[str, Case] = {
         ["remote", "add", "o", "https://x.invalid/r"], [("write", "git remote", ".git/config")]
     ),
     "remote-update": Case(["remote", "update"], [("network", "git remote", None)]),
+    # git reads `-v` and then the second word: this removes the remote.
+    "remote-option-before-rm": Case(
+        ["remote", "-v", "rm", "origin"], [], unreadable="an option stands before"
+    ),
+    "remote-option-before-expanding": Case(
+        ["remote", "-v", None, "origin"], [], unreadable="an option stands before"
+    ),
     "remote-show-contacts": Case(["remote", "show", "origin"], [("network", "git remote", None)]),
     "stash-bare-pushes": Case(["stash"], [("write", "git stash", ".")]),
     "worktree-add": Case(["worktree", "add", "../x"], [("write", "git worktree add", "../x")]),
@@ -459,6 +466,19 @@ def test_branch_listing_writes_nothing_and_creating_writes_a_ref() -> None:
     creating = run_confined(["git", "branch", "topic"], prepare=_repository)
     assert not {p for p in listing.created | listing.changed if "refs" in p}
     assert ".git/refs/heads/topic" in creating.created
+
+
+def _with_remote(work: Path, env: Mapping[str, str]) -> None:
+    _repository(work, env)
+    git(work, env, "remote", "add", "origin", "https://example.invalid/r")
+
+
+def test_an_option_before_a_remote_word_still_runs_the_word() -> None:
+    """`git remote -v rm origin` rewrites the config; `git remote -v` only lists."""
+    listing = run_confined(["git", "remote", "-v"], prepare=_with_remote)
+    removing = run_confined(["git", "remote", "-v", "rm", "origin"], prepare=_with_remote)
+    assert ".git/config" not in listing.changed
+    assert ".git/config" in removing.changed
 
 
 def test_config_with_two_operands_writes_the_repository_config() -> None:
