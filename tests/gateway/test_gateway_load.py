@@ -547,14 +547,13 @@ async def test_thousands_of_reviews_over_http_and_the_hook_socket_of_gateway_ser
             env=env,
             wait=SERVED_BOUND / 4,
         ) as served:
-            port = int(served.url.rstrip("/").rsplit(":", 1)[1])
 
             async def one(index: int, call_id: str) -> None:
                 command = SERVED_COMMANDS[index // 2 % len(SERVED_COMMANDS)].format(i=index)
                 if call_id in over_socket:
                     said = await _over_socket(str(hook_socket), call_id, command, str(tmp_path))
                 else:
-                    said = await _over_http(port, served.token, call_id, command)
+                    said = await _over_http(served.port, served.token, call_id, command)
                 if said is not None:
                     told[call_id] = said
                 if len(told) >= SERVED_BURST * 3 // 4:
