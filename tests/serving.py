@@ -58,6 +58,11 @@ class Served:
         return self.announced(PAGE)
 
     @property
+    def port(self) -> int:
+        """The port it listens on (``--port 0`` picks a free one)."""
+        return int(self.url.rstrip("/").rsplit(":", 1)[1])
+
+    @property
     def token(self) -> str:
         """The bearer token the service made at start."""
         return self.announced(TOKEN).rsplit(" ", 1)[1]

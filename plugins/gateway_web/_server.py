@@ -5,13 +5,13 @@ Running the approval service: a gateway, its board, the app, and a real HTTP ser
 a free port), opens the gateway, starts the event recorder and uvicorn in one
 task group, and yields a `RunningService`. Leaving it stops in order:
 waiting calls are declined, event streams end, uvicorn finishes the open
-requests (bounded), then the gateway closes. Signals are left to the caller.
+requests and the hook socket answers the hooks connected (both bounded),
+then the gateway closes. Signals are left to the caller.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import ipaddress
 import secrets
 import socket
@@ -23,6 +23,7 @@ from typing import Any, Final
 import anyio
 import msgspec
 import uvicorn
+from anyio.abc import TaskStatus
 from gateway_human import SERVICE_KEY, Board
 
 from gateway import Approver, Gateway, GatewayConfig, Sink
@@ -239,17 +240,30 @@ async def open_service(
             )
             async with anyio.create_task_group() as group:
                 await group.start(service.run)
+                stopping = anyio.Event()
+                hooks_stopped = anyio.Event()
                 if hooks is not None and hooks_path is not None:
-                    await group.start(
-                        functools.partial(
-                            serve_hook_socket,
-                            hooks,
-                            gateway,
-                            path=hooks_path,
-                            max_body=settings.max_body,
-                            review_limit=review_limit(config),
-                        )
-                    )
+
+                    async def run_hooks(
+                        *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+                    ) -> None:
+                        try:
+                            await serve_hook_socket(
+                                hooks,
+                                gateway,
+                                path=hooks_path,
+                                max_body=settings.max_body,
+                                review_limit=review_limit(config),
+                                stop=stopping,
+                                drain=STOP_TIMEOUT,
+                                task_status=task_status,
+                            )
+                        finally:
+                            hooks_stopped.set()
+
+                    await group.start(run_hooks)
+                else:
+                    hooks_stopped.set()
                 stopped = anyio.Event()
 
                 async def run_server() -> None:
@@ -276,8 +290,11 @@ async def open_service(
                             board.close("the approval service is stopping")
                         service.close()
                         server.should_exit = True
+                        stopping.set()
+                        # Both finish what they hold (bounded): a verdict given is a verdict sent.
                         with anyio.move_on_after(STOP_TIMEOUT + 5):
                             await stopped.wait()
+                            await hooks_stopped.wait()
                     group.cancel_scope.cancel()
     finally:
         sock.close()

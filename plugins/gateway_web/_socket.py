@@ -49,6 +49,9 @@ HEADER_LIMIT: Final = 4096
 READ_TIMEOUT: Final = 10.0
 """Seconds a client may take to send its request."""
 
+SEND_TIMEOUT: Final = 5.0
+"""Seconds sending an answer may take, even while the service stops."""
+
 LISTEN_BACKLOG: Final = 4096
 """Connections the kernel queues before the service accepts them (capped by ``net.core.somaxconn``): a hook a host started is answered, busy or not, never refused at connect."""
 
@@ -161,7 +164,13 @@ async def _handle(
             if not replies:
                 return
             reply = replies[0]
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+        # Shielded: a verdict the gateway released (and recorded) is sent even
+        # when the service stops meanwhile; a hook that cannot take it is gone.
+        with (
+            anyio.CancelScope(shield=True),
+            anyio.move_on_after(SEND_TIMEOUT),
+            contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError),
+        ):
             await client.send(reply_frame(reply.status, reply.stdout, reply.stderr))
 
 
@@ -172,23 +181,38 @@ async def serve_hook_socket(
     path: Path,
     max_body: int,
     review_limit: float,
+    stop: anyio.Event | None = None,
+    drain: float = 0.0,
     task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """
-    Answer hook events on the socket bound at ``path`` until cancelled; its file is removed then.
+    Answer hook events on the socket bound at ``path`` until ``stop`` is set (or cancelled).
+
+    Once ``stop`` is set, no new connection is accepted and the socket's file
+    is removed, but every hook already connected is answered, within
+    ``drain`` seconds: a verdict the gateway gave (and recorded) reaches its
+    hook rather than being cut off by the service stopping. Past ``drain``,
+    the reviews still running are cancelled, which the gateway records as
+    declines. Cancelling the task stops at once.
 
     The path is passed, not asked of the socket: a socket bound through a
     directory's descriptor (`at_socket_path`) names that descriptor, long closed.
     """
     listener = await SocketListener.from_socket(listener_socket)
+
+    async def handle(client: SocketStream) -> None:
+        await _handle(client, gateway, max_body, review_limit)
+
     try:
-        async with listener, anyio.create_task_group() as group:
-            task_status.started()
-
-            async def handle(client: SocketStream) -> None:
-                await _handle(client, gateway, max_body, review_limit)
-
-            await listener.serve(handle, group)
+        async with anyio.create_task_group() as hooks:
+            async with listener, anyio.create_task_group() as accepting:
+                task_status.started()
+                accepting.start_soon(listener.serve, handle, hooks)
+                await (stop.wait() if stop is not None else anyio.sleep_forever())
+                accepting.cancel_scope.cancel()
+            with contextlib.suppress(OSError):
+                os.unlink(path)  # new hooks find no service; those connected are answered
+            hooks.cancel_scope.deadline = anyio.current_time() + drain
     finally:
         with contextlib.suppress(OSError):
             os.unlink(path)  # a short, local call: the service is stopping

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from gateway_relay import SUN_PATH_BYTES, at_socket_path
 
@@ -43,9 +44,18 @@ from adapters.scripted import (
     DECLINE_REASON,
     DECLINED,
     FOUNDED,
+    FOUNDED_REASON,
     NEEDS_HUMAN,
 )
-from gateway import CallOutcome, VerdictReached, read_audit_log, verify_audit_log
+from gateway import (
+    Allow,
+    Answer,
+    CallOutcome,
+    ReviewRequest,
+    VerdictReached,
+    read_audit_log,
+    verify_audit_log,
+)
 
 BASE: dict[str, Any] = {
     "session_id": "abc123",
@@ -403,6 +413,46 @@ def test_forwarding_is_found_at_the_default_socket(tmp_path: Path) -> None:
         result = run_hook("claude-code", bash_event(NEEDS_HUMAN), "--require-service", env=env)
         assert answer(result)["hookSpecificOutput"]["permissionDecision"] == "ask"
         assert any(isinstance(e, VerdictReached) for e in sink.events)
+
+
+class _HeldUntilStopping:
+    """Allows every call as a person would, but only once the service has begun to stop (its socket is gone)."""
+
+    name = "held"
+
+    def __init__(self, socket_path: Path) -> None:
+        self.socket_path = socket_path
+        self.entered = threading.Event()
+
+    async def review(self, request: ReviewRequest) -> Answer:
+        self.entered.set()
+        with anyio.fail_after(60):
+            while self.socket_path.exists():  # noqa: ASYNC110 -- its removal has no event to wait on
+                await anyio.sleep(0.01)
+        return Allow(reason=FOUNDED_REASON, rule="human", decided_by="a-person")
+
+
+def test_a_hook_connected_when_the_service_stops_gets_the_verdict_it_was_given(
+    socket_path: Path,
+) -> None:
+    """
+    Stopping drains the hook socket: no new hook is taken, and one already
+    connected gets the verdict the gateway recorded for it.
+
+    Regression: the hooks' tasks were cancelled as soon as the HTTP server
+    stopped, so a hook whose allow was already in the log got no answer.
+    """
+    held = _HeldUntilStopping(socket_path)
+    event = bash_event(FOUNDED)
+    with ThreadPoolExecutor(1) as pool:
+        with running_service(socket_path, approvers=[held]) as (_, sink):
+            running = pool.submit(hook, event, "--socket", str(socket_path), "--require-service")
+            assert held.entered.wait(60)
+        result = running.result(timeout=120)
+    output = answer(result)
+    assert output["hookSpecificOutput"]["permissionDecision"] == "allow"
+    reviewed = [e for e in sink.events if isinstance(e, VerdictReached)]
+    assert [(e.call_id, e.verdict.decision) for e in reviewed] == [(event["tool_use_id"], "allow")]
 
 
 def test_a_socket_deeper_than_a_socket_address_holds_is_served_and_reached(

@@ -6,21 +6,34 @@ randomly slow (seeded), into a real JSON-lines audit log: every call gets
 the verdict the table says, the log holds every call's complete event
 sequence in order, and ``gateway verify`` accepts it until one byte changes.
 The MessagePack log round-trips, and a reopened log continues its chain.
+Bursts of 4,000 concurrent reviews, in process and through a real ``gateway
+serve`` (HTTP and the hook socket), stopped mid-way, leave every verdict a
+caller got in the log, once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
+import os
 import random
+import resource
+import signal
 import sys
-from collections import defaultdict
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 import anyio
 import pytest
 from gateway_audit import MessagePackSink
+from gateway_guard import host_decision
+from gateway_relay import Reply, check_reply, request_line
 from gateway_support import BOUND, Scripted, anyio_backend as anyio_backend, config, tags
+from serving import gateway_serve
 
 from gateway import (
     Abstain,
@@ -298,17 +311,49 @@ BURST_BOUND: Final = 300.0
 """Seconds the burst may take before the test fails (a minute or so on a busy 2-core machine)."""
 
 
-def _last_word(events: list[Event], call_id: str) -> str | None:
-    """What the log says a call was told: its verdict, unless a withdrawal followed it; ``None`` without one."""
-    said: str | None = None
+def _released(events: list[Event]) -> dict[str, Verdict]:
+    """What the log says each call was told: its verdict, unless a withdrawal followed it."""
+    said: dict[str, Verdict] = {}
     for event in events:
-        if event.call_id != call_id:
+        if event.call_id is None:
             continue
         if isinstance(event, VerdictReached) and event.question is None:
-            said = event.verdict.decision
+            said[event.call_id] = event.verdict
         elif isinstance(event, VerdictWithdrawn) and event.question is None:
-            said = event.released.decision
+            said[event.call_id] = event.released
     return said
+
+
+def _check_burst_log(
+    path: Path,
+    calls: list[str],
+    told: dict[str, str],
+    word: Callable[[str, Verdict], str] = lambda _, verdict: verdict.decision,
+) -> dict[str, Verdict]:
+    """
+    A burst's log after a stop: it verifies and ends with ``gateway.stopped``;
+    every call a client was told about (``told``) has exactly one verdict
+    record, which ``word`` turns into what that client was told; no call
+    that no client heard about is recorded as allowed. Returns what the log
+    says each call was told.
+    """
+    events = list(read_audit_log(path))
+    assert verify_audit_log(path) is None
+    assert tags(events)[-1] == "gateway.stopped"
+    reached: Counter[str] = Counter(
+        str(event.call_id)
+        for event in events
+        if isinstance(event, VerdictReached) and event.question is None
+    )
+    released = _released(events)
+    unrecorded = [c for c in told if c not in released]
+    assert unrecorded == [], (path.name, len(unrecorded), unrecorded[:5])
+    differing = [c for c in told if word(c, released[c]) != told[c]]
+    assert differing == [], (path.name, len(differing), differing[:5])
+    assert [c for c in told if reached[c] != 1] == []
+    unheard = [c for c in calls if c not in told and c in released and released[c].allowed]
+    assert unheard == [], (path.name, len(unheard))
+    return released
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])  # the service's loop; one run is long enough
@@ -361,16 +406,183 @@ async def test_a_burst_of_thousands_stopped_mid_way_leaves_every_verdict_in_both
     assert statistics.failed_sinks == ()
     assert {verdicts[c].decision for c, _ in plan if c in verdicts} >= {"allow", "decline"}
     for path in logs:
-        events = list(read_audit_log(path))
-        assert verify_audit_log(path) is None
-        assert tags(events)[-1] == "gateway.stopped"
-        reached: dict[str, int] = defaultdict(int)
-        for event in events:
-            if isinstance(event, VerdictReached) and event.question is None:
-                reached[str(event.call_id)] += 1
-        told = {call_id: _last_word(events, call_id) for call_id, _ in plan}
-        missing = [c for c in verdicts if told[c] != verdicts[c].decision]
-        assert missing == [], (path.name, len(missing))
-        assert [c for c in verdicts if reached[c] != 1] == []
-        unheard = [c for c, _ in plan if c not in verdicts and told[c] == "allow"]
-        assert unheard == [], (path.name, len(unheard))
+        _check_burst_log(
+            path, [c for c, _ in plan], {c: verdict.decision for c, verdict in verdicts.items()}
+        )
+
+
+SERVED_BURST: Final = 4000
+"""Reviews sent at once to a real ``gateway serve``: half over HTTP, half over the hook socket."""
+SERVED_BOUND: Final = 600.0
+"""Seconds the whole served burst may take before the test fails: only a hang (a minute or two on a busy 2-core machine)."""
+SERVE_CONFIG: Final = """
+[gateway]
+approvers = ["rules"]
+
+[serve]
+max-connections = 8192
+"""
+SERVED_COMMANDS: Final = (
+    "ls -la src/d{i}",
+    "rm -rf build/d{i}",
+    "make deploy-{i}",
+    "cat notes/n{i}.txt",
+)
+"""Distinct texts per call (``{i}``), so no answer comes from the cache."""
+HOOK_WORDS: Final = {"allow": "allow", "deny": "decline", "ask": "ask"}
+"""Claude Code's ``permissionDecision`` as the gateway's decision."""
+
+
+def _told_by_hook(reply: Reply) -> str:
+    """What a Claude Code hook's answer tells the host: a decision, ``host`` (its own checks), or ``decline`` (a block)."""
+    if reply.status == 2:
+        return "decline"
+    if not reply.stdout:
+        return "host"
+    output = json.loads(reply.stdout)["hookSpecificOutput"]
+    return HOOK_WORDS[output["permissionDecision"]]
+
+
+async def _over_http(port: int, token: str, call_id: str, command: str) -> str | None:
+    """``POST /v1/review`` on a connection of its own; the decision, or ``None`` without a verdict."""
+    body = json.dumps({"tool": "Bash", "input": {"command": command}, "call_id": call_id}).encode()
+    head = (
+        f"POST /v1/review HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        return None
+    try:
+        writer.write(head + body)
+        await writer.drain()
+        answer = await reader.read()
+    except OSError:
+        return None
+    finally:
+        writer.close()
+    status_line, _, rest = answer.partition(b"\r\n")
+    if not status_line.startswith(b"HTTP/1.1 200 "):
+        return None
+    decision: str = json.loads(rest.partition(b"\r\n\r\n")[2])["decision"]
+    return decision
+
+
+async def _over_socket(path: str, call_id: str, command: str, cwd: str) -> str | None:
+    """A Claude Code ``PreToolUse`` event over the hook socket; what the answer tells the host, or ``None`` without one."""
+    event = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": "load",
+            "cwd": cwd,
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": call_id,
+        }
+    ).encode()
+    try:
+        reader, writer = await asyncio.open_unix_connection(path)
+    except OSError:
+        return None
+    try:
+        writer.write(request_line("claude-code", len(event)) + event)
+        await writer.drain()
+        answer = (
+            await reader.read()
+        )  # the service closes after its answer; the hook never half-closes
+    except OSError:
+        return None
+    finally:
+        writer.close()
+    if not answer:
+        return None
+    return _told_by_hook(check_reply(answer))
+
+
+def _enough_descriptors(needed: int) -> None:
+    """Raise this process's soft limit on open files (its children inherit it) to ``needed``, if below."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        assert hard == resource.RLIM_INFINITY or hard >= needed, f"only {hard} files may be open"
+        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # raw asyncio connections
+async def test_thousands_of_reviews_over_http_and_the_hook_socket_of_gateway_serve_stopped_by_sigterm(
+    tmp_path: Path,
+) -> None:
+    """
+    4,000 distinct reviews at once to a real ``gateway serve`` on loopback,
+    half over HTTP, half as Claude Code hook events over its socket; SIGTERM
+    once three quarters are answered. The service ends by itself, and its
+    log verifies, ends with ``gateway.stopped``, and holds every verdict a
+    client got exactly once, saying what that client was told (busy
+    declines too); no call a client never heard about is recorded as allowed.
+    """
+    _enough_descriptors(4 * SERVED_BURST + 1024)  # both ends of every connection, and the rest
+    state = tmp_path / "state"
+    log = tmp_path / "audit.jsonl"
+    config_file = tmp_path / "gateway.toml"
+    config_file.write_text(SERVE_CONFIG)
+    hook_socket = state / "gateway.sock"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    calls = [f"s{i:04d}" for i in range(SERVED_BURST)]
+    told: dict[str, str] = {}
+    over_socket = {c for i, c in enumerate(calls) if i % 2}
+    enough = anyio.Event()
+    started = time.monotonic()
+    with anyio.fail_after(SERVED_BOUND):
+        with gateway_serve(
+            "--config",
+            str(config_file),
+            "--audit",
+            str(log),
+            "--socket",
+            str(hook_socket),
+            "--token-file",
+            str(state / "token"),
+            cwd=tmp_path,
+            env=env,
+            wait=SERVED_BOUND / 4,
+        ) as served:
+
+            async def one(index: int, call_id: str) -> None:
+                command = SERVED_COMMANDS[index // 2 % len(SERVED_COMMANDS)].format(i=index)
+                if call_id in over_socket:
+                    said = await _over_socket(str(hook_socket), call_id, command, str(tmp_path))
+                else:
+                    said = await _over_http(served.port, served.token, call_id, command)
+                if said is not None:
+                    told[call_id] = said
+                if len(told) >= SERVED_BURST * 3 // 4:
+                    enough.set()
+
+            async with anyio.create_task_group() as group:
+                for index, call_id in enumerate(calls):
+                    group.start_soon(one, index, call_id)
+                await enough.wait()
+                served.process.send_signal(signal.SIGTERM)
+            ended = functools.partial(served.process.wait, timeout=SERVED_BOUND / 4)
+            status = await anyio.to_thread.run_sync(ended)  # it stops by itself, or fails the test
+    elapsed = time.monotonic() - started
+    assert status == 0
+    with anyio.fail_after(BOUND):
+        verified, report, _ = await _verify(log)
+    assert (verified, report["intact"]) == (0, True)
+
+    released = _check_burst_log(
+        log,
+        calls,
+        told,
+        lambda call_id, verdict: (
+            host_decision(verdict) if call_id in over_socket else verdict.decision
+        ),
+    )
+    busy = [c for c in told if released[c].reason.startswith("The gateway is busy: ")]
+    decisions = Counter(released[c].decision for c in told)
+    seen = (len(told), len(busy), dict(decisions), round(elapsed, 1))  # shown when one fails
+    assert len(told) >= SERVED_BURST * 3 // 4, seen
+    assert {c in over_socket for c in told} == {True, False}, seen
+    assert decisions["allow"] > 0, seen
