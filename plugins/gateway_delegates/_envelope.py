@@ -28,8 +28,12 @@ __all__ = [
     "unknown_term_message",
 ]
 
-PATH_TERMS: Final[tuple[str, ...]] = PATH_CLASSES
-"""Path classes: a read, write or change of directory is allowed only when every class of its path is named."""
+PATH_TERMS: Final[tuple[str, ...]] = tuple(name for name in PATH_CLASSES if name != "outside")
+"""
+Path classes: a read, write or change of directory is allowed only when every
+class of its path is named. Not ``outside``: a policy adds it, a plan never
+carries it, so a model's document never shows it.
+"""
 
 KIND_TERMS: Final = (
     "read",
