@@ -34,7 +34,7 @@ import os
 import shutil
 import stat
 import subprocess  # noqa: TID251 -- probes bubblewrap with `true`; never runs planned text
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 from functools import cache
 from typing import Final, NamedTuple
@@ -277,6 +277,8 @@ def layout(
         path = normal_path(path)
         if bare.place(path) == "writable" and path not in hidden:
             protected.setdefault(path, None)
+    for path in _pinned(protected, confinement.write, hidden):
+        options += ["--bind", path, path]
     for path in sorted(protected, key=lambda p: p.count("/")):
         options += ["--ro-bind", path, path]
     for path, is_directory in sorted(hidden.items(), key=lambda item: item[0].count("/")):
@@ -288,6 +290,37 @@ def layout(
             options += ["--ro-bind", empty_file, path]
     options += ["--chdir", cwd]
     return Layout(tuple(options), tuple(hidden), tuple(protected))
+
+
+def _pinned(
+    protected: Iterable[str], writable: Sequence[str], hidden: Mapping[str, bool]
+) -> list[str]:
+    """
+    The directories between a writable root and each protected path, shallowest first.
+
+    Bound onto themselves, they become mount points, which the kernel never
+    lets a run rename or remove: otherwise ``mv .git .git-old && mkdir -p
+    .git/hooks`` would carry the read-only hooks away with their directory
+    and leave new ones in their place on the real file system.
+
+    Examples:
+        >>> _pinned(["/w/.git/hooks", "/w/.git/config", "/w/a/b/.envrc"], ["/w"], {})
+        ['/w/.git', '/w/a', '/w/a/b']
+    """
+    found: set[str] = set()
+    for path in protected:
+        root = max(
+            (r for r in writable if path.startswith(r.rstrip("/") + "/")), key=len, default=None
+        )
+        if root is None:
+            continue
+        directory = path.rsplit("/", 1)[0]
+        while len(directory) > len(root.rstrip("/")) and directory not in hidden:
+            if os.path.islink(directory):
+                break  # a link is judged where it leads; nothing under it is pinned through it
+            found.add(directory)
+            directory = directory.rsplit("/", 1)[0]
+    return sorted(found, key=lambda p: (p.count("/"), p))
 
 
 def command_argv(program: str, options: Sequence[str], text: str) -> list[str]:

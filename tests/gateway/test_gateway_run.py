@@ -215,6 +215,43 @@ def test_git_hooks_and_config_cannot_be_written_from_inside(box: Box) -> None:
     assert (box.work / ".git" / "config").read_text() == config
 
 
+def test_git_hooks_and_config_cannot_be_replaced_with_their_directory(box: Box) -> None:
+    """Moving `.git` away would carry its read-only hooks with it and leave new ones in its place."""
+    config = (box.work / ".git" / "config").read_text()
+    (box.work / "sub").mkdir()
+    (box.work / "sub" / ".envrc").write_text("export A=1\n")
+    command = script(
+        box,
+        "swap.py",
+        "import os\n"
+        "for old, new, planted in (('.git', '.git-old', '.git/hooks/pre-commit'),\n"
+        "                          ('sub', 'sub-old', 'sub/.envrc')):\n"
+        "    try:\n"
+        "        os.rename(old, new)\n"
+        "        os.makedirs(os.path.dirname(planted), exist_ok=True)\n"
+        "        open(planted, 'w').write('touch /tmp/owned\\n')\n"
+        "        print('moved', old)\n"
+        "    except OSError as error:\n"
+        "        print('refused', old, error.errno)\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "refused .git 16" in ran.out  # EBUSY: a mount point
+    assert "refused sub 16" in ran.out
+    assert (box.work / ".git" / "config").read_text() == config
+    assert not (box.work / ".git" / "hooks" / "pre-commit").exists()
+    assert (box.work / "sub" / ".envrc").read_text() == "export A=1\n"
+    assert not (box.work / ".git-old").exists()
+
+
+def test_harmless_twin_a_directory_without_persistence_points_can_be_moved(box: Box) -> None:
+    (box.work / "build").mkdir()
+    command = script(box, "mv.py", "import os\nos.rename('build', 'out')\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert (box.work / "out").is_dir()
+
+
 def test_harmless_twin_git_objects_can_be_written(box: Box) -> None:
     command = script(box, "obj.py", "open('.git/description', 'w').write('changed')\n")
     ran = run(box, command, *WRITE_WORKSPACE)
