@@ -15,6 +15,13 @@ Three numbers, each as percentiles over ``--runs`` runs (default 50):
 
 The workspace is a fresh git repository with 200 files by default, or
 ``--workspace DIR`` (a real project: the walk grows with its files).
+With ``--ablate``, what each part of the boundary costs: the same run
+with one part left out at a time (the network, PID and IPC namespaces; the
+fresh ``/proc`` and ``/dev``; the file system's binds), each against bubblewrap
+around a bare ``/usr``, and ``unshare`` alone (a user namespace, then one
+with a network namespace). These variants are measured, never used to run
+anything. All variants run interleaved, so a busy machine slows them alike.
+
 Nothing here is asserted.
 """
 
@@ -69,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--workspace", type=Path, help="a project to confine (default: a fresh one)"
     )
+    parser.add_argument("--ablate", action="store_true", help="also measure each part's cost")
     arguments = parser.parse_args(argv)
     program = bwrap_program()
     missing = unavailable(program)
@@ -121,6 +129,48 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"  the boundary adds {1000 * (inside - bare):.2f} ms per run (median), {inside / bare:.1f}x"
         )
         _show("layout", _times(layout_run, max(arguments.runs // 5, 3)))
+        if arguments.ablate:
+            _ablate(program, built.options, bash, work, arguments.runs)
+
+
+def _without(options: Sequence[str], *dropped: str) -> list[str]:
+    """The options with each dropped option (and its argument, for ``--proc``/``--dev``) left out."""
+    kept = list(options)
+    for option in dropped:
+        if option in kept:
+            at = kept.index(option)
+            del kept[at : at + (2 if option in ("--proc", "--dev") else 1)]
+    return kept
+
+
+def _ablate(program: str, options: Sequence[str], bash: list[str], work: Path, runs: int) -> None:
+    usr = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin"]
+    usr += ["--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64"]
+    head = list(options[: options.index("--dev") + 2])
+    variants = {
+        "bare": bash,
+        "boundary": [program, *options, "--", *bash],
+        "no netns": [program, *_without(options, "--unshare-net"), "--", *bash],
+        "no pidns": [program, *_without(options, "--unshare-pid"), "--", *bash],
+        "no ipcns": [program, *_without(options, "--unshare-ipc"), "--", *bash],
+        "no /proc": [program, *_without(options, "--proc"), "--", *bash],
+        "no /dev": [program, *_without(options, "--dev"), "--", *bash],
+        "only /usr": [program, *head, "--unshare-net", *usr, "--", *bash],
+        "userns /usr": [program, "--unshare-user", *usr, "--", *bash],
+        "unshare -U": ["unshare", "-U", *bash],
+        "unshare -Un": ["unshare", "-Un", *bash],
+    }
+    found: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(runs):
+        for name, argv in variants.items():
+            started = time.perf_counter()
+            subprocess.run(argv, cwd=work, check=True)
+            found[name].append(time.perf_counter() - started)
+    print("== what each part costs (median over bare; interleaved) ==")
+    bare = statistics.median(found["bare"])
+    for name, times in found.items():
+        median = statistics.median(times)
+        print(f"  {name:<12} median {1000 * median:8.2f} ms   +{1000 * (median - bare):7.2f} ms")
 
 
 if __name__ == "__main__":
