@@ -485,3 +485,15 @@ def test_a_new_persistence_point_is_named_after_the_run(box: Box) -> None:
     assert f"{box.work}/.envrc" in ran.err
     (changed,) = [e for e in read_audit_log(box.audit) if isinstance(e, RunChanged)]
     assert changed.persistence == (f"{box.work}/.envrc",)
+
+
+@pytest.mark.parametrize("name", ["sitecustomize.py", "usercustomize.py", "evil.pth"])
+def test_a_new_start_up_module_of_a_venv_is_named_after_the_run(box: Box, name: str) -> None:
+    """Python imports these from site-packages at every start: code that runs later."""
+    packages = box.work / ".venv" / "lib" / "python3.11" / "site-packages"
+    packages.mkdir(parents=True)
+    command = script(box, "site.py", f"open('{packages}/{name}', 'w').write('import os')\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert f"{packages}/{name}" in ran.err
+    assert "makes code run later" in ran.err
