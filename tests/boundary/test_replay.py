@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from boundary.corpus import PROFILES, TWINS, Twin, hostile
 from boundary.replay import (
     AUDIT,
@@ -32,7 +33,6 @@ from boundary.replay import (
     replay,
     take_before,
 )
-
 from gateway._bwrap import bwrap_program, unavailable
 
 _MISSING = unavailable(bwrap_program())
