@@ -222,6 +222,74 @@ def test_harmless_twin_git_objects_can_be_written(box: Box) -> None:
     assert (box.work / ".git" / "description").read_text() == "changed"
 
 
+# Points an ordinary project holds: each exists before the run, so the
+# boundary keeps it read-only (a new one is named after the run instead).
+_POINTS = (
+    ".npmrc",
+    ".tool-versions",
+    "mise.toml",
+    ".githooks/pre-commit",
+    ".venv/pyvenv.cfg",
+    ".venv/bin/activate",
+    ".venv/lib/python3.12/site-packages/sitecustomize.py",
+    ".venv/lib/python3.12/site-packages/_virtualenv.pth",
+)
+_ORDINARY = ("conftest.py", "Makefile", "package.json", ".gitattributes")
+
+
+def test_persistence_points_of_every_loader_cannot_be_changed_from_inside(box: Box) -> None:
+    for path in (*_POINTS, *_ORDINARY):
+        (box.work / path).parent.mkdir(parents=True, exist_ok=True)
+        (box.work / path).write_text("before\n")
+    command = script(
+        box,
+        "plant.py",
+        f"for path in {(*_POINTS, *_ORDINARY)!r}:\n"
+        "    try:\n"
+        "        open(path, 'a').write('import os; os.system(\"id\")\\n')\n"
+        "        print('wrote', path)\n"
+        "    except OSError as error:\n"
+        "        print('refused', path, error.errno)\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    for path in _POINTS:
+        assert f"refused {path} 30" in ran.out, ran.out  # EROFS
+        assert (box.work / path).read_text() == "before\n"
+    for path in _ORDINARY:  # the harmless twins: ordinary files of the project
+        assert f"wrote {path}" in ran.out, ran.out
+        assert (box.work / path).read_text() != "before\n"
+
+
+def test_the_machines_tmp_is_not_there_inside(box: Box) -> None:
+    # The workspace lies under the machine's /tmp here: its sibling is a file
+    # of the machine's /tmp (another program's ticket or socket).
+    ticket = box.work.parent / "krb5cc_0"
+    ticket.write_text("ticket")
+    planted = box.work.parent / "planted"
+    command = script(
+        box,
+        "tmp.py",
+        f"for path in ({str(ticket)!r}, '/tmp/krb5cc_0'):\n"
+        "    try:\n"
+        "        print('read', open(path).read())\n"
+        "    except OSError as error:\n"
+        "        print('missing', error.errno)\n"
+        f"open({str(planted)!r}, 'w').write('x')\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "read ticket" not in ran.out
+    assert ran.out.count("missing 2") == 2, ran.out  # ENOENT
+    assert not planted.exists()  # it wrote the run's own scratch, gone at the end
+
+
+def test_harmless_twin_a_run_writes_and_reads_its_own_tmp(box: Box) -> None:
+    ran = run(box, "echo built > /tmp/out.log && cat /tmp/out.log", *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert ran.out == "built\n"
+
+
 def test_read_only_changes_nothing_real(box: Box) -> None:
     # read-only asks about code the rules cannot read, so `touch` shows the boundary
     ran = run(box, "touch made.txt", "--profile", "read-only")
