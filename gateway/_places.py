@@ -382,13 +382,18 @@ SYSTEM_READABLE: Final = (
     "/sys",
     "/var/lib/dpkg",
     "/run/systemd/resolve",
+    "/Applications",
 )
 """
 The system places a confined run may read: programs, libraries and their
-settings. Nothing else of the system is there (no ``/home``, ``/root``,
-``/srv``, ``/mnt``, ``/media``, ``/var``, ``/run``); the credentials some of
-these hold (``/etc/shadow``, host keys, ``/etc/ssl/private``) are the secret
-patterns', hidden wherever they lie.
+settings, and macOS's application bundles. Nothing else of the system is
+there (no ``/home``, ``/root``, ``/srv``, ``/mnt``, ``/media``, ``/var``,
+``/run``, ``/boot``, ``/Library``, ``/System``): those hold people's data,
+logs that record command lines and URLs (``/var/log``), keychains
+(``/Library/Keychains``), boot secrets, or the whole data volume again
+(``/System/Volumes/Data/Users/…``). The credentials some of
+these places hold (``/etc/shadow``, host keys, ``/etc/ssl/private``) are the
+secret patterns', hidden wherever they lie.
 """
 
 TOOL_PLACES: Final = (
