@@ -11,7 +11,8 @@ write to one is declined under workspace-write, and inside the boundary it
 is kept read-only. Each row here has its harmless twin, a file an ordinary
 change makes, which stays allowed and writable. The loaders themselves are
 run at the end, on a scratch repository and virtual environment, with
-marker files: what the table says is what git, Python and pytest do.
+marker files: what the table says is what git, Python, npm and direnv do
+(npm and direnv where they are installed).
 
 Files the project's own commands run (``conftest.py``, ``Makefile``,
 ``package.json`` scripts, ``setup.py``) are not persistence points: they run
@@ -372,3 +373,36 @@ def test_npm_runs_the_shell_a_projects_npmrc_names(tmp_path: Path) -> None:
     )
     assert marker.exists()
     assert _planner_sees_a_point(tmp_path, tmp_path / ".npmrc")
+
+
+def _direnv(work: Path, home: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["direnv", *arguments],
+        cwd=work,
+        timeout=_BOUND,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(home)},
+    )
+
+
+def test_direnv_runs_what_its_directory_holds_once_allowed(tmp_path: Path) -> None:
+    if shutil.which("direnv") is None:
+        pytest.skip("needs direnv")
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    (work / ".direnv" / "bin").mkdir(parents=True)
+    # what `layout python` does: the directory's own programs first on PATH
+    (work / ".envrc").write_text("PATH_add .direnv/bin\n")
+    assert _direnv(work, home, "allow", ".").returncode == 0
+    # planted later, with no new `direnv allow`: `ls` in the directory runs it
+    marker = tmp_path / "ran"
+    planted = work / ".direnv" / "bin" / "ls"
+    planted.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    planted.chmod(0o755)
+    ran = _direnv(work, home, "exec", ".", "ls")
+    assert ran.returncode == 0, ran.stderr
+    assert marker.exists()
+    assert _planner_sees_a_point(work, planted)
+    assert _planner_sees_a_point(work, work / ".envrc")
