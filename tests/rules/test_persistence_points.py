@@ -187,10 +187,11 @@ def test_the_repository_store_is_changed_only_through_git(world: World) -> None:
         'Write {"file_path": ".git/packed-refs"}',
         "echo x > notes.txt",
         "cat .git/HEAD",
+        "echo build/ >> .git/info/exclude",
     ]
     found = [(v.decision, v.rule) for v in _review(calls, "workspace-write", world)]
     assert found[:4] == [("ask", "write.repository-store")] * 4, found
-    assert [decision for decision, _ in found[4:]] == ["allow", "allow"], found
+    assert [decision for decision, _ in found[4:]] == ["allow"] * 3, found
 
 
 # ───────────────────────── the loaders, run ─────────────────────────
