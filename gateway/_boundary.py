@@ -44,7 +44,6 @@ from gateway._places import (
     pattern_regex,
     tool_place,
 )
-from gateway._tiers import PROJECT_FILE
 
 __all__ = [
     "PLACES",
@@ -254,7 +253,6 @@ def resolve_confinement(
     persistence = (
         *paths.persistence_patterns,
         *paths.extra_persistence_patterns,
-        f"**/{PROJECT_FILE}",
     )
     environment = [
         name

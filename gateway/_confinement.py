@@ -51,7 +51,7 @@ HIDE_TEMPLATE: Final = "{secrets}"
 """In ``hide``: every secret pattern ([paths]) and every file of the gateway's own that holds a secret."""
 
 PROTECT_TEMPLATE: Final = "{persistence}"
-"""In ``protect``: every persistence pattern ([paths]) and the project's gateway config."""
+"""In ``protect``: every persistence pattern ([paths]), the project's gateway config among them."""
 
 STANDARD_TEMPLATE: Final = "{standard}"
 """In ``environment``: the variables of `STANDARD_ENVIRONMENT`."""

@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_TEMP_ROOTS",
     "DEVICES",
     "PROCESS_VIEWS",
+    "PROJECT_FILE",
     "SECRET_VARIABLE",
     "SHELL_VARIABLES",
     "STREAM_PATHS",
@@ -43,6 +44,9 @@ __all__ = [
     "shown_variable",
     "tool_place",
 ]
+
+PROJECT_FILE: Final = ".agent-gateway.toml"
+"""The name of a project's own gateway configuration (its project tier), looked for upwards."""
 
 PROCESS_VIEWS: Final = (
     "/proc/*/root/**",
@@ -160,6 +164,11 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     # The gateway's own state: its audit logs, the approvals it remembers, its
     # hooks' socket (an agent that rewrote them would rewrite its own record).
     "~/.local/state/agent-gateway/**",
+    # git: hooks run at commit, checkout, merge, push; its config names
+    # programs (`core.fsmonitor`, `core.pager`, filter and diff drivers,
+    # `core.hooksPath`) run by nearly every command, and `commondir` or a
+    # worktree's config leads to another such config. `.gitattributes` is
+    # not one: it only picks a filter or diff driver the config defines.
     "**/.git/config",
     "**/.git/hooks/**",
     "**/.git/commondir",
@@ -168,10 +177,15 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/.git/worktrees/*/config.worktree",
     "**/.git/modules/**/config",
     "**/.git/modules/**/hooks/**",
+    "**/.git/modules/**/info/attributes",
     "**/*.git/config",
     "**/*.git/hooks/**",
     "**/.git/info/attributes",
     "**/.gitmodules",
+    "**/.githooks/**",
+    "**/.husky/**",
+    "**/.pre-commit-config.yaml",
+    # CI: what runs on the next push, with the repository's secrets.
     "**/.github/workflows/**",
     "**/.github/actions/**",
     "**/.gitlab-ci.yml",
@@ -180,26 +194,63 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/.buildkite/**",
     "**/azure-pipelines.yml",
     "**/Jenkinsfile",
-    "**/.pre-commit-config.yaml",
-    "**/.husky/**",
-    "**/.envrc",
+    # Agents' and editors' settings: hooks, MCP servers, tasks, language
+    # servers and `exrc` files they run when the project is opened.
     "**/.claude/**",
     "**/.codex/**",
     "**/.gemini/**",
     "**/.cursor/**",
-    "**/.vscode/**",
     "**/.mcp.json",
+    f"**/{PROJECT_FILE}",
+    "**/.vscode/**",
+    "**/*.code-workspace",
+    "**/.idea/**",
+    "**/.zed/**",
+    "**/.helix/**",
+    "**/.exrc",
+    "**/.nvimrc",
+    "**/.nvim.lua",
+    "**/.dir-locals.el",
+    "**/.dir-locals-2.el",
     "**/.devcontainer/**",
+    # Directory environments: what direnv and mise run on `cd`, and which
+    # toolchain a shim runs (`.tool-versions` may name `path:DIR`).
+    "**/.envrc",
+    "**/.direnv/**",
+    "**/.tool-versions",
+    "**/mise.toml",
+    "**/mise.*.toml",
+    "**/.mise.toml",
+    "**/.mise.*.toml",
+    "**/.mise/**",
+    "**/mise/config.toml",
+    "**/.config/mise.toml",
+    "**/.config/mise/**",
+    "**/.rtx.toml",
+    "**/.rtx.*.toml",
+    # Package managers: npm's `.npmrc` (`node-options`, `script-shell`,
+    # `git`), yarn's `yarnPath` and plugins, run by every command of theirs.
+    "**/.npmrc",
     "**/.yarnrc",
     "**/.yarnrc.yml",
+    "**/.yarn/releases/**",
+    "**/.yarn/plugins/**",
+    "**/.pnpmfile.cjs",
     "**/rust-toolchain",
     "**/rust-toolchain.toml",
+    # Python: what `site` runs at every start of an interpreter of the
+    # environment (`.pth` lines that begin with `import`, `sitecustomize`,
+    # `usercustomize`, as source, bytecode, extension or package) and the
+    # `pyvenv.cfg` that says which interpreter and library a venv uses. The
+    # venv's `bin/` (its interpreter, entry points, activation scripts) is
+    # not: those run when someone runs them, as the project's scripts do.
     "**/site-packages/*.pth",
-    "**/site-packages/sitecustomize.py",
-    "**/site-packages/usercustomize.py",
     "**/dist-packages/*.pth",
-    "**/dist-packages/sitecustomize.py",
-    "**/dist-packages/usercustomize.py",
+    "**/site-packages/sitecustomize*/**",
+    "**/dist-packages/sitecustomize*/**",
+    "**/site-packages/usercustomize*/**",
+    "**/dist-packages/usercustomize*/**",
+    "**/pyvenv.cfg",
     "/etc/cron*/**",
     "/etc/crontab",
     "/var/spool/cron/**",
@@ -328,13 +379,18 @@ SYSTEM_READABLE: Final = (
     "/sys",
     "/var/lib/dpkg",
     "/run/systemd/resolve",
+    "/Applications",
 )
 """
 The system places a confined run may read: programs, libraries and their
-settings. Nothing else of the system is there (no ``/home``, ``/root``,
-``/srv``, ``/mnt``, ``/media``, ``/var``, ``/run``); the credentials some of
-these hold (``/etc/shadow``, host keys, ``/etc/ssl/private``) are the secret
-patterns', hidden wherever they lie.
+settings, and macOS's application bundles. Nothing else of the system is
+there (no ``/home``, ``/root``, ``/srv``, ``/mnt``, ``/media``, ``/var``,
+``/run``, ``/boot``, ``/Library``, ``/System``): those hold people's data,
+logs that record command lines and URLs (``/var/log``), keychains
+(``/Library/Keychains``), boot secrets, or the whole data volume again
+(``/System/Volumes/Data/Users/…``). The credentials some of
+these places hold (``/etc/shadow``, host keys, ``/etc/ssl/private``) are the
+secret patterns', hidden wherever they lie.
 """
 
 TOOL_PLACES: Final = (

@@ -60,6 +60,7 @@ from gateway._config import (
     load_config,
 )
 from gateway._errors import ConfigError
+from gateway._places import PROJECT_FILE
 from gateway._verdicts import DECISION_ORDER
 
 __all__ = [
@@ -78,9 +79,6 @@ __all__ = [
 
 MANAGED_FILE: Final = Path("/etc/agent-gateway/managed.toml")
 """The machine's managed config: honoured only when root alone can write it."""
-
-PROJECT_FILE: Final = ".agent-gateway.toml"
-"""The name of a project's config, looked for from the working directory up."""
 
 TierName = Literal["managed", "user", "project"]
 _AUTHORITY: Final[dict[str, int]] = {"managed": 0, "user": 1, "project": 2}

@@ -21,7 +21,9 @@ UPGRADE_PIP=1
 #   WITH_BROWSER=1;
 # * the language readers' proofs (tests/programs/) run the programs they read,
 #   and the option tables are checked against the --help of the programs
-#   installed (tests/programs/test_installed.py); WITH_PROGRAMS=1 asks for both;
+#   installed (tests/programs/test_installed.py), and the persistence points'
+#   loaders run (direnv: tests/rules/test_persistence_points.py); WITH_PROGRAMS=1
+#   asks for them;
 # * `gateway run` confines what it runs with bubblewrap, and its tests run the
 #   real one (tests/gateway/test_gateway_run.py): always.
 missing=""
@@ -36,7 +38,7 @@ if [ "${WITH_PROGRAMS:-0}" = 1 ]; then
         sed:sed find:findutils tree:tree rg:ripgrep ag:silversearcher-ag diffstat:diffstat \
         rsync:rsync zstd:zstd xz:xz-utils bzip2:bzip2 file:file less:less man:man-db wget:wget \
         curl:curl telnet:inetutils-telnet traceroute:traceroute whois:whois lsof:lsof \
-        top:procps patch:patch make:make nm:binutils; do
+        top:procps patch:patch make:make nm:binutils direnv:direnv; do
         if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
             missing="$missing ${pair#*:}"
         fi

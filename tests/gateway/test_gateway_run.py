@@ -110,6 +110,21 @@ def script(box: Box, name: str, body: str) -> str:
 WRITE_WORKSPACE = ["--profile", "workspace-write"]
 
 
+def appender(box: Box, paths: tuple[str, ...]) -> str:
+    """A script that appends a line of code to each path, saying ``wrote PATH`` or ``refused PATH ERRNO``."""
+    return script(
+        box,
+        "plant.py",
+        f"for path in {paths!r}:\n"
+        "    try:\n"
+        "        with open(path, 'a') as f:\n"
+        "            f.write('touch /tmp/owned\\n')\n"
+        "        print('wrote', path)\n"
+        "    except OSError as error:\n"
+        "        print('refused', path, error.errno)\n",
+    )
+
+
 # ───────────────────────── secrets ─────────────────────────
 
 
@@ -196,17 +211,7 @@ def test_harmless_twin_the_workspace_is_written(box: Box) -> None:
 def test_git_hooks_and_config_cannot_be_written_from_inside(box: Box) -> None:
     hooks = box.work / ".git" / "hooks"
     config = (box.work / ".git" / "config").read_text()
-    command = script(
-        box,
-        "hook.py",
-        "for path, mode in (('.git/hooks/pre-commit', 'w'), ('.git/config', 'a')):\n"
-        "    try:\n"
-        "        with open(path, mode) as f:\n"
-        "            f.write('#!/bin/sh\\ntouch /tmp/owned\\n')\n"
-        "        print('wrote', path)\n"
-        "    except OSError as error:\n"
-        "        print('refused', path, error.errno)\n",
-    )
+    command = appender(box, (".git/hooks/pre-commit", ".git/config"))
     ran = run(box, command, *WRITE_WORKSPACE)
     assert ran.status == 0, ran.err
     assert "refused .git/hooks/pre-commit 30" in ran.out  # EROFS
@@ -257,6 +262,63 @@ def test_harmless_twin_git_objects_can_be_written(box: Box) -> None:
     ran = run(box, command, *WRITE_WORKSPACE)
     assert ran.status == 0, ran.err
     assert (box.work / ".git" / "description").read_text() == "changed"
+
+
+# Points an ordinary project holds: each exists before the run, so the
+# boundary keeps it read-only (a new one is named after the run instead).
+_POINTS = (
+    ".npmrc",
+    ".tool-versions",
+    "mise.toml",
+    ".githooks/pre-commit",
+    ".venv/pyvenv.cfg",
+    ".venv/lib/python3.12/site-packages/sitecustomize.py",
+    ".venv/lib/python3.12/site-packages/_virtualenv.pth",
+)
+_ORDINARY = ("conftest.py", "Makefile", "package.json", ".gitattributes")
+
+
+def test_persistence_points_of_every_loader_cannot_be_changed_from_inside(box: Box) -> None:
+    for path in (*_POINTS, *_ORDINARY):
+        (box.work / path).parent.mkdir(parents=True, exist_ok=True)
+        (box.work / path).write_text("before\n")
+    ran = run(box, appender(box, (*_POINTS, *_ORDINARY)), *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    for path in _POINTS:
+        assert f"refused {path} 30" in ran.out, ran.out  # EROFS
+        assert (box.work / path).read_text() == "before\n"
+    for path in _ORDINARY:  # the harmless twins: ordinary files of the project
+        assert f"wrote {path}" in ran.out, ran.out
+        assert (box.work / path).read_text() != "before\n"
+
+
+def test_the_machines_tmp_is_not_there_inside(box: Box) -> None:
+    # The workspace lies under the machine's /tmp here: its sibling is a file
+    # of the machine's /tmp (another program's ticket or socket).
+    ticket = box.work.parent / "krb5cc_0"
+    ticket.write_text("ticket")
+    planted = box.work.parent / "planted"
+    command = script(
+        box,
+        "tmp.py",
+        f"for path in ({str(ticket)!r}, '/tmp/krb5cc_0'):\n"
+        "    try:\n"
+        "        print('read', open(path).read())\n"
+        "    except OSError as error:\n"
+        "        print('missing', error.errno)\n"
+        f"open({str(planted)!r}, 'w').write('x')\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "read ticket" not in ran.out
+    assert ran.out.count("missing 2") == 2, ran.out  # ENOENT
+    assert not planted.exists()  # it wrote the run's own scratch, gone at the end
+
+
+def test_harmless_twin_a_run_writes_and_reads_its_own_tmp(box: Box) -> None:
+    ran = run(box, "echo built > /tmp/out.log && cat /tmp/out.log", *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert ran.out == "built\n"
 
 
 def test_read_only_changes_nothing_real(box: Box) -> None:

@@ -57,6 +57,22 @@ PAIRS = [
     ("proc-task-environ", "cat /proc/self/task/1/environ", "cat /proc/self/status", PROFILES),
     ("proc-task-root", "cat /proc/self/task/1/root/etc/hostname", "cat /proc/cpuinfo", PROFILES),
     ("device", "head -c 64 /dev/sda", "head -c 64 /dev/urandom", PROFILES),
+    # Application bundles are a system place; the keychains and the data
+    # volume beside them are not.
+    (
+        "macos-data-volume",
+        "cat /System/Volumes/Data/Users/u/.aws/credentials",
+        "find /Applications/ -name '*.java' -exec grep -i TODO {} +",
+        PROFILES,
+    ),
+    (
+        "macos-keychain",
+        "cat /Applications/../Library/Keychains/System.keychain",
+        "cat /Applications/Tool.app/Contents/Info.plist",
+        PROFILES,
+    ),
+    ("logs-record-command-lines", "tail /var/log/syslog", "cat /proc/meminfo", PROFILES),
+    ("boot-secrets", "cat /boot/grub/user.cfg", "cat /usr/share/doc/git/copyright", PROFILES),
     # Tables: what a help option, a config printer or awk reaches.
     ("pytest-help-imports-conftest", "pytest --help", "pytest --version", PROFILES),
     ("pip-config-prints-index-password", "pip config list", "pip list", PROFILES),
