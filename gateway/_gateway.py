@@ -106,7 +106,7 @@ from gateway._reading import (
     read_body,
     read_call,
 )
-from gateway._signing import load_signer
+from gateway._signing import ensure_key, load_signer
 from gateway._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
 from gateway._telemetry import (
     ATTR_COMMANDS,
@@ -478,7 +478,13 @@ class Gateway(AsyncContextManagerMixin):
     @asynccontextmanager
     async def __asynccontextmanager__(self) -> AsyncIterator[Gateway]:
         audit = self.config.audit
-        signer = load_signer(signing_key=audit.signing_key, hmac_key=audit.hmac_key)
+        signing_key, hmac_key = audit.signing_key_path, audit.hmac_key_path
+        if signing_key is not None and audit.create_key:
+            ensure_key(signing_key)
+        signer = load_signer(
+            signing_key=None if signing_key is None else str(signing_key),
+            hmac_key=None if hmac_key is None else str(hmac_key),
+        )
         self._chain = self._build_approvers()
         slots = self._build_sinks()
         self._sinks = {slot.name: slot.sink for slot in slots}

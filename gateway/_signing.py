@@ -31,6 +31,7 @@ from gateway._events import SigningAlgorithm
 __all__ = [
     "Signer",
     "Verifier",
+    "ensure_key",
     "generate_key",
     "load_signer",
     "load_verifier",
@@ -233,15 +234,8 @@ def load_verifier(path: str) -> Verifier:
     return _Hmac(stripped)
 
 
-def generate_key(path: str | Path) -> tuple[Path, Path]:
-    """
-    Write a new Ed25519 key pair: the private key at ``path`` (0600), the public key at ``path.pub``.
-
-    Neither file may exist yet: a key is never overwritten.
-
-    Raises:
-        OSError: A file exists or cannot be written.
-    """
+def _key_pair() -> tuple[bytes, bytes]:
+    """A new Ed25519 key pair: the private key (PKCS#8 PEM) and the public key (PEM)."""
     ed25519 = _crypto()
     from cryptography.hazmat.primitives import serialization
 
@@ -254,6 +248,99 @@ def generate_key(path: str | Path) -> tuple[Path, Path]:
     public = private.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
+    return secret, public
+
+
+def _public_of(secret: bytes) -> bytes | None:
+    """The public key (PEM) of a private key's PEM, or ``None`` when it holds no Ed25519 key."""
+    ed25519 = _crypto()
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        private = serialization.load_pem_private_key(secret, password=None)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(private, ed25519.Ed25519PrivateKey):
+        return None
+    public: bytes = private.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return public
+
+
+def _place(target: Path, data: bytes, mode: int) -> bool:
+    """
+    Put a whole file at ``target`` unless one is there: written beside it, then linked into place.
+
+    Nobody ever sees it half written, and a file already there is never
+    replaced (a link fails where a name exists). Whether this call placed it.
+
+    Raises:
+        OSError: The directory cannot be written.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(6).hex()}")
+    descriptor = os.open(temporary, flags, mode)
+    try:
+        try:
+            os.fchmod(descriptor, mode)
+            os.write(descriptor, data)
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        try:
+            os.link(temporary, target, follow_symlinks=False)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        os.unlink(temporary)
+
+
+def ensure_key(path: str | Path) -> bool:
+    """
+    Make the Ed25519 key pair at ``path`` (and ``path.pub``) unless a key is there; whether one was made.
+
+    The private key is created whole and readable by its owner alone (0600),
+    in a directory only its owner may enter; a key already there — even one
+    that cannot be read, or that holds no key — is never replaced (loading
+    it then says what is wrong). Two gateways starting at once make one key:
+    the second uses the first's. A missing public key is made again from
+    the private one.
+
+    Raises:
+        ConfigError: The key or its directory cannot be written.
+    """
+    target = Path(path).expanduser()
+    made = False
+    try:
+        if not os.path.lexists(target):
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            secret, _ = _key_pair()
+            made = _place(target, secret, 0o600)
+        public_path = target.with_name(target.name + ".pub")
+        if not os.path.lexists(public_path):
+            public = _public_of(_read_private(str(target), "signing key"))
+            if public is not None:
+                _place(public_path, public, 0o644)
+    except OSError as error:
+        raise ConfigError(
+            f"Cannot create the signing key {str(target)!r} ({error.strerror}).",
+            path="$.audit.signing-key",
+        ) from None
+    return made
+
+
+def generate_key(path: str | Path) -> tuple[Path, Path]:
+    """
+    Write a new Ed25519 key pair: the private key at ``path`` (0600), the public key at ``path.pub``.
+
+    Neither file may exist yet: a key is never overwritten.
+
+    Raises:
+        OSError: A file exists or cannot be written.
+    """
+    secret, public = _key_pair()
     target = Path(path).expanduser()
     public_path = target.with_name(target.name + ".pub")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
