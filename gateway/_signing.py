@@ -18,6 +18,7 @@ UTF-8 bytes of a record's `gateway._events.signed_digest`.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import hmac
 import os
@@ -142,14 +143,24 @@ def _ed25519_id(raw: bytes) -> str:
 def _read_private(path: str, what: str) -> bytes:
     """A key file's bytes, refused unless only its owner can read it."""
     target = Path(path).expanduser()
+    # Never through a link (whoever may change it chooses the key), and
+    # never waiting on a FIFO: a key is a regular file, opened as it is.
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     try:
-        descriptor = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        descriptor = os.open(target, flags)
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ConfigError(
+                f"The {what} {str(target)!r} is a symbolic link; name the key file itself.",
+                path="$.audit",
+            ) from None
         raise ConfigError(
             f"Cannot read the {what} {str(target)!r} ({error.strerror}).", path="$.audit"
         ) from None
     try:
         mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"The {what} {str(target)!r} is not a regular file.", path="$.audit")
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise ConfigError(
                 f"The {what} {str(target)!r} is readable by others (mode {stat.S_IMODE(mode):04o}); "

@@ -67,9 +67,11 @@ def configured_checks(config: GatewayConfig, log: str) -> tuple[str | None, str 
     The key file and witness file ``config`` names for ``log``, when it is a log ``config`` writes.
 
     The key is the public half of ``[audit] signing-key`` (``FILE.pub``; the
-    private key when that is gone) or the HMAC secret, the witness the first
-    ``file`` witness: each only when its file exists. A log the configuration
-    does not write gets neither (it may be another gateway's).
+    private key when only that is there) or the HMAC secret, the witness the
+    first ``file`` witness. Each is named even when its file is gone: a log
+    the configuration signs is never checked as if it were not
+    (`require_checks`). A log the configuration does not write gets neither (it may be
+    another gateway's).
     """
     here = os.path.realpath(log)
     writes = any(
@@ -85,14 +87,34 @@ def configured_checks(config: GatewayConfig, log: str) -> tuple[str | None, str 
         keys = [private.with_name(private.name + ".pub"), private]
     elif audit.hmac_key_path is not None:
         keys = [audit.hmac_key_path]
-    key = next((str(path) for path in keys if path.exists()), None)
+    key = next((str(path) for path in keys if os.path.lexists(path)), None)
+    if key is None and keys:
+        key = str(keys[0])
     witnesses = [
         state_path(witness.path)
         for witness in config.witnesses.values()
         if witness.plugin == "file" and witness.path
     ]
-    witness = str(witnesses[0]) if witnesses and witnesses[0].exists() else None
-    return key, witness
+    return key, str(witnesses[0]) if witnesses else None
+
+
+def require_checks(key: str | None, witness: str | None) -> None:
+    """
+    Refuse to check the log the configuration writes without the key and witness it names.
+
+    A key or witness file that is gone is never read as "not signed" or "not
+    witnessed": whoever deletes it with the log's tail would otherwise pass.
+
+    Raises:
+        CommandError: One of them is missing (exit status 1: not shown intact).
+    """
+    for path, what, option in ((key, "key", "--key"), (witness, "witness file", "--witness")):
+        if path is not None and not os.path.lexists(path):
+            raise CommandError(
+                f"The {what} {path!r} the configuration names for this log is missing, so the log "
+                f"cannot be shown intact: restore it, or pass {option} FILE naming a copy.",
+                status=1,
+            )
 
 
 def _run(arguments: argparse.Namespace) -> int:
@@ -103,6 +125,9 @@ def _run(arguments: argparse.Namespace) -> int:
     arguments.audit_file = audit_file_of(arguments.audit_file)
     if arguments.key is None or arguments.witness is None:
         key, witness = configured_checks(load_tiers(arguments).config, arguments.audit_file)
+        require_checks(
+            key if arguments.key is None else None, witness if arguments.witness is None else None
+        )
         arguments.key = arguments.key or key
         arguments.witness = arguments.witness or witness
     try:

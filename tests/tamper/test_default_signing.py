@@ -221,9 +221,30 @@ def _shared(key: Path) -> None:
     key.chmod(0o644)
 
 
+def _group(key: Path) -> None:
+    key.chmod(0o640)
+
+
 def _dangling(key: Path) -> None:
     key.unlink()
     key.symlink_to(key.with_name("elsewhere.pem"))
+
+
+def _linked(key: Path) -> None:
+    # A link to a whole, private key: whoever may change the link chooses the key.
+    moved = key.parent.parent / "moved.pem"
+    key.rename(moved)
+    key.symlink_to(moved)
+
+
+def _directory(key: Path) -> None:
+    key.unlink()
+    key.mkdir(mode=0o700)
+
+
+def _fifo(key: Path) -> None:
+    key.unlink()
+    os.mkfifo(key, 0o600)
 
 
 @pytest.mark.parametrize(
@@ -232,7 +253,11 @@ def _dangling(key: Path) -> None:
         pytest.param(_garbage, "is not an unencrypted Ed25519 private key", id="corrupt"),
         pytest.param(_emptied, "is not an unencrypted Ed25519 private key", id="empty"),
         pytest.param(_shared, "is readable by others (mode 0644)", id="readable"),
-        pytest.param(_dangling, "Cannot read the signing key", id="unreadable"),
+        pytest.param(_group, "is readable by others (mode 0640)", id="group-readable"),
+        pytest.param(_dangling, "is a symbolic link", id="dangling-link"),
+        pytest.param(_linked, "is a symbolic link", id="link"),
+        pytest.param(_directory, "is not a regular file", id="directory"),
+        pytest.param(_fifo, "is not a regular file", id="fifo"),
     ],
 )
 def test_a_broken_key_stops_the_gateway_with_one_sentence(
@@ -273,12 +298,27 @@ def test_a_key_is_never_replaced(tmp_path: Path) -> None:
     assert not (tmp_path / "broken.pem.pub").exists()
 
 
-def test_two_first_starts_at_once_make_one_key(home: Path) -> None:
+HOOK = str(Path(sys.executable).parent / "gateway-hook")
+
+EVENT = json.dumps(
+    {
+        "session_id": "first-start",
+        "cwd": "/home/u/project",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls -la"},
+        "tool_use_id": "toolu_first",
+    }
+)
+
+
+def test_eight_hooks_starting_at_once_make_one_key(home: Path) -> None:
+    # A host runs the hooks of parallel tool calls at once, each a gateway of its own:
+    # the first start on a machine is eight first starts.
     environment = _environment(home)
-    calls = json.dumps({"cmd": "ls"}) + "\n"
     processes = [
         subprocess.Popen(
-            [sys.executable, "-m", "gateway._cli", "check", "--audit", LOG],
+            [HOOK, "claude-code", "--in-process"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -286,14 +326,43 @@ def test_two_first_starts_at_once_make_one_key(home: Path) -> None:
             cwd=home / "work",
             env=environment,
         )
-        for _ in range(3)
+        for _ in range(8)
     ]
     for process in processes:
-        _, stderr = process.communicate(calls, timeout=BOUND)
+        _, stderr = process.communicate(EVENT, timeout=BOUND)
         assert process.returncode == 0, stderr
     status, report, _ = _verify(home)
-    assert (status, report["sessions"]) == (0, 3), report
+    assert (status, report["sessions"]) == (0, 8), report
+    assert report["checkpoints"] == 8
+    assert report["witnessed"] == 9  # the genesis and each session's closing checkpoint
     assert sorted(path.name for path in _state(home).iterdir() if "key" in path.name) == [
         "audit-key.pem",
         "audit-key.pem.pub",
     ]
+
+
+@pytest.mark.parametrize("gone", ["gateway-witness.jsonl", "audit-key.pem.pub+audit-key.pem"])
+def test_a_check_whose_file_was_deleted_fails_instead_of_being_skipped(
+    home: Path, gone: str
+) -> None:
+    _session(home, "ls")
+    log = _state(home) / LOG
+    first_session = log.read_bytes()
+    _session(home, "rm -rf ~")
+    # The last session is cut at its boundary, and the file that would tell is deleted too.
+    log.write_bytes(first_session)
+    for name in gone.split("+"):
+        (_state(home) / name).unlink()
+    result = _gateway(home, "verify", LOG, "--json")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    message = result.stderr.strip()
+    assert "the configuration names for this log is missing" in message
+    assert "cannot be shown intact" in message
+    assert "\n" not in message
+    # The harmless twin: given a copy of what was deleted, the check runs.
+    if gone == "gateway-witness.jsonl":
+        copy = home / "empty-witness.jsonl"
+        copy.write_bytes(b"")
+        status, report, _ = _verify(home, "--witness", str(copy))
+        assert (status, report["check"]) == (1, "witness"), report
