@@ -943,7 +943,7 @@ class Gateway(AsyncContextManagerMixin):
 
         Resolved against the call's working directory, the home directory
         (``[paths] home``, else ``HOME``) and this process's ``PATH``; the gateway's own secret files are hidden,
-        and the files its sinks write are kept read-only.
+        and the files its sinks and witnesses write are kept read-only.
         """
         config = self.config
         try:
@@ -962,8 +962,15 @@ class Gateway(AsyncContextManagerMixin):
         )
         if isinstance(found, str):
             return found
+        # What keeps the record (the logs, a file witness's copy of their
+        # checkpoints) stays read-only wherever it lies.
         own = tuple(
-            str(state_path(sink.path)) for sink in config.sinks.values() if sink.path is not None
+            str(state_path(path))
+            for path in (
+                *(sink.path for sink in config.sinks.values()),
+                *(witness.path for witness in config.witnesses.values()),
+            )
+            if path is not None
         )
         return msgspec.structs.replace(found, protect=tuple(dict.fromkeys((*found.protect, *own))))
 
