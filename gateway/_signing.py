@@ -88,13 +88,8 @@ class _Ed25519Signer:
     algorithm: SigningAlgorithm = "ed25519"
 
     def __init__(self, private: Any) -> None:
-        from cryptography.hazmat.primitives import serialization
-
         self._private = private
-        raw = private.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw
-        )
-        self.key_id = _ed25519_id(raw)
+        self.key_id = _ed25519_id(private.public_key().public_bytes_raw())
 
     def sign(self, message: bytes) -> str:
         return _b64(self._private.sign(message))
@@ -175,6 +170,33 @@ def _read_private(path: str, what: str) -> bytes:
     return data
 
 
+_ED25519_PKCS8: Final = bytes.fromhex("302e020100300506032b657004220420")
+"""
+The DER of an unencrypted Ed25519 private key in PKCS#8 (RFC 8410), before its
+32-byte seed: the form `generate_key` and `ensure_key` write.
+"""
+
+
+def _plain_ed25519(data: bytes, ed25519: Any) -> Any:
+    """
+    The key of a PEM in exactly the form this module writes, or ``None`` for any other.
+
+    Read without the ``serialization`` module, whose import costs as much
+    as the rest of signing at every start (a hook is a process per call);
+    any other form is left to it.
+    """
+    lines = data.strip().splitlines()
+    if len(lines) < 3 or lines[0] != _PRIVATE_PEM or lines[-1] != b"-----END PRIVATE KEY-----":
+        return None
+    try:
+        der = base64.b64decode(b"".join(lines[1:-1]), validate=True)
+    except ValueError:
+        return None
+    if len(der) != len(_ED25519_PKCS8) + 32 or not der.startswith(_ED25519_PKCS8):
+        return None
+    return ed25519.Ed25519PrivateKey.from_private_bytes(der[len(_ED25519_PKCS8) :])
+
+
 def load_signer(*, signing_key: str | None, hmac_key: str | None) -> Signer | None:
     """
     The signer ``[audit]`` names, or ``None`` when it names none.
@@ -194,12 +216,14 @@ def load_signer(*, signing_key: str | None, hmac_key: str | None) -> Signer | No
         return None
     data = _read_private(signing_key, "signing key")
     ed25519 = _crypto()
-    from cryptography.hazmat.primitives import serialization
+    private = _plain_ed25519(data, ed25519)
+    if private is None:
+        from cryptography.hazmat.primitives import serialization
 
-    try:
-        private = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError):
-        private = None
+        try:
+            private = serialization.load_pem_private_key(data, password=None)
+        except (ValueError, TypeError):
+            private = None
     if not isinstance(private, ed25519.Ed25519PrivateKey):
         raise ConfigError(
             f"The signing key {signing_key!r} is not an unencrypted Ed25519 private key in PEM; "
