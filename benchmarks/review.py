@@ -60,10 +60,12 @@ from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
 
 from gateway import (
     Approver,
+    AuditSection,
     Gateway,
     GatewayConfig,
     SinkConfig,
     ToolCall,
+    WitnessConfig,
     default_config,
     plan_program,
     verify_audit_log,
@@ -100,17 +102,28 @@ def rules_installed() -> bool:
 
 
 def gateway_config(audit: Path | None, *, rules: bool, cache: int) -> GatewayConfig:
-    """The default config (its policy), with only the rules approver and, optionally, an audit log."""
+    """The default config (its policy), with only the rules approver and, optionally, an audit log (signed, witnessed)."""
     base = default_config()
     section = msgspec.structs.replace(
         base.gateway, approvers=("rules",) if rules else (), plan_cache_size=cache
     )
-    sinks = (
-        {}
-        if audit is None
-        else {"audit": SinkConfig(plugin="jsonl", path=str(audit), required=True)}
+    if audit is None:
+        return msgspec.structs.replace(
+            base, gateway=section, sinks={}, audit=AuditSection(), witnesses={}
+        )
+    # Signed and witnessed as by default, with the key and the witness beside
+    # the log (not in the state directory of whoever runs this).
+    return msgspec.structs.replace(
+        base,
+        gateway=section,
+        sinks={"audit": SinkConfig(plugin="jsonl", path=str(audit), required=True)},
+        audit=msgspec.structs.replace(
+            base.audit, signing_key=str(audit.with_name("audit-key.pem")), create_key=True
+        ),
+        witnesses={
+            "local": WitnessConfig(plugin="file", path=str(audit.with_name("witness.jsonl")))
+        },
     )
-    return msgspec.structs.replace(base, gateway=section, sinks=sinks)
 
 
 def _worker_cpu(gateway: Gateway) -> float:

@@ -343,6 +343,13 @@ def log_writer(path: str | Path) -> int | None:
 
 BreakKind = Literal["tampered", "torn", "unfinished", "truncated", "unsigned", "empty", "live"]
 
+AuditCheck = Literal["chain", "signature", "witness"]
+"""
+Which check found a problem: ``chain`` (the encoding, digests, links,
+sequence numbers and closing record anyone can recompute), ``signature`` (the
+key's signatures and what they cover), ``witness`` (the checkpoints a witness kept).
+"""
+
 
 class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     """
@@ -366,6 +373,9 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
             ``empty``, ``live`` (its end is open because a running gateway
             is writing it: intact so far, not broken).
         kind: The problem's kind, or ``None``.
+        check: Which check found it (`AuditCheck`), or ``None``.
+        witness: How many of this log's genesis and checkpoint records the
+            witness holds, every one found in the log (``None`` without a witness).
         writer: The process id of the gateway writing the log as it was
             checked (`log_writer`), or ``None`` when none was.
     """
@@ -379,6 +389,8 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     key: str | None = None
     problem: ChainBreak | None = None
     kind: BreakKind | None = None
+    check: AuditCheck | None = None
+    witness: int | None = None
     writer: int | None = None
 
 
@@ -392,11 +404,14 @@ class _Checker:
         self.recoveries = 0
         self.covered = -1  # index of the last record a valid checkpoint covers
         self.seen: dict[int, str] = {}
+        # Which check the problem `check` returned last comes from.
+        self.by: AuditCheck = "chain"
 
     def signature_problem(self, record: ChainGenesis | ChainCheckpoint) -> str | None:
         verifier = self.verifier
         if verifier is None:
             return None
+        self.by = "signature"
         if record.algorithm != verifier.algorithm or record.key != verifier.key_id:
             return (
                 f"it is signed by {record.key or 'no key'} ({record.algorithm}), "
@@ -409,7 +424,8 @@ class _Checker:
         return None
 
     def check(self, index: int, event: Event) -> str | None:
-        """The problem with this record given the ones before it, if any."""
+        """The problem with this record given the ones before it, if any (found by `by`)."""
+        self.by = "chain"
         if event_digest(event) != event.digest:
             return "its digest does not match its content"
         previous = self.previous
@@ -433,6 +449,7 @@ class _Checker:
                     return problem
                 self.covered = index
         elif previous is None and self.verifier is not None:
+            self.by = "signature"
             return "the log does not start with a signed chain.genesis record: its head was deleted or replaced"
         if isinstance(event, ChainCheckpoint):
             first = self.first if self.first is not None else event
@@ -458,18 +475,27 @@ class _Checker:
         return None
 
 
-def _witnessed(path: str | Path) -> list[ChainGenesis | ChainCheckpoint]:
-    """The genesis and checkpoint records a file witness holds, in order."""
+def _witnessed(path: str | Path, first: Event | None) -> list[ChainGenesis | ChainCheckpoint]:
+    """
+    The genesis and checkpoint records a file witness holds of the chain ``first`` starts, in order.
+
+    A witness file may be shared by several chains (other logs, or a log that
+    was started anew): only this chain's records are this log's to hold.
+    """
     found: list[ChainGenesis | ChainCheckpoint] = []
+    start = None if first is None else first.digest
     for number, line in enumerate(Path(path).read_bytes().splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            found.append(_CHECKPOINTS.decode(line))
+            held = _CHECKPOINTS.decode(line)
         except (msgspec.DecodeError, msgspec.ValidationError):
             raise AuditLogError(
                 number - 1, "the witness file holds a line that is not a checkpoint"
             ) from None
+        chain = held.digest if isinstance(held, ChainGenesis) else held.genesis
+        if chain == start:
+            found.append(held)
     return found
 
 
@@ -499,13 +525,19 @@ def check_audit_log(
     """
     checker = _Checker(verifier)
     count = 0
+    witnessed: int | None = None
     last: Event | None = None
     key = verifier.key_id if verifier is not None else None
     writer = log_writer(path)
     writing = f"process {writer}" if writer else "a process"
 
     def report(
-        kind: BreakKind, index: int, seq: int | None, reason: str, verdict: str
+        kind: BreakKind,
+        index: int,
+        seq: int | None,
+        reason: str,
+        verdict: str,
+        check: AuditCheck = "chain",
     ) -> AuditReport:
         return AuditReport(
             intact=False,
@@ -517,6 +549,8 @@ def check_audit_log(
             key=key,
             problem=ChainBreak(index=index, seq=seq, reason=reason),
             kind=kind,
+            check=check,
+            witness=witnessed,
             writer=writer,
         )
 
@@ -538,19 +572,34 @@ def check_audit_log(
             problem = checker.check(record.index, event)
         if problem is not None or event is None:
             reason = problem or "it holds no event"
+            by = checker.by if record.problem is None else "chain"
             return report(
                 "tampered",
                 record.index,
                 event.seq if event is not None else None,
                 reason,
-                f"Record {record.index + 1} breaks the log: {reason}; the log was changed after it was written.",
+                f"Record {record.index + 1} breaks the log: {reason}; the log was changed after "
+                f"it was written (found by the {by} check).",
+                by,
             )
         last = event
     if last is None:
         return report("empty", 0, None, "the log holds no events", "The log holds no events.")
     if witness is not None:
         by_seq = checker.seen
-        for held in _witnessed(witness):
+        witnessed = 0
+        kept = _witnessed(witness, checker.first)
+        if not kept:
+            return report(
+                "tampered",
+                0,
+                None,
+                "the witness holds no record of this log's chain",
+                "The witness holds no record of this log's chain: the log was replaced by "
+                "another, or it is not a log this witness keeps (found by the witness check).",
+                "witness",
+            )
+        for held in kept:
             if held.seq not in by_seq:
                 return report(
                     "truncated",
@@ -558,7 +607,8 @@ def check_audit_log(
                     held.seq,
                     f"the witness holds record {held.seq} but the log ends at {last.seq}",
                     f"The log was cut short: the witness holds a checkpoint at sequence number "
-                    f"{held.seq}, beyond the log's last record ({last.seq}).",
+                    f"{held.seq}, beyond the log's last record ({last.seq}) (found by the witness check).",
+                    "witness",
                 )
             if by_seq[held.seq] != held.digest:
                 return report(
@@ -566,8 +616,11 @@ def check_audit_log(
                     held.seq,
                     held.seq,
                     "it is not the record the witness holds",
-                    f"The record with sequence number {held.seq} is not the one the witness holds: the log was rewritten.",
+                    f"The record with sequence number {held.seq} is not the one the witness holds: "
+                    "the log was rewritten (found by the witness check).",
+                    "witness",
                 )
+            witnessed += 1
     unattested = count - 1 - checker.covered
     if (
         writer is not None
@@ -589,7 +642,9 @@ def check_audit_log(
             None,
             f"the last {unattested} records are not covered by a signed checkpoint",
             f"The last {unattested} records are not covered by a checkpoint the key signed, and "
-            "no gateway is writing the log: the gateway crashed, or records were cut off or appended.",
+            "no gateway is writing the log: the gateway crashed, or records were cut off or "
+            "appended (found by the signature check).",
+            "signature",
         )
     if not allow_open and not ended_cleanly(last):
         return report(
@@ -600,7 +655,16 @@ def check_audit_log(
             "The log ends without its gateway's closing record and no gateway is writing it: "
             "the gateway crashed or was killed, or the log's end was cut off.",
         )
-    signed = f", every one covered by a checkpoint signed by {key}" if verifier is not None else ""
+    signed = ""
+    if verifier is not None:
+        signed = (
+            f", every one covered by a checkpoint signed by {key}"
+            if unattested <= 0
+            else f", the first {checker.covered + 1} covered by a signature of {key}"
+        )
+    if witnessed is not None:
+        plural = "s" if witnessed != 1 else ""
+        signed += f", matching the {witnessed} record{plural} the witness keeps"
     crashes = (
         f"; {checker.recoveries} crash{'es were' if checker.recoveries != 1 else ' was'} recovered"
         if checker.recoveries
@@ -622,6 +686,7 @@ def check_audit_log(
         checkpoints=checker.checkpoints,
         recoveries=checker.recoveries,
         key=key,
+        witness=witnessed,
         writer=writer,
     )
 

@@ -286,7 +286,11 @@ class AuditSection(
 
     Attributes:
         signing_key: An Ed25519 private key (PEM) in a file only its owner can
-            read (mode 0600); ``gateway keygen`` makes one.
+            read (mode 0600); ``gateway keygen`` makes one. A relative path
+            is in the state directory (`state_path`).
+        create_key: Make the ``signing-key`` pair when the gateway first
+            starts, if no file is there (the embedded default does, in the
+            state directory); without it a missing key is an error.
         hmac_key: Instead: a shared secret in a 0600 file; checkpoints carry an
             HMAC-SHA256 that whoever holds the secret can check.
         checkpoint_every: Events between signed checkpoints.
@@ -294,6 +298,7 @@ class AuditSection(
     """
 
     signing_key: str | None = None
+    create_key: bool = False
     hmac_key: str | None = None
     checkpoint_every: Count = 1000
     checkpoint_interval: Seconds = 60.0
@@ -301,6 +306,18 @@ class AuditSection(
     def __post_init__(self) -> None:
         if self.signing_key and self.hmac_key:
             raise ValueError("set signing-key or hmac-key, not both")
+        if self.create_key and not self.signing_key:
+            raise ValueError("create-key needs signing-key: the file the key is made in")
+
+    @property
+    def signing_key_path(self) -> Path | None:
+        """The ``signing-key`` file (a relative path is in the state directory)."""
+        return state_path(self.signing_key) if self.signing_key else None
+
+    @property
+    def hmac_key_path(self) -> Path | None:
+        """The ``hmac-key`` file (a relative path is in the state directory)."""
+        return state_path(self.hmac_key) if self.hmac_key else None
 
 
 class ServeSection(
@@ -761,13 +778,12 @@ def secret_files(
         >>> "/srv/token" in secret_files(config)
         True
     """
-    broker = config.broker
+    broker, audit = config.broker, config.audit
     named: list[str | None] = [
         config.serve.token_file,
         str(default_token_file(environ)),
         str(default_token_file(environ).parent),
-        config.audit.signing_key,
-        config.audit.hmac_key,
+        *(str(key) for key in (audit.signing_key_path, audit.hmac_key_path) if key),
         broker.password_file,
         broker.token_file,
         broker.credentials,

@@ -106,7 +106,7 @@ from gateway._reading import (
     read_body,
     read_call,
 )
-from gateway._signing import load_signer
+from gateway._signing import ensure_key, load_signer
 from gateway._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
 from gateway._telemetry import (
     ATTR_COMMANDS,
@@ -478,7 +478,13 @@ class Gateway(AsyncContextManagerMixin):
     @asynccontextmanager
     async def __asynccontextmanager__(self) -> AsyncIterator[Gateway]:
         audit = self.config.audit
-        signer = load_signer(signing_key=audit.signing_key, hmac_key=audit.hmac_key)
+        signing_key, hmac_key = audit.signing_key_path, audit.hmac_key_path
+        if signing_key is not None and audit.create_key:
+            ensure_key(signing_key)
+        signer = load_signer(
+            signing_key=None if signing_key is None else str(signing_key),
+            hmac_key=None if hmac_key is None else str(hmac_key),
+        )
         self._chain = self._build_approvers()
         slots = self._build_sinks()
         self._sinks = {slot.name: slot.sink for slot in slots}
@@ -937,7 +943,7 @@ class Gateway(AsyncContextManagerMixin):
 
         Resolved against the call's working directory, the home directory
         (``[paths] home``, else ``HOME``) and this process's ``PATH``; the gateway's own secret files are hidden,
-        and the files its sinks write are kept read-only.
+        and the files its sinks and witnesses write are kept read-only.
         """
         config = self.config
         try:
@@ -956,8 +962,15 @@ class Gateway(AsyncContextManagerMixin):
         )
         if isinstance(found, str):
             return found
+        # What keeps the record (the logs, a file witness's copy of their
+        # checkpoints) stays read-only wherever it lies.
         own = tuple(
-            str(state_path(sink.path)) for sink in config.sinks.values() if sink.path is not None
+            str(state_path(path))
+            for path in (
+                *(sink.path for sink in config.sinks.values()),
+                *(witness.path for witness in config.witnesses.values()),
+            )
+            if path is not None
         )
         return msgspec.structs.replace(found, protect=tuple(dict.fromkeys((*found.protect, *own))))
 

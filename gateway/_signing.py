@@ -18,6 +18,7 @@ UTF-8 bytes of a record's `gateway._events.signed_digest`.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import hmac
 import os
@@ -31,6 +32,7 @@ from gateway._events import SigningAlgorithm
 __all__ = [
     "Signer",
     "Verifier",
+    "ensure_key",
     "generate_key",
     "load_signer",
     "load_verifier",
@@ -86,13 +88,8 @@ class _Ed25519Signer:
     algorithm: SigningAlgorithm = "ed25519"
 
     def __init__(self, private: Any) -> None:
-        from cryptography.hazmat.primitives import serialization
-
         self._private = private
-        raw = private.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw
-        )
-        self.key_id = _ed25519_id(raw)
+        self.key_id = _ed25519_id(private.public_key().public_bytes_raw())
 
     def sign(self, message: bytes) -> str:
         return _b64(self._private.sign(message))
@@ -141,14 +138,24 @@ def _ed25519_id(raw: bytes) -> str:
 def _read_private(path: str, what: str) -> bytes:
     """A key file's bytes, refused unless only its owner can read it."""
     target = Path(path).expanduser()
+    # Never through a link (whoever may change it chooses the key), and
+    # never waiting on a FIFO: a key is a regular file, opened as it is.
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     try:
-        descriptor = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        descriptor = os.open(target, flags)
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ConfigError(
+                f"The {what} {str(target)!r} is a symbolic link; name the key file itself.",
+                path="$.audit",
+            ) from None
         raise ConfigError(
             f"Cannot read the {what} {str(target)!r} ({error.strerror}).", path="$.audit"
         ) from None
     try:
         mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"The {what} {str(target)!r} is not a regular file.", path="$.audit")
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise ConfigError(
                 f"The {what} {str(target)!r} is readable by others (mode {stat.S_IMODE(mode):04o}); "
@@ -161,6 +168,33 @@ def _read_private(path: str, what: str) -> bytes:
     if len(data) > _MAX_KEY_BYTES:
         raise ConfigError(f"The {what} {str(target)!r} is too large to be a key.", path="$.audit")
     return data
+
+
+_ED25519_PKCS8: Final = bytes.fromhex("302e020100300506032b657004220420")
+"""
+The DER of an unencrypted Ed25519 private key in PKCS#8 (RFC 8410), before its
+32-byte seed: the form `generate_key` and `ensure_key` write.
+"""
+
+
+def _plain_ed25519(data: bytes, ed25519: Any) -> Any:
+    """
+    The key of a PEM in exactly the form this module writes, or ``None`` for any other.
+
+    Read without the ``serialization`` module, whose import costs as much
+    as the rest of signing at every start (a hook is a process per call);
+    any other form is left to it.
+    """
+    lines = data.strip().splitlines()
+    if len(lines) < 3 or lines[0] != _PRIVATE_PEM or lines[-1] != b"-----END PRIVATE KEY-----":
+        return None
+    try:
+        der = base64.b64decode(b"".join(lines[1:-1]), validate=True)
+    except ValueError:
+        return None
+    if len(der) != len(_ED25519_PKCS8) + 32 or not der.startswith(_ED25519_PKCS8):
+        return None
+    return ed25519.Ed25519PrivateKey.from_private_bytes(der[len(_ED25519_PKCS8) :])
 
 
 def load_signer(*, signing_key: str | None, hmac_key: str | None) -> Signer | None:
@@ -182,12 +216,14 @@ def load_signer(*, signing_key: str | None, hmac_key: str | None) -> Signer | No
         return None
     data = _read_private(signing_key, "signing key")
     ed25519 = _crypto()
-    from cryptography.hazmat.primitives import serialization
+    private = _plain_ed25519(data, ed25519)
+    if private is None:
+        from cryptography.hazmat.primitives import serialization
 
-    try:
-        private = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError):
-        private = None
+        try:
+            private = serialization.load_pem_private_key(data, password=None)
+        except (ValueError, TypeError):
+            private = None
     if not isinstance(private, ed25519.Ed25519PrivateKey):
         raise ConfigError(
             f"The signing key {signing_key!r} is not an unencrypted Ed25519 private key in PEM; "
@@ -233,15 +269,8 @@ def load_verifier(path: str) -> Verifier:
     return _Hmac(stripped)
 
 
-def generate_key(path: str | Path) -> tuple[Path, Path]:
-    """
-    Write a new Ed25519 key pair: the private key at ``path`` (0600), the public key at ``path.pub``.
-
-    Neither file may exist yet: a key is never overwritten.
-
-    Raises:
-        OSError: A file exists or cannot be written.
-    """
+def _key_pair() -> tuple[bytes, bytes]:
+    """A new Ed25519 key pair: the private key (PKCS#8 PEM) and the public key (PEM)."""
     ed25519 = _crypto()
     from cryptography.hazmat.primitives import serialization
 
@@ -254,6 +283,99 @@ def generate_key(path: str | Path) -> tuple[Path, Path]:
     public = private.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
+    return secret, public
+
+
+def _public_of(secret: bytes) -> bytes | None:
+    """The public key (PEM) of a private key's PEM, or ``None`` when it holds no Ed25519 key."""
+    ed25519 = _crypto()
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        private = serialization.load_pem_private_key(secret, password=None)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(private, ed25519.Ed25519PrivateKey):
+        return None
+    public: bytes = private.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return public
+
+
+def _place(target: Path, data: bytes, mode: int) -> bool:
+    """
+    Put a whole file at ``target`` unless one is there: written beside it, then linked into place.
+
+    Nobody ever sees it half written, and a file already there is never
+    replaced (a link fails where a name exists). Whether this call placed it.
+
+    Raises:
+        OSError: The directory cannot be written.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(6).hex()}")
+    descriptor = os.open(temporary, flags, mode)
+    try:
+        try:
+            os.fchmod(descriptor, mode)
+            os.write(descriptor, data)
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        try:
+            os.link(temporary, target, follow_symlinks=False)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        os.unlink(temporary)
+
+
+def ensure_key(path: str | Path) -> bool:
+    """
+    Make the Ed25519 key pair at ``path`` (and ``path.pub``) unless a key is there; whether one was made.
+
+    The private key is created whole and readable by its owner alone (0600),
+    in a directory only its owner may enter; a key already there — even one
+    that cannot be read, or that holds no key — is never replaced (loading
+    it then says what is wrong). Two gateways starting at once make one key:
+    the second uses the first's. A missing public key is made again from
+    the private one.
+
+    Raises:
+        ConfigError: The key or its directory cannot be written.
+    """
+    target = Path(path).expanduser()
+    made = False
+    try:
+        if not os.path.lexists(target):
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            secret, _ = _key_pair()
+            made = _place(target, secret, 0o600)
+        public_path = target.with_name(target.name + ".pub")
+        if not os.path.lexists(public_path):
+            public = _public_of(_read_private(str(target), "signing key"))
+            if public is not None:
+                _place(public_path, public, 0o644)
+    except OSError as error:
+        raise ConfigError(
+            f"Cannot create the signing key {str(target)!r} ({error.strerror}).",
+            path="$.audit.signing-key",
+        ) from None
+    return made
+
+
+def generate_key(path: str | Path) -> tuple[Path, Path]:
+    """
+    Write a new Ed25519 key pair: the private key at ``path`` (0600), the public key at ``path.pub``.
+
+    Neither file may exist yet: a key is never overwritten.
+
+    Raises:
+        OSError: A file exists or cannot be written.
+    """
+    secret, public = _key_pair()
     target = Path(path).expanduser()
     public_path = target.with_name(target.name + ".pub")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)

@@ -27,7 +27,9 @@ They combine key by key (`merge_tiers`):
   every tier allows;
 * shell tools are pooled (more tools read as shells is stricter); sinks and
   notifiers are pooled by name;
-* every other key comes from the tier with the most authority that sets it.
+* every other key comes from the tier with the most authority that sets it;
+  the keys that choose how the audit log is signed (``[audit] signing-key``,
+  ``create-key``, ``hmac-key``) come together, from one tier.
 
 A project's file may be written by the agent the gateway guards, so unless
 a managed or user tier sets ``[tiers] trust-project = true`` the project
@@ -154,6 +156,13 @@ STRICTEST: Final[Mapping[str, Callable[[Sequence[Any]], Any]]] = {
 
 _POOLED_TABLES: Final = ("sinks", "notifiers")
 
+_TOGETHER: Final = (("audit.signing-key", "audit.create-key", "audit.hmac-key"),)
+"""
+Keys that mean something only together: all of a group come from the tier
+with the most authority that sets any of them (a managed tier's HMAC secret
+is not combined with the signing key, or the key making, of the embedded default).
+"""
+
 
 def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
@@ -260,6 +269,26 @@ def merge_tiers(tiers: Sequence[Tier]) -> tuple[dict[str, Any], dict[str, str]]:
         for path, value in _flatten(tier.data).items():
             if path in STRICTEST or heard(tier, path):
                 values.setdefault(path, []).append((tier, value))
+    for group in _TOGETHER:
+        chooser = next(
+            (
+                tier
+                for tier in ordered
+                if any(tier is t for path in group for t, _ in values.get(path, []))
+            ),
+            None,
+        )
+        for path in group:
+            if chooser is None or path not in values:
+                continue
+            for tier, _ in values[path]:
+                if tier is not chooser:
+                    provenance.setdefault(
+                        path, f"ignored: set by {tier.label}; {chooser.label} chooses the key"
+                    )
+            values[path] = [(tier, value) for tier, value in values[path] if tier is chooser]
+            if not values[path]:
+                del values[path]
     defaults = _flatten(msgspec.to_builtins(GatewayConfig()))
     for path, given in values.items():
         strictest = STRICTEST.get(path)

@@ -21,7 +21,7 @@ from gateway._cli._common import (
 )
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, verdict_view, wants_json, write_text
-from gateway._config import GatewayConfig, SinkConfig
+from gateway._config import AuditSection, GatewayConfig, SinkConfig
 from gateway._confinement import Confining
 from gateway._errors import ConfigError, GatewayError
 from gateway._gateway import Gateway
@@ -181,7 +181,8 @@ def _run(arguments: argparse.Namespace) -> int:
             },
         )
     else:
-        config = msgspec.structs.replace(config, sinks={})
+        # No log: nothing to sign, and no checkpoint a witness should keep.
+        config = msgspec.structs.replace(config, sinks={}, audit=AuditSection(), witnesses={})
     config = without_person(config)
     if arguments.profile:
         try:

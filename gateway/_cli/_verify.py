@@ -6,14 +6,20 @@
 when the log is intact, 1 when it is not. With ``--key`` (the public key, or
 the HMAC secret) it also checks every signature and that every record is
 covered by one; with ``--witness`` (the file a ``file`` witness keeps) it
-checks the log still holds every checkpoint the witness holds. With
-``--broker`` (and no file) it checks every chain of the fleet's audit stream.
+checks the log still holds every checkpoint the witness holds. For the log
+the configuration writes (``[sinks]``), both default to what the
+configuration names: the public half of ``[audit] signing-key`` (or the HMAC
+secret) and the first ``file`` witness. The report says which check found a
+problem (``chain``, ``signature`` or ``witness``). With ``--broker`` (and no
+file) it checks every chain of the fleet's audit stream.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from gateway._auditlog import check_audit_log
@@ -21,6 +27,7 @@ from gateway._cli._audit import verify_on_broker
 from gateway._cli._common import CommandError, Subcommand, audit_file_of, write_json
 from gateway._cli._fleet import add_broker_argument, add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, verify_view, wants_json, write_text
+from gateway._config import GatewayConfig, state_path
 from gateway._errors import AuditLogError, ConfigError
 from gateway._signing import generate_key, load_verifier
 
@@ -52,12 +59,77 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_LOG_SINKS = frozenset({"jsonl", "msgpack"})
+
+
+def configured_checks(config: GatewayConfig, log: str) -> tuple[str | None, str | None]:
+    """
+    The key file and witness file ``config`` names for ``log``, when it is a log ``config`` writes.
+
+    The key is the public half of ``[audit] signing-key`` (``FILE.pub``; the
+    private key when only that is there) or the HMAC secret, the witness the
+    first ``file`` witness. Each is named even when its file is gone: a log
+    the configuration signs is never checked as if it were not
+    (`require_checks`). A log the configuration does not write gets neither (it may be
+    another gateway's).
+    """
+    here = os.path.realpath(log)
+    writes = any(
+        sink.plugin in _LOG_SINKS and sink.path and os.path.realpath(state_path(sink.path)) == here
+        for sink in config.sinks.values()
+    )
+    if not writes:
+        return None, None
+    audit = config.audit
+    keys: list[Path] = []
+    if audit.signing_key_path is not None:
+        private = audit.signing_key_path
+        keys = [private.with_name(private.name + ".pub"), private]
+    elif audit.hmac_key_path is not None:
+        keys = [audit.hmac_key_path]
+    key = next((str(path) for path in keys if os.path.lexists(path)), None)
+    if key is None and keys:
+        key = str(keys[0])
+    witnesses = [
+        state_path(witness.path)
+        for witness in config.witnesses.values()
+        if witness.plugin == "file" and witness.path
+    ]
+    return key, str(witnesses[0]) if witnesses else None
+
+
+def require_checks(key: str | None, witness: str | None) -> None:
+    """
+    Refuse to check the log the configuration writes without the key and witness it names.
+
+    A key or witness file that is gone is never read as "not signed" or "not
+    witnessed": whoever deletes it with the log's tail would otherwise pass.
+
+    Raises:
+        CommandError: One of them is missing (exit status 1: not shown intact).
+    """
+    for path, what, option in ((key, "key", "--key"), (witness, "witness file", "--witness")):
+        if path is not None and not os.path.lexists(path):
+            raise CommandError(
+                f"The {what} {path!r} the configuration names for this log is missing, so the log "
+                f"cannot be shown intact: restore it, or pass {option} FILE naming a copy.",
+                status=1,
+            )
+
+
 def _run(arguments: argparse.Namespace) -> int:
     if arguments.audit_file is None:
         if arguments.broker is None and not load_tiers(arguments).config.broker.servers:
             raise CommandError("Verify what? Pass AUDIT_FILE, or --broker nats://HOST:PORT.")
         return verify_on_broker(arguments)
     arguments.audit_file = audit_file_of(arguments.audit_file)
+    if arguments.key is None or arguments.witness is None:
+        key, witness = configured_checks(load_tiers(arguments).config, arguments.audit_file)
+        require_checks(
+            key if arguments.key is None else None, witness if arguments.witness is None else None
+        )
+        arguments.key = arguments.key or key
+        arguments.witness = arguments.witness or witness
     try:
         verifier = load_verifier(arguments.key) if arguments.key else None
     except ConfigError as error:
@@ -85,6 +157,8 @@ def _run(arguments: argparse.Namespace) -> int:
         "checkpoints": report.checkpoints,
         "recoveries": report.recoveries,
         "key": report.key,
+        "witness": arguments.witness,
+        "witnessed": report.witness,
         "writer": report.writer,
     }
     if report.problem is not None:
@@ -93,6 +167,7 @@ def _run(arguments: argparse.Namespace) -> int:
             "seq": report.problem.seq,
             "reason": report.problem.reason,
             "kind": report.kind,
+            "check": report.check,
         }
     _show(arguments, output)
     if report.intact:

@@ -291,8 +291,12 @@ def verify_view(row: Mapping[str, Any], style: Style) -> str:
         )
         if row.get("key"):
             counts += f", key {row.get('key')}"
+        if row.get("witnessed") is not None:
+            counts += f", {row.get('witnessed')} witnessed"
         if row.get("kind"):
             counts += f"; problem: {row.get('kind')}"
+        if row.get("check"):
+            counts += f", found by the {row.get('check')} check"
         lines.append(style("dim", f"        {counts}"))
     return "\n".join(lines)
 

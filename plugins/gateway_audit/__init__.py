@@ -608,7 +608,8 @@ class FileWitness:
         unknown = set(config.options)
         if unknown:
             raise ValueError(f"the file witness takes no options, not {sorted(unknown)}")
-        self.path = Path(config.path)
+        # A relative path is in the state directory, beside the default log.
+        self.path = state_path(config.path)
 
     async def attest(self, record: ChainGenesis | ChainCheckpoint) -> None:
         await anyio.to_thread.run_sync(self._append, encode_event(record, "jsonl"))

@@ -23,6 +23,7 @@ from typing import Any, Final
 import anyio
 import anyio.from_thread
 import gateway_audit
+import msgspec
 import pytest
 from gateway_audit import JsonLinesSink, MessagePackSink
 from gateway_support import BOUND, anyio_backend as anyio_backend, config, of_call, tags
@@ -1011,12 +1012,15 @@ async def test_the_default_log_lives_in_the_state_directory_out_of_the_agent_s_r
     monkeypatch.delenv("XDG_STATE_HOME", raising=False)
     monkeypatch.chdir(workspace)
     log = home / ".local" / "state" / "agent-gateway" / "gateway-audit.jsonl"
-    default = default_config().sinks["audit"]
+    embedded = default_config()
+    default = embedded.sinks["audit"]
     assert default.path == "gateway-audit.jsonl"
+    # Signed and witnessed as the embedded default does: `gateway verify` checks both.
+    settings = msgspec.structs.replace(
+        config(sinks={"audit": default}), audit=embedded.audit, witnesses=embedded.witnesses
+    )
     with anyio.fail_after(RUN):
-        async with Gateway(
-            config(sinks={"audit": default}), approvers=[StaticApprover("allow")]
-        ) as gateway:
+        async with Gateway(settings, approvers=[StaticApprover("allow")]) as gateway:
             assert (await gateway.review(make_call("ls", call_id="where"))).allowed
     assert list(workspace.iterdir()) == []
     assert of_call(read_audit_log(log), "where")

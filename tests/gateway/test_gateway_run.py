@@ -29,6 +29,7 @@ import pytest
 from gateway import RunChanged, VerdictReached, read_audit_log
 from gateway._bwrap import bwrap_program, unavailable
 from gateway._cli._run import ASKED, DECLINED
+from gateway._config import default_config_bytes
 from gateway._events import CallOutcome
 
 _BWRAP = bwrap_program()
@@ -177,6 +178,87 @@ def test_the_environment_keeps_only_what_the_profile_names(box: Box) -> None:
     assert "token: None" in ran.out
     assert "lang: C.UTF-8" in ran.out
     assert "ghp_marker" not in ran.out
+
+
+ATTACK = """\
+import glob, os, sys
+state, witness = sys.argv[1], sys.argv[2]
+found = []
+for pattern in (state + "/*", os.path.expanduser("~") + "/**/*.pem", "**/*.pem", "**/*.jsonl"):
+    for path in glob.glob(pattern, recursive=True):
+        try:
+            found.append(open(path).read())
+        except OSError:
+            pass
+print("read:", "PRIVATE KEY" in "".join(found))
+for path in (witness, state + "/gateway-audit.jsonl"):
+    for change in ("truncate", "delete"):
+        try:
+            open(path, "w").close() if change == "truncate" else os.unlink(path)
+            print("changed", change, path)
+        except OSError as error:
+            print("refused", change, path, error.errno)
+"""
+
+
+@pytest.mark.parametrize("place", ["home", "workspace", "witness-in-workspace"])
+def test_the_audit_key_witness_and_log_are_out_of_a_runs_reach(box: Box, place: str) -> None:
+    """
+    What signs the log and what witnesses it: a run can neither read the key nor change the record.
+
+    The state directory where it usually lies (under the home directory,
+    which a run sees as scratch), inside the workspace (``XDG_STATE_HOME``
+    there: hidden), and a file witness the configuration keeps in the
+    workspace (kept read-only).
+    """
+    environ = dict(box.environ)
+    state = box.home / ".local" / "state" / "agent-gateway"
+    witness = state / "gateway-witness.jsonl"
+    options: list[str] = []
+    if place == "workspace":
+        environ["XDG_STATE_HOME"] = str(box.work / ".state")
+        state = box.work / ".state" / "agent-gateway"
+        witness = state / "gateway-witness.jsonl"
+    if place == "witness-in-workspace":
+        witness = box.work / "witness.jsonl"
+        config = box.home / "config.toml"
+        config.write_bytes(
+            default_config_bytes().replace(
+                b'path = "gateway-witness.jsonl"', f'path = "{witness}"'.encode()
+            )
+        )
+        options = ["--config", str(config)]
+
+    def gateway(*arguments: str) -> Ran:
+        done = subprocess.run(
+            [sys.executable, "-m", "gateway._cli", *arguments],
+            cwd=box.work,
+            env=environ,
+            capture_output=True,
+            text=True,
+            timeout=_BOUND,
+            check=False,
+        )
+        return Ran(done.returncode, done.stdout, done.stderr)
+
+    first = gateway("run", *options, *WRITE_WORKSPACE, "--", "echo first")
+    assert first.status == 0, first.err
+    key = (state / "audit-key.pem").read_bytes()
+    witnessed = witness.read_bytes()
+    assert b"PRIVATE KEY" in key
+    assert witnessed
+
+    command = script(box, "attack.py", ATTACK)
+    ran = gateway("run", *options, *WRITE_WORKSPACE, "--", f"{command} {state} {witness}")
+    assert ran.status == 0, ran.err
+    assert "read: False" in ran.out, ran.out
+    assert "changed" not in ran.out, ran.out
+    assert (state / "audit-key.pem").read_bytes() == key
+    assert witness.read_bytes().startswith(witnessed)
+    verified = gateway("verify", *options, "gateway-audit.jsonl", "--json")
+    assert verified.status == 0, verified.out + verified.err
+    report = json.loads(verified.out)
+    assert (report["sessions"], report["witnessed"]) == (2, 3), report
 
 
 # ───────────────────────── writes ─────────────────────────

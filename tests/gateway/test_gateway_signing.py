@@ -392,3 +392,67 @@ def test_gateway_verify_says_which_key_file_it_cannot_read(tmp_path: Path) -> No
     assert result.stderr.startswith(
         f"gateway verify: Cannot read the key {str(tmp_path / 'nope')!r}"
     )
+
+
+def test_the_key_the_gateway_writes_is_read_without_the_serialization_module(
+    tmp_path: Path,
+) -> None:
+    # Each hook is a process that loads the key: the serialization module's
+    # import would cost as much as the rest of signing, so the form the
+    # gateway writes is read without it, to the same key.
+    key = tmp_path / "audit.pem"
+    generate_key(key)
+    probe = (
+        "import sys\n"
+        "from gateway._signing import load_signer\n"
+        f"signer = load_signer(signing_key={str(key)!r}, hmac_key=None)\n"
+        "print(signer.key_id, signer.sign(b'message'))\n"
+        "print('cryptography.hazmat.primitives.serialization' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=BOUND, check=True
+    )
+    (key_id, signature), (loaded,) = (line.split() for line in done.stdout.splitlines())
+    assert loaded == "False"
+    verifier = load_verifier(str(key) + ".pub")
+    assert key_id == verifier.key_id
+    assert verifier.verify(b"message", signature)
+
+
+def test_a_key_in_another_form_is_still_read(tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
+    from gateway._signing import load_signer
+
+    private = ed25519.Ed25519PrivateKey.generate()
+    pem = private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    public = tmp_path / "key.pub"
+    public.write_bytes(
+        private.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    # Text before the PEM, or its first line break dropped: not the form the
+    # gateway writes, still a key PEM readers take.
+    for form in (b"The audit log's key\n" + pem, pem.replace(b"\n", b"", 1)):
+        other = tmp_path / "other.pem"
+        other.write_bytes(form)
+        other.chmod(0o600)
+        signer = load_signer(signing_key=str(other), hmac_key=None)
+        assert signer is not None
+        assert load_verifier(str(public)).verify(b"m", signer.sign(b"m"))
+    # A PKCS#8 key of another algorithm is refused, as before.
+    curve = tmp_path / "ec.pem"
+    curve.write_bytes(
+        ec.generate_private_key(ec.SECP256R1()).private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    curve.chmod(0o600)
+    with pytest.raises(ConfigError, match="is not an unencrypted Ed25519 private key"):
+        load_signer(signing_key=str(curve), hmac_key=None)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from gateway import ConfigError
-from gateway._config import DEFAULT_SHELL_TOOLS
+from gateway._config import DEFAULT_SHELL_TOOLS, default_config_bytes
 from gateway.fleet import (
     PROJECT_FILE,
     Tier,
@@ -273,3 +273,59 @@ def test_config_show_prints_the_effective_config_and_where_each_part_came_from(
     assert shown["sources"]["gateway.approver-timeout"].startswith("strictest of user (")
     assert shown["sources"]["approver.rules.rule[p.rm]"] == (f"project ({tmp_path / PROJECT_FILE})")
     assert shown["sources"]["approver.rules.rule[make.test]"] == f"user ({user})"
+
+
+def test_the_keys_that_choose_the_signing_key_come_from_one_tier() -> None:
+    # The embedded default makes and signs with a key of its own; a managed
+    # tier that chooses an HMAC secret (or a key of its own, made elsewhere)
+    # replaces that choice whole instead of being combined with it.
+    default = tier_of("user", default_config_bytes(), source="the embedded default")
+    hmac = tier("managed", b'[audit]\nhmac-key = "/etc/agent-gateway/audit.secret"\n')
+    combined = effective_config([hmac, default])
+    audit = combined.config.audit
+    assert (audit.hmac_key, audit.signing_key, audit.create_key) == (
+        "/etc/agent-gateway/audit.secret",
+        None,
+        False,
+    )
+    assert "chooses the key" in combined.provenance["audit.signing-key"]
+    managed_key = tier("managed", b'[audit]\nsigning-key = "/etc/agent-gateway/audit.pem"\n')
+    audit = effective_config([managed_key, default]).config.audit
+    assert (audit.signing_key, audit.create_key) == ("/etc/agent-gateway/audit.pem", False)
+    # The harmless twin: alone, the embedded default makes its key in the state directory.
+    audit = effective_config([default]).config.audit
+    assert (audit.signing_key, audit.create_key, audit.hmac_key) == ("audit-key.pem", True, None)
+
+
+def test_an_untrusted_project_cannot_move_the_key_or_the_witness(tmp_path: Path) -> None:
+    default = tier_of("user", default_config_bytes(), source="the embedded default")
+    project = tier(
+        "project",
+        b"[audit]\n"
+        b'signing-key = "keys/forged.pem"\n'
+        b"create-key = true\n"
+        b"checkpoint-every = 1000000\n"
+        b"[witnesses.local]\n"
+        b'plugin = "file"\n'
+        b'path = "/tmp/agent-witness.jsonl"\n'
+        b"[witnesses.mine]\n"
+        b'plugin = "file"\n'
+        b'path = "/tmp/mine.jsonl"\n'
+        b"[sinks.audit]\n"
+        b'plugin = "jsonl"\n'
+        b'path = "/tmp/agent-log.jsonl"\n',
+    )
+    combined = effective_config([default, project])
+    config = combined.config
+    assert (config.audit.signing_key, config.audit.create_key) == ("audit-key.pem", True)
+    assert config.audit.checkpoint_every == 1000
+    assert {name: witness.path for name, witness in config.witnesses.items()} == {
+        "local": "gateway-witness.jsonl"
+    }
+    assert config.sinks["audit"].path == "gateway-audit.jsonl"
+    assert combined.provenance["witnesses.mine.path"].startswith("ignored: set by project")
+    for key in ("audit.signing-key", "audit.create-key", "witnesses.local.path"):
+        assert combined.provenance[key] == "user (the embedded default)", key
+    # Without the embedded default's key, the project still cannot name one.
+    bare = tier("user", b"[gateway]\n")
+    assert effective_config([bare, project]).config.audit.signing_key is None
