@@ -30,6 +30,21 @@ them, metrics aggregated in memory), and with the SDK sampling nothing, in
 three rounds taken in turn (a busy spell of a shared machine then falls on
 every set-up).
 
+``--targets`` measures instead the review path's targets, interleaved in one
+run, each round on a fresh gateway with the audit log, and prints each
+round and the median of the rounds (``--rounds``, at least 3):
+
+* plan / bashlex at p50 on agent traffic and on NL2Bash (a sample spread over
+  each corpus, timed command by command as ``benchmarks/plan.py`` does);
+* a new-call review against its plan: p50 of reviews of calls never seen
+  against p50 of ``plan_program`` of the same commands in this process;
+* new-call reviews per CPU-second with the audit log (this process and its
+  workers);
+* a repeated call with the audit log: p50 wall time one at a time, and CPU
+  per review with 100 in flight (batched writes);
+* growth: CPU of a new-call review of 1, 4, 16 and 64 KiB of agent commands
+  (one per line), and the factor from each size to the next (4 is linear).
+
 Nothing here is asserted: speed is measured here, never in unit tests.
 """
 
@@ -38,6 +53,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import importlib.metadata
+import itertools
 import os
 import pstats
 import statistics
@@ -57,6 +73,7 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
+from plan import measure as measure_plans
 
 from gateway import (
     Approver,
@@ -343,6 +360,167 @@ async def telemetry_cost(
         )
 
 
+TARGETS: Final = {
+    "plan/bashlex p50, agent": 1.0,
+    "plan/bashlex p50, NL2Bash": 1.0,
+    "new-call review / its plan, p50": 2.0,
+    "new-call reviews per CPU-second": 2000.0,
+    "repeated call with the log, p50 µs": 30.0,
+    "repeated call with the log, 100 in flight, CPU µs": 30.0,
+}
+"""The review path's targets; a rate is met at or above, everything else at or below."""
+
+GROWTH_SIZES: Final = (1024, 4096, 16384, 65536)
+"""Bytes of the texts whose review cost growth is measured (each 4 times the one before)."""
+
+GROWTH_TARGET: Final = 4.0
+"""Linear growth: a review of 4 times the text costs at most 4 times the CPU."""
+
+
+def spread(commands: list[str], count: int) -> list[str]:
+    """``count`` commands taken at an even stride over the whole list (a sample of all of it)."""
+    step = max(1, len(commands) // max(count, 1))
+    return commands[::step][:count]
+
+
+def text_of(commands: list[str], start: int, size: int) -> str:
+    """Commands from ``start`` on (round the list), one per line, up to ``size`` bytes (whole lines)."""
+    lines: list[str] = []
+    used = 0
+    for command in itertools.islice(itertools.cycle(commands), start, start + len(commands)):
+        cost = len(command.encode()) + 1
+        if used + cost > size:
+            break
+        lines.append(command)
+        used += cost
+    return "\n".join(lines)
+
+
+async def new_call_cost(gateway: Gateway, text: str, tag: str) -> tuple[float, str]:
+    """CPU seconds (this process and its workers) of one new-call review, and its decision."""
+    start = cpu(gateway)
+    verdict = await gateway.review(
+        ToolCall("Bash", {"command": text}, call_id=tag, session_id="bench")
+    )
+    return cpu(gateway) - start, verdict.decision
+
+
+async def target_round(
+    number: int, audit: Path, sample: int, calls: list[str], growth: list[str]
+) -> dict[str, float]:
+    """One round of every target measure, in turn; the values by target name (and growth lines)."""
+    values: dict[str, float] = {}
+    for name, label in (("agent", "agent"), ("nl2bash", "NL2Bash")):
+        row = measure_plans(label, spread(load(name), sample))
+        values[f"plan/bashlex p50, {label}"] = percentile(sorted(row.plan), 0.5) / percentile(
+            sorted(row.bashlex), 0.5
+        )
+    plans, _ = timed_plans(calls)
+    rules = rules_installed()
+    approvers: list[Approver] | None = None if rules else [StaticApprover("allow")]
+    settings = gateway_config(audit, rules=rules, cache=max(1024, 4 * len(calls)))
+    decisions: Counter[str] = Counter()
+    async with Gateway(settings, approvers=approvers) as gateway:
+        # The workers are started and warm before anything is timed.
+        await timed_reviews(gateway, ["true", "ls -la | wc -l"], f"warm{number}", Counter())
+        first, first_cpu = await timed_reviews(gateway, calls, f"new{number}", decisions)
+        again, again_cpu = await timed_reviews(gateway, calls, f"again{number}", Counter())
+        per_cpu, _ = await throughput(gateway, calls, 100, 20 * len(calls))
+        values["new-call review / its plan, p50"] = percentile(sorted(first), 0.5) / percentile(
+            sorted(plans), 0.5
+        )
+        values["new-call reviews per CPU-second"] = 1e6 / first_cpu
+        values["repeated call with the log, p50 µs"] = percentile(sorted(again), 0.5)
+        values["repeated call, log on disk, CPU µs"] = again_cpu
+        values["repeated call with the log, 100 in flight, CPU µs"] = 1e6 / per_cpu
+        sizes: list[float] = []
+        for size in GROWTH_SIZES:
+            texts = [text_of(growth, (3 * number + index) * 101, size) for index in range(3)]
+            costs = []
+            for index, text in enumerate(texts):
+                used, decision = await new_call_cost(gateway, text, f"grow{number}-{size}-{index}")
+                costs.append(used)
+                decisions[f"{size // 1024} KiB {decision}"] += 1
+            sizes.append(statistics.median(costs))
+            values[f"growth: {size // 1024} KiB review, CPU ms"] = sizes[-1] * 1e3
+        for smaller, larger, size in zip(sizes, sizes[1:], GROWTH_SIZES[1:], strict=False):
+            values[f"growth: {size // 4096} to {size // 1024} KiB, factor"] = larger / smaller
+    values.update(await where_it_goes(number, calls, settings, approvers))
+    print(f"round {number}: verdicts {dict(sorted(decisions.items()))}")
+    for name, value in values.items():
+        print(f"  {name:<52} {value:>10.2f}")
+    return values
+
+
+MEMORY: Final = Path("/dev/shm")  # noqa: S108 -- a private directory is made in it
+"""A filesystem held in memory (tmpfs), where the log is written from the event loop."""
+
+
+async def where_it_goes(
+    number: int, calls: list[str], settings: GatewayConfig, approvers: list[Approver] | None
+) -> dict[str, float]:
+    """
+    CPU per repeated call, one at a time and 100 in flight, with no sink and with the log in memory.
+
+    Beside the log on disk (written by its writer thread, one hand-off per
+    batch), these show what the records cost (in memory, the log is written
+    from the loop) and what the hand-off costs.
+    """
+    values: dict[str, float] = {}
+    setups: list[tuple[str, Path | None]] = [("no sink", None)]
+    if MEMORY.is_dir() and os.access(MEMORY, os.W_OK):
+        setups.append(("log in memory", MEMORY))
+    for label, where in setups:
+        with tempfile.TemporaryDirectory(prefix="gateway-bench-", dir=where) as directory:
+            audit = None if where is None else Path(directory) / "audit.jsonl"
+            section = msgspec.structs.replace(
+                settings,
+                sinks={} if audit is None else gateway_config(audit, rules=False, cache=1).sinks,
+            )
+            async with Gateway(section, approvers=approvers) as gateway:
+                await timed_reviews(gateway, calls, f"{label}-new{number}", Counter())
+                _, one = await timed_reviews(gateway, calls, f"{label}-again{number}", Counter())
+                per_cpu, _ = await throughput(gateway, calls, 100, 20 * len(calls))
+        values[f"repeated call, {label}, CPU µs"] = one
+        values[f"repeated call, {label}, 100 in flight, CPU µs"] = 1e6 / per_cpu
+    return values
+
+
+async def run_targets(rounds: int, sample: int, calls: int) -> None:
+    """Measure the review path's targets in ``rounds`` rounds; print each round and the medians."""
+    agent = list(dict.fromkeys(load("agent")))
+    print(
+        f"review path targets: {rounds} rounds; plan/bashlex on {sample} commands spread over "
+        f"each corpus; {calls} new calls a round; load average now {os.getloadavg()[0]:.1f}"
+    )
+    # Every round reviews calls no earlier round saw; growth texts come from the end of the corpus.
+    growth = agent[len(agent) // 2 :]
+    results: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory(prefix="gateway-bench-") as directory:
+        for number in range(rounds):
+            audit = Path(directory) / f"audit-{number}.jsonl"
+            round_calls = agent[number * calls : (number + 1) * calls]
+            results.append(await target_round(number + 1, audit, sample, round_calls, growth))
+            broken = verify_audit_log(audit)
+            if broken is not None:
+                print(f"  the audit log of round {number + 1} does not verify: {broken}")
+    print()
+    print(f"medians of {rounds} rounds (load average now {os.getloadavg()[0]:.1f})")
+    for name in results[0]:
+        median = statistics.median(result[name] for result in results)
+        target = TARGETS.get(name)
+        if target is None and name.endswith("factor"):
+            target = GROWTH_TARGET
+        if target is None:
+            verdict = ""
+        else:
+            met = median >= target if "per CPU-second" in name else median <= target
+            verdict = f"target {'≥' if 'per CPU-second' in name else '≤'} {target:g}: " + (
+                "met" if met else "NOT met"
+            )
+        print(f"  {name:<52} {median:>10.2f}   {verdict}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the arguments and run the benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
@@ -352,7 +530,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
     parser.add_argument("--profile", action="store_true", help="profile the identical-call path")
+    parser.add_argument(
+        "--targets", action="store_true", help="measure the review path's targets instead"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --targets (at least 3)")
+    parser.add_argument(
+        "--sample", type=int, default=1500, help="commands per corpus for plan/bashlex in --targets"
+    )
+    parser.add_argument("--calls", type=int, default=300, help="new calls a round in --targets")
     arguments = parser.parse_args(argv)
+    if arguments.targets:
+        anyio.run(
+            lambda: run_targets(
+                max(3, arguments.rounds), max(1, arguments.sample), max(1, arguments.calls)
+            ),
+            backend=arguments.backend,
+        )
+        return 0
     anyio.run(
         lambda: run(max(1, arguments.limit), max(1, arguments.total), profile=arguments.profile),
         backend=arguments.backend,
