@@ -62,7 +62,7 @@ __all__ = ["IDLE", "LINGER", "main"]
 IDLE: Final = 600.0
 """Seconds without a call after which the worker exits."""
 
-LINGER: Final = 1.0
+LINGER: Final = 0.25
 """Seconds the gateway (and the audit log's lock) is kept after the last call of a burst."""
 
 READ_TIMEOUT: Final = 10.0

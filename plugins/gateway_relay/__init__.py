@@ -695,7 +695,8 @@ def _through_worker(options: Options, data: bytes, deadline: float) -> Reply | N
     path = worker_socket(options.config)
     directory = os.path.dirname(path)
     start_by = min(deadline, time.monotonic() + WORKER_START_TIMEOUT)
-    for _ in range(2):
+    started = False
+    while True:
         if _private(directory):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -705,6 +706,8 @@ def _through_worker(options: Options, data: bytes, deadline: float) -> Reply | N
             )
             if reply is not None:
                 return reply
+        if started:
+            return None
         from pathlib import Path  # only to start a worker
 
         from gateway_relay._listen import private_directory
@@ -716,7 +719,7 @@ def _through_worker(options: Options, data: bytes, deadline: float) -> Reply | N
             return None
         if not start_worker(path, options.config, start_by):
             return None
-    return None
+        started = True
 
 
 def stop_workers(environ: Mapping[str, str] | None = None) -> int:
