@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
 import stat
 import subprocess  # noqa: TID251 -- the doctor runs the installed hook command, as the host would
 import sys
@@ -32,7 +31,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from gateway_relay import at_socket_path, default_socket, worker_directory, worker_pid
+from gateway_relay import default_socket, worker_directory, worker_pid
+from gateway_relay._worker import listening
 
 from gateway import default_token_file
 from gateway_hooks import HookHost, HookScope, read_settings
@@ -149,17 +149,11 @@ def _workers(directory: str) -> None:
 
 
 def _service(path: str) -> None:
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    connection.settimeout(2.0)
-    try:
-        at_socket_path(path, connection.connect)
-    except OSError:
+    if not listening(path):
         sys.stdout.write(
             f"note: no `gateway serve` listens at {path}; hooks review without it, through a warm worker (no person can be asked there).\n"
         )
         return
-    finally:
-        connection.close()
     mode = stat.S_IMODE(os.stat(path).st_mode)
     _say(
         f"`gateway serve` listens at {path} (mode {mode:04o}); hooks forward to it.",

@@ -46,9 +46,10 @@ from anyio.abc import SocketAttribute, SocketListener, SocketStream, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 from gateway_relay import RETIRED, read_worker_request_line, reply_frame
 from gateway_relay._listen import bind_hook_socket, peer_pid
+from gateway_relay._worker import listening
 
 from gateway import Gateway, GatewayConfig, PluginLoadError, state_path
-from gateway_hooks import MAX_EVENT_BYTES, HookReply, LinkStore, answer_hook, load_host
+from gateway_hooks import MAX_EVENT_BYTES, HookReply, answer_connected, load_host
 from gateway_hooks._routing import Routing
 from gateway_hooks._standalone import (
     hook_config,
@@ -247,31 +248,19 @@ class _Worker:
             host = load_host(name)
         except PluginLoadError as error:
             return HookReply.block(str(error))
-        replies: list[HookReply] = []
         try:
             with anyio.fail_after(timeout):
-                async with session.use() as gateway, anyio.create_task_group() as group:
-
-                    async def hang_up() -> None:
-                        # The hook sends nothing more: the end of the stream means it is gone.
-                        with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError):
-                            await client.receive()
-                        group.cancel_scope.cancel()
-
-                    group.start_soon(hang_up)
-                    replies.append(
-                        await answer_hook(
-                            host,
-                            gateway,
-                            data,
-                            allow=self.config.hosts.allow,
-                            links=LinkStore.default(),
-                            within=timeout,
-                            hook_pid=peer_pid(client.extra(SocketAttribute.raw_socket, None)),  # noqa: S610 -- anyio's typed attribute
-                            routing=self.routing if confine else None,
-                        )
+                async with session.use() as gateway:
+                    return await answer_connected(
+                        client,
+                        host,
+                        gateway,
+                        data,
+                        allow=self.config.hosts.allow,
+                        within=timeout,
+                        hook_pid=peer_pid(client.extra(SocketAttribute.raw_socket, None)),  # noqa: S610 -- anyio's typed attribute
+                        routing=self.routing if confine else None,
                     )
-                    group.cancel_scope.cancel()
         except Exception as error:  # noqa: BLE001 -- every failure blocks the call with one sentence
             sentence = refusal(error, timeout)
             if sentence is None:
@@ -280,7 +269,6 @@ class _Worker:
                 )
                 sys.stderr.write(f"gateway-hook worker: {error!r}\n")
             return HookReply.block(sentence)
-        return replies[0] if replies else None
 
     async def handle(self, session: _Session, client: SocketStream) -> None:
         async with client:
@@ -414,14 +402,12 @@ def _lock_within(path: Path, seconds: float) -> int | None:
     """
     The life lock, waiting while a retiring worker of this key lets it go; ``None`` when a live one listens.
     """
-    from gateway_relay._worker import _listening
-
     deadline = time.monotonic() + seconds
     while True:
         lock = _take_lock(path)
         if lock is not None:
             return lock
-        if _listening(str(path)) or time.monotonic() >= deadline:
+        if listening(str(path)) or time.monotonic() >= deadline:
             return None
         time.sleep(0.02)
 

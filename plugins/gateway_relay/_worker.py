@@ -26,7 +26,7 @@ from typing import Final
 
 from gateway_relay import WORKER_ENVIRONMENT, at_socket_path
 
-__all__ = ["start_worker", "worker_environment"]
+__all__ = ["listening", "start_worker", "worker_environment"]
 
 POLL: Final = 0.02
 """Seconds between tries to reach a worker another hook started."""
@@ -43,7 +43,8 @@ def worker_environment(environ: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def _listening(path: str) -> bool:
+def listening(path: str) -> bool:
+    """Whether a process accepts connections on the Unix socket at ``path`` (within a second)."""
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     probe.settimeout(1.0)
     try:
@@ -57,7 +58,7 @@ def _listening(path: str) -> bool:
 
 def _await_listener(path: str, deadline: float) -> bool:
     while time.monotonic() < deadline:
-        if _listening(path):
+        if listening(path):
             return True
         time.sleep(POLL)
     return False

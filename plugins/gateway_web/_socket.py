@@ -34,7 +34,7 @@ from typing import Final
 import anyio
 from anyio.abc import SocketAttribute, SocketListener, SocketStream, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
-from gateway_hooks import HookHost, HookReply, LinkStore, answer_hook, load_host
+from gateway_hooks import HookHost, HookReply, answer_connected, load_host
 from gateway_relay import read_request_line, reply_frame
 from gateway_relay._listen import LISTEN_BACKLOG, bind_hook_socket, peer_pid
 
@@ -89,32 +89,18 @@ async def _handle(
             reply = request
         else:
             host, data = request
-            replies: list[HookReply] = []
-            async with anyio.create_task_group() as group:
-
-                async def hang_up() -> None:
-                    # The hook sends nothing more: data or the end of the stream
-                    # means it is gone (or misbehaving), so the review stops.
-                    with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError):
-                        await client.receive()
-                    group.cancel_scope.cancel()
-
-                group.start_soon(hang_up)
-                replies.append(
-                    await answer_hook(
-                        host,
-                        gateway,
-                        data,
-                        allow=gateway.config.hosts.allow,
-                        links=LinkStore.default(),
-                        within=review_limit,
-                        hook_pid=_peer_pid(client),
-                    )
-                )
-                group.cancel_scope.cancel()
-            if not replies:
+            answered = await answer_connected(
+                client,
+                host,
+                gateway,
+                data,
+                allow=gateway.config.hosts.allow,
+                within=review_limit,
+                hook_pid=_peer_pid(client),
+            )
+            if answered is None:
                 return
-            reply = replies[0]
+            reply = answered
         # Shielded: a verdict the gateway released (and recorded) is sent even
         # when the service stops meanwhile; a hook that cannot take it is gone.
         with (
