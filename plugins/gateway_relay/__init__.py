@@ -640,16 +640,18 @@ def _answer(options: Options, data: bytes) -> Reply:
             return reply
         if options.require_service:
             raise Blocked(f"No gateway is listening at {path!r}, and this hook requires one.")
-    deadline = time.monotonic() + options.timeout
+    remaining = options.timeout
     if options.worker:
+        deadline = time.monotonic() + options.timeout
         reply = _through_worker(options, data, deadline)
         if reply is not None:
             return reply
+        # What the worker left of the timeout (importing the gateway is not counted, as without it).
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise Blocked(f"The gateway did not answer within {options.timeout:g} s.")
     from gateway_hooks._standalone import run_standalone  # the slow path: import the gateway
 
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise Blocked(f"The gateway did not answer within {options.timeout:g} s.")
     status, stdout, stderr = run_standalone(
         options.host, data, options.config, remaining, confine=options.confine
     )
