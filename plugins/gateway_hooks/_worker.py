@@ -9,9 +9,10 @@ answer, `gateway_relay.worker_key`). It then answers each hook exactly as a
 review in the hook's own process would (``gateway_hooks._standalone``):
 
 * the same config, loaded once; before every review each file read at
-  start (the config, the files it names) is read again, and when one
-  changed the worker reviews nothing, answers ``RETIRED`` and exits, so the
-  hook starts a fresh one: an edit is never answered by a stale worker;
+  start (the config, the files it names, the installed plugins' entry
+  points) is read again, and each directory on its path listed again; when
+  one changed the worker reviews nothing, answers ``RETIRED`` and exits, so
+  the hook starts a fresh one: an edit is never answered by a stale worker;
 * the same options per call: ``--confine`` routing and the hook's timeout
   come with each request; asks go to the host's own prompt, as in-process;
 * the same record: one gateway writes the audit log, opened when the first
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import importlib.metadata
 import os
 import signal
 import socket
@@ -39,7 +41,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import anyio
 from anyio.abc import SocketAttribute, SocketListener, SocketStream, TaskStatus
@@ -87,9 +89,12 @@ class _Inputs:
         self.paths: set[str] = set()
         self.excluded: tuple[str, ...] = ()
         self.contents: dict[str, bytes | None] = {}
+        self.listings: dict[str, list[str] | None] = {}
 
     def audit(self, event: str, arguments: tuple[object, ...]) -> None:
-        if not self.recording or event != "open" or len(arguments) < 3:
+        if not self.recording:
+            return
+        if event != "open" or len(arguments) < 3:
             return
         path, mode, flags = arguments[0], arguments[1], arguments[2]
         if isinstance(path, bytes):
@@ -117,13 +122,48 @@ class _Inputs:
             ):
                 continue
             self.contents[path] = _content(path)
+        # Where distributions are installed: a plugin installed or removed changes a listing.
+        for directory in sorted({os.path.abspath(entry or ".") for entry in sys.path}):
+            if os.path.isdir(directory) and not directory.startswith(self.excluded):
+                self.listings[directory] = _listing(directory)
 
     def changed(self) -> str | None:
-        """The first file whose content is not what it was at start, or ``None``."""
+        """The first file (or directory of installed packages) not as it was at start, or ``None``."""
         for path, content in self.contents.items():
             if _content(path) != content:
                 return path
+        for directory, listing in self.listings.items():
+            if _listing(directory) != listing:
+                return directory
         return None
+
+
+def _listing(directory: str) -> list[str] | None:
+    try:
+        return sorted(os.listdir(directory))
+    except OSError:
+        return None
+
+
+def _read_plugins_once() -> None:
+    """
+    Read the installed entry points once for the worker's life.
+
+    Every gateway the worker opens looks its plugins up again, and reading
+    every distribution's entry points is most of what opening one costs.
+    The worker retires when any file or directory it read them from changes
+    (`_Inputs`), so the answer it caches is never stale.
+    """
+    original: Callable[..., Any] = importlib.metadata.entry_points
+    cache: dict[tuple[tuple[str, object], ...], Any] = {}
+
+    def entry_points(**selection: Any) -> Any:
+        key = tuple(sorted(selection.items()))
+        if key not in cache:
+            cache[key] = original(**selection)
+        return cache[key]
+
+    importlib.metadata.entry_points = entry_points  # this process only
 
 
 def _content(path: str) -> bytes | None:
@@ -343,6 +383,7 @@ class _Worker:
                 sys.stderr.write(f"gateway-hook worker: {refusal(error, 0) or repr(error)}\n")
             finally:
                 self.inputs.freeze()
+            _read_plugins_once()
             outer.start_soon(session.linger)
             async with anyio.create_task_group() as hooks:
 
@@ -430,8 +471,10 @@ def main(argv: list[str] | None = None) -> int:
         inputs.recording = True
         with contextlib.redirect_stdout(sys.stderr):
             config = hook_config(arguments.config)
-        inputs.excluded = tuple(
-            str(state_path(sink.path)) for sink in config.sinks.values() if sink.path
+        # Not the logs it writes, nor its own directory (the working one, first on its path).
+        inputs.excluded = (
+            *(str(state_path(sink.path)) for sink in config.sinks.values() if sink.path),
+            str(path.parent.absolute()),
         )
         listener = bind_hook_socket(path)
     except Exception as error:  # noqa: BLE001 -- told to the hook, which reviews in-process

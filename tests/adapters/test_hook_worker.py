@@ -282,3 +282,19 @@ def test_beside_a_service_writing_the_log_the_hook_refuses_at_once(
             assert "is written by the gateway serving hooks at" in reason, reason
         # A hook that forwards is answered by the service itself.
         assert decision(run(state, "ls -la", "--config", str(config))) == "allow"
+
+
+def test_a_package_installed_where_plugins_are_found_retires_the_worker(
+    state: dict[str, str], config: Path, tmp_path: Path
+) -> None:
+    # The worker reads the installed plugins once: a distribution added on
+    # its path (a plugin installed) must be seen by the next call's worker.
+    site = tmp_path / "site"
+    site.mkdir()
+    env = {**state, "PYTHONPATH": os.pathsep.join([state["PYTHONPATH"], str(site)])}
+    assert decision(run(env, "ls -la", "--config", str(config))) == "allow"
+    (before,) = workers(env)
+    (site / "a_plugin-1.0.dist-info").mkdir()
+    assert decision(run(env, "ls -la", "--config", str(config))) == "allow"
+    (after,) = workers(env)
+    assert after != before
