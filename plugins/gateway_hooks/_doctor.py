@@ -125,7 +125,7 @@ def _worker_config(pid: int) -> str:
     return "the embedded default"
 
 
-def _workers(directory: str) -> None:
+def _workers(directory: str, *, service: bool) -> None:
     """Say which warm workers keep the gateway loaded for hooks, where, and how to stop them."""
     try:
         locks = sorted(Path(directory).glob("*.lock"))
@@ -133,6 +133,8 @@ def _workers(directory: str) -> None:
         locks = []
     live = [(lock, pid) for lock in locks if (pid := worker_pid(str(lock))) is not None]
     if not live:
+        if service:
+            return  # hooks forward to the service: no worker is needed
         sys.stdout.write(
             f"note: no warm worker runs; the next hook without a service starts one in {directory}.\n"
         )
@@ -148,12 +150,13 @@ def _workers(directory: str) -> None:
     )
 
 
-def _service(path: str) -> None:
+def _service(path: str) -> bool:
+    """Say whether a service listens at ``path`` for hooks (and is user-only); whether one does."""
     if not listening(path):
         sys.stdout.write(
             f"note: no `gateway serve` listens at {path}; hooks review without it, through a warm worker (no person can be asked there).\n"
         )
-        return
+        return False
     mode = stat.S_IMODE(os.stat(path).st_mode)
     _say(
         f"`gateway serve` listens at {path} (mode {mode:04o}); hooks forward to it.",
@@ -166,6 +169,7 @@ def _service(path: str) -> None:
             f"the service's token {token} is readable by you only (mode {token_mode:04o}).",
             ok=token_mode & 0o077 == 0,
         )
+    return True
 
 
 def diagnose(hosts: Sequence[HookHost], *, project: Path, home: Path, only: bool) -> int:
@@ -200,6 +204,5 @@ def diagnose(hosts: Sequence[HookHost], *, project: Path, home: Path, only: bool
         good &= _say(
             "No host's settings hold the gateway's hook; run `gateway install HOST`.", ok=False
         )
-    _service(default_socket())
-    _workers(worker_directory())
+    _workers(worker_directory(), service=_service(default_socket()))
     return 0 if good else 1
