@@ -89,6 +89,9 @@ _HOME = Path(tempfile.mkdtemp(prefix="gateway-tests-home-"))
 os.environ["HOME"] = str(_HOME)
 for _variable in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
     os.environ[_variable] = str(_HOME / _variable.lower())
+# A hook started by a test reviews in its own process: a warm worker would
+# outlive the test. The worker's own tests turn it on (tests/adapters/test_hook_worker.py).
+os.environ["GATEWAY_HOOK_WORKER"] = "off"
 
 _DELETABLE: Final = (
     Path(tempfile.gettempdir()).resolve(),

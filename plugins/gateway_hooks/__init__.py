@@ -23,12 +23,15 @@ hook command and the approval service name no host.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Mapping, Sequence
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
+import anyio
+import anyio.abc
 import msgspec
 from gateway_guard import (
     DEFAULT_TIMEOUT,
@@ -70,6 +73,7 @@ __all__ = [
     "Link",
     "LinkStore",
     "Routing",
+    "answer_connected",
     "answer_hook",
     "decode_event",
     "gateway_commands",
@@ -414,3 +418,47 @@ class _Confining:
 
     async def review(self, call: ToolCall) -> Verdict:
         return await self._reviewer.review(call, confining=self._confining)
+
+
+async def answer_connected(
+    client: anyio.abc.ByteReceiveStream,
+    host: HookHost,
+    reviewer: Reviewer,
+    data: bytes,
+    *,
+    allow: AllowMode,
+    within: float,
+    hook_pid: int | None,
+    routing: Routing | None = None,
+) -> HookReply | None:
+    """
+    `answer_hook` for a hook connected on ``client``; ``None`` when it hung up first.
+
+    The hook sends nothing after its event: data or the end of the stream
+    means it is gone (the host gave up on it), so the review is cancelled,
+    which the gateway records as a decline. Links are the user's
+    (`LinkStore.default`), as for a hook answered in its own process.
+    """
+    replies: list[HookReply] = []
+    async with anyio.create_task_group() as group:
+
+        async def hang_up() -> None:
+            with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError):
+                await client.receive()
+            group.cancel_scope.cancel()
+
+        group.start_soon(hang_up)
+        replies.append(
+            await answer_hook(
+                host,
+                reviewer,
+                data,
+                allow=allow,
+                links=LinkStore.default(),
+                within=within,
+                hook_pid=hook_pid,
+                routing=routing,
+            )
+        )
+        group.cancel_scope.cancel()
+    return replies[0] if replies else None

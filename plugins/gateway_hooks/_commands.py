@@ -88,7 +88,12 @@ def _configure_hook(parser: argparse.ArgumentParser) -> None:
     mode.add_argument(
         "--confine",
         action="store_true",
-        help=_CONFINE_HELP + " (reviews in-process)",
+        help=_CONFINE_HELP + " (reviews without the service)",
+    )
+    parser.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="without a service, review in this process instead of through the warm worker",
     )
 
 
@@ -106,6 +111,8 @@ def _run_hook(arguments: argparse.Namespace) -> int:
         argv.append("--in-process")
     if arguments.confine:
         argv.append("--confine")
+    if arguments.no_worker:
+        argv.append("--no-worker")
     return gateway_relay.main(argv)
 
 

@@ -13,8 +13,9 @@ hook, it checks that:
   skips a hook its user has not trusted, without a word);
 
 and reports whether a ``gateway serve`` listens on the hook socket (the hook
-forwards to it) or the hook reviews in-process, and whether the service's
-token file is user-only. It prints one line per check and exits 1 when any
+forwards to it) or the hook reviews without it (through a warm worker), and
+whether the service's token file is user-only; and which warm workers run,
+with their sockets and how to stop them. It prints one line per check and exits 1 when any
 check fails.
 """
 
@@ -23,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
 import stat
 import subprocess  # noqa: TID251 -- the doctor runs the installed hook command, as the host would
 import sys
@@ -31,10 +31,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from gateway_relay import at_socket_path, default_socket
+from gateway_relay import default_socket, worker_directory, worker_pid
+from gateway_relay._worker import listening
 
 from gateway import default_token_file
 from gateway_hooks import HookHost, HookScope, read_settings
+from gateway_hooks._worker import IDLE
 
 __all__ = ["diagnose"]
 
@@ -112,18 +114,49 @@ def _check_command(host: HookHost, command: str, project: Path) -> bool:
     return good
 
 
-def _service(path: str) -> None:
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    connection.settimeout(2.0)
+def _worker_config(pid: int) -> str:
+    """The config a worker runs with, from its command line (``the embedded default`` without one)."""
     try:
-        at_socket_path(path, connection.connect)
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
+        return "unknown"
+    if b"--config" in words[:-1]:
+        return repr(os.fsdecode(words[words.index(b"--config") + 1]))
+    return "the embedded default"
+
+
+def _workers(directory: str, *, service: bool) -> None:
+    """Say which warm workers keep the gateway loaded for hooks, where, and how to stop them."""
+    try:
+        locks = sorted(Path(directory).glob("*.lock"))
+    except OSError:
+        locks = []
+    live = [(lock, pid) for lock in locks if (pid := worker_pid(str(lock))) is not None]
+    if not live:
+        if service:
+            return  # hooks forward to the service: no worker is needed
         sys.stdout.write(
-            f"note: no `gateway serve` listens at {path}; hooks review in-process (no person can be asked there).\n"
+            f"note: no warm worker runs; the next hook without a service starts one in {directory}.\n"
         )
         return
-    finally:
-        connection.close()
+    for lock, pid in live:
+        sys.stdout.write(
+            f"note: a warm worker (process {pid}, config {_worker_config(pid)}) answers hooks at "
+            f"{lock.with_suffix('.sock')}; its errors go to {lock.with_suffix('.log')}.\n"
+        )
+    sys.stdout.write(
+        "note: `gateway-hook --stop-workers` stops them (after an upgrade, or to free their memory); "
+        f"they also stop after {IDLE / 60:g} minutes without a call.\n"
+    )
+
+
+def _service(path: str) -> bool:
+    """Say whether a service listens at ``path`` for hooks (and is user-only); whether one does."""
+    if not listening(path):
+        sys.stdout.write(
+            f"note: no `gateway serve` listens at {path}; hooks review without it, through a warm worker (no person can be asked there).\n"
+        )
+        return False
     mode = stat.S_IMODE(os.stat(path).st_mode)
     _say(
         f"`gateway serve` listens at {path} (mode {mode:04o}); hooks forward to it.",
@@ -136,6 +169,7 @@ def _service(path: str) -> None:
             f"the service's token {token} is readable by you only (mode {token_mode:04o}).",
             ok=token_mode & 0o077 == 0,
         )
+    return True
 
 
 def diagnose(hosts: Sequence[HookHost], *, project: Path, home: Path, only: bool) -> int:
@@ -170,5 +204,5 @@ def diagnose(hosts: Sequence[HookHost], *, project: Path, home: Path, only: bool
         good &= _say(
             "No host's settings hold the gateway's hook; run `gateway install HOST`.", ok=False
         )
-    _service(default_socket())
+    _workers(worker_directory(), service=_service(default_socket()))
     return 0 if good else 1

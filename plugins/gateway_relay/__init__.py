@@ -9,9 +9,15 @@ and size) and then:
 1. **forwards** it to a running ``gateway serve`` over the service's Unix
    socket (``~/.local/state/agent-gateway/gateway.sock``, user-only; no
    token crosses a TCP port) and relays the answer, after checking it;
-2. or, when no service listens there, **reviews it in-process**: the same
-   answer from a gateway started in this process with ``--config`` (or the
-   embedded default), at the cost of importing it.
+2. or, when no service listens there, **forwards it to the warm worker**:
+   a process of the same user holding a gateway loaded with the same
+   ``--config`` (or the embedded default), started by the first hook that
+   needs it and gone after an idle while (``gateway_hooks._worker``); it
+   answers exactly what a review in this process would, at a fraction of
+   the cost (``gateway_relay._worker`` starts it);
+3. or, when the worker cannot be had (``--no-worker``, it does not start,
+   or it retired), **reviews it in-process**: the same answer from a
+   gateway started in this process, at the cost of importing it.
 
 ``--require-service`` blocks instead of reviewing in-process. ``--server
 URL --token-file FILE`` forwards to a service on another machine over HTTP
@@ -29,12 +35,20 @@ imports ``re``). The protocol, one connection per event:
 * request: ``GATEWAY-HOOK 1 HOST LENGTH\n`` and the event's ``LENGTH`` bytes;
 * reply: ``STATUS STDOUT-LENGTH STDERR-LENGTH\n`` and those bytes (UTF-8).
 
+The warm worker listens on ``workers/KEY.sock`` in the state directory
+(user-only, checked before each use); its request names the protocol
+``GATEWAY-WORKER`` and carries the hook's options that change the answer
+(``--confine``, the timeout); its answer is framed and checked as the
+service's, or is ``RETIRED`` (it reviewed nothing: its config changed, it
+is stopping), and the hook then starts a fresh one or reviews in-process.
+
 ``--confine`` routes allowed shell calls through ``gateway run`` (see
 ``gateway_hooks.Routing``); the approval service does not route, so such a
-hook always reviews in-process.
+hook never forwards to it (the warm worker does route).
 
 Usage: ``gateway-hook HOST [--config FILE] [--socket PATH] [--timeout SECONDS]
-[--require-service | --in-process] [--confine]``.
+[--require-service | --in-process] [--confine] [--no-worker]``, or
+``gateway-hook --stop-workers``.
 """
 
 from __future__ import annotations
@@ -60,8 +74,11 @@ __all__ = [
     "MAGIC",
     "MAX_REPLY_BYTES",
     "PROTOCOL",
+    "RETIRED",
     "STDIN_TIMEOUT",
     "SUN_PATH_BYTES",
+    "WORKER_ENVIRONMENT",
+    "WORKER_MAGIC",
     "Blocked",
     "Options",
     "Reply",
@@ -69,13 +86,21 @@ __all__ = [
     "check_reply",
     "default_socket",
     "forward",
+    "forward_worker",
     "main",
     "parse_options",
     "read_request_line",
     "read_stdin",
+    "read_worker_request_line",
     "reply_frame",
     "request_line",
     "state_directory",
+    "stop_workers",
+    "worker_directory",
+    "worker_key",
+    "worker_pid",
+    "worker_request_line",
+    "worker_socket",
 ]
 
 PROTOCOL: Final = 1
@@ -83,6 +108,31 @@ PROTOCOL: Final = 1
 
 MAGIC: Final = b"GATEWAY-HOOK"
 """The first word of every request."""
+
+WORKER_MAGIC: Final = b"GATEWAY-WORKER"
+"""The first word of every request to a warm worker (a service refuses it: it does not route)."""
+
+RETIRED: Final = b"RETIRED\n"
+"""A warm worker's whole answer when it reviewed nothing and is going away (its config changed)."""
+
+WORKER_ENVIRONMENT: Final = (
+    "PATH",
+    "HOME",
+    "XDG_STATE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_RUNTIME_DIR",
+    "TMPDIR",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "VIRTUAL_ENV",
+)
+"""
+The variables of the hook's environment a review may depend on (where
+``gateway run``, bubblewrap and plugins are found, where state lives): hooks whose
+values differ get different warm workers. So do variables named
+``GATEWAY_…`` or ``AGENT_GATEWAY_…``.
+"""
 
 MAX_HOST: Final = 64
 """The longest host name sent (lowercase letters, digits and ``-``)."""
@@ -101,7 +151,7 @@ DEFAULT_TIMEOUT: Final = 330.0
 
 _USAGE: Final = (
     "usage: gateway-hook HOST [--config FILE] [--socket PATH | --server URL [--token-file FILE]] "
-    "[--timeout SECONDS] [--require-service | --in-process] [--confine]"
+    "[--timeout SECONDS] [--require-service | --in-process] [--confine] [--no-worker]"
 )
 
 
@@ -145,6 +195,7 @@ class Options:
         "socket",
         "timeout",
         "token_file",
+        "worker",
     )
 
     def __init__(
@@ -159,6 +210,7 @@ class Options:
         server: str | None = None,
         token_file: str | None = None,
         confine: bool = False,
+        worker: bool = True,
     ) -> None:
         self.host = host
         self.config = config
@@ -169,6 +221,7 @@ class Options:
         self.server = server
         self.token_file = token_file
         self.confine = confine
+        self.worker = worker
 
 
 def state_directory(environ: Mapping[str, str] | None = None) -> str:
@@ -183,6 +236,68 @@ def state_directory(environ: Mapping[str, str] | None = None) -> str:
 def default_socket(environ: Mapping[str, str] | None = None) -> str:
     """Where ``gateway serve`` listens for hooks unless configured: ``gateway.sock`` in the state directory."""
     return os.path.join(state_directory(environ), "gateway.sock")
+
+
+def worker_directory(environ: Mapping[str, str] | None = None) -> str:
+    """Where warm workers listen: ``workers`` in the state directory (user-only)."""
+    return os.path.join(state_directory(environ), "workers")
+
+
+def _digest(data: bytes) -> str:
+    # The C module (``hashlib`` costs this process more than a forwarded call).
+    try:
+        module: Any = __import__("_sha2")
+    except ImportError:
+        module = __import__("_sha256")
+    return str(module.sha256(data).hexdigest())
+
+
+def _code_version() -> str:
+    """This installation's hook and worker, by their files' change times: new code, new worker."""
+    here = os.path.abspath(__file__)
+    worker = os.path.join(os.path.dirname(os.path.dirname(here)), "gateway_hooks", "_worker.py")
+    stamps = []
+    for path in (here, worker):
+        try:
+            stamps.append(str(os.stat(path).st_mtime_ns))
+        except OSError:
+            stamps.append("-")
+    return ":".join(stamps)
+
+
+def worker_key(config: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """
+    Which warm worker answers a hook: one per config file, interpreter, code and environment.
+
+    The config's content is not part of the key: the worker checks, before
+    every review, that each file it read at start is unchanged, and retires
+    when one changed (`RETIRED`), so an edit is never answered by a stale
+    worker and no two workers of one config write its log.
+    """
+    environ = os.environ if environ is None else environ
+    parts = [
+        str(PROTOCOL),
+        sys.executable,
+        _code_version(),
+        os.path.abspath(config) if config else "-",
+        *(f"{name}={environ.get(name, '')}" for name in WORKER_ENVIRONMENT),
+        *sorted(
+            f"{name}={value}"
+            for name, value in environ.items()
+            if name.startswith(("GATEWAY_", "AGENT_GATEWAY_"))
+        ),
+    ]
+    return _digest("\0".join(parts).encode("utf-8", "surrogateescape"))[:32]
+
+
+def worker_socket(config: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """The socket of the warm worker for ``config`` (`worker_key`), in `worker_directory`."""
+    return os.path.join(worker_directory(environ), worker_key(config, environ) + ".sock")
+
+
+def _worker_allowed(environ: Mapping[str, str]) -> bool:
+    """Whether warm workers are on (``GATEWAY_HOOK_WORKER=off`` turns them off: every hook reviews in-process)."""
+    return environ.get("GATEWAY_HOOK_WORKER", "").strip().lower() not in ("0", "off", "no", "false")
 
 
 def _hook_table(path: str) -> dict[str, Any]:
@@ -218,7 +333,9 @@ def parse_options(argv: Sequence[str]) -> Options:
                     raise Blocked(f"The option {name} needs a value ({_USAGE}).")
                 value = words.pop(0)
             values[name] = value
-        elif name in ("--require-service", "--in-process", "--confine") and not equals:
+        elif (
+            name in ("--require-service", "--in-process", "--confine", "--no-worker") and not equals
+        ):
             flags.add(name)
         else:
             raise Blocked(f"Unknown argument {word!r} ({_USAGE}).")
@@ -253,6 +370,7 @@ def parse_options(argv: Sequence[str]) -> Options:
         server=values.get("--server"),
         token_file=values.get("--token-file"),
         confine="--confine" in flags,
+        worker="--no-worker" not in flags and _worker_allowed(os.environ),
     )
 
 
@@ -306,6 +424,33 @@ def read_request_line(line: bytes) -> tuple[str, int]:
     host = words[2].decode("ascii", "replace")
     request_line(host, int(words[3]) or 1)  # the same rule for the name as the hook's
     return host, int(words[3])
+
+
+def worker_request_line(host: str, length: int, *, confine: bool, timeout: float) -> bytes:
+    """The first line of a request to a warm worker: the host, the event's length, the options."""
+    base = request_line(host, length).split(b" ", 1)[1]
+    return b"%s %s %d %d\n" % (
+        WORKER_MAGIC,
+        base.rstrip(b"\n"),
+        int(confine),
+        round(timeout * 1000),
+    )
+
+
+def read_worker_request_line(line: bytes) -> tuple[str, int, bool, float]:
+    """
+    The host, the event's length, ``--confine`` and the timeout, from a warm worker's request line.
+
+    Raises:
+        ValueError: It is not a request of this protocol (one sentence).
+    """
+    words = line.rstrip(b"\n").split(b" ")
+    if len(words) != 6 or words[0] != WORKER_MAGIC or words[4] not in (b"0", b"1"):
+        raise ValueError("The hook's request is not one this worker reads.")
+    if not words[5].isdigit() or not 0 < int(words[5]) <= 86_400_000:
+        raise ValueError("The hook's request names no timeout this worker reads.")
+    host, length = read_request_line(b" ".join([MAGIC, *words[1:4]]))
+    return host, length, words[4] == b"1", int(words[5]) / 1000
 
 
 def reply_frame(status: int, stdout: str, stderr: str) -> bytes:
@@ -413,14 +558,40 @@ def forward(path: str, host: str, data: bytes, timeout: float) -> Reply | None:
     ``None`` when nothing listens there (no socket, or a stale one). Once
     connected, every failure is `Blocked`: the event may have been reviewed.
     """
+    reply = _exchange(path, request_line(host, len(data)) + data, timeout)
+    return None if reply is None else check_reply(reply)
+
+
+WORKER_GRACE: Final = 5.0
+"""Seconds past the hook's timeout a worker may take to send the block it gives at the timeout."""
+
+
+def forward_worker(
+    path: str, host: str, data: bytes, *, confine: bool, timeout: float
+) -> Reply | None:
+    """
+    Send the event to the warm worker listening at ``path``; its checked answer.
+
+    ``None`` when nothing listens there, or the worker answered `RETIRED`
+    (it reviewed nothing). Once the event is sent, every other failure is
+    `Blocked`, as with the service: the event may have been reviewed.
+    """
+    line = worker_request_line(host, len(data), confine=confine, timeout=timeout)
+    reply = _exchange(path, line + data, timeout + WORKER_GRACE)
+    if reply is None or reply == RETIRED:
+        return None
+    return check_reply(reply)
+
+
+def _exchange(path: str, request: bytes, timeout: float) -> bytes | None:
+    """The whole answer to ``request`` from the process listening at ``path``; ``None`` when none listens."""
     deadline = time.monotonic() + timeout
-    line = request_line(host, len(data))
     connection = _connect(path, timeout)
     if connection is None:
         return None
     received = bytearray()
     try:
-        connection.sendall(line + data)
+        connection.sendall(request)
         while not _frame_complete(bytes(received)):
             # A closed deadline is a zero timeout: recv then raises TimeoutError at once.
             connection.settimeout(max(deadline - time.monotonic(), 1e-6))
@@ -438,7 +609,7 @@ def forward(path: str, host: str, data: bytes, timeout: float) -> Reply | None:
         ) from None
     finally:
         connection.close()
-    return check_reply(bytes(received))
+    return bytes(received)
 
 
 _SIGNAL_NAMES: Final = {
@@ -469,12 +640,131 @@ def _answer(options: Options, data: bytes) -> Reply:
             return reply
         if options.require_service:
             raise Blocked(f"No gateway is listening at {path!r}, and this hook requires one.")
+    remaining = options.timeout
+    if options.worker:
+        deadline = time.monotonic() + options.timeout
+        reply = _through_worker(options, data, deadline)
+        if reply is not None:
+            return reply
+        # What the worker left of the timeout (importing the gateway is not counted, as without it).
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise Blocked(f"The gateway did not answer within {options.timeout:g} s.")
     from gateway_hooks._standalone import run_standalone  # the slow path: import the gateway
 
     status, stdout, stderr = run_standalone(
-        options.host, data, options.config, options.timeout, confine=options.confine
+        options.host, data, options.config, remaining, confine=options.confine
     )
     return Reply(status, stdout, stderr)
+
+
+WORKER_START_TIMEOUT: Final = 30.0
+"""Seconds a hook waits for a warm worker to start (its gateway loaded) before it reviews in-process."""
+
+
+def _private(directory: str) -> bool:
+    """
+    Whether the worker directory exists; `Blocked` when it is not this user's alone.
+
+    A socket in a directory someone else can write may be theirs, answering
+    as a worker would: the hook never connects to one there.
+    """
+    try:
+        status = os.stat(directory)
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        raise Blocked(
+            f"Cannot check the warm worker's directory {directory!r} ({error.strerror})."
+        ) from None
+    if status.st_uid != os.getuid() or status.st_mode & 0o077:
+        raise Blocked(
+            f"The warm worker's directory {directory!r} is not this user's alone; "
+            "remove it (or run the hook with --no-worker)."
+        )
+    return True
+
+
+def _through_worker(options: Options, data: bytes, deadline: float) -> Reply | None:
+    """
+    The warm worker's answer, starting it when none listens; ``None`` when it cannot be had.
+
+    A worker that retired (its config changed) is replaced once; a worker
+    that does not start within `WORKER_START_TIMEOUT` leaves the event to
+    the in-process review. Once a worker has the event, every failure is
+    `Blocked` (`forward_worker`).
+    """
+    path = worker_socket(options.config)
+    directory = os.path.dirname(path)
+    start_by = min(deadline, time.monotonic() + WORKER_START_TIMEOUT)
+    started = False
+    while True:
+        if _private(directory):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            reply = forward_worker(
+                path, options.host, data, confine=options.confine, timeout=remaining
+            )
+            if reply is not None:
+                return reply
+        if started:
+            return None
+        from pathlib import Path  # only to start a worker
+
+        from gateway_relay._listen import private_directory
+        from gateway_relay._worker import start_worker
+
+        try:
+            private_directory(Path(directory))
+        except OSError:
+            return None
+        if not start_worker(path, options.config, start_by):
+            return None
+        started = True
+
+
+def stop_workers(environ: Mapping[str, str] | None = None) -> int:
+    """
+    Stop every warm worker of this user (``gateway-hook --stop-workers``); how many were asked to.
+
+    Each worker finishes the reviews it has begun, records its end, and
+    exits; the next hook starts a fresh one.
+    """
+    directory = worker_directory(environ)
+    if not _private(directory):
+        return 0
+    stopped = 0
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".lock"):
+            pid = worker_pid(os.path.join(directory, name))
+            if pid is not None:
+                try:
+                    os.kill(pid, _signal.SIGTERM)
+                except OSError:
+                    continue
+                stopped += 1
+    return stopped
+
+
+def worker_pid(lock: str) -> int | None:
+    """The process id of the live worker holding ``lock`` (``KEY.lock``), or ``None``."""
+    import fcntl  # only for --stop-workers and the doctor
+
+    try:
+        descriptor = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(descriptor, 32, 0).decode("ascii", "replace").strip()
+            return int(holder) if holder.isdigit() and int(holder) > 0 else None
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(descriptor)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -487,8 +777,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Answer one hook event; the exit status (0, or 2 to block)."""
     for signum in _SIGNAL_NAMES:
         _signal.signal(signum, _blocked_by_signal)
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words == ["--stop-workers"]:
+        try:
+            count = stop_workers()
+        except Blocked as refusal:
+            _write_all(2, f"{refusal}\n".encode())
+            return 2
+        _write_all(1, f"Asked {count} warm worker{'' if count == 1 else 's'} to stop.\n".encode())
+        return 0
     try:
-        options = parse_options(sys.argv[1:] if argv is None else argv)
+        options = parse_options(words)
         # The host writes the event and closes standard input at once; a hook
         # that waited longer than its own timeout would outlive its answer.
         data = read_stdin(min(STDIN_TIMEOUT, options.timeout))

@@ -28,20 +28,19 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-import stat
-import struct
 from pathlib import Path
 from typing import Final
 
 import anyio
 from anyio.abc import SocketAttribute, SocketListener, SocketStream, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
-from gateway_hooks import HookHost, HookReply, LinkStore, answer_hook, load_host
-from gateway_relay import at_socket_path, read_request_line, reply_frame
+from gateway_hooks import HookHost, HookReply, answer_connected, load_host
+from gateway_relay import read_request_line, reply_frame
+from gateway_relay._listen import LISTEN_BACKLOG, bind_hook_socket, peer_pid
 
 from gateway import Gateway, PluginLoadError
 
-__all__ = ["bind_hook_socket", "serve_hook_socket"]
+__all__ = ["LISTEN_BACKLOG", "bind_hook_socket", "serve_hook_socket"]
 
 HEADER_LIMIT: Final = 4096
 """The longest header line accepted."""
@@ -52,58 +51,10 @@ READ_TIMEOUT: Final = 10.0
 SEND_TIMEOUT: Final = 5.0
 """Seconds sending an answer may take, even while the service stops."""
 
-LISTEN_BACKLOG: Final = 4096
-"""Connections the kernel queues before the service accepts them (capped by ``net.core.somaxconn``): a hook a host started is answered, busy or not, never refused at connect."""
-
-
-def bind_hook_socket(path: Path) -> socket.socket:
-    """
-    Bind the hook socket at ``path``: its directory user-only, the socket mode 0600.
-
-    A socket file left by a service that died is replaced; anything else at
-    ``path``, or a socket another service still answers on, is an error.
-
-    Raises:
-        OSError: The path is taken, or cannot be bound.
-    """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(path.parent, stat.S_IMODE(path.parent.stat().st_mode) & 0o700)
-    if path.exists() or path.is_symlink():
-        if not stat.S_ISSOCK(path.lstat().st_mode):
-            raise FileExistsError(f"{path} exists and is not a socket")
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.settimeout(1.0)
-            at_socket_path(str(path), probe.connect)
-        except OSError:
-            path.unlink()  # nobody answers: a socket left behind
-        else:
-            raise FileExistsError(f"another gateway serves hooks at {path}")
-        finally:
-            probe.close()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        at_socket_path(str(path), listener.bind)
-        os.chmod(path, 0o600)
-        listener.listen(LISTEN_BACKLOG)
-        listener.setblocking(False)  # noqa: FBT003 -- the socket API's own flag
-    except OSError:
-        listener.close()
-        raise
-    return listener
-
 
 def _peer_pid(client: SocketStream) -> int | None:
     """The connected hook's process, as the kernel names it (``SO_PEERCRED``), where it does."""
-    raw = client.extra(SocketAttribute.raw_socket, None)  # noqa: S610 -- anyio's typed attribute, not Django
-    peercred = getattr(socket, "SO_PEERCRED", None)
-    if raw is None or peercred is None:
-        return None
-    try:
-        pid, _, _ = struct.unpack("3i", raw.getsockopt(socket.SOL_SOCKET, peercred, 12))
-    except OSError:
-        return None
-    return pid if pid > 0 else None
+    return peer_pid(client.extra(SocketAttribute.raw_socket, None))  # noqa: S610 -- anyio's typed attribute, not Django
 
 
 async def _request(stream: BufferedByteReceiveStream, max_body: int) -> tuple[str, bytes]:
@@ -138,32 +89,18 @@ async def _handle(
             reply = request
         else:
             host, data = request
-            replies: list[HookReply] = []
-            async with anyio.create_task_group() as group:
-
-                async def hang_up() -> None:
-                    # The hook sends nothing more: data or the end of the stream
-                    # means it is gone (or misbehaving), so the review stops.
-                    with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError):
-                        await client.receive()
-                    group.cancel_scope.cancel()
-
-                group.start_soon(hang_up)
-                replies.append(
-                    await answer_hook(
-                        host,
-                        gateway,
-                        data,
-                        allow=gateway.config.hosts.allow,
-                        links=LinkStore.default(),
-                        within=review_limit,
-                        hook_pid=_peer_pid(client),
-                    )
-                )
-                group.cancel_scope.cancel()
-            if not replies:
+            answered = await answer_connected(
+                client,
+                host,
+                gateway,
+                data,
+                allow=gateway.config.hosts.allow,
+                within=review_limit,
+                hook_pid=_peer_pid(client),
+            )
+            if answered is None:
                 return
-            reply = replies[0]
+            reply = answered
         # Shielded: a verdict the gateway released (and recorded) is sent even
         # when the service stops meanwhile; a hook that cannot take it is gone.
         with (

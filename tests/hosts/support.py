@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import claude_agent_sdk
+from gateway_relay import worker_pid
 
 from gateway import Event, read_audit_log
 
@@ -89,6 +90,21 @@ class Scene:
     def events(self) -> list[Event]:
         """The audit log's events."""
         return list(read_audit_log(self.audit))
+
+    def settle(self) -> None:
+        """
+        Stop the warm workers the CLI's hooks started (each closes its log first), and wait for them.
+
+        Without a service a hook forwards to a warm worker it starts; it
+        outlives the CLI, writing its log until it stops.
+        """
+        hook = Path(sys.executable).parent / "gateway-hook"
+        subprocess.run([str(hook), "--stop-workers"], env=self.env(), check=True, timeout=60)
+        locks = self.state / "agent-gateway" / "workers"
+        deadline = time.monotonic() + 120
+        while any(worker_pid(str(lock)) for lock in locks.glob("*.lock")):
+            assert time.monotonic() < deadline, "a warm worker did not stop"
+            time.sleep(0.05)
 
 
 def make_scene(root: Path) -> Scene:

@@ -28,6 +28,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +61,10 @@ ASK_REASON = "Asked about `echo hello`: rule ask.writes writes files, and the re
 
 
 @pytest.fixture
-def scene(tmp_path: Path) -> Scene:
-    return make_scene(tmp_path)
+def scene(tmp_path: Path) -> Iterator[Scene]:
+    made = make_scene(tmp_path)
+    yield made
+    made.settle()
 
 
 def claude_env(scene: Scene, model: ScriptedModel) -> dict[str, str]:
@@ -129,6 +132,7 @@ def test_the_guarded_cli_runs_what_is_allowed_refuses_what_is_declined_and_keeps
     # `ls` in the project is founded on the plan (its one read is inside the
     # workspace), so Claude Code is told allow.
     assert [v.verdict.founded for v in verdicts] == [True, False, False, False]
+    scene.settle()
     assert verify_audit_log(scene.audit) is None
 
 
@@ -298,4 +302,5 @@ def test_a_confining_hook_runs_code_it_cannot_read_inside_the_boundary(scene: Sc
     assert [p.input["command"] for p in proposed] == [write, write, *["python3 steal.py"] * 2]
     changed = [e for e in events if isinstance(e, RunChanged)]
     assert [c.created for c in changed] == [(str(scene.project / "out.txt"),), ()]
+    scene.settle()
     assert verify_audit_log(audit) is None

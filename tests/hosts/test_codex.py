@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -51,8 +52,10 @@ not-match = ["cat README.md"]
 
 
 @pytest.fixture
-def scene(tmp_path: Path) -> Scene:
-    return make_scene(tmp_path)
+def scene(tmp_path: Path) -> Iterator[Scene]:
+    made = make_scene(tmp_path)
+    yield made
+    made.settle()
 
 
 def codex_env(scene: Scene) -> dict[str, str]:
@@ -175,6 +178,7 @@ def test_codex_runs_what_is_allowed_and_refuses_the_rest_with_the_rules_reason(
     assert {e.host for e in proposed} == {"codex"}
     verdicts = [e.verdict.decision for e in events if isinstance(e, VerdictReached)]
     assert verdicts == ["allow", "allow", "decline", "decline", "ask"]
+    scene.settle()
     assert verify_audit_log(scene.audit) is None
 
 

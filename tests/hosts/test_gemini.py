@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,10 @@ from hosts.test_codex import NO_KEYS
 
 
 @pytest.fixture
-def scene(tmp_path: Path) -> Scene:
-    return make_scene(tmp_path)
+def scene(tmp_path: Path) -> Iterator[Scene]:
+    made = make_scene(tmp_path)
+    yield made
+    made.settle()
 
 
 def install_gemini(scene: Scene, policy: str = "") -> Path:
@@ -99,6 +102,7 @@ def test_gemini_runs_what_is_allowed_and_refuses_the_rest_with_the_rules_reason(
     # AfterTool carries no call id: its outcome is linked to the BeforeTool review.
     (outcome,) = [e for e in events if isinstance(e, CallOutcome)]
     assert outcome.call_id == verdicts[0].call_id
+    scene.settle()
     assert verify_audit_log(scene.audit) is None
 
 
