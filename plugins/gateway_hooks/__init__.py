@@ -440,25 +440,32 @@ async def answer_connected(
     (`LinkStore.default`), as for a hook answered in its own process.
     """
     replies: list[HookReply] = []
-    async with anyio.create_task_group() as group:
+    try:
+        async with anyio.create_task_group() as group:
 
-        async def hang_up() -> None:
-            with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError):
-                await client.receive()
-            group.cancel_scope.cancel()
+            async def hang_up() -> None:
+                with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError):
+                    await client.receive()
+                group.cancel_scope.cancel()
 
-        group.start_soon(hang_up)
-        replies.append(
-            await answer_hook(
-                host,
-                reviewer,
-                data,
-                allow=allow,
-                links=LinkStore.default(),
-                within=within,
-                hook_pid=hook_pid,
-                routing=routing,
+            group.start_soon(hang_up)
+            replies.append(
+                await answer_hook(
+                    host,
+                    reviewer,
+                    data,
+                    allow=allow,
+                    links=LinkStore.default(),
+                    within=within,
+                    hook_pid=hook_pid,
+                    routing=routing,
+                )
             )
-        )
-        group.cancel_scope.cancel()
+            group.cancel_scope.cancel()
+    except anyio.get_cancelled_exc_class():
+        # A stop that reaches the task group's end after the gateway released
+        # (and recorded) the verdict must not swallow it: the hook is still
+        # told what the log says, and the stop goes on at the next checkpoint.
+        if not replies:
+            raise
     return replies[0] if replies else None

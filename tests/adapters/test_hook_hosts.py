@@ -383,3 +383,53 @@ def test_links_are_pruned_to_their_bound(tmp_path: Path) -> None:
     for number in range(6):
         links.remember("claude-code", ToolCall("Bash", {"command": f"ls {number}"}), verdict)
     assert len(list((tmp_path / "links").iterdir())) == 3
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_a_stop_just_after_the_verdict_still_tells_the_connected_hook(
+    anyio_backend: str,
+) -> None:
+    """
+    The service stops (its scope is cancelled) the moment the gateway releases
+    a verdict: the hook connected on the socket is still given it, as the log
+    holds it, rather than a closed connection (an allow the log has and no
+    host heard of).
+    """
+    import anyio
+    from anyio.streams.buffered import BufferedByteReceiveStream
+    from gateway_hooks import answer_connected
+
+    released = Verdict(decision="ask", reason="A person decides `ls`.", digest="sha256:0")
+    event = {
+        "session_id": "s",
+        "cwd": "/w",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "t",
+    }
+    hook, connection = anyio.create_memory_object_stream[bytes](1)
+    replies: list[HookReply | None] = []
+    with hook, connection, anyio.CancelScope() as service:
+
+        class StoppedOnRelease:
+            async def review(self, call: ToolCall) -> Verdict:
+                service.cancel()
+                return released
+
+        replies.append(
+            await answer_connected(
+                BufferedByteReceiveStream(connection),
+                load_host("claude-code"),
+                StoppedOnRelease(),
+                json.dumps(event).encode(),
+                allow="founded",
+                within=10.0,
+                hook_pid=None,
+            )
+        )
+        await anyio.lowlevel.checkpoint()  # the stop goes on after the answer
+    assert service.cancelled_caught
+    assert len(replies) == 1
+    assert replies[0] is not None
+    assert json.loads(replies[0].stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
