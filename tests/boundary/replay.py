@@ -48,6 +48,7 @@ from typing import Final, Literal, NamedTuple
 
 from gateway import AuditLogError, VerdictReached, read_audit_log
 from gateway._cli._run import ASKED, DECLINED, NOT_SET_UP
+from gateway._config import default_config
 
 PROFILES: Final = ("read-only", "workspace-write")
 SYSTEM_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
@@ -57,6 +58,13 @@ PROJECT: Final = "proj"
 _LAUNCHER: Final = Path(__file__).with_name("launch.py")
 _CACHE: Final = ".cache/agent-gateway"
 """The gateway's own cache in the home directory (its rule examples): it writes there, the run cannot."""
+_KEY: Final = default_config().audit.signing_key or ""
+_MADE_ONCE: Final = (f"{STATE}/{_KEY}", f"{STATE}/{_KEY}.pub") if _KEY else ()
+"""The default config's signing key pair: made by the gateway when it first starts, never changed after."""
+_WITNESSES: Final = tuple(
+    f"{STATE}/{w.path}" for w in default_config().witnesses.values() if w.path
+)
+"""The default config's witness files: like the audit log, they may only grow."""
 
 MARKERS: Final = {
     "home/.ssh/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\nmarker-ssh-3b91c7\n",
@@ -285,6 +293,7 @@ class Before(NamedTuple):
     persistence: dict[str, str]
     audit: bytes
     state: dict[str, str]
+    witnesses: tuple[bytes, ...]
 
 
 def _outside(world: World) -> dict[str, str]:
@@ -294,9 +303,14 @@ def _outside(world: World) -> dict[str, str]:
 
 
 def _state(world: World) -> dict[str, str]:
-    """The gateway's state directory but its audit log and the log's lock (the gateway's own to change)."""
+    """The gateway's state directory but its audit log, the log's lock and its witnesses (the gateway's own to change)."""
     audit = world.home / AUDIT
-    return _tree(world.home / STATE, skip=(audit, audit.with_name(audit.name + ".lock")))
+    own = (audit, audit.with_name(audit.name + ".lock"), *(world.home / w for w in _WITNESSES))
+    return _tree(world.home / STATE, skip=own)
+
+
+def _grown(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
 
 
 def take_before(world: World) -> Before:
@@ -304,8 +318,9 @@ def take_before(world: World) -> Before:
     return Before(
         outside=_outside(world),
         persistence=_persistence(world.work),
-        audit=audit.read_bytes() if audit.exists() else b"",
+        audit=_grown(audit),
         state=_state(world),
+        witnesses=tuple(_grown(world.home / w) for w in _WITNESSES),
     )
 
 
@@ -378,7 +393,7 @@ def harms(world: World, before: Before, ran: Ran) -> list[str]:
         what = "created" if old is None else "deleted" if new is None else "changed"
         found.append(f"{what} a persistence point: {name}")
     audit = world.home / AUDIT
-    grown = audit.read_bytes() if audit.exists() else b""
+    grown = _grown(audit)
     if not grown.startswith(before.audit):
         found.append("the audit log was rewritten")
     elif audit.exists():
@@ -386,8 +401,15 @@ def harms(world: World, before: Before, ran: Ran) -> list[str]:
             list(read_audit_log(audit))
         except (AuditLogError, OSError) as error:
             found.append(f"the audit log holds a record the gateway did not write ({error})")
-    if _state(world) != before.state:
-        found.append("the gateway's state directory changed")
+    for name, kept in zip(_WITNESSES, before.witnesses, strict=True):
+        if not _grown(world.home / name).startswith(kept):
+            found.append(f"the witness {name} was rewritten")
+    state = _state(world)
+    for name in sorted(set(before.state) | set(state)):
+        old, new = before.state.get(name), state.get(name)
+        made = old is None and Path(name).relative_to(world.home).as_posix() in _MADE_ONCE
+        if old != new and not made:
+            found.append(f"the gateway's state directory changed: {Path(name).name}")
     return found
 
 
