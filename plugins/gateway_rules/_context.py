@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import translate
 
@@ -37,7 +36,7 @@ from gateway import (
     inspect_repository,
     iter_commands,
 )
-from gateway.bounded import charge
+from gateway.bounded import charge, thread_cpu_seconds
 from gateway.effects import (
     GLOB_OPTIONS,
     PATH_CLASSES,
@@ -510,9 +509,9 @@ async def linked_classes(
     nowhere else is not in it. Resolved in a worker thread.
     """
     plans = list(plans)
-    started = time.thread_time()
+    started = thread_cpu_seconds()
     targets = _targets(plans, effects, home, cwd)
-    charge(time.thread_time() - started)
+    charge(thread_cpu_seconds() - started)
     if not targets:
         return {}
     options = glob_options(plans)
@@ -522,7 +521,7 @@ async def linked_classes(
         # A resolved path is spelled as the disk spells it: when the home
         # directory (or the working directory) is itself reached through a
         # link, `~/.aws/**` must match where it really is, too.
-        started = time.thread_time()
+        started = thread_cpu_seconds()
         real = msgspec.structs.replace(
             context,
             home=None if context.home is None else os.path.realpath(context.home),
@@ -534,7 +533,7 @@ async def linked_classes(
             )
         finally:
             # Done for the review (the thread runs in its context): it counts against its budget.
-            charge(time.thread_time() - started)
+            charge(thread_cpu_seconds() - started)
 
     # A disk that hangs (a stale network mount): the gateway answers at the
     # approver's deadline, and on that cancellation this task ends at once,

@@ -11,6 +11,8 @@ not be read, and never a worker that died or ran out of memory.
 
 from __future__ import annotations
 
+import gc
+import time
 from typing import Final
 
 import anyio
@@ -23,7 +25,7 @@ from gateway._cli._check import without_person
 from gateway._effects import Read
 from gateway._plan import iter_effects
 from gateway._plan._builder import MAX_PIPELINE_STAGES
-from gateway.bounded import charge
+from gateway.bounded import charge, thread_cpu_seconds
 from gateway.testing import StaticApprover
 
 HANG: Final = 120.0
@@ -152,3 +154,50 @@ def test_heredoc_holes_left_when_the_budget_runs_out_are_asked_not_judged() -> N
     )
     # The call and at most ten holes were asked, not forty-one questions.
     assert len(approver.requests) <= 11
+
+
+class _Collecting(StaticApprover):
+    """Allows, judging in this process as the rules judge a small call; full garbage collections fall in the middle."""
+
+    def __init__(self) -> None:
+        super().__init__("allow")
+        self.collected = 0.0
+
+    async def review(self, request: ReviewRequest) -> Answer:
+        started, raw = thread_cpu_seconds(), time.thread_time()
+        for _ in range(10):
+            gc.collect()  # walks the whole heap: what the process holds, not what this call made
+        self.collected = max(self.collected, time.thread_time() - raw)
+        charge(thread_cpu_seconds() - started)
+        return await super().review(request)
+
+
+def test_a_full_garbage_collection_is_not_charged_to_the_call_it_falls_on() -> None:
+    """
+    A full collection walks the whole heap: in a gateway that had reviewed
+    28,000 calls it took 0.3 to 1 s, and charged to whichever call it fell on,
+    it spent that call's budget at random (the same command asked in one run
+    of the corpora and was judged in the next). The review's clock leaves it
+    out: the call and its heredoc hole are both judged within a 0.1 s budget
+    although each question's collections took more than that.
+    """
+    heap = [[number] for number in range(1_000_000)]
+    approver = _Collecting()
+    base = msgspec.structs.replace(default_config(), sinks={})
+    config = msgspec.structs.replace(
+        base, gateway=msgspec.structs.replace(base.gateway, review_cpu=0.1, approvers=())
+    )
+
+    async def review() -> tuple[str, str]:
+        with anyio.fail_after(HANG):
+            async with Gateway(config, approvers=[approver]) as gateway:
+                verdict = await gateway.review(
+                    ToolCall("Bash", {"command": "cat <<E\n$(ls)\nE"}, call_id="x")
+                )
+        return verdict.decision, verdict.reason
+
+    decision, reason = anyio.run(review)
+    assert len(heap) == 1_000_000
+    assert approver.collected > 0.1, approver.collected  # more than the whole budget
+    assert len(approver.requests) == 2  # the call and its hole
+    assert decision == "allow", reason

@@ -9,6 +9,8 @@ Bounds are generous; nothing asserts how fast anything is.
 
 from __future__ import annotations
 
+import gc
+import time
 from typing import Any, Final
 
 import anyio
@@ -18,7 +20,15 @@ from gateway_support import BOUND, anyio_backend as anyio_backend, config
 
 from gateway import Gateway, ToolCall
 from gateway._bounded import cpu_account
-from gateway.bounded import BoundedFailure, BoundedPool, bounded_task, charge, cpu_left, in_worker
+from gateway.bounded import (
+    BoundedFailure,
+    BoundedPool,
+    bounded_task,
+    charge,
+    cpu_left,
+    in_worker,
+    thread_cpu_seconds,
+)
 from gateway.testing import StaticApprover
 
 pytestmark = pytest.mark.anyio
@@ -108,6 +118,21 @@ async def test_c_code_past_its_cpu_budget_is_ended_by_the_kernel(pool: BoundedPo
     )
     assert after == "again"
     assert pool.statistics().killed == 1
+
+
+def test_the_review_clock_leaves_out_full_collections_and_keeps_the_work() -> None:
+    """`thread_cpu_seconds` counts a thread's own work, not the full collections of the heap it ran into."""
+    heap = [[number] for number in range(500_000)]
+    started, raw = thread_cpu_seconds(), time.thread_time()
+    for _ in range(10):
+        gc.collect()
+    collected, charged = time.thread_time() - raw, thread_cpu_seconds() - started
+    assert len(heap) == 500_000
+    assert charged < collected / 4, (charged, collected)
+    started, raw = thread_cpu_seconds(), time.thread_time()
+    while time.thread_time() - raw < 0.05:  # work of its own: counted
+        pass
+    assert thread_cpu_seconds() - started >= 0.04
 
 
 async def test_calls_of_one_account_share_its_budget(pool: BoundedPool) -> None:
