@@ -140,6 +140,10 @@ _WORKER_GRACE: Final = 1.0
 _READABLE: Final = frozenset({"readable", "writable", "protected"})
 """Places a profile declares readable (`gateway.Place`); scratch space counts outside the home directory."""
 """Seconds past the approver's deadline a worker judging a call is given, where no chain cuts it first."""
+_MEMO_ENCODER: Final = msgspec.json.Encoder(order="sorted")
+_CHECKED_KEPT: Final = 8
+"""Rule sets this process keeps loaded and checked, by everything they were built from (the latest built)."""
+_CHECKED: dict[bytes, tuple[tuple[tuple[str, Rule], ...], RuleSet]] = {}
 
 
 class RuleError(GatewayError, ValueError):
@@ -221,18 +225,33 @@ def load_rules(
         RuleError: A file cannot be read, a rule is invalid, an id repeats
             within one source, or the profile is not defined.
     """
-    sources: list[tuple[str, tuple[Rule, ...]]] = []
-    if options.include_default:
-        sources.append((_DEFAULT_SOURCE, _default_rules()))
+    return _rules_from(options, _rule_files(options, base), profiles)
+
+
+def _rule_files(options: RulesOptions, base: Path | None) -> list[tuple[str, bytes]]:
+    """Each rule file the options name, read: its path and its content."""
+    files: list[tuple[str, bytes]] = []
     for name in options.files:
         path = Path(name).expanduser()
         if base is not None and not path.is_absolute():
             path = base / path
         try:
-            data = path.read_bytes()
+            files.append((str(path), path.read_bytes()))
         except OSError as error:
             raise RuleError(f"Cannot read the rule file {str(path)!r}: {error.strerror}.") from None
-        sources.append((str(path), _decode_rules(data, str(path))))
+    return files
+
+
+def _rules_from(
+    options: RulesOptions,
+    files: Sequence[tuple[str, bytes]],
+    profiles: Mapping[str, ProfileSection] | None,
+) -> tuple[list[tuple[str, Rule]], RuleSet]:
+    """`load_rules`, the rule files already read."""
+    sources: list[tuple[str, tuple[Rule, ...]]] = []
+    if options.include_default:
+        sources.append((_DEFAULT_SOURCE, _default_rules()))
+    sources.extend((path, _decode_rules(data, path)) for path, data in files)
     sources.append(("the gateway config", options.rule))
     by_id: dict[str, tuple[str, Rule]] = {}
     for source, rules in sources:
@@ -274,12 +293,48 @@ def _checked_rules(
     programs: Mapping[str, UserTable],
     profiles: Mapping[str, ProfileSection],
 ) -> tuple[list[tuple[str, Rule]], RuleSet]:
-    sources, rules = load_rules(options, profiles=profiles)
+    files = _rule_files(options, None)
+    # Everything the answer depends on, read now: the options (with their
+    # inline rules), the tables, the profiles, each rule file's content and
+    # the default policy's. A process that opens gateway after gateway (the
+    # warm hook worker) builds this approver for each; the code is this
+    # process's, so the same inputs give the same rules.
+    memo_key = _MEMO_ENCODER.encode(
+        (
+            options,
+            programs,
+            profiles,
+            files,
+            default_config_bytes() if options.include_default else b"",
+        )
+    )
+    remembered = _CHECKED.get(memo_key)
+    if remembered is not None:
+        return list(remembered[0]), remembered[1]
+    sources, rules = _rules_from(options, files, profiles)
     # Checked once per policy, tables and code (gateway_rules._checked): a
     # hook process builds this approver for every tool call.
     key = examples_key(sources, programs)
-    if known_good(key):
-        return sources, rules
+    if not known_good(key):
+        _check_examples(sources, programs, profiles)
+        remember_good(key)
+    _CHECKED[memo_key] = (tuple(sources), rules)
+    while len(_CHECKED) > _CHECKED_KEPT:
+        _CHECKED.pop(next(iter(_CHECKED)), None)
+    return sources, rules
+
+
+def _check_examples(
+    sources: list[tuple[str, Rule]],
+    programs: Mapping[str, UserTable],
+    profiles: Mapping[str, ProfileSection],
+) -> None:
+    """
+    Run every rule's and program table's examples.
+
+    Raises:
+        RuleError: One fails (the first, and how many more).
+    """
     failed = [result for result in check_examples(sources, programs=programs) if not result.passed]
     if failed:
         first = failed[0]
@@ -312,8 +367,6 @@ def _checked_rules(
             f"{example.profile} profile, but {(first_table.detail or '').rstrip('.')}"
             + (f", and {len(broken) - 1} more examples fail." if len(broken) > 1 else ".")
         )
-    remember_good(key)
-    return sources, rules
 
 
 class RulesApprover:
