@@ -29,7 +29,10 @@ It times, wall clock from start to exit, each of
     how many runs blocked;
 
 and prints p50/p90 in milliseconds, and each p50 against (a), side by side
-in one table. Every run's answer is checked to be the same; a run that
+in one table. Each run of (b), (c), (d) and (d2) is followed by a bare
+start, so the machine's load falls on both alike: their ratio is the p50 of
+each run's own ratio to the bare start beside it (the other rows are
+against the p50 of every bare start). (a) is every bare start of the run. Every run's answer is checked to be the same; a run that
 blocks the call (exit 2) where it should not stops the benchmark. Nothing
 here is asserted: speed is measured here, never in unit tests; the
 machine's load shows in the numbers.
@@ -74,11 +77,30 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
 
 
-def timed(argv: list[str], runs: int, env: dict[str, str], stdin: bytes, cwd: Path) -> list[float]:
-    """Milliseconds per run of ``argv``; every run must exit 0 with no output but the answer."""
+BARE: Final = [sys.executable, "-c", "pass"]
+
+
+def timed(
+    argv: list[str],
+    runs: int,
+    env: dict[str, str],
+    stdin: bytes,
+    cwd: Path,
+    *,
+    bare: list[float] | None = None,
+    spacing: float = 0.0,
+) -> list[float]:
+    """
+    Milliseconds per run of ``argv``; every run must exit 0 with no output but the answer.
+
+    With ``bare``, each run is followed by a bare start, its time appended
+    there (one per run, in order); with ``spacing``, each run waits that
+    many seconds first.
+    """
     times = []
     expected: bytes | None = None
     for _ in range(runs):
+        time.sleep(spacing)
         start = time.perf_counter()
         done = subprocess.run(
             argv, input=stdin, capture_output=True, env=env, cwd=cwd, timeout=120, check=False
@@ -90,6 +112,8 @@ def timed(argv: list[str], runs: int, env: dict[str, str], stdin: bytes, cwd: Pa
             expected = done.stdout
         elif done.stdout != expected:
             raise SystemExit(f"{argv[0]} answered differently: {done.stdout!r} after {expected!r}")
+        if bare is not None:
+            bare += timed(BARE, 1, env, b"", cwd)
     return times
 
 
@@ -172,15 +196,6 @@ def stop_workers(env: dict[str, str]) -> None:
         time.sleep(0.05)
 
 
-def spaced(argv: list[str], runs: int, env: dict[str, str], stdin: bytes, cwd: Path) -> list[float]:
-    """Milliseconds per run of ``argv``, a second apart."""
-    times: list[float] = []
-    for _ in range(runs):
-        time.sleep(1.0)
-        times += timed(argv, 1, env, stdin, cwd)
-    return times
-
-
 def first_calls(
     argv: list[str], runs: int, env: dict[str, str], stdin: bytes, cwd: Path
 ) -> list[float]:
@@ -217,7 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         shared.write_text(
             f'[sinks.audit]\nplugin = "jsonl"\npath = "{serve_audit}"\nrequired = true\n'
         )
-        bare = timed([sys.executable, "-c", "pass"], arguments.runs, env, b"", root)
+        bare = timed(BARE, arguments.runs, env, b"", root)
+        beside_bare: dict[str, list[float]] = {name: [] for name in ("b", "c", "d", "d2")}
         hook = [str(BIN / "gateway-hook"), "claude-code"]
         with gateway_serve(
             "--socket",
@@ -230,7 +246,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         ):
             # Warm the service's plan cache, then measure.
             timed([*hook, "--require-service"], 5, env, EVENT, root)
-            forwarded = timed([*hook, "--require-service"], arguments.runs, env, EVENT, root)
+            forwarded = timed(
+                [*hook, "--require-service"],
+                arguments.runs,
+                env,
+                EVENT,
+                root,
+                bare=beside_bare["b"],
+            )
             forwarded_four = together(
                 [*hook, "--require-service"], 4, arguments.rounds, env, EVENT, root
             )
@@ -238,15 +261,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             with_service, blocked = beside(shared_hook, arguments.beside_runs, env, EVENT, root)
         cold = [*hook, "--no-worker"]
         timed(cold, 1, env, EVENT, root)  # the rules' examples, checked once
-        standalone = timed(cold, arguments.standalone_runs, env, EVENT, root)
+        standalone = timed(cold, arguments.standalone_runs, env, EVENT, root, bare=beside_bare["c"])
         standalone_four = together(cold, 4, max(1, arguments.rounds // 2), env, EVENT, root)
         starting = first_calls(hook, arguments.start_runs, env, EVENT, root)
         timed(hook, 3, env, EVENT, root)  # the worker started and warm
-        warm = timed(hook, arguments.runs, env, EVENT, root)
-        warm_spaced = spaced(hook, arguments.spaced_runs, env, EVENT, root)
+        warm = timed(hook, arguments.runs, env, EVENT, root, bare=beside_bare["d"])
+        warm_spaced = timed(
+            hook, arguments.spaced_runs, env, EVENT, root, bare=beside_bare["d2"], spacing=1.0
+        )
         warm_four = together(hook, 4, arguments.rounds, env, EVENT, root)
         stop_workers(env)
+    bare += [value for values in beside_bare.values() for value in values]
     floor = statistics.median(bare)
+    paired = {
+        "(b)": (forwarded, beside_bare["b"]),
+        "(c)": (standalone, beside_bare["c"]),
+        "(d)": (warm, beside_bare["d"]),
+        "(d2)": (warm_spaced, beside_bare["d2"]),
+    }
     rows: list[tuple[str, list[float]]] = [
         ("(a) python3 -c pass", bare),
         ("(b) forwarded to gateway serve", forwarded),
@@ -263,8 +295,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{'measurement':<52} {'runs':>5} {'p50 ms':>8} {'p90 ms':>8} {'p50 / bare':>11}")
     for name, values in rows:
         p50 = percentile(values, 0.5)
+        pair = paired.get(name.split(" ", 1)[0])
+        ratio = (
+            percentile([run / beside for run, beside in zip(*pair, strict=True)], 0.5)
+            if pair is not None
+            else p50 / floor
+        )
         print(
-            f"{name:<52} {len(values):>5} {p50:>8.1f} {percentile(values, 0.9):>8.1f} {p50 / floor:>10.1f}x"
+            f"{name:<52} {len(values):>5} {p50:>8.1f} {percentile(values, 0.9):>8.1f} {ratio:>10.2f}x"
         )
     return 0
 
