@@ -263,8 +263,12 @@ async def _lock(path: Path, patience: float) -> int:
                 except BlockingIOError:
                     await anyio.sleep(0.02)
                     continue
-                os.ftruncate(descriptor, 0)
-                os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+                mine = f"{os.getpid()}\n".encode()
+                # A process that opens the log again (the warm hook worker, per
+                # burst of calls) finds its own id there: nothing to write.
+                if os.pread(descriptor, len(mine) + 1, 0) != mine:
+                    os.ftruncate(descriptor, 0)
+                    os.pwrite(descriptor, mine, 0)
                 return descriptor
         holder = os.pread(descriptor, 32, 0).decode("ascii", "replace").strip() or "unknown"
     except BaseException:
@@ -325,7 +329,8 @@ class _FileSink:
         return str(self.path)
 
     async def open(self) -> ChainTip | None:
-        await anyio.Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.parent.is_dir():  # a stat, as opening the lock beside it is
+            await anyio.Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock_fd = await _lock(self.path, self.lock_timeout)
         try:
             tip = await anyio.to_thread.run_sync(self._open)

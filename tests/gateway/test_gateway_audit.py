@@ -45,7 +45,7 @@ from gateway import (
 )
 from gateway._bus import EventBus
 from gateway._sinks import resolve_sink
-from gateway.audit import log_writer, read_tail
+from gateway.audit import lock_path, log_writer, read_tail
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio
@@ -128,6 +128,22 @@ async def test_a_second_gateway_waits_for_the_log_and_gives_up_in_one_sentence(
         f"The audit log {str(path)!r} stayed locked by another gateway (process {os.getpid()}) "
         "for 0.2 s; only one may write it at a time."
     )
+    assert verify_audit_log(path) is None
+
+
+async def test_the_lock_names_its_holder_and_is_not_rewritten_when_it_already_does(
+    tmp_path: Path,
+) -> None:
+    """A process that opens the log again (the warm hook worker, per burst) finds its own id."""
+    path = tmp_path / "audit.jsonl"
+    lock = lock_path(path)
+    lock.write_bytes(b"999999999\n")  # a writer that has gone
+    await _run(path, "jsonl", ["ls"])
+    assert lock.read_bytes() == f"{os.getpid()}\n".encode()
+    os.utime(lock, ns=(10**18, 10**18))
+    await _run(path, "jsonl", ["ls"])
+    assert lock.stat().st_mtime_ns == 10**18
+    assert lock.read_bytes() == f"{os.getpid()}\n".encode()
     assert verify_audit_log(path) is None
 
 
