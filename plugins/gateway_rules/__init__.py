@@ -526,8 +526,8 @@ class RulesApprover:
         plans = self._plans(request)
         directories = git_directories(plans)
         readable = self._readable(request.call.cwd)
-        # Where the repositories keep their hooks and configuration, read now:
-        # a `core.hooksPath` set since an identical call was judged counts.
+        # Where the repositories keep their hooks and configuration, read
+        # from disk for this question (`core.hooksPath`, `.git` pointers).
         points = await repository_points(
             plans,
             request.effects,
