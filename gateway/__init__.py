@@ -102,9 +102,11 @@ from gateway._fragments import expand_fragment as expand_fragment
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
 from gateway._git_trust import (
     ConfiguredCode as ConfiguredCode,
+    PersistencePoints as PersistencePoints,
     RepositoryInspection as RepositoryInspection,
     configured_refusal as configured_refusal,
     inspect_repository as inspect_repository,
+    persistence_points as persistence_points,
     repository_refusal as repository_refusal,
 )
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
@@ -228,6 +230,7 @@ __all__ = [
     "LogRecovered",
     "NestedShell",
     "NotifierConfig",
+    "PersistencePoints",
     "Place",
     "Places",
     "Plain",
@@ -283,6 +286,7 @@ __all__ = [
     "iter_effects",
     "load_config",
     "not_confinable",
+    "persistence_points",
     "plan_program",
     "read_audit_log",
     "read_program_position",

@@ -43,6 +43,7 @@ import msgspec
 
 from gateway._boundary import Places, normal_path
 from gateway._confinement import Confinement
+from gateway._git_trust import persistence_points
 
 __all__ = [
     "MAX_ENTRIES",
@@ -196,6 +197,9 @@ def _walk(roots: Sequence[str], places: Places, limit: int) -> Iterator[tuple[st
     """
     ``(path, mark, is_directory)`` for every entry under ``roots`` that ``hide`` or ``protect`` marks.
 
+    A ``.git`` neither marks is a ``repository`` (a nested repository, or a
+    pointer to a git directory elsewhere).
+
     A hidden directory is not entered; a protected one is, for what is
     hidden inside it. Links are not followed.
 
@@ -218,12 +222,19 @@ def _walk(roots: Sequence[str], places: Places, limit: int) -> Iterator[tuple[st
             mark = places.mark(entry.path)
             if mark is not None and not entry.is_symlink():
                 yield entry.path, mark, is_directory
+            elif mark is None and entry.name == ".git":
+                yield entry.path, "repository", is_directory
             if is_directory and mark != "hidden":
                 stack.append(entry.path)
 
 
 def layout(
-    confinement: Confinement, *, cwd: str, empty_file: str, limit: int = MAX_ENTRIES
+    confinement: Confinement,
+    *,
+    cwd: str,
+    empty_file: str,
+    limit: int = MAX_ENTRIES,
+    environ: Mapping[str, str] | None = None,
 ) -> Layout | str:
     """
     The ``bwrap`` options that build the confinement, or why it cannot be built (a clause).
@@ -233,6 +244,8 @@ def layout(
         cwd: Where the run starts (inside a root the run can see).
         empty_file: An empty file to cover hidden files with.
         limit: The most entries to walk (`MAX_ENTRIES`).
+        environ: The environment git's configuration is found with
+            (``HOME``, ``GIT_CONFIG_*``); unset, this process's.
     """
     places = Places(confinement)
     cwd = normal_path(cwd)
@@ -265,15 +278,23 @@ def layout(
         return f"its workspace and writable roots hold more than {limit:,} entries to look through"
     hidden: dict[str, bool] = {}
     protected: dict[str, None] = {}
+    repositories: list[str] = []
     for path, mark, is_directory in marked:
+        if mark == "repository":
+            repositories.append(os.path.dirname(path))
+            if is_directory or bare.place(path) != "writable":
+                continue  # git's own directory: its config and hooks are protected
         if mark == "hidden":
             hidden[path] = is_directory
         elif bare.place(path) == "writable":
             protected[path] = None
+    points = persistence_points(repositories, environ=environ or os.environ)
+    if points.unknown is not None:
+        return f"where a repository in it keeps its hooks is not known: {points.unknown}"
     for path in _anchored(confinement.hide):
         if bare.place(path) in ("readable", "writable") and not os.path.islink(path):
             hidden.setdefault(normal_path(path), os.path.isdir(path))
-    for path in _anchored(confinement.protect):
+    for path in _anchored((*confinement.protect, *points.patterns)):
         path = normal_path(path)
         if bare.place(path) == "writable" and path not in hidden:
             protected.setdefault(path, None)

@@ -93,6 +93,7 @@ from gateway._events import (
     VerdictWithdrawn,
     WitnessFailed,
 )
+from gateway._git_trust import persistence_points
 from gateway._isolation import LoopThread, call_isolated
 from gateway._metrics import Metrics
 from gateway._plans import Hole, ProgramPlan, SequencePlan
@@ -943,7 +944,10 @@ class Gateway(AsyncContextManagerMixin):
 
         Resolved against the call's working directory, the home directory
         (``[paths] home``, else ``HOME``) and this process's ``PATH``; the gateway's own secret files are hidden,
-        and the files its sinks and witnesses write are kept read-only.
+        and the files its sinks and witnesses write are kept read-only, as are
+        the hooks directory and git directory the workspace's repository
+        really uses (`gateway.persistence_points`: bounded reads of git's
+        configuration files).
         """
         config = self.config
         try:
@@ -972,7 +976,13 @@ class Gateway(AsyncContextManagerMixin):
             )
             if path is not None
         )
-        return msgspec.structs.replace(found, protect=tuple(dict.fromkeys((*found.protect, *own))))
+        # Where the workspace's repository really keeps its hooks and
+        # configuration (`core.hooksPath`, a `.git` file's git directory).
+        points = persistence_points((*found.workspace, *found.write), environ=environ)
+        if points.unknown is not None:
+            return f"where its repository keeps its hooks is not known: {points.unknown}"
+        protect = (*found.protect, *own, *points.patterns)
+        return msgspec.structs.replace(found, protect=tuple(dict.fromkeys(protect)))
 
     def _confined(self, verdict: Verdict, call: ToolCall, confining: Confining | None) -> Verdict:
         """An allow as the caller can run it: inside its boundary, or an ask that says why not."""

@@ -27,6 +27,7 @@ The decision, the threat model and the measured cost are in docs/git-trust.md.
 from __future__ import annotations
 
 import os
+import pwd
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Literal
@@ -39,9 +40,11 @@ from gateway._programs._gitconfig import ConfigError, git_code_key, read_config
 __all__ = [
     "DISTRUSTED_ENVIRONMENT",
     "ConfiguredCode",
+    "PersistencePoints",
     "RepositoryInspection",
     "configured_refusal",
     "inspect_repository",
+    "persistence_points",
     "repository_refusal",
 ]
 
@@ -169,8 +172,29 @@ def _is_git_directory(path: str) -> bool:
     )
 
 
-def _discover(cwd: str) -> tuple[str | None, str | None]:
-    """The (work tree, git directory) git finds from ``cwd``, as ``setup.c`` looks: up to the filesystem's edge."""
+def _pointer(dot_git: str) -> str:
+    """Where a ``.git`` file points: its ``gitdir:`` line, relative to the directory it is in."""
+    text = _read_text(dot_git) or ""
+    if not text.startswith("gitdir:"):
+        raise _Distrust(f"`{dot_git}` is a file git cannot read as a `gitdir:` pointer")
+    return os.path.normpath(os.path.join(os.path.dirname(dot_git), text[len("gitdir:") :].strip()))
+
+
+def _common_dir(git_dir: str) -> str:
+    """The common directory of a git directory: itself, or where its ``commondir`` leads (a linked worktree)."""
+    commondir = _read_text(os.path.join(git_dir, "commondir"))
+    if commondir is None:
+        return git_dir
+    return os.path.normpath(os.path.join(git_dir, commondir.strip()))
+
+
+def _discover(cwd: str, pointers: list[str] | None = None) -> tuple[str | None, str | None]:
+    """
+    The (work tree, git directory) git finds from ``cwd``, as ``setup.c`` looks: up to the filesystem's edge.
+
+    Each ``.git`` file met on the way is added to ``pointers``, before what
+    it points at is looked at.
+    """
     directory = os.path.realpath(cwd)
     try:
         device = os.stat(directory).st_dev
@@ -179,10 +203,9 @@ def _discover(cwd: str) -> tuple[str | None, str | None]:
     for _ in range(MAX_LEVELS):
         dot_git = os.path.join(directory, ".git")
         if os.path.isfile(dot_git):
-            text = _read_text(dot_git) or ""
-            if not text.startswith("gitdir:"):
-                raise _Distrust(f"`{dot_git}` is a file git cannot read as a `gitdir:` pointer")
-            target = os.path.normpath(os.path.join(directory, text[len("gitdir:") :].strip()))
+            if pointers is not None:
+                pointers.append(dot_git)
+            target = _pointer(dot_git)
             if not _is_git_directory(target):
                 raise _Distrust(f"`{dot_git}` points at `{target}`, which is not a git directory")
             return directory, target
@@ -211,7 +234,8 @@ class _Reader:
         self.code: list[ConfiguredCode] = []
         self.files: list[str] = []
         self.hooks_path: str | None = None
-        self.hooks_path_base: str | None = None
+        self.hooks_paths: list[str] = []
+        self.core_worktree: str | None = None
         self.worktree_config = False
         self.real: dict[str, str] = {}
 
@@ -244,7 +268,13 @@ class _Reader:
         for entry in entries:
             pattern = git_code_key(entry.name)
             if entry.name == "core.hookspath" and entry.value:
-                self.hooks_path, self.hooks_path_base = entry.value, os.path.dirname(path)
+                self.hooks_path = entry.value
+                self.hooks_paths.append(entry.value)
+            if entry.name == "core.worktree" and entry.value:
+                # relative to the git directory, whose `config` this is
+                self.core_worktree = os.path.normpath(
+                    os.path.join(os.path.dirname(path), entry.value)
+                )
             if entry.name == "extensions.worktreeconfig":
                 self.worktree_config = (entry.value or "true").lower() in ("true", "yes", "on", "1")
             if pattern is None:
@@ -266,14 +296,12 @@ class _Reader:
             return os.path.join(self.home, value[2:])
         return os.path.normpath(os.path.join(os.path.dirname(including), value))
 
-    def hooks(self, common_dir: str) -> list[str]:
+    def hooks(self, common_dir: str, work_tree: str | None) -> list[str]:
         """The executable hooks git would run from a directory the repository controls: ``core.hooksPath`` or ``hooks/``."""
         if self.hooks_path is not None:
-            base = self.hooks_path_base or common_dir
-            path = self.hooks_path
-            if path.startswith("~/") and self.home is not None:
-                path = os.path.join(self.home, path[2:])
-            directory = os.path.normpath(os.path.join(base, path))
+            directory = hooks_directory(
+                self.hooks_path, work_tree=work_tree, git_dir=common_dir, home=self.home
+            )
         else:
             directory = os.path.join(common_dir, "hooks")
         if self.scope(directory) != "repository":
@@ -403,10 +431,7 @@ def _inspect(cwd: str, roots: Sequence[str], environ: Mapping[str, str]) -> Repo
         )
     if not _inside(work_tree, roots):
         raise _Distrust(f"the repository at `{work_tree}` is outside the workspace")
-    common_dir = git_dir
-    commondir = _read_text(os.path.join(git_dir, "commondir"))
-    if commondir is not None:
-        common_dir = os.path.normpath(os.path.join(git_dir, commondir.strip()))
+    common_dir = _common_dir(git_dir)
     reader = _Reader(
         [*roots, work_tree, os.path.realpath(git_dir), os.path.realpath(common_dir)], home
     )
@@ -415,12 +440,12 @@ def _inspect(cwd: str, roots: Sequence[str], environ: Mapping[str, str]) -> Repo
     reader.read(os.path.join(common_dir, "config"))
     if reader.worktree_config:
         reader.read(os.path.join(git_dir, "config.worktree"))
-    hooks = reader.hooks(common_dir)
+    hooks = reader.hooks(common_dir, work_tree)
     for module in _submodules(common_dir, work_tree):
         before = reader.hooks_path
-        reader.hooks_path = None
+        reader.hooks_path = reader.core_worktree = None
         reader.read(os.path.join(module, "config"))
-        hooks.extend(reader.hooks(module))
+        hooks.extend(reader.hooks(module, reader.core_worktree))
         reader.hooks_path = before
     return RepositoryInspection(
         work_tree=work_tree,
@@ -429,6 +454,202 @@ def _inspect(cwd: str, roots: Sequence[str], environ: Mapping[str, str]) -> Repo
         hooks=tuple(sorted(set(hooks))),
         files=tuple(reader.files),
     )
+
+
+MAX_POINT_PLACES: Final = 256
+"""The most directories `persistence_points` looks for a repository from; beyond, where hooks lie is not known."""
+
+_POINTS_OF_GIT_DIRECTORY: Final = (
+    "config",
+    "config.worktree",
+    "commondir",
+    "info/attributes",
+    "hooks/**",
+)
+"""What makes code run later in a git directory, wherever it lies (`gateway._places` has them under ``.git``)."""
+
+
+class PersistencePoints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """
+    What makes git run code later, found where the repositories around some paths keep it.
+
+    Attributes:
+        patterns: Absolute path patterns (the grammar of `gateway._places`):
+            each hooks directory ``core.hooksPath`` names, in the repository's
+            configuration, the user's or the system's, as git resolves it
+            (and where its links lead); each ``.git`` file (a ``gitdir:``
+            pointer, which moves git) and a ``.git`` a write would make; and
+            the configuration and hooks of each git directory, also one a
+            pointer leads to outside the workspace.
+        unknown: Why where hooks lie cannot be known (a configuration file
+            that cannot be read or parsed, a bound reached): then any write
+            may land in a hooks directory. ``None`` when all were found.
+    """
+
+    patterns: tuple[str, ...] = ()
+    unknown: str | None = None
+
+
+def hooks_directory(value: str, *, work_tree: str | None, git_dir: str, home: str | None) -> str:
+    """
+    The directory git runs hooks from when ``core.hooksPath`` is ``value``: absolute, normalised.
+
+    As git reads a path setting: ``~/`` and ``~user/`` are home directories;
+    a relative path is relative to where git runs hooks, the top of the work
+    tree (the git directory of a bare repository), wherever the setting is.
+
+    Examples:
+        >>> hooks_directory("tools/hooks", work_tree="/w", git_dir="/w/.git", home=None)
+        '/w/tools/hooks'
+        >>> hooks_directory("~/hooks", work_tree=None, git_dir="/r.git", home="/home/u")
+        '/home/u/hooks'
+    """
+    path = value
+    if value.startswith("~"):
+        user, _, rest = value[1:].partition("/")
+        if user:
+            try:
+                base: str | None = pwd.getpwnam(user).pw_dir
+            except KeyError:
+                base = None
+        else:
+            base = home
+        if base is None:
+            raise _Distrust(f"`core.hooksPath` is `{value}`, in a home directory that is not known")
+        path = os.path.join(base, rest)
+    elif value.startswith("%(prefix)/"):
+        raise _Distrust(f"`core.hooksPath` is `{value}`, under git's install prefix")
+    return os.path.normpath(os.path.join(work_tree or git_dir, path))
+
+
+def _point(path: str) -> str:
+    """A path as a pattern that matches it: a glob character stands for any one character (never fewer matches)."""
+    return "".join("?" if c in "*?[" else c for c in path) or "/"
+
+
+def _directory_points(directory: str) -> list[str]:
+    """A directory and everything below it, also where its links lead."""
+    return [
+        _point(each.rstrip("/")) + "/**"
+        for each in dict.fromkeys((directory, os.path.realpath(directory)))
+    ]
+
+
+def _environment_hooks_paths(environ: Mapping[str, str]) -> list[str]:
+    """The ``core.hooksPath`` values ``GIT_CONFIG_COUNT`` sets; the others that set configuration cannot be read."""
+    for name in ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG"):
+        if name in environ:
+            raise _Distrust(
+                f"the environment sets `{name}`, configuration the gateway does not read"
+            )
+    count = environ.get("GIT_CONFIG_COUNT")
+    if count is None:
+        return []
+    if not count.isdigit() or int(count) > MAX_FILES:
+        raise _Distrust(f"the environment sets `GIT_CONFIG_COUNT` to `{count[:20]}`")
+    return [
+        environ.get(f"GIT_CONFIG_VALUE_{index}", "")
+        for index in range(int(count))
+        if environ.get(f"GIT_CONFIG_KEY_{index}", "").lower() == "core.hookspath"
+    ]
+
+
+def _existing(path: str) -> str:
+    """The path, or the nearest directory above it that exists (where git would look from once it is made)."""
+    probe = path
+    while not os.path.isdir(probe) and probe != "/":
+        probe = os.path.dirname(probe)
+    return probe
+
+
+def persistence_points(paths: Iterable[str], *, environ: Mapping[str, str]) -> PersistencePoints:
+    """
+    Where git keeps what it runs later, for the repositories git would find from these paths.
+
+    The fixed patterns (`gateway._places.DEFAULT_PERSISTENCE_PATTERNS`) name
+    ``.git/hooks`` and ``.git/config`` where they usually lie; this reads,
+    as git would, where they really lie: ``core.hooksPath`` from every
+    configuration file git reads (the system's, the user's, the
+    repository's, what they include, ``GIT_CONFIG_COUNT``), the git
+    directory a ``.git`` file points at, a linked worktree's common
+    directory. Synchronous file I/O, bounded like `inspect_repository`:
+    call it from a worker thread. It never runs git.
+
+    Args:
+        paths: Absolute paths a call writes, and the directories it runs in;
+            each is looked up from the nearest directory that exists.
+        environ: The environment git would run with (``HOME``,
+            ``XDG_CONFIG_HOME``, ``GIT_*``).
+    """
+    found: dict[str, None] = {}
+    try:
+        _find_points(paths, environ, found)
+    except _Distrust as why:
+        return PersistencePoints(patterns=tuple(found), unknown=str(why))
+    return PersistencePoints(patterns=tuple(found))
+
+
+def _find_points(paths: Iterable[str], environ: Mapping[str, str], found: dict[str, None]) -> None:
+    """`persistence_points` into ``found``, raising `_Distrust` for what cannot be known."""
+    home = environ.get("HOME")
+    user = _Reader((), home)
+    files = _user_files(environ, home)
+    files += [
+        environ[name] for name in ("GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL") if environ.get(name)
+    ]
+    for file in files:
+        user.read(file)
+    values = [*user.hooks_paths, *_environment_hooks_paths(environ)]
+    for value in values:
+        if value.startswith(("/", "~", "%")):
+            found.update(
+                dict.fromkeys(
+                    _directory_points(
+                        hooks_directory(value, work_tree=None, git_dir="/", home=home)
+                    )
+                )
+            )
+    places: dict[str, None] = {}
+    git_dirs: dict[str, str | None] = {}
+    for name in ("GIT_DIR", "GIT_COMMON_DIR"):
+        given = environ.get(name)
+        if given is not None:
+            if not given.startswith("/"):
+                raise _Distrust(f"the environment sets `{name}` to a relative path")
+            git_dirs[os.path.normpath(given)] = environ.get("GIT_WORK_TREE")
+    for path in paths:
+        if not path.startswith("/"):
+            continue
+        path = os.path.normpath(path)
+        if os.path.basename(path) == ".git" and (os.path.islink(path) or not os.path.isdir(path)):
+            found[_point(path)] = None  # a pointer, or one a write would make: it moves git
+        places[_existing(path)] = None
+        if len(places) > MAX_POINT_PLACES:
+            raise _Distrust(
+                "the call reaches more directories than the gateway looks for repositories from"
+            )
+    for place in places:
+        pointers: list[str] = []
+        try:
+            work_tree, git_dir = _discover(place, pointers)
+        finally:
+            found.update((_point(pointer), None) for pointer in pointers)
+        if git_dir is not None and git_dirs.get(git_dir) is None:
+            git_dirs[git_dir] = work_tree
+    for git_dir, work_tree in git_dirs.items():
+        common_dir = _common_dir(git_dir)
+        for directory in dict.fromkeys((git_dir, common_dir)):
+            for name in _POINTS_OF_GIT_DIRECTORY:
+                found[_point(directory) + "/" + name] = None
+        reader = _Reader((), home)
+        reader.read(os.path.join(common_dir, "config"))
+        reader.read(os.path.join(git_dir, "config.worktree"))
+        top = work_tree or reader.core_worktree
+        if top is None and os.path.basename(git_dir) == ".git":
+            top = os.path.dirname(git_dir)  # found from inside it: its work tree is around it
+        for value in (*values, *reader.hooks_paths):
+            directory = hooks_directory(value, work_tree=top, git_dir=git_dir, home=home)
+            found.update(dict.fromkeys(_directory_points(directory)))
 
 
 def _matches(pattern: str, code: ConfiguredCode) -> bool:

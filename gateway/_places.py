@@ -169,6 +169,9 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     # `core.hooksPath`) run by nearly every command, and `commondir` or a
     # worktree's config leads to another such config. `.gitattributes` is
     # not one: it only picks a filter or diff driver the config defines.
+    # Where a repository really keeps them (the directory `core.hooksPath`
+    # names, a `.git` file's git directory) is read from disk at review
+    # time: `gateway._git_trust.persistence_points`.
     "**/.git/config",
     "**/.git/hooks/**",
     "**/.git/commondir",

@@ -73,8 +73,11 @@ from gateway_rules._context import (
     inspect_all,
     linked_classes,
     outside_home,
+    point_writes,
     repository_check,
+    repository_points,
     unreadable_reads,
+    with_points,
     workspace_roots,
 )
 from gateway_rules._engine import (
@@ -576,10 +579,21 @@ class RulesApprover:
         plans = self._plans(request)
         directories = git_directories(plans)
         readable = self._readable(request.call.cwd)
+        # Where the repositories keep their hooks and configuration, read
+        # from disk for this question (`core.hooksPath`, `.git` pointers).
+        points = await repository_points(
+            plans,
+            request.effects,
+            home=self._home,
+            cwd=request.call.cwd,
+            roots=absolute,
+            environ=os.environ,
+        )
+        paths = with_points(self._paths, points)
         links = await linked_classes(
             plans,
             request.effects,
-            paths=self._paths,
+            paths=paths,
             home=self._home,
             cwd=request.call.cwd,
             readable=readable,
@@ -588,6 +602,14 @@ class RulesApprover:
             **links,
             **unreadable_reads(
                 plans, request.effects, readable=readable, home=self._home, cwd=request.call.cwd
+            ),
+            **point_writes(
+                plans,
+                request.effects,
+                paths=paths,
+                points=points,
+                home=self._home,
+                cwd=request.call.cwd,
             ),
         }
         inspections = (

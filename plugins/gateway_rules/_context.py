@@ -29,12 +29,14 @@ import anyio.to_thread
 import msgspec
 
 from gateway import (
+    PersistencePoints,
     Plan,
     PlannedCommand,
     RepositoryInspection,
     configured_refusal,
     inspect_repository,
     iter_commands,
+    persistence_points,
 )
 from gateway.bounded import charge, thread_cpu_seconds
 from gateway.effects import (
@@ -62,10 +64,13 @@ __all__ = [
     "inspect_all",
     "linked_classes",
     "outside_home",
+    "point_writes",
     "repository_check",
+    "repository_points",
     "through_links",
     "unreadable_reads",
     "walked_paths",
+    "with_points",
     "workspace_roots",
 ]
 
@@ -588,6 +593,102 @@ def unreadable_reads(
     return found
 
 
+_POINT = "point:"
+
+
+def _writes(plans: Iterable[Plan], effects: Iterable[Effect]) -> list[Write]:
+    found = [e for e in effects if isinstance(e, Write)]
+    return found + [e for plan in plans for _, e in iter_effects(plan) if isinstance(e, Write)]
+
+
+def _fixed_part(path: str) -> str:
+    """The directories of a glob its text fixes (``/w/tools/hoo?s/x`` → ``/w/tools``); a path without one, itself."""
+    pieces = path.split("/")
+    for index, piece in enumerate(pieces):
+        if is_glob(piece):
+            return "/".join(pieces[:index]) or "/"
+    return path
+
+
+async def repository_points(
+    plans: Iterable[Plan],
+    effects: Iterable[Effect],
+    *,
+    home: str | None,
+    cwd: str | None,
+    roots: Sequence[str],
+    environ: Mapping[str, str],
+) -> PersistencePoints:
+    """
+    Where the repositories around the call keep their hooks and configuration (`gateway.persistence_points`).
+
+    Looked up from the workspace roots and from every path the call
+    writes (for a glob, the directories its text fixes), in a worker thread.
+    """
+    places = list(roots)
+    for write in _writes(plans, effects):
+        value = absolute(write.path.value, home, cwd)
+        if value is not None:
+            places.append(_fixed_part(value) if write.path.pattern else value)
+
+    def find() -> PersistencePoints:
+        started = time.thread_time()
+        try:
+            return persistence_points(dict.fromkeys(places), environ=environ)
+        finally:
+            charge(time.thread_time() - started)
+
+    return await anyio.to_thread.run_sync(find, abandon_on_cancel=True)
+
+
+def with_points(paths: PathsSection, points: PersistencePoints) -> PathsSection:
+    """The ``[paths]`` table with the repositories' own persistence points added to its patterns."""
+    if not points.patterns:
+        return paths
+    extra = tuple(dict.fromkeys((*paths.extra_persistence_patterns, *points.patterns)))
+    return msgspec.structs.replace(paths, extra_persistence_patterns=extra)
+
+
+def point_writes(
+    plans: Iterable[Plan],
+    effects: Iterable[Effect],
+    *,
+    paths: PathsSection,
+    points: PersistencePoints,
+    home: str | None,
+    cwd: str | None,
+) -> dict[str, tuple[str, ...]]:
+    """
+    The writes that land in a repository's own persistence point: ``persistence`` for each, keyed as `through_links` looks them up.
+
+    ``paths`` already holds the points (`with_points`). When where hooks
+    lie is not known (`PersistencePoints.unknown`), every write may land in
+    one: its place is ``unknown``.
+    """
+    if not points.patterns and points.unknown is None:
+        return {}
+    plans = list(plans)
+    context = path_context(paths, cwd, home)
+    options = glob_options(plans)
+    found: dict[str, tuple[str, ...]] = {}
+    for write in _writes(plans, effects):
+        key = _link_key(write)
+        if key is None:
+            continue
+        if points.unknown is not None:
+            found[_POINT + key] = ("unknown",)
+            continue
+        value = absolute(write.path.value, home, cwd)
+        if value is None or "persistence" in write.path.classes:
+            continue
+        classes = classify_path(
+            value, context, recursive=write.recursive, pattern=write.path.pattern, options=options
+        )
+        if "persistence" in classes:
+            found[_POINT + key] = ("persistence",)
+    return found
+
+
 def _with_classes(path: EffectPath, extra: Iterable[str]) -> EffectPath:
     both = set(path.classes).union(extra)
     if both == set(path.classes):
@@ -612,6 +713,8 @@ def through_links(
             extra += links.get(_WALK + str(effect.path.value), ())
         if isinstance(effect, Read):
             extra += links.get(_PLACE + str(effect.path.value), ())
+        else:
+            extra += links.get(_POINT + key, ())
         path = _with_classes(effect.path, extra)
         out.append(effect if path is effect.path else msgspec.structs.replace(effect, path=path))
     return out

@@ -331,6 +331,43 @@ def test_git_hooks_and_config_cannot_be_replaced_with_their_directory(box: Box) 
     assert not (box.work / ".git-old").exists()
 
 
+def test_the_hooks_directory_core_hooks_path_names_cannot_be_written_from_inside(
+    box: Box,
+) -> None:
+    subprocess.run(
+        ["git", "config", "core.hooksPath", "tools/hooks"], cwd=box.work, check=True, timeout=_BOUND
+    )
+    (box.work / "tools" / "hooks").mkdir(parents=True)
+    command = appender(box, ("tools/hooks/pre-commit", "tools/README"))
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "refused tools/hooks/pre-commit 30" in ran.out  # EROFS
+    assert "wrote tools/README" in ran.out  # the harmless twin beside it
+    assert not (box.work / "tools" / "hooks" / "pre-commit").exists()
+
+
+def test_a_git_pointer_and_the_git_directory_it_leads_to_cannot_be_written_from_inside(
+    box: Box,
+) -> None:
+    store = box.work / "store"
+    sub = box.work / "sub"
+    subprocess.run(
+        ["git", "init", "-q", f"--separate-git-dir={store}", str(sub)],
+        env={**box.environ, "GIT_CONFIG_NOSYSTEM": "1"},
+        check=True,
+        timeout=_BOUND,
+    )
+    pointer = (sub / ".git").read_text()
+    command = appender(box, ("sub/.git", "store/hooks/pre-commit", "store/config", "sub/notes.txt"))
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    for path in ("sub/.git", "store/hooks/pre-commit", "store/config"):
+        assert f"refused {path} 30" in ran.out, ran.out
+    assert "wrote sub/notes.txt" in ran.out
+    assert (sub / ".git").read_text() == pointer
+    assert not (store / "hooks" / "pre-commit").exists()
+
+
 def test_harmless_twin_a_directory_without_persistence_points_can_be_moved(box: Box) -> None:
     (box.work / "build").mkdir()
     command = script(box, "mv.py", "import os\nos.rename('build', 'out')\n")

@@ -331,11 +331,12 @@ def test_finds_executable_hooks_only(tmp_path: Path) -> None:
 
 
 def test_hooks_path_in_the_repository_is_followed(tmp_path: Path) -> None:
+    # Relative to the top of the work tree, where git runs hooks, not to `.git`.
     _layout(
         tmp_path,
         {
             **GIT_DIR,
-            ".git/config": "[core]\n\thooksPath = ../myhooks\n",
+            ".git/config": "[core]\n\thooksPath = myhooks\n",
             "myhooks/post-index-change": "#!/bin/sh\n",
         },
     )
