@@ -51,6 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 + ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
             )
             for call, outcome in zip(calls, outcomes, strict=True):
+                if outcome.kind == "timeout":
+                    print(f"  TIMEOUT {call.source}: {call.text!r}")
+                    for line in outcome.ran.err.splitlines()[-3:]:
+                        print(f"      {line[:200]}")
                 if outcome.harms:
                     harmed += 1
                     print(f"  HARM [{outcome.kind}] {call.source}: {call.text!r}")
