@@ -398,6 +398,38 @@ def test_the_machines_tmp_is_not_there_inside(box: Box) -> None:
     assert not planted.exists()  # it wrote the run's own scratch, gone at the end
 
 
+def test_the_hosts_firmware_devices_and_interfaces_are_not_there_inside(box: Box) -> None:
+    """``/sys`` shows the machine: firmware tables (readable by root), its serials, its network cards."""
+    command = script(
+        box,
+        "sysfs.py",
+        "import os\n"
+        "print(sorted(os.listdir('/sys')))\n"
+        "for path in ('/sys/firmware', '/sys/class/net', '/sys/class/dmi', '/sys/block', '/sys/kernel'):\n"
+        "    print(path, os.path.exists(path))\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    lines = ran.out.splitlines()
+    assert lines[0] == "['devices', 'fs']", ran.out
+    assert all(line.endswith(" False") for line in lines[1:]), ran.out
+
+
+def test_harmless_twin_tools_still_see_the_cpus_and_their_limits(box: Box) -> None:
+    """What tools size themselves by stays: the CPUs (glibc's count) and the cgroup limits."""
+    command = script(
+        box,
+        "cpus.py",
+        "import os\n"
+        "print(os.cpu_count(), os.path.isdir('/sys/fs/cgroup'))\n"
+        "print(open('/sys/devices/system/cpu/online').read().strip())\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    online = Path("/sys/devices/system/cpu/online").read_text().strip()
+    assert ran.out == f"{os.cpu_count()} {Path('/sys/fs/cgroup').is_dir()}\n{online}\n"
+
+
 def test_harmless_twin_a_run_writes_and_reads_its_own_tmp(box: Box) -> None:
     ran = run(box, "echo built > /tmp/out.log && cat /tmp/out.log", *WRITE_WORKSPACE)
     assert ran.status == 0, ran.err
