@@ -8,7 +8,9 @@ The calls are the project's hostile tables (``tests/rules``,
 each runs in a fresh world of marker secrets (``tests/boundary/replay.py``
 says what it holds and what counts as harm). Printed per profile: calls
 run, allowed plainly, allowed inside the boundary, asked, declined, timed
-out, and every harm found, with the call. The suite
+out (the gateway did not end within the replay's bound: a hang), and every
+harm found, with the call; and each allowed call that ``gateway run``
+killed at the time limit the replay gives it (half its bound). The suite
 (``tests/boundary/test_replay.py``) runs a deterministic sample; this runs
 them all (``--every 1``).
 """
@@ -51,6 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 + ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
             )
             for call, outcome in zip(calls, outcomes, strict=True):
+                if outcome.ran.outlived:
+                    print(f"  KILLED AT ITS LIMIT {call.source}: {call.text!r}")
+                if outcome.kind == "timeout":
+                    print(f"  TIMEOUT {call.source}: {call.text!r}")
+                    for line in outcome.ran.err.splitlines()[-3:]:
+                        print(f"      {line[:200]}")
                 if outcome.harms:
                     harmed += 1
                     print(f"  HARM [{outcome.kind}] {call.source}: {call.text!r}")

@@ -379,15 +379,20 @@ SYSTEM_READABLE: Final = (
     "/opt",
     "/snap",
     "/nix",
-    "/sys",
+    "/sys/devices/system/cpu",
+    "/sys/fs/cgroup",
     "/var/lib/dpkg",
     "/run/systemd/resolve",
     "/Applications",
 )
 """
 The system places a confined run may read: programs, libraries and their
-settings, and macOS's application bundles. Nothing else of the system is
-there (no ``/home``, ``/root``, ``/srv``, ``/mnt``, ``/media``, ``/var``,
+settings, what tools size themselves by in ``/sys`` (the CPUs glibc counts,
+the cgroup limits node, the JVM and Go read), and macOS's application
+bundles. The rest of ``/sys`` is not there: it shows the machine (firmware
+tables readable by root, where a licence key can lie; serial numbers; the
+network cards a run without a network has no business seeing). Nothing
+else of the system is there (no ``/home``, ``/root``, ``/srv``, ``/mnt``, ``/media``, ``/var``,
 ``/run``, ``/boot``, ``/Library``, ``/System``): those hold people's data,
 logs that record command lines and URLs (``/var/log``), keychains
 (``/Library/Keychains``), boot secrets, or the whole data volume again

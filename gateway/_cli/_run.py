@@ -14,11 +14,15 @@ writable roots.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
+import re
 import signal
 import subprocess  # noqa: TID251 -- runs the reviewed text, and only inside its boundary
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -56,7 +60,7 @@ from gateway._gateway import Gateway
 from gateway._text import shorten
 from gateway._verdicts import Verdict
 
-__all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP", "run_changes"]
+__all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP", "TIMED_OUT", "run_changes"]
 
 ASKED: Final = 125
 """The exit status when the verdict is ``ask``: nothing ran."""
@@ -66,6 +70,15 @@ DECLINED: Final = 126
 
 NOT_SET_UP: Final = 122
 """The exit status when the boundary of an allowed call could not be built: nothing ran."""
+
+TIMED_OUT: Final = 124
+"""The exit status when the run outlived ``--timeout`` and was killed with everything it started (as ``timeout`` says it)."""
+
+_STOP_BOUND: Final = 10.0
+"""Seconds to wait for bubblewrap to report its namespace, and to go once that is killed."""
+
+_STATUS_MAX: Final = 4096
+"""The most bytes of bubblewrap's status read before its namespace's first process is named."""
 
 _CHANGES_SHOWN: Final = 20
 
@@ -78,7 +91,23 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help="review and confine under this profile (read-only, workspace-write, or one [profiles.NAME] defines) instead of the config's",
     )
     add_audit_argument(parser)
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        help=f"kill the run and everything it started after this many seconds (exit status {TIMED_OUT}); default: no limit",
+    )
     parser.add_argument("text", metavar="'SHELL TEXT'", help="the shell text to review and run")
+
+
+def _seconds(given: str) -> float:
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{given!r} is not a number of seconds above 0")
+    return seconds
 
 
 def _profile(config: GatewayConfig, given: str | None) -> str:
@@ -102,19 +131,97 @@ def _say(sentence: str) -> None:
     sys.stderr.flush()
 
 
-def _run_confined(program: str, box: Layout, text: str, env: dict[str, str]) -> int:
-    """Run the text inside the boundary, on the caller's terminal; its exit status."""
-    argv = command_argv(program, box.options, text)
-    process = subprocess.Popen(argv, env=env, close_fds=True)  # noqa: S603 -- the reviewed text, confined
+class _Inside:
+    """
+    The process a run's namespace starts with, as bubblewrap reports it (``--json-status-fd``).
+
+    Killing it ends the PID namespace: the kernel kills everything the run
+    started, and bubblewrap exits only once they are all gone. A pidfd
+    holds it, so no other process that takes its number later is signalled.
+    """
+
+    def __init__(self, read_end: int) -> None:
+        self._read_end = read_end
+        self._pidfd: int | None = None
+        self._pid: int | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        found = bytearray()
+        with open(self._read_end, "rb", buffering=0) as stream:
+            while not self._ready.is_set() and len(found) < _STATUS_MAX:
+                piece = stream.read(512)
+                if not piece:
+                    break
+                found += piece
+                match = re.search(rb'"child-pid"\s*:\s*([0-9]+)', found)
+                if match is not None:
+                    self._pid = int(match.group(1))
+                    with contextlib.suppress(OSError):
+                        self._pidfd = os.pidfd_open(self._pid)
+                    break
+            self._ready.set()
+            while stream.read(512):  # the rest, until bubblewrap closes it
+                pass
+
+    def kill(self, bound: float) -> None:
+        """Kill the namespace's first process (waiting at most ``bound`` seconds to learn which it is)."""
+        self._ready.wait(bound)
+        if self._pidfd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+        elif self._pid is not None:  # pragma: no cover - a kernel without pidfds
+            with contextlib.suppress(OSError):
+                os.kill(self._pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        self._thread.join(_STOP_BOUND)
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+
+
+def _stop(process: subprocess.Popen[bytes], inside: _Inside) -> None:
+    """End a run and everything it started, and wait (bounded) for bubblewrap to go."""
+    inside.kill(_STOP_BOUND)
     try:
-        status = process.wait()
-    except KeyboardInterrupt:
-        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=_STOP_BOUND)
+    except subprocess.TimeoutExpired:
+        process.kill()  # bubblewrap's own end kills the namespace with it (--die-with-parent)
+        process.wait()
+
+
+def _run_confined(
+    program: str, box: Layout, text: str, env: dict[str, str], limit: float | None
+) -> int | None:
+    """
+    Run the text inside the boundary, on the caller's terminal; its exit status.
+
+    ``None`` when it outlived ``limit`` seconds: then it and everything it
+    started were killed before this returns.
+    """
+    read_end, write_end = os.pipe()
+    argv = command_argv(program, (*box.options, "--json-status-fd", str(write_end)), text)
+    try:
+        process = subprocess.Popen(argv, env=env, close_fds=True, pass_fds=(write_end,))  # noqa: S603 -- the reviewed text, confined
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    inside = _Inside(read_end)
+    try:
         try:
-            status = process.wait(timeout=10)
+            status = process.wait(timeout=limit)
         except subprocess.TimeoutExpired:
-            process.kill()
-            status = process.wait()
+            _stop(process, inside)
+            return None
+        except KeyboardInterrupt:
+            _stop(process, inside)
+            status = process.returncode
+    finally:
+        inside.close()
     return 128 - status if status < 0 else status
 
 
@@ -124,7 +231,9 @@ def _described(found: list[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-async def _review_and_run(config: GatewayConfig, profile: str, text: str, cwd: str) -> int:
+async def _review_and_run(
+    config: GatewayConfig, profile: str, text: str, cwd: str, limit: float | None
+) -> int:
     program = bwrap_program()
     confining = Confining(profile=profile, unavailable=unavailable(program))
     async with Gateway(config) as gateway:
@@ -148,16 +257,23 @@ async def _review_and_run(config: GatewayConfig, profile: str, text: str, cwd: s
                 await gateway.record_outcome(verdict.call_id, "denied", sentence)
                 return NOT_SET_UP
             before = snapshot(box.write) if box.write else {}
-            status = await anyio.to_thread.run_sync(
-                _run_confined, program, built, text, environment(box, os.environ)
+            ended = await anyio.to_thread.run_sync(
+                _run_confined, program, built, text, environment(box, os.environ), limit
             )
+        if ended is None:
+            _say(
+                f"The run outlived its time limit of {limit:g} s and was killed with everything it started."
+            )
+        status = TIMED_OUT if ended is None else ended
         after = snapshot(box.write) if box.write else {}
         record = None
         if before is not None and after is not None:
             writes = await _planned_writes(gateway, text, cwd, box.home)
             record = run_changes(box, status, changes(before, after), writes)
         await gateway.record_outcome(
-            verdict.call_id, "succeeded" if status == 0 else "failed", _outcome(box, status, record)
+            verdict.call_id,
+            "succeeded" if status == 0 and ended is not None else "failed",
+            _outcome(box, status, record, None if ended is not None else limit),
         )
         if record is not None:
             await gateway.record_changes(verdict.call_id, record)
@@ -245,9 +361,16 @@ def run_changes(
     )
 
 
-def _outcome(box: Confinement, status: int, record: RunChanged | None) -> str:
-    """One sentence: how the confined run ended, and what it changed in the writable roots."""
+def _outcome(
+    box: Confinement, status: int, record: RunChanged | None, outlived: float | None = None
+) -> str:
+    """One sentence: how the confined run ended (``outlived``: the time limit it was killed at), and what it changed in the writable roots."""
     ended = f"The confined run ({box.profile}) exited with status {status}"
+    if outlived is not None:
+        ended = (
+            f"The confined run ({box.profile}) outlived its time limit of {outlived:g} s "
+            "and was killed with everything it started"
+        )
     if not box.write:
         return f"{ended}; it could change nothing outside its scratch space."
     if record is None:
@@ -294,7 +417,7 @@ def _run(arguments: argparse.Namespace) -> int:
     rules = {**config.approver.get("rules", {}), "profile": profile}
     config = msgspec.structs.replace(config, approver={**config.approver, "rules": rules})
     try:
-        return anyio.run(_review_and_run, config, profile, text, cwd)
+        return anyio.run(_review_and_run, config, profile, text, cwd, arguments.timeout)
     except GatewayError as error:
         raise CommandError(str(error)) from None
 

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Final, Literal, NamedTuple
 
 from gateway import AuditLogError, VerdictReached, read_audit_log
-from gateway._cli._run import ASKED, DECLINED, NOT_SET_UP
+from gateway._cli._run import ASKED, DECLINED, NOT_SET_UP, TIMED_OUT
 from gateway._config import default_config
 
 PROFILES: Final = ("read-only", "workspace-write")
@@ -56,6 +56,8 @@ STATE: Final = ".local/state/agent-gateway"
 AUDIT: Final = f"{STATE}/audit.jsonl"
 PROJECT: Final = "proj"
 _LAUNCHER: Final = Path(__file__).with_name("launch.py")
+_LIMIT_SHARE: Final = 0.5
+"""The share of the replay's bound on a call given to ``gateway run --timeout``: a call that runs long is killed by the gateway, and only a gateway that hangs meets the replay's bound."""
 _CACHE: Final = ".cache/agent-gateway"
 """The gateway's own cache in the home directory (its rule examples): it writes there, the run cannot."""
 _KEY: Final = default_config().audit.signing_key or ""
@@ -148,8 +150,14 @@ class World(NamedTuple):
 
 class Ran(NamedTuple):
     status: int | None
+    """The exit status of ``gateway run``; ``None`` when the replay's own bound killed it (the gateway hung)."""
     out: str
     err: str
+
+    @property
+    def outlived(self) -> bool:
+        """Whether the run was allowed and killed at the time limit the replay gives ``gateway run``."""
+        return self.status == TIMED_OUT and "outlived its time limit" in self.err
 
     @property
     def verdict(self) -> Literal["allow", "ask", "decline", "not-set-up", "timeout"]:
@@ -536,6 +544,8 @@ class Replay:
                     profile,
                     "--audit",
                     str(world.home / AUDIT),
+                    "--timeout",
+                    f"{self.timeout * _LIMIT_SHARE:g}",
                     "--",
                     text,
                 ],

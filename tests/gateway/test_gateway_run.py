@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -28,7 +29,7 @@ import pytest
 
 from gateway import RunChanged, VerdictReached, read_audit_log
 from gateway._bwrap import bwrap_program, unavailable
-from gateway._cli._run import ASKED, DECLINED
+from gateway._cli._run import ASKED, DECLINED, TIMED_OUT
 from gateway._config import default_config_bytes
 from gateway._events import CallOutcome
 
@@ -434,6 +435,38 @@ def test_the_machines_tmp_is_not_there_inside(box: Box) -> None:
     assert not planted.exists()  # it wrote the run's own scratch, gone at the end
 
 
+def test_the_hosts_firmware_devices_and_interfaces_are_not_there_inside(box: Box) -> None:
+    """``/sys`` shows the machine: firmware tables (readable by root), its serials, its network cards."""
+    command = script(
+        box,
+        "sysfs.py",
+        "import os\n"
+        "print(sorted(os.listdir('/sys')))\n"
+        "for path in ('/sys/firmware', '/sys/class/net', '/sys/class/dmi', '/sys/block', '/sys/kernel'):\n"
+        "    print(path, os.path.exists(path))\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    lines = ran.out.splitlines()
+    assert lines[0] == "['devices', 'fs']", ran.out
+    assert all(line.endswith(" False") for line in lines[1:]), ran.out
+
+
+def test_harmless_twin_tools_still_see_the_cpus_and_their_limits(box: Box) -> None:
+    """What tools size themselves by stays: the CPUs (glibc's count) and the cgroup limits."""
+    command = script(
+        box,
+        "cpus.py",
+        "import os\n"
+        "print(os.cpu_count(), os.path.isdir('/sys/fs/cgroup'))\n"
+        "print(open('/sys/devices/system/cpu/online').read().strip())\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    online = Path("/sys/devices/system/cpu/online").read_text().strip()
+    assert ran.out == f"{os.cpu_count()} {Path('/sys/fs/cgroup').is_dir()}\n{online}\n"
+
+
 def test_harmless_twin_a_run_writes_and_reads_its_own_tmp(box: Box) -> None:
     ran = run(box, "echo built > /tmp/out.log && cat /tmp/out.log", *WRITE_WORKSPACE)
     assert ran.status == 0, ran.err
@@ -597,6 +630,55 @@ def test_status_and_output_are_the_commands(box: Box) -> None:
     assert ran.status == 7
     assert ran.out == "out\n"
     assert "err" in ran.err
+
+
+_TICKER = (
+    "import subprocess, time\n"
+    "subprocess.Popen(['sh', '-c', 'while :; do echo tick >> tick.txt; sleep 0.05; done'],\n"
+    "                 start_new_session=True)\n"
+    "time.sleep(600)\n"
+)
+"""A run that leaves a process behind in a session of its own (writing ``tick.txt``) and waits long."""
+
+
+def test_a_run_past_its_time_limit_is_killed_with_everything_it_started(box: Box) -> None:
+    command = script(box, "linger.py", _TICKER)
+    ran = run(box, command, "--timeout", "4", *WRITE_WORKSPACE)
+    assert ran.status == TIMED_OUT, ran.err
+    assert "outlived its time limit of 4 s" in ran.err
+    ticks = (box.work / "tick.txt").read_bytes()
+    time.sleep(0.5)  # what still ran would have written again by now, ten times over
+    assert (box.work / "tick.txt").read_bytes() == ticks
+    (outcome,) = [e for e in read_audit_log(box.audit) if isinstance(e, CallOutcome)]
+    assert outcome.outcome == "failed"
+    assert outcome.detail is not None
+    assert "outlived its time limit of 4 s" in outcome.detail
+    (changed,) = [e for e in read_audit_log(box.audit) if isinstance(e, RunChanged)]
+    assert changed.status == TIMED_OUT
+    assert f"{box.work}/tick.txt" in changed.created
+
+
+def test_harmless_twin_a_run_within_its_time_limit_keeps_its_status(box: Box) -> None:
+    command = script(box, "quick.py", "import sys\nprint('done')\nsys.exit(3)\n")
+    ran = run(box, command, "--timeout", "100", *WRITE_WORKSPACE)
+    assert (ran.status, ran.out) == (3, "done\n"), ran.err
+
+
+def test_what_a_run_started_ends_with_it(box: Box) -> None:
+    """Without a time limit too: the namespace ends when the run's shell does, and its processes with it."""
+    command = script(box, "leave.py", _TICKER.replace("time.sleep(600)", "time.sleep(0.3)"))
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    ticks = (box.work / "tick.txt").read_bytes()
+    time.sleep(0.5)
+    assert (box.work / "tick.txt").read_bytes() == ticks
+
+
+@pytest.mark.parametrize("given", ["0", "-1", "nan", "inf", "soon"])
+def test_a_time_limit_that_is_not_a_number_of_seconds_is_refused(box: Box, given: str) -> None:
+    ran = run(box, "true", "--timeout", given)
+    assert ran.status == 2
+    assert "is not a number of seconds above 0" in ran.err
 
 
 def test_a_decline_runs_nothing_and_says_why(box: Box) -> None:
