@@ -632,11 +632,11 @@ async def repository_points(
             places.append(_fixed_part(value) if write.path.pattern else value)
 
     def find() -> PersistencePoints:
-        started = time.thread_time()
+        started = thread_cpu_seconds()
         try:
             return persistence_points(dict.fromkeys(places), environ=environ)
         finally:
-            charge(time.thread_time() - started)
+            charge(thread_cpu_seconds() - started)
 
     return await anyio.to_thread.run_sync(find, abandon_on_cancel=True)
 
