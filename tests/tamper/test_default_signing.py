@@ -23,8 +23,15 @@ import msgspec
 import pytest
 
 from gateway import Event
-from gateway._events import GENESIS, ChainCheckpoint, VerdictReached, event_digest
-from gateway._signing import ensure_key
+from gateway._config import default_config_bytes
+from gateway._events import (
+    GENESIS,
+    ChainCheckpoint,
+    ChainGenesis,
+    VerdictReached,
+    event_digest,
+)
+from gateway._signing import ensure_key, load_verifier
 
 BOUND = 120.0
 """Seconds a gateway process may take (only catches a hang)."""
@@ -322,6 +329,82 @@ def test_two_first_starts_at_once_make_one_key(home: Path) -> None:
         "audit-key.pem",
         "audit-key.pem.pub",
     ]
+
+
+HOOK = str(Path(sys.executable).parent / "gateway-hook")
+
+EVENT = json.dumps(
+    {
+        "session_id": "first-start",
+        "cwd": "/home/u/project",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls -la"},
+        "tool_use_id": "toolu_first",
+    }
+)
+
+
+def test_eight_hooks_starting_at_once_make_one_key(home: Path) -> None:
+    # A host runs the hooks of parallel tool calls at once, each a gateway of
+    # its own (no warm worker): the first start on a machine is eight first
+    # starts. Each hook has its event on standard input from the start, as a
+    # host gives it: fed one after another, the later hooks would wait for
+    # the earlier ones to finish and block at their own stdin bound instead.
+    environment = _environment(home)
+    # The embedded default, with the log's lock waited for as long as the
+    # test's bound: the eight sessions take turns on it, and on a busy
+    # machine their turns may add up past the default patience.
+    config = home / "config.toml"
+    default = default_config_bytes()
+    sink = b'path = "gateway-audit.jsonl"\nrequired = true\n'
+    assert default.count(sink) == 1
+    config.write_bytes(
+        default.replace(sink, sink + f"options = {{ lock-timeout = {BOUND:g} }}\n".encode())
+    )
+    event = home / "event.json"
+    event.write_text(EVENT)
+    processes = []
+    for _ in range(8):
+        with event.open("rb") as stdin:
+            processes.append(
+                subprocess.Popen(
+                    [HOOK, "claude-code", "--config", str(config), "--no-worker"],
+                    stdin=stdin,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    cwd=home / "work",
+                    env=environment,
+                )
+            )
+    for process in processes:
+        stdout, stderr = process.communicate(timeout=2 * BOUND)
+        assert process.returncode == 0, stderr
+        assert '"permissionDecision":"allow"' in stdout, stdout
+    state = _state(home)
+    # One key pair, and nothing a start wrote on its way to placing one is left.
+    assert sorted(path.name for path in state.iterdir() if "key" in path.name) == [
+        "audit-key.pem",
+        "audit-key.pem.pub",
+    ]
+    key = load_verifier(str(state / "audit-key.pem.pub")).key_id
+    status, report, _ = _gateway_verify(home, config)
+    assert (status, report["sessions"], report["key"]) == (0, 8, key), report
+    assert report["checkpoints"] == 8
+    assert report["witnessed"] == 9  # the genesis and each session's closing checkpoint
+    # Every start signed with the key on disk, none with one it made and lost.
+    signed = [
+        record.key
+        for record in _records(state / LOG)
+        if isinstance(record, ChainGenesis | ChainCheckpoint)
+    ]
+    assert signed == [key] * 9
+
+
+def _gateway_verify(home: Path, config: Path) -> tuple[int, dict[str, Any], str]:
+    result = _gateway(home, "verify", "--config", str(config), LOG, "--json")
+    return result.returncode, json.loads(result.stdout), result.stderr
 
 
 @pytest.mark.parametrize("gone", ["gateway-witness.jsonl", "audit-key.pem.pub+audit-key.pem"])
