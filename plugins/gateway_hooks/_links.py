@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Final
 
 import msgspec
+from gateway_relay._listen import private_directory
 
 from gateway import Decision, ToolCall, Verdict, default_token_file
 
@@ -85,7 +86,7 @@ class LinkStore:
             time=time.time(),
         )
         with contextlib.suppress(OSError):
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_directory(self.directory)
             target = self.directory / self.key(host, call)
             temporary = target.with_name(f".{target.name}.{os.getpid()}")
             descriptor = os.open(

@@ -27,11 +27,17 @@ def private_directory(path: Path) -> None:
     """
     Make ``path`` (and its missing parents) a directory only its owner, this user, may enter.
 
+    The parents it makes are made 0700 too (``mkdir -p`` would give them the
+    umask's mode): a first hook usually makes the state directory itself,
+    which holds the signing key, the tokens and the sockets.
+
     Raises:
         PermissionError: It exists and belongs to another user.
         OSError: It cannot be made.
     """
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    missing = [path, *(parent for parent in path.parents if not parent.exists())]
+    for directory in reversed(missing):
+        directory.mkdir(mode=0o700, exist_ok=True)
     status = path.stat()
     if status.st_uid != os.getuid():
         raise PermissionError(f"{path} belongs to another user")

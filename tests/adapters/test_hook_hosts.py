@@ -377,6 +377,25 @@ async def test_a_forged_link_cannot_make_a_permission_request_run(tmp_path: Path
     assert (answer.status, output, reviewer.calls) == (0, None, [])
 
 
+def test_a_first_hook_makes_the_state_directory_only_its_owner_may_enter(tmp_path: Path) -> None:
+    """The links (and the workers' sockets) are often the first thing made in the state directory: it is made 0700, as is every parent made with it."""
+    from gateway_relay._listen import private_directory
+
+    state = tmp_path / "home/.local/state/agent-gateway"
+    links = LinkStore(state / "links")
+    links.remember(
+        "claude-code",
+        ToolCall("Bash", {"command": "ls"}),
+        Verdict(decision="ask", reason="r", digest="x"),
+    )
+    private_directory(state / "workers")
+    made = [state / "links", state / "workers", state, state.parent, state.parent.parent]
+    assert {str(d.relative_to(tmp_path)): oct(d.stat().st_mode & 0o777) for d in made} == {
+        str(d.relative_to(tmp_path)): "0o700" for d in made
+    }
+    assert oct((tmp_path / "home").stat().st_mode & 0o777) == "0o700"
+
+
 def test_links_are_pruned_to_their_bound(tmp_path: Path) -> None:
     links = LinkStore(tmp_path / "links", keep=3)
     verdict = Verdict(decision="ask", reason="r", digest="x")
