@@ -131,22 +131,23 @@ class _Charging(StaticApprover):
         return await super().review(request)
 
 
-def test_heredoc_holes_left_when_the_budget_runs_out_are_asked_not_judged() -> None:
-    """Each hole is its own question; once the review's CPU is spent, the holes left are not asked."""
-    approver = _Charging("allow")
-    text = "cat <<E\n" + "$(ls) " * 40 + "\nE"
+async def _review_by(approver: StaticApprover, text: str) -> tuple[str, str]:
+    """``text`` reviewed by ``approver`` alone, within a review budget of 0.1 s of CPU."""
     base = msgspec.structs.replace(default_config(), sinks={})
     config = msgspec.structs.replace(
         base, gateway=msgspec.structs.replace(base.gateway, review_cpu=0.1, approvers=())
     )
+    with anyio.fail_after(HANG):
+        async with Gateway(config, approvers=[approver]) as gateway:
+            verdict = await gateway.review(ToolCall("Bash", {"command": text}, call_id="x"))
+    return verdict.decision, verdict.reason
 
-    async def review() -> tuple[str, str]:
-        with anyio.fail_after(HANG):
-            async with Gateway(config, approvers=[approver]) as gateway:
-                verdict = await gateway.review(ToolCall("Bash", {"command": text}, call_id="x"))
-        return verdict.decision, verdict.reason
 
-    decision, reason = anyio.run(review)
+def test_heredoc_holes_left_when_the_budget_runs_out_are_asked_not_judged() -> None:
+    """Each hole is its own question; once the review's CPU is spent, the holes left are not asked."""
+    approver = _Charging("allow")
+    text = "cat <<E\n" + "$(ls) " * 40 + "\nE"
+    decision, reason = anyio.run(_review_by, approver, text)
     assert decision == "ask"
     assert reason.endswith(
         "The review used all the 0.1 s of CPU time it may use before every heredoc hole was judged,"
@@ -183,20 +184,7 @@ def test_a_full_garbage_collection_is_not_charged_to_the_call_it_falls_on() -> N
     """
     heap = [[number] for number in range(1_000_000)]
     approver = _Collecting()
-    base = msgspec.structs.replace(default_config(), sinks={})
-    config = msgspec.structs.replace(
-        base, gateway=msgspec.structs.replace(base.gateway, review_cpu=0.1, approvers=())
-    )
-
-    async def review() -> tuple[str, str]:
-        with anyio.fail_after(HANG):
-            async with Gateway(config, approvers=[approver]) as gateway:
-                verdict = await gateway.review(
-                    ToolCall("Bash", {"command": "cat <<E\n$(ls)\nE"}, call_id="x")
-                )
-        return verdict.decision, verdict.reason
-
-    decision, reason = anyio.run(review)
+    decision, reason = anyio.run(_review_by, approver, "cat <<E\n$(ls)\nE")
     assert len(heap) == 1_000_000
     assert approver.collected > 0.1, approver.collected  # more than the whole budget
     assert len(approver.requests) == 2  # the call and its hole
