@@ -74,6 +74,7 @@ from gateway_rules._context import (
     linked_classes,
     outside_home,
     point_writes,
+    reads_disk,
     repository_check,
     repository_points,
     unreadable_reads,
@@ -401,9 +402,10 @@ class RulesApprover:
     name = "rules"
     reviews_raw_text = False
     # The answer is a function of the question, the rules and the remembered
-    # approvals alone (see `generation`), so the gateway reuses it for identical calls.
-    # Judging that ever reads anything else — a repository's config, the
-    # clock — must drop this.
+    # approvals (see `generation`), so the gateway may reuse it for identical
+    # calls — except where judging looked at the disk (where a link leads, a
+    # repository's config, its hooks directory): those change under the same
+    # text, so such an answer moves `generation` on and is never given again.
     deterministic = True
 
     def __init__(
@@ -578,6 +580,10 @@ class RulesApprover:
         absolute, roots = workspace_roots(self._paths, request.call.cwd, self._home)
         plans = self._plans(request)
         directories = git_directories(plans)
+        if directories or reads_disk(plans, request.effects, self._home, request.call.cwd):
+            # What is on disk now decides this answer: an identical call later
+            # is judged again (a link re-pointed, a hooks path set meanwhile).
+            self._changes += 1
         readable = self._readable(request.call.cwd)
         # Where the repositories keep their hooks and configuration, read
         # from disk for this question (`core.hooksPath`, `.git` pointers).

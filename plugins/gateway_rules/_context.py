@@ -359,6 +359,13 @@ def _climbs(written: str) -> bool:
     )
 
 
+def reads_disk(
+    plans: Iterable[Plan], effects: Iterable[Effect], home: str | None, cwd: str | None
+) -> bool:
+    """Whether judging the call looks at the disk: a path it reads or writes (its links, the repository around it)."""
+    return bool(_targets(plans, effects, home, cwd))
+
+
 def _targets(
     plans: Iterable[Plan], effects: Iterable[Effect], home: str | None, cwd: str | None
 ) -> dict[str, set[str]]:
