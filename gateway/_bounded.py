@@ -248,12 +248,12 @@ def thread_cpu_seconds() -> float:
     that had reviewed 28,000 calls — and it falls on whichever call happened
     to allocate at that moment. Charged to that call, it spent a review's
     budget at random (the same command asked in one run and was judged in the
-    next). So it is the process's cost, not the call's: `_collections` keeps
+    next). So it is the process's cost, not the call's: `_COLLECTIONS` keeps
     per thread what they took, and this clock leaves it out. The young
     generations' collections cost what a call itself allocated, and stay in.
     The review's deadlines, which are wall-clock time, bound it all the same.
     """
-    return _raw_thread_cpu() - _collected()
+    return _raw_thread_cpu() - _COLLECTIONS.taken
 
 
 def _raw_thread_cpu() -> float:
@@ -275,10 +275,6 @@ class _Collections(threading.local):
 
 
 _COLLECTIONS: Final = _Collections()
-
-
-def _collected() -> float:
-    return _COLLECTIONS.taken
 
 
 def _on_collection(phase: str, info: dict[str, int]) -> None:
@@ -440,7 +436,7 @@ def _find(name: str, found: dict[str, BoundedTask[Any, Any]]) -> BoundedTask[Any
 def _process_cpu() -> float:
     """The worker's CPU seconds, less its full garbage collections (`thread_cpu_seconds` says why): it has one thread."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime - _collected()
+    return usage.ru_utime + usage.ru_stime - _COLLECTIONS.taken
 
 
 _GIVEN: list[float] = [0.0]
