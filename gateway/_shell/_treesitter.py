@@ -20,6 +20,7 @@ bash's precedence, not the parser's nesting.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from typing import Final
 
@@ -161,17 +162,49 @@ def _show(text: str) -> str:
     return repr(text if len(text) <= 20 else text[:17] + "...")
 
 
-def _parser() -> tree_sitter.Parser:
+_OUTSIDE_ITS_TABLE: Final = re.compile(
+    rb"\{[0-9]*(?:\.\.[0-9]*)?(?![\xc2\xc3][\x80-\xbf])[\x80-\xff]"
+)
+"""
+Where tree-sitter-bash's scanner would read outside the C library's table.
+
+Looking for a brace range (``{1..3}``) after a ``{``, its scanner asks
+``isdigit`` of each character, which is defined only up to U+00FF: for a
+character past it (or bytes it decodes as U+FFFD) it reads memory past the
+table, and the process may crash (a text as short as ``{`` and two such
+characters did). The pattern is each place that read would happen: the
+first character past U+00FF after ``{``, its digits and an optional ``..``
+and digits.
+"""
+
+
+def _parse(data: bytes, source: Source | None = None) -> tree_sitter.Tree:
+    """
+    Parse bytes with tree-sitter-bash, unless its scanner would read outside its table.
+
+    Raises:
+        Unreadable: A ``{`` followed (after digits, ``..`` and digits) by a
+            character past U+00FF; its offset is ``source``'s characters, or
+            bytes without one.
+    """
+    found = _OUTSIDE_ITS_TABLE.search(data)
+    if found is not None:
+        at = found.start() if source is None else source.char_of(found.start())
+        raise Unreadable(
+            f"the `{{` at offset {at} is followed by a character past U+00FF, which "
+            "tree-sitter-bash's scanner cannot classify without reading outside its table",
+            at,
+        )
     parser: tree_sitter.Parser | None = getattr(_LOCAL, "parser", None)
     if parser is None:
         parser = tree_sitter.Parser(_LANGUAGE)
         _LOCAL.parser = parser
-    return parser
+    return parser.parse(data)
 
 
 def parse_only(data: bytes) -> tree_sitter.Tree:
     """Parse bytes with tree-sitter-bash and nothing more (for benchmarks)."""
-    return _parser().parse(data)
+    return _parse(data)
 
 
 def read_with_tree_sitter(
@@ -264,7 +297,9 @@ def confirms_bare(source: Source, shape: Shape) -> bool:
     word from the same scanner by its span, and the spans are equal. Anything
     else is not confirmed, and the text is read the long way.
     """
-    root = _parser().parse(source.data).root_node
+    if _OUTSIDE_ITS_TABLE.search(source.data) is not None:
+        return False  # read the long way, which says why it is not read
+    root = _parse(source.data).root_node
     if root.has_error:
         return False
     found: Shape = []
@@ -355,8 +390,7 @@ def _blank_coprocs(source: Source, data: bytes, coprocs: dict[int, CoprocMark]) 
     then reads right after the blanks is the coprocess's body (`assemble`);
     bashlex reads the same text, the same spans masked, and must agree.
     """
-    parser = _parser()
-    tree = parser.parse(data)
+    tree = _parse(data, source)
     if b"coproc" not in data:
         return tree
     while (found := _first_coproc(tree.root_node, source)) is not None:
@@ -374,7 +408,7 @@ def _blank_coprocs(source: Source, data: bytes, coprocs: dict[int, CoprocMark]) 
         coprocs[body] = mark
         lo, hi = source.byte_of(mark.start), source.byte_of(mark.end)
         data = data[:lo] + b" " * (hi - lo) + data[hi:]
-        tree = parser.parse(data)
+        tree = _parse(data, source)
     return tree
 
 
@@ -1318,7 +1352,7 @@ class _Reader:
             current = [heredoc for heredoc in nested if not heredoc.quoted]
         for spans, nested in reversed(levels):
             data = for_tree_sitter(self.source, nested, only_substitutions(self.source, spans))
-            root = _parser().parse(data).root_node
+            root = _parse(data, self.source).root_node
             if root.has_error:
                 raise self.syntax_error(root)
             for child in root.children:

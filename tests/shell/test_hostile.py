@@ -9,6 +9,8 @@ every row must return: the readers' bounds, not the test, end the work.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Literal, NamedTuple
 
 import pytest
@@ -262,6 +264,70 @@ def test_reports_unmeasured_when_bytes_are_not_utf8() -> None:
 def test_reports_unmeasured_when_text_holds_a_lone_surrogate() -> None:
     reading = read_shell("echo \ud800")
     assert reading.reason == "The text is not valid Unicode (a lone surrogate at offset 5)."
+
+
+# tree-sitter-bash's scanner asks ``isdigit`` of the characters after a ``{``
+# (a brace range); past U+00FF that reads outside the C library's table. This
+# text crashed the process that parsed it (found by the round-trip property
+# in tests/test_wire.py).
+OUTSIDE_THE_TABLE = "{\uf0ca\U000c3a48"
+
+
+@pytest.mark.parametrize(
+    ("source", "at"),
+    [
+        (OUTSIDE_THE_TABLE, 0),
+        ("echo {\u03b1,\u03b2}", 5),
+        ("echo {12\u0663}", 5),
+        ("echo {1..\u0663}", 5),
+        ("echo {1..2\u0663}", 5),
+        ("echo a; echo $(echo {\u4e2d})", 20),
+        ("echo '{\u4e2d'", 6),
+    ],
+    ids=["found", "letters", "digits", "range", "range-digits", "substitution", "quoted"],
+)
+def test_a_brace_before_a_character_past_latin1_is_not_given_to_tree_sitter(
+    source: str, at: int
+) -> None:
+    reading = read_shell(source)
+    assert reading.reason == (
+        f"The `{{` at offset {at} is followed by a character past U+00FF, which tree-sitter-bash's"
+        " scanner cannot classify without reading outside its table."
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "echo {\u00e9,a}",
+        "echo {1..3}",
+        "echo \u4e2d{a,b}",
+        "echo {a,\u4e2d}",
+        "printf '%s' '{\"\u540d\": 1}'",
+        "cat <<'EOF'\n{\u4e2d}\nEOF",
+    ],
+    ids=["latin1", "range", "before", "later", "json", "heredoc-body"],
+)
+def test_a_brace_before_ascii_or_latin1_is_read(source: str) -> None:
+    assert read_shell(source).program is not None
+
+
+def test_the_text_that_crashed_the_parser_is_refused_in_a_process_of_its_own() -> None:
+    # The crash depends on what lies past the table, so it is shown where it
+    # happened: a fresh interpreter, which ends normally.
+    code = (
+        "import sys; from gateway._shell import read_shell;"
+        "sys.stdout.write(read_shell(sys.argv[1]).reason or '')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, OUTSIDE_THE_TABLE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("The `{` at offset 0 is followed by a character past U+00FF")
 
 
 @pytest.mark.parametrize(
