@@ -39,10 +39,13 @@ WAIT = 30.0
 """Seconds any single wait in these tests may take before the test fails."""
 
 
-def config(**serve: Any) -> GatewayConfig:
-    """A config with ``[serve]`` values for tests (approvers are passed explicitly)."""
+def config(*, gateway: dict[str, Any] | None = None, **serve: Any) -> GatewayConfig:
+    """A config with ``[serve]`` values (and ``[gateway]`` ones) for tests; approvers are passed explicitly."""
     settings = {"human_timeout": 60.0, **serve}
-    return GatewayConfig(gateway=GatewaySection(approvers=()), serve=ServeSection(**settings))
+    return GatewayConfig(
+        gateway=GatewaySection(approvers=(), **(gateway or {})),
+        serve=ServeSection(**settings),
+    )
 
 
 def human_chain(cfg: GatewayConfig, services: dict[str, Any]) -> list[Approver]:
