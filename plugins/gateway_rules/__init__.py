@@ -69,12 +69,12 @@ from gateway.effects import PLAN_FORMAT, PathsSection, UserTable
 from gateway.text import shorten
 from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
+    disk_targets,
     git_directories,
     inspect_all,
     linked_classes,
     outside_home,
     point_writes,
-    reads_disk,
     repository_check,
     repository_points,
     unreadable_reads,
@@ -580,7 +580,8 @@ class RulesApprover:
         absolute, roots = workspace_roots(self._paths, request.call.cwd, self._home)
         plans = self._plans(request)
         directories = git_directories(plans)
-        if directories or reads_disk(plans, request.effects, self._home, request.call.cwd):
+        targets = disk_targets(plans, request.effects, self._home, request.call.cwd)
+        if directories or targets:
             # What is on disk now decides this answer: an identical call later
             # is judged again (a link re-pointed, a hooks path set meanwhile).
             self._changes += 1
@@ -598,7 +599,7 @@ class RulesApprover:
         paths = with_points(self._paths, points)
         links = await linked_classes(
             plans,
-            request.effects,
+            targets,
             paths=paths,
             home=self._home,
             cwd=request.call.cwd,

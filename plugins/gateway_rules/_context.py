@@ -60,6 +60,7 @@ from gateway.effects import (
 __all__ = [
     "CLEAN_REPOSITORY",
     "absolute",
+    "disk_targets",
     "git_directories",
     "inspect_all",
     "linked_classes",
@@ -359,14 +360,7 @@ def _climbs(written: str) -> bool:
     )
 
 
-def reads_disk(
-    plans: Iterable[Plan], effects: Iterable[Effect], home: str | None, cwd: str | None
-) -> bool:
-    """Whether judging the call looks at the disk: a path it reads or writes (its links, the repository around it)."""
-    return bool(_targets(plans, effects, home, cwd))
-
-
-def _targets(
+def disk_targets(
     plans: Iterable[Plan], effects: Iterable[Effect], home: str | None, cwd: str | None
 ) -> dict[str, set[str]]:
     """
@@ -375,7 +369,20 @@ def _targets(
     The value, as the planner folded it; and where the text climbs with
     ``..``, the text itself under each directory the command runs in, since
     the kernel climbs from where a link led, not from where it was written.
+    Empty when the call names no path: then judging it does not look at
+    the disk (`linked_classes` resolves these). Its CPU time counts
+    against the review's budget.
     """
+    started = thread_cpu_seconds()
+    try:
+        return _targets(plans, effects, home, cwd)
+    finally:
+        charge(thread_cpu_seconds() - started)
+
+
+def _targets(
+    plans: Iterable[Plan], effects: Iterable[Effect], home: str | None, cwd: str | None
+) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
 
     def add(effect: Effect, directories: Sequence[str | None], *, hands_on: bool = False) -> None:
@@ -504,7 +511,7 @@ def _glob_classes(
 
 async def linked_classes(
     plans: Iterable[Plan],
-    effects: Iterable[Effect],
+    targets: dict[str, set[str]],
     *,
     paths: PathsSection,
     home: str | None,
@@ -517,13 +524,10 @@ async def linked_classes(
     Where it leads is ``outside`` too when ``readable`` says the profile
     does not declare it readable (`unreadable_reads`).
 
-    Keyed as `through_links` looks effects up; a path whose links lead
-    nowhere else is not in it. Resolved in a worker thread.
+    ``targets`` are the call's `disk_targets`. Keyed as `through_links`
+    looks effects up; a path whose links lead nowhere else is not in it.
+    Resolved in a worker thread.
     """
-    plans = list(plans)
-    started = thread_cpu_seconds()
-    targets = _targets(plans, effects, home, cwd)
-    charge(thread_cpu_seconds() - started)
     if not targets:
         return {}
     options = glob_options(plans)
