@@ -12,6 +12,7 @@ verifies, failures that block or fall back — never speed (that is
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import msgspec
 import pytest
 from gateway_relay import WORKER_MAGIC, worker_pid, worker_socket
 from serving import gateway_serve
@@ -29,7 +31,8 @@ from serving import gateway_serve
 from adapters.hooks_support import answer, blocked, hook_env, run_hook
 from adapters.test_claude_code_hook import StandIn, bash_event
 from adapters.test_claude_code_routing import PYTHON_WRITE
-from gateway import VerdictReached, read_audit_log
+from gateway import ChainCheckpoint, ChainGenesis, Event, VerdictReached, read_audit_log
+from gateway._signing import load_verifier
 from gateway.audit import log_writer
 
 HANG: float = 120.0
@@ -298,3 +301,47 @@ def test_a_package_installed_where_plugins_are_found_retires_the_worker(
     assert decision(run(env, "ls -la", "--config", str(config))) == "allow"
     (after,) = workers(env)
     assert after != before
+
+
+def test_eight_hooks_at_once_through_the_worker_make_one_key_and_one_log(
+    state: dict[str, str],
+) -> None:
+    # The embedded default (signing on, the log and the key in the state
+    # directory) on a machine where nothing has started yet: eight hooks of
+    # parallel tool calls arrive at once and share the worker that the first
+    # of them starts, or review in their own process while it starts.
+    home = Path(state["HOME"])
+    home.mkdir()
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: run(state, "ls -la"), range(8)))
+    assert [decision(result) for result in results] == ["allow"] * 8
+    assert len(workers(state)) == 1
+    directory = Path(state["XDG_STATE_HOME"]) / "agent-gateway"
+    assert sorted(path.name for path in directory.iterdir() if "key" in path.name) == [
+        "audit-key.pem",
+        "audit-key.pem.pub",
+    ]
+    audit = directory / "gateway-audit.jsonl"
+    deadline = time.monotonic() + HANG
+    while log_writer(audit) is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert log_writer(audit) is None
+    verified = subprocess.run(
+        [sys.executable, "-m", "gateway._cli", "verify", str(audit), "--json"],
+        capture_output=True,
+        env=state,
+        timeout=HANG,
+        check=False,
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    report = json.loads(verified.stdout)
+    key = load_verifier(str(directory / "audit-key.pem.pub")).key_id
+    assert report["key"] == key, report
+    records = [msgspec.json.decode(line, type=Event) for line in audit.read_bytes().splitlines()]
+    assert len([record for record in records if isinstance(record, VerdictReached)]) == 8
+    # Every start signed with the key on disk, none with one it made and lost.
+    signed = [
+        record.key for record in records if isinstance(record, ChainGenesis | ChainCheckpoint)
+    ]
+    assert signed
+    assert set(signed) == {key}
