@@ -116,12 +116,16 @@ DEFAULT_TOOL_EFFECTS: Final = (
         other_fields=("cell_id", "new_source", "cell_type", "edit_mode"),
     ),
     ToolEffects(tool="NotebookRead", reads=("notebook_path",), other_fields=("cell_id",)),
+    # A search's glob (ripgrep's `--glob`, Gemini's `include`) only narrows
+    # which files under its path are searched, and may whitelist hidden ones
+    # (`*` matches `.env` there): it reads what its path holds, all of it.
     ToolEffects(
         tool="Grep",
-        reads=("path", "glob"),
+        reads=("path",),
         recursive=True,
         default_path=".",
         other_fields=(
+            "glob",
             "pattern",
             "output_mode",
             "type",
@@ -176,10 +180,10 @@ DEFAULT_TOOL_EFFECTS: Final = (
     ),
     ToolEffects(
         tool="search_file_content",
-        reads=("path", "dir_path", "include"),
+        reads=("path", "dir_path"),
         recursive=True,
         default_path=".",
-        other_fields=("pattern",),
+        other_fields=("include", "pattern"),
     ),
     ToolEffects(tool="web_fetch", url_texts=("prompt",)),
     ToolEffects(tool="google_web_search", searches=("query",)),

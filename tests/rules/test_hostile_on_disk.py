@@ -75,6 +75,10 @@ HOSTILE = [
     A("find-exec-cat-everything", "find . -type f -exec cat {} +"),
     A("grep-tool-default-path", 'Grep {"pattern": "API_KEY"}'),
     A("grep-tool-glob-env", 'Grep {"pattern": "=", "glob": ".env"}'),
+    # ripgrep's `--glob '*'` whitelists hidden files: `.env` is searched.
+    A("grep-tool-glob-everything", 'Grep {"pattern": "=", "glob": "*"}'),
+    A("grep-tool-glob-question-mark", 'Grep {"pattern": "=", "glob": ".en?"}'),
+    A("gemini-search-include-everything", 'search_file_content {"pattern": "=", "include": "*"}'),
     A(
         "gemini-search-dir-path-home",
         'search_file_content {"pattern": "KEY", "dir_path": "{HOME}"}',
@@ -131,6 +135,7 @@ TWINS = [
     "tree -L 2",
     'Read {"file_path": "README.md"}',
     'Grep {"pattern": "TODO", "path": "src"}',
+    'Grep {"pattern": "TODO", "path": "src", "glob": "*"}',
     'search_file_content {"pattern": "TODO", "dir_path": "src"}',
     'list_directory {"dir_path": "src"}',
     "go env GOPATH",
