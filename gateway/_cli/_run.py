@@ -18,12 +18,14 @@ import contextlib
 import math
 import os
 import re
+import shutil
 import signal
 import subprocess  # noqa: TID251 -- runs the reviewed text, and only inside its boundary
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Final
@@ -51,7 +53,7 @@ from gateway._cli._common import (
     add_audit_argument,
 )
 from gateway._cli._fleet import add_config_argument, load_tiers
-from gateway._config import GatewayConfig, SinkConfig
+from gateway._config import GatewayConfig, SinkConfig, state_directory
 from gateway._confinement import Confinement, Confining
 from gateway._effects import Write
 from gateway._errors import ConfigError, GatewayError
@@ -267,23 +269,98 @@ async def _review_and_run(
         status = TIMED_OUT if ended is None else ended
         after = snapshot(box.write) if box.write else {}
         record = None
+        moved: list[str] = []
+        aside = state_directory() / "quarantine" / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
         if before is not None and after is not None:
             writes = await _planned_writes(gateway, text, cwd, box.home)
-            record = run_changes(box, status, changes(before, after), writes)
+            found = changes(before, after)
+            record = run_changes(box, status, found, writes)
+            # What makes code run later outside the boundary, made where the
+            # plan said nothing would be: moved aside before anything loads it.
+            roots = set(box.write)
+            planted = unplanned_points(
+                box, found, writes, lambda directory: directory in before or directory in roots
+            )
+            moved = quarantine(planted, aside)
+        sentence = _outcome(box, status, record, None if ended is not None else limit)
+        if moved:
+            sentence += (
+                f" Moved aside to {aside}, as no planned write names them: {_described(moved)}."
+            )
         await gateway.record_outcome(
             verdict.call_id,
             "succeeded" if status == 0 and ended is not None else "failed",
-            _outcome(box, status, record, None if ended is not None else limit),
+            sentence,
         )
         if record is not None:
             await gateway.record_changes(verdict.call_id, record)
-            if record.persistence:
+            if moved:
+                _say(
+                    "The run created what makes code run later where its plan said nothing would be; "
+                    f"moved aside to {aside}: {_described(moved)}."
+                )
+            rest = [
+                path
+                for path in record.persistence
+                if not any(path == top or path.startswith(top + "/") for top in moved)
+            ]
+            if rest:
                 _say(
                     "The run changed what makes code run later, review it before it runs: "
-                    + _described(list(record.persistence))
+                    + _described(rest)
                     + "."
                 )
         return status
+
+
+def unplanned_points(
+    box: Confinement,
+    found: Sequence[Change],
+    writes: Sequence[Write],
+    existed: Callable[[str], bool] = lambda directory: True,
+) -> list[str]:
+    """
+    The persistence points a run planted: created where no planned write names, in a directory that ``existed`` before.
+
+    Each without those below it. A point inside a directory the run made
+    itself (a new virtual environment's ``pyvenv.cfg``, a new repository's
+    ``.git/config``) is part of what it built, and only named.
+
+    Examples:
+        >>> box = Confinement(profile="p", write=("/w",), protect=("**/.envrc", "**/.vscode/**"))
+        >>> found = [Change(path=f"/w/{name}", change="created") for name in
+        ...          (".envrc", ".vscode", ".vscode/tasks.json", "out")]
+        >>> unplanned_points(box, found, [])
+        ['/w/.envrc', '/w/.vscode']
+    """
+    places = Places(box)
+    created = [
+        change.path
+        for change in found
+        if change.change == "created"
+        and not _predicted(change.path, writes)
+        and places.place(change.path) == "protected"
+        and existed(os.path.dirname(change.path))
+    ]
+    return [path for path in created if not any(path.startswith(top + "/") for top in created)]
+
+
+def quarantine(paths: Sequence[str], directory: Path) -> list[str]:
+    """
+    Move each path (a file, a link or a directory, never followed) under ``directory``, by its absolute path.
+
+    The paths a move failed for are left where they are and not returned.
+    """
+    moved = []
+    for path in paths:
+        target = directory / path.lstrip("/")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            shutil.move(path, target)
+        except OSError:
+            continue
+        moved.append(path)
+    return moved
 
 
 async def _planned_writes(gateway: Gateway, text: str, cwd: str, home: str | None) -> list[Write]:

