@@ -207,6 +207,22 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/.buildkite/**",
     "**/azure-pipelines.yml",
     "**/Jenkinsfile",
+    "**/.gitea/workflows/**",
+    "**/.forgejo/workflows/**",
+    "**/.drone.yml",
+    "**/.woodpecker.yml",
+    "**/.woodpecker/**",
+    "**/bitbucket-pipelines.yml",
+    "**/.cirrus.yml",
+    "**/appveyor.yml",
+    "**/.gitpod.yml",
+    # Hook managers: what git runs through them at commit.
+    "**/lefthook.yml",
+    "**/lefthook-local.yml",
+    "**/.lefthook.yml",
+    "**/.lefthook/**",
+    "**/.simple-git-hooks.json",
+    "**/.simple-git-hooks.js",
     # Agents' and editors' settings: hooks, MCP servers, tasks, language
     # servers and `exrc` files they run when the project is opened.
     "**/.claude/**",
@@ -214,6 +230,11 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/.gemini/**",
     "**/.cursor/**",
     "**/.mcp.json",
+    "**/.roo/**",
+    "**/.amazonq/**",
+    "**/.continue/**",
+    "**/opencode.json",
+    "**/.aider.conf.yml",
     f"**/{PROJECT_FILE}",
     "**/.vscode/**",
     "**/*.code-workspace",
@@ -226,6 +247,7 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/.dir-locals.el",
     "**/.dir-locals-2.el",
     "**/.devcontainer/**",
+    "**/.devcontainer.json",
     # Directory environments: what direnv and mise run on `cd`, and which
     # toolchain a shim runs (`.tool-versions` may name `path:DIR`).
     "**/.envrc",
