@@ -51,6 +51,7 @@ from gateway._shell._words import NAME
 __all__ = [
     "BASH_BUILTINS",
     "CHANGES_DIRECTORY",
+    "SET_LETTERS",
     "builtin_effects",
     "literal_text",
     "may_be_option",
@@ -126,7 +127,7 @@ BASH_BUILTINS: Final = frozenset(
 CHANGES_DIRECTORY: Final = frozenset({"cd", "pushd", "popd"})
 """Builtins that change the shell's directory, and leave it unchanged when they fail."""
 
-_SET_LETTERS: Final = {
+SET_LETTERS: Final = {
     "a": "allexport",
     "b": "notify",
     "e": "errexit",
@@ -147,6 +148,7 @@ _SET_LETTERS: Final = {
     "P": "physical",
     "T": "functrace",
 }
+"""The one-letter options of ``set`` (and of bash at start, ``bash -k``), by their ``set -o`` names."""
 _DECLARATIONS: Final[Mapping[str, BindVia]] = {
     "export": "export",
     "declare": "declare",
@@ -654,7 +656,7 @@ def _set(name: str, args: Sequence[Word], sink: EffectSink) -> None:
         for letter in value[1:]:
             if letter != "o":
                 sink.bind(
-                    _SET_LETTERS.get(letter, letter), "set", "literal", text=state, apply=False
+                    SET_LETTERS.get(letter, letter), "set", "literal", text=state, apply=False
                 )
                 continue
             option = args[following].value if following < len(args) else ""

@@ -34,6 +34,39 @@ PAIRS = [
     ("glob-nocaseglob", "shopt -s nocaseglob; cat ./.EN[V]", "cat ./.EN[V]", PROFILES),
     ("glob-dotglob", "shopt -s dotglob; cat ./[.]env", "cat ./[.]env", PROFILES),
     ("glob-shell-option", "bash -O dotglob -c 'cat ./?env'", "bash -c 'cat ./?env'", PROFILES),
+    # A shell's options at start: judged as `set` and `shopt` in its text are.
+    (
+        "shell-started-keyword",
+        "bash -k -c 'cat README.md BASH_ENV=x.sh'",
+        "bash -e -c 'cat README.md'",
+        PROFILES,
+    ),
+    (
+        "shell-started-keyword-cluster",
+        "bash -xkc 'cat README.md'",
+        "bash -xc 'cat README.md'",
+        PROFILES,
+    ),
+    (
+        "shell-started-cdable-vars",
+        "bash -O cdable_vars -c 'cd HOME && cat .aws/credentials'",
+        "bash -O nullglob -c 'cd src && ls'",
+        PROFILES,
+    ),
+    (
+        "shell-started-expand-aliases",
+        "bash -O expand_aliases -c ls",
+        "bash -O dotglob -c ls",
+        PROFILES,
+    ),
+    ("shell-started-allexport", "bash -o allexport -c ls", "bash -eo pipefail -c ls", PROFILES),
+    ("shell-started-interactive", "bash -i -c ls", "bash -lc ls", PROFILES),
+    (
+        "shell-started-physical",
+        "bash -P -c 'cd link_sub/.. && ls'",
+        "bash --norc -c 'cd src/.. && ls'",
+        PROFILES,
+    ),
     # Reads: only of places the profile declares readable, whatever the name says.
     ("home-pgpass", "cat ~/.pgpass", "cat README.md", PROFILES),
     ("home-my-cnf", "cat ~/.my.cnf", "cat /etc/os-release", PROFILES),
@@ -159,6 +192,16 @@ def test_no_bypass_is_allowed_and_every_twin_is(profile: str, world: World) -> N
         if second.decision != "allow":
             wrong.append(f"{row_id}: twin {twin!r} → {second.decision}: {second.reason}")
     assert wrong == [], "\n".join(wrong)
+
+
+def test_a_shell_option_at_start_is_named_as_the_same_option_in_the_text(world: World) -> None:
+    """``bash -k -c …`` is asked about with the sentence ``set -k`` gets: it names the option."""
+    calls = ["bash -k -c ls", "set -k", "bash -O cdable_vars -c ls", "shopt -s cdable_vars"]
+    reasons = [verdict.reason or "" for verdict in _review(calls, "read-only", world)]
+    for reason, option in zip(
+        reasons, ("keyword", "keyword", "cdable_vars", "cdable_vars"), strict=True
+    ):
+        assert f"sets the shell option `{option}`" in reason, reason
 
 
 def test_the_rows_are_unique() -> None:
