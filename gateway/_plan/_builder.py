@@ -1419,6 +1419,7 @@ def _runs_in(
     where = directories if directories is not None else scope.directories
     fresh = Scope(None)
     fresh.globbing = request.globbing
+    fresh.physical = scope.physical  # a child shell starts from the `$PWD` it is given
     if request.runs_in in ("child", "later"):
         fresh.directories = where if request.runs_in == "child" else (None,)
     return fresh

@@ -67,6 +67,25 @@ PAIRS = [
         "bash --norc -c 'cd src/.. && ls'",
         PROFILES,
     ),
+    # `cd -P`: `..` climbs from where a link led, which only the disk shows.
+    (
+        "cd-physical-climbs-a-link",
+        "cd -P link_sub/.. && cat .aws/credentials",
+        "cd -P src && cat notes.txt",
+        PROFILES,
+    ),
+    (
+        "cd-physical-then-climbs",
+        "cd -P link_sub && cd .. && cat .aws/credentials",
+        "cd link_sub/.. && cat README.md",
+        PROFILES,
+    ),
+    (
+        "cd-climbs-physically",
+        "cd link_sub && cd -P .. && cat .aws/credentials",
+        "cd src && cd .. && cat README.md",
+        PROFILES,
+    ),
     # Reads: only of places the profile declares readable, whatever the name says.
     ("home-pgpass", "cat ~/.pgpass", "cat README.md", PROFILES),
     ("home-my-cnf", "cat ~/.my.cnf", "cat /etc/os-release", PROFILES),
