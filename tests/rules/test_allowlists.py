@@ -12,6 +12,7 @@ both profiles. What bash does with the globs here is shown by running it in
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -221,6 +222,29 @@ def test_a_shell_option_at_start_is_named_as_the_same_option_in_the_text(world: 
         reasons, ("keyword", "keyword", "cdable_vars", "cdable_vars"), strict=True
     ):
         assert f"sets the shell option `{option}`" in reason, reason
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_program_path_finds_where_the_agent_writes_is_code_of_the_workspace(
+    profile: str, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PATH=.venv/bin:…``: ``python3 --version`` runs the workspace's file, judged as ``./python3`` is."""
+    directory = Path(world.work) / ".venv/bin"
+    directory.mkdir(parents=True)
+    try:
+        for name in ("python3", "cat"):
+            (directory / name).write_text("#!/bin/sh\n")
+            (directory / name).chmod(0o755)
+        calls = ["python3 --version", "cat README.md", "ls", "bash -c 'python3 -V'"]
+        plain = _review(calls, profile, world)
+        monkeypatch.setenv("PATH", f"{directory}:{os.environ['PATH']}")
+        activated = _review(calls, profile, world)
+    finally:
+        shutil.rmtree(directory.parent)
+    assert [v.decision for v in plain] == ["allow"] * 4, [v.reason for v in plain]
+    assert [v.decision for v in activated] == ["ask", "ask", "allow", "ask"]
+    for index, name in ((0, "python3"), (1, "cat"), (3, "python3")):
+        assert f"{directory}/{name}" in (activated[index].reason or ""), activated[index].reason
 
 
 def test_the_rows_are_unique() -> None:
