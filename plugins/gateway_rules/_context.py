@@ -355,6 +355,22 @@ def _real(path: str, last: str) -> str:
 _PLAIN = re.compile(r"[\w.+@%=,:/~-]+")
 
 
+# And quoted: `"sub/../.netrc"`, `'sub'/../x` (no expansion inside the quotes).
+_QUOTED = re.compile(r"""(?:[\w.+@%=,:/~-]|'[^']*'|"[^"$`\\]*")+""")
+_QUOTES = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def _as_passed(written: str) -> str | None:
+    """The text bash passes for a word written with quotes and no expansion; ``None`` for any other."""
+    if _PLAIN.fullmatch(written):
+        return written
+    if not _QUOTED.fullmatch(written):
+        return None
+    value = _QUOTES.sub(lambda m: m.group(1) or m.group(2) or "", written)
+    # A quoted `~` is a name, not the home directory.
+    return "./" + value if value.startswith("~") and not written.startswith("~") else value
+
+
 def _climbs(written: str) -> bool:
     return (
         written == ".." or written.startswith("../") or "/../" in written or written.endswith("/..")
@@ -404,8 +420,8 @@ def _targets(
         paths = found.setdefault(key, set())
         if value is not None:
             paths.add(value)
-        written = effect.path.written
-        if effect.path.pattern or not (_climbs(written) and _PLAIN.fullmatch(written)):
+        written = _as_passed(effect.path.written)
+        if effect.path.pattern or written is None or not _climbs(written):
             return
         for directory in directories:
             if written.startswith("/"):

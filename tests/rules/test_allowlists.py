@@ -68,6 +68,13 @@ PAIRS = [
         "bash --norc -c 'cd src/.. && ls'",
         PROFILES,
     ),
+    # A quoted `..` climbs from where a link led as a plain one does.
+    (
+        "quoted-climb-through-a-link",
+        'cat "link_sub/../.aws/credentials"',
+        'cat "src/../README.md"',
+        PROFILES,
+    ),
     # `cd -P`: `..` climbs from where a link led, which only the disk shows.
     (
         "cd-physical-climbs-a-link",
