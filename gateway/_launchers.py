@@ -424,25 +424,43 @@ class ShellRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     How a shell (`SHELLS`) reads its own arguments, up to the text it runs.
 
     A shell takes clusters of one-letter switches (``-lc``, ``+x``) and long
-    switches (``--login``); the options listed in ``value_options`` take the
-    next word as their value. After the options, the first operand is the
-    command text when the ``command_letter`` switch was given (``bash -lc
-    TEXT``), else a script file; with no operand it reads standard input.
+    switches (``--login``). A letter of ``value_letters`` takes the next
+    unread word as the name of an option it sets (``-o pipefail``, ``-eo
+    pipefail``, ``-O dotglob``), as ``set -o`` and ``shopt -s`` do; a long
+    option of ``start_files`` takes the next word as a file. After the
+    options, the first operand is the command text when the
+    ``command_letter`` switch was given (``bash -lc TEXT``; ``+c`` too), else
+    a script file; with no operand it reads standard input.
+
+    What the options do is judged as the same options set in the text are: a
+    letter of ``set`` (``-k``) and a ``long_options`` name (``--posix``) set
+    that option of ``set -o``, a ``value_letters`` name sets its option.
+    Only the ``switches`` change nothing else the plan reads; any other
+    option (``-i``, ``--debugger``) is one whose effect it does not follow.
 
     Attributes:
-        value_options: Options that take a value (``-o pipefail``, ``--rcfile F``).
+        value_letters: Letters that take the next word as an option name,
+            and the builtin whose options they name (``o``: ``set``).
         command_letter: The switch letter that makes the first operand the command text.
-        start_files: The value options whose value is a file the shell runs
+        start_files: The long options whose value is a file the shell runs
             before its text (``--rcfile F``).
+        long_options: Long switches that set an option of ``set -o``.
+        switches: Letters and long switches whose effect the plan follows: the
+            command text, standard input, a login shell (the user's own
+            start-up files, outside every write root), no start-up files.
     """
 
-    value_options: frozenset[str]
+    value_letters: Mapping[str, Literal["set", "shopt"]]
     command_letter: str
     start_files: frozenset[str] = frozenset()
+    long_options: Mapping[str, str] = MappingProxyType({})
+    switches: frozenset[str] = frozenset()
 
 
 SHELL_ROW: Final = ShellRow(
-    value_options=frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}),
+    value_letters=MappingProxyType({"o": "set", "O": "shopt"}),
     command_letter="c",
     start_files=frozenset({"--rcfile", "--init-file"}),
+    long_options=MappingProxyType({"--posix": "posix", "--verbose": "verbose"}),
+    switches=frozenset({"c", "s", "l", "--login", "--norc", "--noprofile"}),
 )

@@ -1124,6 +1124,7 @@ class Builder:
         requests.extend(self.fact_request(fact, words, offset, name) for fact in runs)
         found: list[NestedShell] = []
         for request in requests:
+            self.shell_options(request, sink)
             shell = self.nested_shell(request, scope, directories)
             found.append(shell)
             kind: ExecuteKind = "program" if request.words is not None else "shell_text"
@@ -1149,6 +1150,23 @@ class Builder:
             scope.forget_directories()
             scope.forget_variables()
         return tuple(found)
+
+    def shell_options(self, request: NestedRequest, sink: EffectSink) -> None:
+        """
+        The options a shell is started with, judged as the same options set in its text.
+
+        ``bash -k -c TEXT`` sets ``keyword`` as ``set -k`` does, ``bash -O
+        cdable_vars`` as ``shopt -s cdable_vars``; an option that is neither
+        (``bash -i``) is one whose effect the plan does not follow.
+        """
+        for option in request.options:
+            if option.name is None:
+                sink.opaque(
+                    f"`{request.via.split()[0]} {option.shown}` starts the shell with an option "
+                    "whose effect the plan does not follow"
+                )
+            else:
+                sink.bind(option.name, option.via, "literal", text=option.state, apply=False)
 
     def startup_code(
         self, command: SimpleCommand, reading: PositionReading, sink: EffectSink
@@ -1241,12 +1259,12 @@ class Builder:
             text = None if target is None or target.value is None else target.value + "\n"
             via = f"{request.via} <<<"
         if text is None:
-            return NestedRequest(
+            return request._replace(
                 via=via,
                 reason=f"the text `{via}` reads is built at run time and is only known when it runs",
                 origin="expansion",
             )
-        return NestedRequest(via=via, text=text)
+        return request._replace(via=via, text=text, reason=None, origin="literal")
 
     def fact_request(
         self, fact: ArgumentFact, words: Sequence[Word], offset: int, program: str
@@ -1401,6 +1419,7 @@ def _runs_in(
     where = directories if directories is not None else scope.directories
     fresh = Scope(None)
     fresh.globbing = request.globbing
+    fresh.physical = scope.physical  # a child shell starts from the `$PWD` it is given
     if request.runs_in in ("child", "later"):
         fresh.directories = where if request.runs_in == "child" else (None,)
     return fresh

@@ -51,6 +51,7 @@ from gateway._shell._words import NAME
 __all__ = [
     "BASH_BUILTINS",
     "CHANGES_DIRECTORY",
+    "SET_LETTERS",
     "builtin_effects",
     "literal_text",
     "may_be_option",
@@ -126,7 +127,7 @@ BASH_BUILTINS: Final = frozenset(
 CHANGES_DIRECTORY: Final = frozenset({"cd", "pushd", "popd"})
 """Builtins that change the shell's directory, and leave it unchanged when they fail."""
 
-_SET_LETTERS: Final = {
+SET_LETTERS: Final = {
     "a": "allexport",
     "b": "notify",
     "e": "errexit",
@@ -147,6 +148,7 @@ _SET_LETTERS: Final = {
     "P": "physical",
     "T": "functrace",
 }
+"""The one-letter options of ``set`` (and of bash at start, ``bash -k``), by their ``set -o`` names."""
 _DECLARATIONS: Final[Mapping[str, BindVia]] = {
     "export": "export",
     "declare": "declare",
@@ -471,6 +473,8 @@ def _cd(name: str, args: Sequence[Word], sink: EffectSink) -> None:
         scope.change_directory(top)
         scope.stack = rest
         return
+    # `cd -P`: bash resolves the links on the way, and `..` climbs from where they led.
+    physical = [option for option, _, _ in options.options if option in ("-L", "-P")][-1:] == ["-P"]
     word = operands[0] if operands else None
     if word is not None and word.value == "-":
         targets: tuple[str | None, ...] = scope.previous or (None,)
@@ -487,6 +491,9 @@ def _cd(name: str, args: Sequence[Word], sink: EffectSink) -> None:
             values = sink.values(word)
             texts = None if values is None else tuple(sorted(values))
             written = sink.written(word)
+        if (physical or scope.physical) and texts is not None and any(map(_climbs, texts)):
+            # `cd -P link/..`, `cd ..` after `cd -P link`: where it climbs from is on disk.
+            texts = None
         targets = (
             (None,)
             if texts is None
@@ -498,8 +505,18 @@ def _cd(name: str, args: Sequence[Word], sink: EffectSink) -> None:
         sink.add(ChangeDirectory(path=sink.located(target, written), via=name))
     before = scope.directories
     scope.change_directory(targets)
+    # A logical move to a path written whole is where `$PWD` then is, links or not.
+    whole = word is not None and word.value not in (None, "-") and not physical
+    scope.physical = physical or (
+        scope.physical and not (whole and all(t is not None and t.startswith("/") for t in targets))
+    )
     if name == "pushd":
         scope.stack = (before, *scope.stack)
+
+
+def _climbs(path: str) -> bool:
+    """Whether a path has a ``..`` component."""
+    return ".." in path.split("/")
 
 
 def _declaration(name: str, args: Sequence[Word], sink: EffectSink) -> None:
@@ -654,7 +671,7 @@ def _set(name: str, args: Sequence[Word], sink: EffectSink) -> None:
         for letter in value[1:]:
             if letter != "o":
                 sink.bind(
-                    _SET_LETTERS.get(letter, letter), "set", "literal", text=state, apply=False
+                    SET_LETTERS.get(letter, letter), "set", "literal", text=state, apply=False
                 )
                 continue
             option = args[following].value if following < len(args) else ""

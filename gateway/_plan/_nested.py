@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 
 from gateway._launchers import SHELL_ROW, SHELLS
+from gateway._plan._builtins import SET_LETTERS
 from gateway._plan._globs import GLOB_OPTIONS
 from gateway._plans import NestedOrigin
 from gateway._position import PositionReading
@@ -31,7 +32,7 @@ from gateway._shell._tree import (
     Word,
 )
 
-__all__ = ["NestedRequest", "RunsIn", "join_values", "nested_requests"]
+__all__ = ["NestedRequest", "RunsIn", "ShellOption", "join_values", "nested_requests"]
 
 RunsIn = Literal["same", "child", "later", "remote", "elsewhere"]
 """
@@ -74,6 +75,25 @@ _GIT_RUNNING_SUFFIXES: Final = (
 )
 
 
+class ShellOption(NamedTuple):
+    """
+    An option a shell is started with, as ``set`` or ``shopt`` would set it in its text.
+
+    Attributes:
+        shown: As written (``-k``, ``-o pipefail``, ``-i``).
+        name: The option it sets (``keyword``, ``pipefail``); ``None`` when it
+            is no option of ``set`` or ``shopt`` and the plan does not follow
+            what it does (``-i``).
+        via: The builtin that names ``name``: ``set`` or ``shopt``.
+        state: ``on`` or ``off`` (``+o``).
+    """
+
+    shown: str
+    name: str | None
+    via: Literal["set", "shopt"]
+    state: Literal["on", "off"]
+
+
 class NestedRequest(NamedTuple):
     """
     One thing a command launches, and how to plan it.
@@ -88,6 +108,7 @@ class NestedRequest(NamedTuple):
         placeholders: Offsets of words another program fills in (``{}``).
         script: The script file a shell runs (``bash deploy.sh``): it reads it.
         globbing: The glob options a shell is started with (``bash -O dotglob``).
+        options: The options a shell is started with (``bash -k``, ``-o pipefail``).
     """
 
     via: str
@@ -99,6 +120,7 @@ class NestedRequest(NamedTuple):
     placeholders: frozenset[int] = frozenset()
     script: Word | None = None
     globbing: frozenset[str] = frozenset()
+    options: tuple[ShellOption, ...] = ()
 
 
 def join_values(words: Sequence[Word]) -> str | None:
@@ -130,6 +152,7 @@ def _shell(name: str, args: Sequence[Word]) -> NestedRequest:
     """``sh -c TEXT``, ``bash -lc TEXT``, ``bash script.sh``, or a shell reading standard input."""
     command = False
     globbing: frozenset[str] = frozenset()
+    options: list[ShellOption] = []
     j = 0
     while j < len(args):
         value = args[j].value
@@ -146,28 +169,48 @@ def _shell(name: str, args: Sequence[Word]) -> NestedRequest:
                 origin="file",
                 script=script,
             )
-        if value in SHELL_ROW.value_options:
-            if value in ("-O", "+O"):  # `bash -O dotglob -c …`: a glob option
-                option = args[j + 1].value if j + 1 < len(args) else ""
-                if not option or option.startswith(("-", "+")):
-                    globbing = GLOB_OPTIONS  # lists the options, or one the text does not show
-                elif option in GLOB_OPTIONS:
-                    globbing = globbing | {option} if value == "-O" else globbing - {option}
-            j += 2
-            continue
         if value in ("--", "-"):  # a lone `-` ends the options as `--` does
             j += 1
             break
-        if value.startswith("--") or (len(value) > 1 and value[0] in "-+" and value[1:].isalpha()):
-            if value[0] == "-" and not value.startswith("--") and SHELL_ROW.command_letter in value:
-                command = True
+        if value.startswith("--"):
+            option = SHELL_ROW.long_options.get(value)
+            if option is not None:
+                options.append(ShellOption(value, option, "set", "on"))
+            elif value not in SHELL_ROW.switches:
+                options.append(ShellOption(value, None, "set", "on"))
             j += 1
             continue
-        break
+        if not (len(value) > 1 and value[0] in "-+" and value[1:].isalpha()):
+            break
+        state: Literal["on", "off"] = "on" if value[0] == "-" else "off"
+        following = j + 1  # each `o` or `O` of the cluster takes the next unread word
+        for letter in value[1:]:
+            shown = f"{value[0]}{letter}"
+            via = SHELL_ROW.value_letters.get(letter)
+            if via is None:
+                command = command or letter == SHELL_ROW.command_letter
+                if letter in SET_LETTERS:
+                    options.append(ShellOption(shown, SET_LETTERS[letter], "set", state))
+                elif letter not in SHELL_ROW.switches:
+                    options.append(ShellOption(shown, None, "set", state))
+                continue
+            option = args[following].value if following < len(args) else ""
+            following += 1
+            if option is None:
+                return _dynamic(name, f"`{name}` is given an option from an expansion")
+            if via == "shopt":  # `bash -O dotglob -c …`: a glob option
+                if not option or option.startswith(("-", "+")):
+                    globbing = GLOB_OPTIONS  # lists the options, or one the text does not show
+                elif option in GLOB_OPTIONS:
+                    globbing = globbing | {option} if state == "on" else globbing - {option}
+            if option:  # none: it lists the options
+                options.append(ShellOption(f"{shown} {option}", option, via, state))
+        j = following
+    started = tuple(options)
     if command:
         if j >= len(args):
             return _dynamic(f"{name} -c", f"`{name} -c` is given no command text")
-        return _text(f"{name} -c", args[j].value, globbing=globbing)
+        return _text(f"{name} -c", args[j].value, globbing=globbing)._replace(options=started)
     if j < len(args):
         return NestedRequest(
             via=name,
@@ -175,8 +218,12 @@ def _shell(name: str, args: Sequence[Word]) -> NestedRequest:
             origin="file",
             script=args[j],
         )
-    return _dynamic(
-        name, f"`{name}` reads its commands from standard input, which the plan cannot see", "stdin"
+    return NestedRequest(
+        via=name,
+        reason=f"`{name}` reads its commands from standard input, which the plan cannot see",
+        origin="stdin",
+        globbing=globbing,
+        options=started,
     )
 
 

@@ -94,6 +94,9 @@ class Scope:
         unbound_all: Something the text does not show may have bound any
             variable (``eval "$x"``, ``source f``): every name bound before is
             unknown, and a name not bound since may not come from outside.
+        physical: A ``cd -P`` led to the directories: bash's ``$PWD`` is where
+            the symbolic links on the way led, which the text does not show,
+            so a later climb (``cd ..``) is only known on disk.
     """
 
     __slots__ = (
@@ -102,6 +105,7 @@ class Scope:
         "globbing",
         "integers",
         "namerefs",
+        "physical",
         "previous",
         "stack",
         "unbound_all",
@@ -118,6 +122,7 @@ class Scope:
         self.integers: frozenset[str] = BASH_INTEGERS
         self.globbing: frozenset[str] = frozenset()
         self.unbound_all = False
+        self.physical = False
 
     def copy(self) -> Scope:
         """A scope for a subshell: the same state, changed independently."""
@@ -131,6 +136,7 @@ class Scope:
         other.integers = self.integers
         other.globbing = self.globbing
         other.unbound_all = self.unbound_all
+        other.physical = self.physical
         return other
 
     def replace(self, other: Scope) -> None:
@@ -144,6 +150,7 @@ class Scope:
         self.integers = other.integers
         self.globbing = other.globbing
         self.unbound_all = other.unbound_all
+        self.physical = other.physical
 
     # ── directories ──
 
@@ -252,6 +259,7 @@ class Scope:
         if any(s.stack != merged.stack for s in scopes):
             merged.stack = ()
         merged.unbound_all = any(s.unbound_all for s in scopes)
+        merged.physical = any(s.physical for s in scopes)
         # A name that may be a nameref binds its target; with two targets, an unknown one ("").
         namerefs: dict[str, str] = {}
         for scope in scopes:
@@ -292,4 +300,5 @@ class Scope:
             and self.variables == other.variables
             and self.globbing == other.globbing
             and self.unbound_all == other.unbound_all
+            and self.physical == other.physical
         )

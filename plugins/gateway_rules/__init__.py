@@ -46,6 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+import anyio.to_thread
 import msgspec
 
 from gateway import (
@@ -74,6 +75,7 @@ from gateway_rules._context import (
     inspect_all,
     linked_classes,
     outside_home,
+    path_programs,
     point_writes,
     repository_check,
     repository_points,
@@ -537,6 +539,7 @@ class RulesApprover:
             repository=repository_check(question.inspections),
             profile=self.rules.profile,
             links=question.links,
+            programs=question.programs,
         )
 
     def _readable(self, cwd: str | None) -> Callable[[str], bool]:
@@ -586,6 +589,18 @@ class RulesApprover:
             # is judged again (a link re-pointed, a hooks path set meanwhile).
             self._changes += 1
         readable = self._readable(request.call.cwd)
+        programs, open_to_writes = await anyio.to_thread.run_sync(
+            lambda: path_programs(
+                plans,
+                search_path=os.environ.get("PATH"),
+                paths=self._paths,
+                home=self._home,
+                cwd=request.call.cwd,
+            ),
+            abandon_on_cancel=True,
+        )
+        if open_to_writes:
+            self._changes += 1  # a program may appear there: the answer rests on the disk
         # Where the repositories keep their hooks and configuration, read
         # from disk for this question (`core.hooksPath`, `.git` pointers).
         points = await repository_points(
@@ -661,6 +676,7 @@ class RulesApprover:
             inspections=inspections,
             digest_allowed=digest_allowed,
             links=links,
+            programs=programs,
         )
 
     async def review(self, request: ReviewRequest) -> Answer:

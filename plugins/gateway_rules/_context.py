@@ -65,6 +65,7 @@ __all__ = [
     "inspect_all",
     "linked_classes",
     "outside_home",
+    "path_programs",
     "point_writes",
     "repository_check",
     "repository_points",
@@ -354,6 +355,22 @@ def _real(path: str, last: str) -> str:
 _PLAIN = re.compile(r"[\w.+@%=,:/~-]+")
 
 
+# And quoted: `"sub/../.netrc"`, `'sub'/../x` (no expansion inside the quotes).
+_QUOTED = re.compile(r"""(?:[\w.+@%=,:/~-]|'[^']*'|"[^"$`\\]*")+""")
+_QUOTES = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def _as_passed(written: str) -> str | None:
+    """The text bash passes for a word written with quotes and no expansion; ``None`` for any other."""
+    if _PLAIN.fullmatch(written):
+        return written
+    if not _QUOTED.fullmatch(written):
+        return None
+    value = _QUOTES.sub(lambda m: m.group(1) or m.group(2) or "", written)
+    # A quoted `~` is a name, not the home directory.
+    return "./" + value if value.startswith("~") and not written.startswith("~") else value
+
+
 def _climbs(written: str) -> bool:
     return (
         written == ".." or written.startswith("../") or "/../" in written or written.endswith("/..")
@@ -403,8 +420,8 @@ def _targets(
         paths = found.setdefault(key, set())
         if value is not None:
             paths.add(value)
-        written = effect.path.written
-        if effect.path.pattern or not (_climbs(written) and _PLAIN.fullmatch(written)):
+        written = _as_passed(effect.path.written)
+        if effect.path.pattern or written is None or not _climbs(written):
             return
         for directory in directories:
             if written.startswith("/"):
@@ -555,6 +572,53 @@ async def linked_classes(
     # approver's deadline, and on that cancellation this task ends at once,
     # leaving the thread to finish on its own.
     return await anyio.to_thread.run_sync(resolve, abandon_on_cancel=True)
+
+
+def path_programs(
+    plans: Iterable[Plan],
+    *,
+    search_path: str | None,
+    paths: PathsSection,
+    home: str | None,
+    cwd: str | None,
+) -> tuple[dict[str, str], bool]:
+    """
+    The programs named bare that ``PATH`` finds in a place the agent can write: the name, and the file.
+
+    ``PATH=.venv/bin:…`` (an activated environment, ``node_modules/.bin``)
+    makes ``python3`` a file of the workspace, or of a temporary directory:
+    code the rules cannot read, as ``./python3`` is. Also whether any
+    directory of ``PATH`` is such a place, where a program may appear later
+    (then the answer rests on the disk). Read in the calling thread.
+    """
+    context = path_context(paths, cwd, home)
+
+    def writable(path: str) -> bool:
+        return not {"workspace", "temp"}.isdisjoint(classify_path(path, context))
+
+    directories: list[str] = []
+    for entry in (search_path or "").split(":"):
+        directory = absolute(entry or ".", home, cwd)
+        if directory is not None and directory not in directories:
+            directories.append(directory)
+    open_to_writes = any(writable(d) or writable(os.path.realpath(d)) for d in directories)
+    if not open_to_writes:
+        return {}, False
+    names = {
+        program.name
+        for plan in plans
+        for command in iter_commands(plan)
+        if (program := command.position.program) is not None and "/" not in program.name
+    }
+    found: dict[str, str] = {}
+    for name in sorted(names):
+        for directory in directories:
+            full = os.path.join(directory, name)
+            if os.path.isfile(full) and os.access(full, os.X_OK):
+                if writable(full) or writable(os.path.realpath(full)):
+                    found[name] = full
+                break
+    return found, True
 
 
 _PLACE = "place:"

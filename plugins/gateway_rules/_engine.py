@@ -151,6 +151,9 @@ class JudgeContext(NamedTuple):
         profile: The profile in force (named in the sentence of an ask about a write).
         links: For the paths that lead elsewhere through a symbolic link, the
             classes of where they lead (`gateway_rules._context.linked_classes`).
+        programs: The programs named bare that ``PATH`` finds where the agent
+            can write, and the file: judged as that file (``./python3``), not
+            as the program a rule names (`gateway_rules._context.path_programs`).
     """
 
     cwd: str | None
@@ -161,6 +164,7 @@ class JudgeContext(NamedTuple):
     )
     profile: str = DEFAULT_PROFILE
     links: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+    programs: Mapping[str, str] = MappingProxyType({})
 
 
 # ───────────────────────── sentences ─────────────────────────
@@ -466,7 +470,7 @@ class RuleSet:
             found: For the command of a ``find -exec``: the paths find walks,
                 which ``{}`` stands for.
         """
-        view = CommandView(command)
+        view = CommandView(command, context.programs)
         text = command_text(command)
         walked = walked_paths(found, context.links)
         effects = through_links(_with_found(command.effects, walked), context.links)
@@ -511,14 +515,16 @@ class RuleSet:
             and self.confine_code
             and not view.opaque_launchers
             and not command.nested
-            and _workspace_program(program.name, context)
+            and _workspace_program(view.program_path or program.name, context)
         ):
             return self._workspace_program(command, text, effects, view, context)
         if program is not None and not owners:
+            on_path = context.programs.get(program.name)
             return _judged(
                 "ask",
                 text,
-                f"no rule covers `{program.basename}`",
+                f"no rule covers `{program.basename}`"
+                + (f", which `PATH` finds at `{on_path}`" if on_path else ""),
                 hindrance="uncovered",
                 program=program.basename,
             )
@@ -565,7 +571,9 @@ class RuleSet:
         if judged.decision != "allow":
             return judged
         shown = _subject(text)
-        name = command.position.program.name if command.position.program is not None else text
+        name = view.program_path or (
+            command.position.program.name if command.position.program is not None else text
+        )
         clause = (
             f"it runs `{name}`, a program of the workspace, code the rules cannot read, "
             f"allowed only inside the {context.profile} boundary"
@@ -736,7 +744,7 @@ class RuleSet:
         plans = [s.plan for s in request.plan.statements]
         for plan in plans:
             for command, walked in _commands(plan, ()):
-                view = CommandView(command)
+                view = CommandView(command, context.programs)
                 effects = _with_found(command.effects, walked)
                 for compiled in refusing:
                     if compiled.selectors.command(view, context.cwd):

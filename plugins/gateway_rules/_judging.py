@@ -128,6 +128,8 @@ class JudgeQuestion(msgspec.Struct, frozen=True, kw_only=True):
             its id, and who remembered it when (`RuleSet.evaluate`).
         links: The classes of where paths lead through symbolic links
             (`gateway_rules._context.linked_classes`).
+        programs: The programs named bare that ``PATH`` finds where the
+            agent can write, and the file (`gateway_rules._context.path_programs`).
     """
 
     request: ReviewRequest
@@ -136,6 +138,7 @@ class JudgeQuestion(msgspec.Struct, frozen=True, kw_only=True):
     inspections: dict[str, RepositoryInspection] = msgspec.field(default_factory=dict)
     digest_allowed: tuple[str, str] | None = None
     links: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    programs: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class _Judging(msgspec.Struct, frozen=True, kw_only=True):
@@ -152,6 +155,7 @@ def judge_here(rules: RuleSet, question: JudgeQuestion) -> Answer:
         repository=repository_check(question.inspections),
         profile=rules.profile,
         links=question.links,
+        programs=question.programs,
     )
     try:
         answer, _ = rules.evaluate(

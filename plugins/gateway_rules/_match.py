@@ -11,7 +11,7 @@ judged by the effect conditions (`gateway_rules._conditions`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from gateway import LAUNCHERS, PlannedCommand, PlannedValue
@@ -40,12 +40,18 @@ class CommandView:
 
     __slots__ = ("args", "command", "launchers", "opaque_launchers", "program", "program_path")
 
-    def __init__(self, command: PlannedCommand) -> None:
+    def __init__(self, command: PlannedCommand, found: Mapping[str, str] | None = None) -> None:
         self.command = command
         position = command.position
         program = position.program
         self.program = program.basename if program is not None else None
-        self.program_path = program.name if program is not None and "/" in program.name else None
+        self.program_path = (
+            None
+            if program is None
+            else program.name
+            if "/" in program.name
+            else (found or {}).get(program.name)  # `PATH` finds it where the agent can write
+        )
         start = (
             program.index + 1
             if program is not None and program.index is not None

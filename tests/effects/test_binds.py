@@ -13,7 +13,7 @@ from typing import NamedTuple
 import pytest
 
 from effects.support import effects_of, in_bash, only
-from gateway.effects import Bind, Execute, Write
+from gateway.effects import Bind, Execute, Opaque, Write
 
 ON = "case $- in *%s*) echo 1;; esac"
 """A probe that prints 1 when a one-letter shell option is on."""
@@ -309,6 +309,54 @@ def test_set_k_makes_later_assignment_words_the_environment_of_the_command() -> 
     assert in_bash("env A=1").logged == (("env", "A=1"),)
     assert in_bash("set -k; env A=1").logged == (("env",),)
     assert ("keyword", "set", "literal") in _binds("set -k; env A=1")
+
+
+STARTED = [
+    # (a shell started with options, the same options set in its text)
+    ("bash -k -c :", "set -k"),
+    ("bash -kc :", "set -k"),
+    ("bash -xk -c :", "set -xk"),
+    ("bash -o keyword -c :", "set -o keyword"),
+    ("bash -eo pipefail -c :", "set -eo pipefail"),
+    ("bash +o braceexpand -c :", "set +o braceexpand"),
+    ("bash -P -c :", "set -P"),
+    ("bash --posix -c :", "set -o posix"),
+    ("bash -O cdable_vars -c :", "shopt -s cdable_vars"),
+    ("bash +O dotglob -c :", "shopt -u dotglob"),
+    ("bash -lc :", ":"),
+    ("sh -e -c :", "set -e"),
+]
+
+
+def _bound(source: str) -> list[tuple[str | None, str, str | None]]:
+    return [(b.name, b.via, b.text) for b in only(effects_of(source), Bind)]
+
+
+@pytest.mark.parametrize(("started", "inside"), STARTED, ids=[s for s, _ in STARTED])
+def test_a_shell_started_with_options_binds_what_set_and_shopt_bind(
+    started: str, inside: str
+) -> None:
+    """``bash -k -c TEXT`` sets what ``set -k`` sets, so one rule judges both."""
+    assert _bound(started) == _bound(inside)
+
+
+def test_a_shell_takes_its_start_options_as_set_and_shopt_do() -> None:
+    """bash at start: ``-k`` makes later assignment words the environment; ``-eo`` and ``-O`` take the next word."""
+    run = in_bash(
+        "/bin/bash -k -c 'env A=1'; /bin/bash -eo pipefail -c 'shopt -po pipefail'; "
+        "/bin/bash -O cdable_vars -c 'shopt -p cdable_vars'"
+    )
+    assert run.logged == (("env",),)
+    assert run.stdout.decode().split("\n")[:2] == ["set -o pipefail", "shopt -s cdable_vars"]
+
+
+def test_a_shell_started_with_an_option_the_plan_does_not_follow_names_it() -> None:
+    for source, option in (
+        ("bash -i -c ls", "`bash -i`"),
+        ("bash --debugger -c ls", "`bash --debugger`"),
+    ):
+        (reason,) = [e.reason for e in only(effects_of(source), Opaque)]
+        assert option in reason, reason
 
 
 def test_a_trap_or_an_alias_is_shell_text_planned_in_turn() -> None:

@@ -132,6 +132,34 @@ def test_relative_paths_resolve_against_the_effective_working_directory(
     assert [v for v, _ in _written(source)] == values
 
 
+PHYSICAL = [
+    # (a climb from where `cd -P` led, bash's logical twin)
+    ("cd -P lnk/.. && echo x > f", "cd lnk/.. && echo x > f"),
+    ("cd -P lnk && cd .. && echo x > f", "cd lnk && cd .. && echo x > f"),
+    ("cd lnk && cd -P .. && echo x > f", "cd lnk && cd -L .. && echo x > f"),
+    ("cd -P lnk && (cd .. && echo x > f)", "cd -L lnk && (cd .. && echo x > f)"),
+    (
+        "cd -P lnk && /bin/bash -c 'cd .. && echo x > f'",
+        "cd lnk && /bin/bash -c 'cd .. && echo x > f'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("physical", "logical"), PHYSICAL, ids=[p for p, _ in PHYSICAL])
+def test_a_climb_after_cd_P_is_from_where_the_link_led(physical: str, logical: str) -> None:
+    """``cd -P``: bash resolves the links, and ``..`` climbs from where one led; logical ``..`` is lexical."""
+    setup = "/bin/mkdir -p far/in w && /bin/ln -s ../far/in w/lnk && cd w && "
+    assert "far/f" in in_bash(setup + physical).files
+    assert "w/f" in in_bash(setup + logical).files
+    assert [v for v, _ in _written(physical)] == [None]
+    assert [v for v, _ in _written(logical)] == [f"{CWD}/f"]
+
+
+def test_a_move_to_a_whole_path_after_cd_P_is_known_again() -> None:
+    assert [v for v, _ in _written("cd -P lnk && cd /srv/app && cd .. && echo x > f")] == ["/srv/f"]
+    assert [v for v, _ in _written("cd -P lnk && echo x > f")] == [f"{CWD}/lnk/f"]
+
+
 def test_cd_home_then_a_delete_deletes_in_the_home_directory() -> None:
     """``cd ~ && rm -rf Documents`` (with ``rm``'s table): a recursive delete of ``~/Documents``."""
     (delete,) = only(effects_of("cd ~ && rm -rf Documents"), Write)

@@ -12,6 +12,7 @@ both profiles. What bash does with the globs here is shown by running it in
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -34,6 +35,65 @@ PAIRS = [
     ("glob-nocaseglob", "shopt -s nocaseglob; cat ./.EN[V]", "cat ./.EN[V]", PROFILES),
     ("glob-dotglob", "shopt -s dotglob; cat ./[.]env", "cat ./[.]env", PROFILES),
     ("glob-shell-option", "bash -O dotglob -c 'cat ./?env'", "bash -c 'cat ./?env'", PROFILES),
+    # A shell's options at start: judged as `set` and `shopt` in its text are.
+    (
+        "shell-started-keyword",
+        "bash -k -c 'cat README.md BASH_ENV=x.sh'",
+        "bash -e -c 'cat README.md'",
+        PROFILES,
+    ),
+    (
+        "shell-started-keyword-cluster",
+        "bash -xkc 'cat README.md'",
+        "bash -xc 'cat README.md'",
+        PROFILES,
+    ),
+    (
+        "shell-started-cdable-vars",
+        "bash -O cdable_vars -c 'cd HOME && cat .aws/credentials'",
+        "bash -O nullglob -c 'cd src && ls'",
+        PROFILES,
+    ),
+    (
+        "shell-started-expand-aliases",
+        "bash -O expand_aliases -c ls",
+        "bash -O dotglob -c ls",
+        PROFILES,
+    ),
+    ("shell-started-allexport", "bash -o allexport -c ls", "bash -eo pipefail -c ls", PROFILES),
+    ("shell-started-interactive", "bash -i -c ls", "bash -lc ls", PROFILES),
+    (
+        "shell-started-physical",
+        "bash -P -c 'cd link_sub/.. && ls'",
+        "bash --norc -c 'cd src/.. && ls'",
+        PROFILES,
+    ),
+    # A quoted `..` climbs from where a link led as a plain one does.
+    (
+        "quoted-climb-through-a-link",
+        'cat "link_sub/../.aws/credentials"',
+        'cat "src/../README.md"',
+        PROFILES,
+    ),
+    # `cd -P`: `..` climbs from where a link led, which only the disk shows.
+    (
+        "cd-physical-climbs-a-link",
+        "cd -P link_sub/.. && cat .aws/credentials",
+        "cd -P src && cat notes.txt",
+        PROFILES,
+    ),
+    (
+        "cd-physical-then-climbs",
+        "cd -P link_sub && cd .. && cat .aws/credentials",
+        "cd link_sub/.. && cat README.md",
+        PROFILES,
+    ),
+    (
+        "cd-climbs-physically",
+        "cd link_sub && cd -P .. && cat .aws/credentials",
+        "cd src && cd .. && cat README.md",
+        PROFILES,
+    ),
     # Reads: only of places the profile declares readable, whatever the name says.
     ("home-pgpass", "cat ~/.pgpass", "cat README.md", PROFILES),
     ("home-my-cnf", "cat ~/.my.cnf", "cat /etc/os-release", PROFILES),
@@ -165,6 +225,39 @@ def test_no_bypass_is_allowed_and_every_twin_is(profile: str, world: World) -> N
         if second.decision != "allow":
             wrong.append(f"{row_id}: twin {twin!r} → {second.decision}: {second.reason}")
     assert wrong == [], "\n".join(wrong)
+
+
+def test_a_shell_option_at_start_is_named_as_the_same_option_in_the_text(world: World) -> None:
+    """``bash -k -c …`` is asked about with the sentence ``set -k`` gets: it names the option."""
+    calls = ["bash -k -c ls", "set -k", "bash -O cdable_vars -c ls", "shopt -s cdable_vars"]
+    reasons = [verdict.reason or "" for verdict in _review(calls, "read-only", world)]
+    for reason, option in zip(
+        reasons, ("keyword", "keyword", "cdable_vars", "cdable_vars"), strict=True
+    ):
+        assert f"sets the shell option `{option}`" in reason, reason
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_program_path_finds_where_the_agent_writes_is_code_of_the_workspace(
+    profile: str, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PATH=.venv/bin:…``: ``python3 --version`` runs the workspace's file, judged as ``./python3`` is."""
+    directory = Path(world.work) / ".venv/bin"
+    directory.mkdir(parents=True)
+    try:
+        for name in ("python3", "cat"):
+            (directory / name).write_text("#!/bin/sh\n")
+            (directory / name).chmod(0o755)
+        calls = ["python3 --version", "cat README.md", "ls", "bash -c 'python3 -V'"]
+        plain = _review(calls, profile, world)
+        monkeypatch.setenv("PATH", f"{directory}:{os.environ['PATH']}")
+        activated = _review(calls, profile, world)
+    finally:
+        shutil.rmtree(directory.parent)
+    assert [v.decision for v in plain] == ["allow"] * 4, [v.reason for v in plain]
+    assert [v.decision for v in activated] == ["ask", "ask", "allow", "ask"]
+    for index, name in ((0, "python3"), (1, "cat"), (3, "python3")):
+        assert f"{directory}/{name}" in (activated[index].reason or ""), activated[index].reason
 
 
 def test_the_rows_are_unique() -> None:
