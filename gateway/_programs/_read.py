@@ -115,6 +115,9 @@ class _Scan(OptionScan):
         self.subcommand: list[str] = []
         self.options: list[str] = []
         self.named: set[str] = set(row.implied)
+        self.values: dict[
+            str, str | None
+        ] = {}  # each option's last value (`None`: none, or it expands)
         self.facts: list[tuple[int, ArgumentFact]] = []
         self.operands: list[_Operand] = []
         self.several = False  # an operand read so far may be no word or several
@@ -217,6 +220,7 @@ class _Scan(OptionScan):
         name = "+" + option.name[1:] if plus else option.name
         self.options.append(name)
         self.named.add(name)
+        self.values[name] = value if given else None
         effect = option.effect
         if effect is not None:
             if effect.form == "ssh_option":
@@ -396,8 +400,24 @@ def _basename(value: str) -> str:
     return stripped.rsplit("/", 1)[-1] if stripped else value
 
 
+def _suffixes(scan: _Scan) -> tuple[tuple[str, str], ...] | None:
+    """
+    The suffixes derived names add or remove, the added one first, each with its replacement.
+
+    A suffix option's value comes before the row's own (``gunzip -S .x f.x``
+    creates ``f``); ``None`` when it expands or is empty, so names are unknown.
+    """
+    row = scan.row
+    own = tuple((strip, replace) for strip, _, replace in (s.partition(">") for s in row.suffixes))
+    for name in row.suffix_options:
+        if name in scan.values:
+            given = scan.values[name]
+            return ((given, ""), *own) if given else None
+    return own or None
+
+
 def _derived(
-    row: ProgramRow, effect: Effect, value: str | None, present: frozenset[str]
+    effect: Effect, value: str | None, suffixes: tuple[tuple[str, str], ...] | None
 ) -> str | None:
     if value is None or effect.derive is None:
         return value
@@ -407,15 +427,33 @@ def _derived(
         return value.rstrip("X")
     if effect.derive == "after_at":
         return value.removeprefix("@")
-    if present & row.suffix_options or not row.suffixes:
+    if suffixes is None:
         return None
     if effect.derive == "add_suffix":
-        return value + row.suffixes[0].split(">", 1)[0]
-    for suffix in row.suffixes:
-        strip, _, replace = suffix.partition(">")
+        return value + suffixes[0][0]
+    for strip, replace in suffixes:
         if value.endswith(strip) and len(value) > len(strip):
             return value[: -len(strip)] + replace
     return None
+
+
+def _backup(effect: Effect) -> Effect:
+    """The write of the backups kept of what ``effect`` writes in place: the paths that begin with it."""
+    return msgspec.structs.replace(effect, action="create", prefix=True)
+
+
+def _keeping_backups(layout: Operands) -> Operands:
+    """The roles when the program keeps backups (`ProgramRow.backups`) of the files it writes in place."""
+
+    def keeping(each: Role) -> Role:
+        backups = tuple(_backup(effect) for effect in each.effects if effect.kind == "write")
+        return msgspec.structs.replace(each, effects=(*each.effects, *backups))
+
+    return msgspec.structs.replace(
+        layout,
+        tail=tuple(keeping(each) for each in layout.tail),
+        single=None if layout.single is None else keeping(layout.single),
+    )
 
 
 def _into(directory: str | None, source: str | None, *, uncertain: bool) -> str | None:
@@ -452,7 +490,11 @@ def _operand_facts(scan: _Scan) -> None:
     row = scan.row
     layout, _ = scan.layout()
     present = scan.present()
+    backups = bool(present & row.backups)
+    if backups:
+        layout = _keeping_backups(layout)
     recursive = any(present & each.recursive for each in scan.rows)
+    suffixes = _suffixes(scan)
     operands = scan.operands
     if layout.keys is not None:
         _key_facts(scan, layout.keys, recursive=recursive)
@@ -475,11 +517,11 @@ def _operand_facts(scan: _Scan) -> None:
                     if not _address_facts(scan, operand, effect, recursive=recursive):
                         return
                     continue
-                value = (
-                    effect.value if effect.fixed else _derived(row, effect, operand.value, present)
-                )
+                value = effect.value if effect.fixed else _derived(effect, operand.value, suffixes)
+                # A name derived from a word but not known (`gzip -S "$s" f`) is no word's.
+                unknown = value is None and operand.value is not None and effect.derive is not None
                 scan.fact(
-                    operand.at,
+                    None if unknown else operand.at,
                     _with_recursion(effect, recursive=recursive),
                     "operand",
                     value,
@@ -495,7 +537,9 @@ def _operand_facts(scan: _Scan) -> None:
                     operand.at, _with_recursion(effect, recursive=recursive), "operand", value
                 )
     if layout.into_option is not None:
-        _into_option_facts(scan, layout.into_option, recursive=recursive, uncertain=uncertain)
+        _into_option_facts(
+            scan, layout.into_option, recursive=recursive, uncertain=uncertain, backups=backups
+        )
 
 
 def remote_host(value: str) -> str | None:
@@ -530,7 +574,9 @@ def _address_facts(scan: _Scan, operand: _Operand, effect: Effect, *, recursive:
     return True
 
 
-def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bool) -> None:
+def _into_option_facts(
+    scan: _Scan, name: str, *, recursive: bool, uncertain: bool, backups: bool
+) -> None:
     """``cp -t DIR a b``: every operand is also written as ``DIR/basename(operand)``."""
     effect = next(
         (
@@ -549,7 +595,8 @@ def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bo
         acting = msgspec.structs.replace(effect, action=directory.action or effect.action)
         for operand in scan.operands:
             value = _into(directory.value, operand.value, uncertain=uncertain or operand.several)
-            scan.fact(operand.at, _with_recursion(acting, recursive=recursive), name, value)
+            for each in (acting, _backup(acting)) if backups else (acting,):
+                scan.fact(operand.at, _with_recursion(each, recursive=recursive), name, value)
 
 
 def _key_facts(scan: _Scan, keys: Mapping[str, Role], *, recursive: bool) -> None:

@@ -445,7 +445,13 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             recursive (``rm -r``, ``chmod -R``, ``grep -r``).
         suffixes: The compression suffixes of ``add_suffix`` / ``strip_suffix``
             roles, the added one first.
-        suffix_options: Options that change the suffix, so derived names are unknown.
+        suffix_options: Options whose value is the suffix, added or removed
+            before the row's own (``gzip -S .x``).
+        backups: Options that make the program keep each file it replaces,
+            renamed to its name and a suffix (``cp -b``: ``DEST~``,
+            ``DEST.~1~``, or the suffix ``-S`` or ``$SIMPLE_BACKUP_SUFFIX``
+            gives): every path it writes in place is also a write of the
+            paths that begin with it.
         cwd_first: The program changes directory before it reads any path, so
             ``cwd`` facts come first (``make -C DIR -f FILE``).
         facts: What it does whatever its words.
@@ -492,6 +498,7 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     recursive: frozenset[str] = frozenset()
     suffixes: tuple[str, ...] = ()
     suffix_options: frozenset[str] = frozenset()
+    backups: frozenset[str] = frozenset()
     cwd_first: bool = False
     facts: tuple[Implicit, ...] = ()
     subcommands: Mapping[str, ProgramRow] | None = None

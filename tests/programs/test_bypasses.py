@@ -9,6 +9,9 @@ tables read in full with nothing but reads.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -212,6 +215,17 @@ BYPASSES = [
     bypass("gunzip .bashrc.gz", "write", ".bashrc", "create"),
     bypass("gzip -d .profile.gz", "write", ".profile", "create"),
     bypass("split -b 1 in .git/hooks/pre-commi", "write", ".git/hooks/pre-commi"),
+    # a backup renames the file replaced to its name and a suffix (`.git/confi` + `g`)
+    bypass("cp -b --suffix=g y .git/confi", "write", ".git/confi", "create"),
+    bypass("cp --backup -t .git confi", "write", ".git/confi", "create"),
+    bypass("mv -b -S nvrc z .e", "write", ".e", "create"),
+    bypass("ln -sb -S rc y .env", "write", ".env", "create"),
+    bypass("install -B rc y .env", "write", ".env", "create"),
+    bypass("rsync -b --suffix=rc y .env", "write", ".env", "create"),
+    # a suffix option names the file a compressor creates
+    bypass("gunzip -S .x .envrc.x", "write", ".envrc", "create"),
+    bypass("gzip -d --suffix .x .envrc.x", "write", ".envrc", "create"),
+    bypass("gzip -S rc .env", "write", ".envrc", "create"),
     bypass("rm -rf ./../..", "write", "./../..", "delete"),
     # programs that run other programs where one would not expect it
     bypass("arch ls -la", "execute", "ls", "program"),
@@ -333,3 +347,62 @@ def test_a_harmless_twin_is_read_in_full_with_only_reads(command: str) -> None:
     assert reading.undeclared is None
     assert reading.unreadable is None
     assert {fact.kind for fact in reading.facts} <= {"read"}
+
+
+def _backup_written(argv: list[str]) -> list[str | None]:
+    reading = read_arguments(argv[0], argv[1:])
+    return [fact.value for fact in reading.facts if fact.kind == "write" and fact.prefix]
+
+
+@pytest.mark.skipif(shutil.which("cp") is None, reason="needs cp")
+def test_a_backup_suffix_renames_the_destination_onto_the_name_it_completes(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "y").write_text("new\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "confi").write_text("[core]\n")
+    argv = ["cp", "-b", "--suffix=g", "y", ".git/confi"]
+    subprocess.run(argv, cwd=tmp_path, check=True)
+    assert (tmp_path / ".git" / "config").read_text() == "[core]\n"
+    # The reading states the write of every path that begins with the destination.
+    assert ".git/confi" in _backup_written(argv)
+
+
+def test_without_a_backup_option_no_backup_is_written() -> None:
+    assert _backup_written(["cp", "y", "z"]) == []
+    assert _backup_written(["mv", "-f", "y", "z"]) == []
+
+
+@pytest.mark.skipif(shutil.which("gzip") is None, reason="needs gzip")
+def test_decompressing_with_a_suffix_creates_the_name_without_it(tmp_path: Path) -> None:
+    (tmp_path / ".envrc").write_text("x\n")
+    subprocess.run(["gzip", "-S", ".x", ".envrc"], cwd=tmp_path, check=True)
+    argv = ["-S", ".x", ".envrc.x"]
+    subprocess.run(["gunzip", *argv], cwd=tmp_path, check=True)
+    assert (tmp_path / ".envrc").is_file()
+    created = [
+        fact.value for fact in read_arguments("gunzip", argv).facts if fact.action == "create"
+    ]
+    assert created == [".envrc"]
+
+
+@pytest.mark.skipif(shutil.which("gzip") is None, reason="needs gzip")
+def test_decompressing_to_the_stored_name_creates_a_file_no_word_names(tmp_path: Path) -> None:
+    (tmp_path / ".envrc").write_text("x\n")
+    subprocess.run(["gzip", "-S", ".x", ".envrc"], cwd=tmp_path, check=True)
+    (tmp_path / ".envrc.x").rename(tmp_path / "data.gz")
+    subprocess.run(["gunzip", "-N", "data.gz"], cwd=tmp_path, check=True)
+    assert (tmp_path / ".envrc").is_file()
+    for program, argv in (("gunzip", ["-N", "data.gz"]), ("gzip", ["-d", "--name", "data.gz"])):
+        reading = read_arguments(program, argv)
+        created = [(fact.index, fact.value) for fact in reading.facts if fact.action == "create"]
+        assert created == [(None, None)], reading
+    # Without -N the name is the operand's, whatever the file stores.
+    named = [fact.value for fact in read_arguments("gunzip", ["data.gz"]).facts]
+    assert named == ["data.gz", "data"]
+
+
+def test_a_suffix_that_expands_leaves_the_created_name_unknown() -> None:
+    reading = read_arguments("gunzip", ["-S", None, "data.x"], one_word=frozenset({1}))
+    created = [(fact.index, fact.value) for fact in reading.facts if fact.action == "create"]
+    assert created == [(None, None)]
