@@ -636,8 +636,9 @@ def _implicit_facts(scan: _Scan) -> None:
     _, mode_facts = scan.layout()
     implicit: list[Implicit] = [fact for row in scan.rows for fact in row.facts]
     implicit.extend(mode_facts)
+    alone = scan.options[0] if len(scan.argv) == 1 and len(scan.options) == 1 else None
     for fact in implicit:
-        if fact.unless & present or (fact.only_bare and scan.argv):
+        if fact.unless & present or (fact.only_bare and scan.argv) or alone in fact.unless_alone:
             continue
         scan.fact(None, fact.effect, fact.via, fact.effect.value)
 

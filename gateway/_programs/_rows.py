@@ -297,12 +297,16 @@ class Implicit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         unless: Canonical options whose presence cancels it (``make -n``).
         only_bare: It holds only when the program is given no word at all
             (``set`` alone prints every variable; ``set -e`` prints nothing).
+        unless_alone: Canonical options that cancel it only when one is the
+            program's one word (``pytest --version`` prints its version before
+            it reads anything; ``pytest --version tests`` loads conftest.py).
     """
 
     effect: Effect
     via: str
     unless: frozenset[str] = frozenset()
     only_bare: bool = False
+    unless_alone: frozenset[str] = frozenset()
 
 
 class Mode(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

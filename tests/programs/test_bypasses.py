@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -235,6 +236,10 @@ BYPASSES = [
     bypass(". ./x.sh", "execute", "./x.sh", "script"),
     bypass("make", "execute"),
     bypass("pytest tests", "execute"),
+    bypass("pytest -V", "execute"),
+    bypass("py.test -V", "execute"),
+    bypass("pytest --version --version", "execute"),
+    bypass("pytest --version tests", "execute"),
     bypass("npm test", "execute"),
     bypass("pip install x", "execute"),
     bypass("python3 -c print(1)", "execute", "print(1)", "code"),
@@ -335,6 +340,7 @@ TWINS = [
     "echo -n hello",
     "printf %s\\n x",
     "zcat access.log.gz",
+    "pytest --version",
     "column -t f",
 ]
 
@@ -406,3 +412,16 @@ def test_a_suffix_that_expands_leaves_the_created_name_unknown() -> None:
     reading = read_arguments("gunzip", ["-S", None, "data.x"], one_word=frozenset({1}))
     created = [(fact.index, fact.value) for fact in reading.facts if fact.action == "create"]
     assert created == [(None, None)]
+
+
+def test_only_a_lone_version_option_keeps_pytest_from_loading_conftest(tmp_path: Path) -> None:
+    marker = tmp_path / "loaded"
+    (tmp_path / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    run = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+    subprocess.run([sys.executable, "-m", "pytest", "--version"], cwd=tmp_path, check=True)
+    assert not marker.exists()
+    subprocess.run([*run, "--version", "--version"], cwd=tmp_path, capture_output=True)
+    assert marker.exists()
+    assert [fact.kind for fact in read_arguments("pytest", ["--version"]).facts] == []
+    for argv in (["--version", "--version"], ["--version", "-p", "no:cacheprovider"]):
+        assert "execute" in [fact.kind for fact in read_arguments("pytest", argv).facts]
