@@ -336,7 +336,7 @@ def _roles(layout: Operands, operands: Sequence[_Operand]) -> list[list[Role]]:
     count = len(operands)
     # One operand (most commands) is asked directly, without a walk over all of them.
     one_word = not operands[0].several if count == 1 else not any(o.several for o in operands)
-    if one_word and not layout.prefixed:
+    if one_word and not layout.prefixed and layout.slashed is None:
         # Every operand is one word: each has the one role its position gives.
         if count == 1 and layout.single is not None:
             return [[layout.single]]
@@ -364,6 +364,8 @@ def _roles(layout: Operands, operands: Sequence[_Operand]) -> list[list[Role]]:
             for prefix, role in layout.prefixed
             if operand.value is None or operand.value.startswith(prefix)
         ]
+        if layout.slashed is not None and (operand.value is None or "/" in operand.value):
+            prefixed.append(layout.slashed)
         if operand.value is not None and prefixed:
             roles.append(prefixed)
             before += several[j]
@@ -518,8 +520,12 @@ def _operand_facts(scan: _Scan) -> None:
                         return
                     continue
                 value = effect.value if effect.fixed else _derived(effect, operand.value, suffixes)
-                # A name derived from a word but not known (`gzip -S "$s" f`) is no word's.
-                unknown = value is None and operand.value is not None and effect.derive is not None
+                # A name derived from a word but not known (`gzip -S "$s" f`), or
+                # fixed without a value, is no word's.
+                unknown = value is None and (
+                    (operand.value is not None and effect.derive is not None)
+                    or (effect.fixed and effect.kind in ("read", "write") and not effect.prefix)
+                )
                 scan.fact(
                     None if unknown else operand.at,
                     _with_recursion(effect, recursive=recursive),

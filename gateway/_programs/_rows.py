@@ -182,7 +182,9 @@ class Effect(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
         value: The fact's value when no word supplies one (a switch such as
             ``tail -f``, or a default file). In an operand's role it replaces
             the operand's value (``grep -r PATTERN`` reads ``.``).
-        fixed: `value` is the fact's value even when a word is given.
+        fixed: `value` is the fact's value even when a word is given; a
+            read or write fixed without a value, in an operand's role, names
+            what no word shows (the files ``man ./page.1`` includes).
         derive: The fact's path is derived from the operand (`Derive`).
         prefix: The value is the beginning of the paths written (`ArgumentFact.prefix`).
     """
@@ -261,6 +263,8 @@ class Operands(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         prefixed: ``(prefix, role)``: an operand that begins with the prefix
             has that role wherever it stands (``date +%F`` is a format, any
             other ``date`` operand sets the clock).
+        slashed: The role of an operand with a ``/`` in it, wherever it
+            stands (``man ./ls.1`` formats that file; ``man ls`` finds a page).
         empty: Facts stated when there is no operand (``ls`` lists ``.``,
             ``bash`` runs standard input).
     """
@@ -273,6 +277,7 @@ class Operands(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     into_option: str | None = None
     keys: Mapping[str, Role] | None = None
     prefixed: tuple[tuple[str, Role], ...] = ()
+    slashed: Role | None = None
     empty: tuple[Effect, ...] = ()
 
     @property
@@ -284,6 +289,7 @@ class Operands(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
             and self.single is None
             and self.keys is None
             and not self.prefixed
+            and self.slashed is None
         )
 
 

@@ -425,3 +425,28 @@ def test_only_a_lone_version_option_keeps_pytest_from_loading_conftest(tmp_path:
     assert [fact.kind for fact in read_arguments("pytest", ["--version"]).facts] == []
     for argv in (["--version", "--version"], ["--version", "-p", "no:cacheprovider"]):
         assert "execute" in [fact.kind for fact in read_arguments("pytest", argv).facts]
+
+
+def _unknown_reads(program: str, argv: list[str | None]) -> int:
+    reading = read_arguments(program, argv)
+    return sum(1 for fact in reading.facts if fact.kind == "read" and fact.index is None)
+
+
+@pytest.mark.skipif(shutil.which("man") is None, reason="needs man")
+def test_a_man_page_file_includes_any_file_no_word_names(tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("SECRET_MARK\n")
+    (tmp_path / "evil.1").write_text(f".so {tmp_path}/secret.txt\n")
+    for argv in (["-l", "evil.1"], ["./evil.1"]):
+        shown = subprocess.run(
+            ["man", *argv], cwd=tmp_path, env={"MANPAGER": "cat"}, capture_output=True, text=True
+        )
+        if "SECRET_MARK" not in shown.stdout:
+            pytest.skip("man cannot format pages here")
+        assert _unknown_reads("man", argv) == 1
+    assert _unknown_reads("man", ["docs/page.1"]) == 1
+    assert _unknown_reads("man", ["--", None]) == 1  # a name that expands may hold a `/`
+
+
+def test_a_man_page_name_reads_no_file() -> None:
+    for argv in (["ls"], ["3", "printf"], ["-k", "printf"], [".env"]):
+        assert read_arguments("man", argv).facts == (), argv
