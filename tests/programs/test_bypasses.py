@@ -9,9 +9,11 @@ tables read in full with nothing but reads.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -427,7 +429,7 @@ def test_only_a_lone_version_option_keeps_pytest_from_loading_conftest(tmp_path:
         assert "execute" in [fact.kind for fact in read_arguments("pytest", argv).facts]
 
 
-def _unknown_reads(program: str, argv: list[str | None]) -> int:
+def _unknown_reads(program: str, argv: Sequence[str | None]) -> int:
     reading = read_arguments(program, argv)
     return sum(1 for fact in reading.facts if fact.kind == "read" and fact.index is None)
 
@@ -438,7 +440,11 @@ def test_a_man_page_file_includes_any_file_no_word_names(tmp_path: Path) -> None
     (tmp_path / "evil.1").write_text(f".so {tmp_path}/secret.txt\n")
     for argv in (["-l", "evil.1"], ["./evil.1"]):
         shown = subprocess.run(
-            ["man", *argv], cwd=tmp_path, env={"MANPAGER": "cat"}, capture_output=True, text=True
+            ["man", *argv],
+            cwd=tmp_path,
+            env={**os.environ, "MANPAGER": "cat"},
+            capture_output=True,
+            text=True,
         )
         if "SECRET_MARK" not in shown.stdout:
             pytest.skip("man cannot format pages here")
