@@ -227,14 +227,18 @@ class _Scan(OptionScan):
                 self._ssh_option(option, index, value, given=given)
             else:
                 target = _option_target(effect, value, given=given)
-                # A fixed value is the program's own file (`~/.profile`), not the option word's.
-                own = None if effect.fixed and effect.value is not None else index
+                # A fixed value is the program's own file (`~/.profile`), not the
+                # option word's; a read with no value given names no word (`zip -@`
+                # reads the files standard input names).
+                unnamed = not given and target is None and effect.kind == "read"
+                own = None if (effect.fixed and effect.value is not None) or unnamed else index
                 if target is not _NO_FACT:
                     self.fact(own, effect, name, target if target is None else str(target))
                 if given and value is not None:
                     self._value_facts(effect, index, name, value)
         for extra in option.also:
-            self.fact(index, extra, name, extra.value)
+            # Without a value of its own, what it names no word shows (`tar -T LIST`).
+            self.fact(index if extra.value is not None else None, extra, name, extra.value)
         if option.ends_options:
             self.halt(index + 1)
             self.ended_by_option = True

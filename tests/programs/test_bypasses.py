@@ -456,3 +456,32 @@ def test_a_man_page_file_includes_any_file_no_word_names(tmp_path: Path) -> None
 def test_a_man_page_name_reads_no_file() -> None:
     for argv in (["ls"], ["3", "printf"], ["-k", "printf"], [".env"]):
         assert read_arguments("man", argv).facts == (), argv
+
+
+@pytest.mark.skipif(shutil.which("tar") is None, reason="needs tar")
+def test_a_list_of_names_reads_files_no_word_names(tmp_path: Path) -> None:
+    secret = tmp_path / "home" / ".netrc"
+    secret.parent.mkdir()
+    secret.write_text("password SECRET_MARK\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "list1").write_text(f"{secret}\n")
+    subprocess.run(["tar", "-cPf", "x.tar", "-T", "list1"], cwd=work, check=True)
+    shown = subprocess.run(["tar", "-xOf", "x.tar"], cwd=work, capture_output=True, text=True)
+    assert "SECRET_MARK" in shown.stdout
+    for program, argv in (
+        ("tar", ["-cf", "x.tar", "-T", "list1"]),
+        ("tar", ["-cf", "x.tar", "--files-from=list1"]),
+        ("tar", ["-cf", "x.tar", "-T", "-"]),
+        ("zip", ["-q", "-@", "x.zip"]),
+        ("wc", ["--files0-from=list0"]),
+    ):
+        assert _unknown_reads(program, argv) == 1, (program, argv)
+    # The list file itself is a read of its own name, not of the option word.
+    reading = read_arguments("zip", ["-q", "-@", "x.zip"])
+    assert "-@" not in [fact.value for fact in reading.facts]
+
+
+def test_names_on_the_command_line_are_read_as_named() -> None:
+    assert _unknown_reads("tar", ["-czf", "x.tgz", "src"]) == 0
+    assert _unknown_reads("zip", ["-r", "x.zip", "src"]) == 0

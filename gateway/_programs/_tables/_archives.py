@@ -276,7 +276,7 @@ _TAR: Final = row(
     examples=(
         *allows("tar -tzf a.tgz", "tar -czf out.tgz src", profile="workspace-write"),
         *refuses("tar -czf out.tgz src"),
-        *refuses("tar -xzf a.tgz -C /", profile="workspace-write"),
+        *refuses("tar -xzf a.tgz -C /", "tar -czf out.tgz -T names.txt", profile="workspace-write"),
     ),
 )
 
