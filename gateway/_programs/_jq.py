@@ -5,7 +5,8 @@ A released jq program cannot write files or run commands (jq's development
 tree adds ``exec/2``, read here as running a program), but it can read the whole
 environment (``env``, ``$ENV``) and load code or data from files: ``import
 "m" as m;`` and ``include "m";`` bring in modules (code from the search path,
-``-L``), ``import "d" as $d;`` a JSON file. The command line reads files too
+``-L``), ``import "d" as $d;`` a JSON file the search path finds (so no word
+names it). The command line reads files too
 (``--rawfile``, ``--slurpfile``, ``--argfile``, the operands) and may take
 the program from a file (``-f``: its first operand names it). jq and gojq
 also source ``~/.jq`` when it is a file: code from the user's home, stated as
@@ -317,7 +318,7 @@ def _program_facts(source: str, index: int) -> _Program:
         elif current.kind == "ident" and current.text in ("import", "include") and not is_key:
             _directive(tokens, position, index, facts, refusals)
         elif current.kind == "ident" and current.text == "modulemeta" and not is_key:
-            facts.append(ArgumentFact(kind="read", via="modulemeta", index=index, value=None))
+            facts.append(ArgumentFact(kind="read", via="modulemeta", index=None, value=None))
         elif current.kind == "ident" and current.text == "exec" and not is_key:
             # jq's exec/2 (in its development tree) spawns a program with
             # arguments that are jq values, which no plan can show.
@@ -350,7 +351,9 @@ def _directive(
         and alias is not None
         and (alias.kind == "variable" or alias == _Token("op", "$"))
     )
-    facts.append(ArgumentFact(kind="read", via=directive, index=index, value=path.literal))
+    # The search path (`-L`, `~/.jq`, jq's own lib, the working directory)
+    # finds the file, with `.json` or `.jq` added: no word names it.
+    facts.append(ArgumentFact(kind="read", via=directive, index=None, value=None))
     if not data:
         facts.append(
             ArgumentFact(

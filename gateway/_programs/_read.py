@@ -115,6 +115,9 @@ class _Scan(OptionScan):
         self.subcommand: list[str] = []
         self.options: list[str] = []
         self.named: set[str] = set(row.implied)
+        self.values: dict[
+            str, str | None
+        ] = {}  # each option's last value (`None`: none, or it expands)
         self.facts: list[tuple[int, ArgumentFact]] = []
         self.operands: list[_Operand] = []
         self.several = False  # an operand read so far may be no word or several
@@ -217,20 +220,25 @@ class _Scan(OptionScan):
         name = "+" + option.name[1:] if plus else option.name
         self.options.append(name)
         self.named.add(name)
+        self.values[name] = value if given else None
         effect = option.effect
         if effect is not None:
             if effect.form == "ssh_option":
                 self._ssh_option(option, index, value, given=given)
             else:
                 target = _option_target(effect, value, given=given)
-                # A fixed value is the program's own file (`~/.profile`), not the option word's.
-                own = None if effect.fixed and effect.value is not None else index
+                # A fixed value is the program's own file (`~/.profile`), not the
+                # option word's; a read with no value given names no word (`zip -@`
+                # reads the files standard input names).
+                unnamed = not given and target is None and effect.kind == "read"
+                own = None if (effect.fixed and effect.value is not None) or unnamed else index
                 if target is not _NO_FACT:
                     self.fact(own, effect, name, target if target is None else str(target))
                 if given and value is not None:
                     self._value_facts(effect, index, name, value)
         for extra in option.also:
-            self.fact(index, extra, name, extra.value)
+            # Without a value of its own, what it names no word shows (`tar -T LIST`).
+            self.fact(index if extra.value is not None else None, extra, name, extra.value)
         if option.ends_options:
             self.halt(index + 1)
             self.ended_by_option = True
@@ -332,7 +340,7 @@ def _roles(layout: Operands, operands: Sequence[_Operand]) -> list[list[Role]]:
     count = len(operands)
     # One operand (most commands) is asked directly, without a walk over all of them.
     one_word = not operands[0].several if count == 1 else not any(o.several for o in operands)
-    if one_word and not layout.prefixed:
+    if one_word and not layout.prefixed and layout.slashed is None:
         # Every operand is one word: each has the one role its position gives.
         if count == 1 and layout.single is not None:
             return [[layout.single]]
@@ -360,6 +368,8 @@ def _roles(layout: Operands, operands: Sequence[_Operand]) -> list[list[Role]]:
             for prefix, role in layout.prefixed
             if operand.value is None or operand.value.startswith(prefix)
         ]
+        if layout.slashed is not None and (operand.value is None or "/" in operand.value):
+            prefixed.append(layout.slashed)
         if operand.value is not None and prefixed:
             roles.append(prefixed)
             before += several[j]
@@ -396,8 +406,24 @@ def _basename(value: str) -> str:
     return stripped.rsplit("/", 1)[-1] if stripped else value
 
 
+def _suffixes(scan: _Scan) -> tuple[tuple[str, str], ...] | None:
+    """
+    The suffixes derived names add or remove, the added one first, each with its replacement.
+
+    A suffix option's value comes before the row's own (``gunzip -S .x f.x``
+    creates ``f``); ``None`` when it expands or is empty, so names are unknown.
+    """
+    row = scan.row
+    own = tuple((strip, replace) for strip, _, replace in (s.partition(">") for s in row.suffixes))
+    for name in row.suffix_options:
+        if name in scan.values:
+            given = scan.values[name]
+            return ((given, ""), *own) if given else None
+    return own or None
+
+
 def _derived(
-    row: ProgramRow, effect: Effect, value: str | None, present: frozenset[str]
+    effect: Effect, value: str | None, suffixes: tuple[tuple[str, str], ...] | None
 ) -> str | None:
     if value is None or effect.derive is None:
         return value
@@ -407,15 +433,33 @@ def _derived(
         return value.rstrip("X")
     if effect.derive == "after_at":
         return value.removeprefix("@")
-    if present & row.suffix_options or not row.suffixes:
+    if suffixes is None:
         return None
     if effect.derive == "add_suffix":
-        return value + row.suffixes[0].split(">", 1)[0]
-    for suffix in row.suffixes:
-        strip, _, replace = suffix.partition(">")
+        return value + suffixes[0][0]
+    for strip, replace in suffixes:
         if value.endswith(strip) and len(value) > len(strip):
             return value[: -len(strip)] + replace
     return None
+
+
+def _backup(effect: Effect) -> Effect:
+    """The write of the backups kept of what ``effect`` writes in place: the paths that begin with it."""
+    return msgspec.structs.replace(effect, action="create", prefix=True)
+
+
+def _keeping_backups(layout: Operands) -> Operands:
+    """The roles when the program keeps backups (`ProgramRow.backups`) of the files it writes in place."""
+
+    def keeping(each: Role) -> Role:
+        backups = tuple(_backup(effect) for effect in each.effects if effect.kind == "write")
+        return msgspec.structs.replace(each, effects=(*each.effects, *backups))
+
+    return msgspec.structs.replace(
+        layout,
+        tail=tuple(keeping(each) for each in layout.tail),
+        single=None if layout.single is None else keeping(layout.single),
+    )
 
 
 def _into(directory: str | None, source: str | None, *, uncertain: bool) -> str | None:
@@ -452,7 +496,11 @@ def _operand_facts(scan: _Scan) -> None:
     row = scan.row
     layout, _ = scan.layout()
     present = scan.present()
+    backups = bool(present & row.backups)
+    if backups:
+        layout = _keeping_backups(layout)
     recursive = any(present & each.recursive for each in scan.rows)
+    suffixes = _suffixes(scan)
     operands = scan.operands
     if layout.keys is not None:
         _key_facts(scan, layout.keys, recursive=recursive)
@@ -475,11 +523,15 @@ def _operand_facts(scan: _Scan) -> None:
                     if not _address_facts(scan, operand, effect, recursive=recursive):
                         return
                     continue
-                value = (
-                    effect.value if effect.fixed else _derived(row, effect, operand.value, present)
+                value = effect.value if effect.fixed else _derived(effect, operand.value, suffixes)
+                # A name derived from a word but not known (`gzip -S "$s" f`), or
+                # fixed without a value, is no word's.
+                unknown = value is None and (
+                    (operand.value is not None and effect.derive is not None)
+                    or (effect.fixed and effect.kind in ("read", "write") and not effect.prefix)
                 )
                 scan.fact(
-                    operand.at,
+                    None if unknown else operand.at,
                     _with_recursion(effect, recursive=recursive),
                     "operand",
                     value,
@@ -495,7 +547,9 @@ def _operand_facts(scan: _Scan) -> None:
                     operand.at, _with_recursion(effect, recursive=recursive), "operand", value
                 )
     if layout.into_option is not None:
-        _into_option_facts(scan, layout.into_option, recursive=recursive, uncertain=uncertain)
+        _into_option_facts(
+            scan, layout.into_option, recursive=recursive, uncertain=uncertain, backups=backups
+        )
 
 
 def remote_host(value: str) -> str | None:
@@ -530,7 +584,9 @@ def _address_facts(scan: _Scan, operand: _Operand, effect: Effect, *, recursive:
     return True
 
 
-def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bool) -> None:
+def _into_option_facts(
+    scan: _Scan, name: str, *, recursive: bool, uncertain: bool, backups: bool
+) -> None:
     """``cp -t DIR a b``: every operand is also written as ``DIR/basename(operand)``."""
     effect = next(
         (
@@ -549,7 +605,8 @@ def _into_option_facts(scan: _Scan, name: str, *, recursive: bool, uncertain: bo
         acting = msgspec.structs.replace(effect, action=directory.action or effect.action)
         for operand in scan.operands:
             value = _into(directory.value, operand.value, uncertain=uncertain or operand.several)
-            scan.fact(operand.at, _with_recursion(acting, recursive=recursive), name, value)
+            for each in (acting, _backup(acting)) if backups else (acting,):
+                scan.fact(operand.at, _with_recursion(each, recursive=recursive), name, value)
 
 
 def _key_facts(scan: _Scan, keys: Mapping[str, Role], *, recursive: bool) -> None:
@@ -589,8 +646,9 @@ def _implicit_facts(scan: _Scan) -> None:
     _, mode_facts = scan.layout()
     implicit: list[Implicit] = [fact for row in scan.rows for fact in row.facts]
     implicit.extend(mode_facts)
+    alone = scan.options[0] if len(scan.argv) == 1 and len(scan.options) == 1 else None
     for fact in implicit:
-        if fact.unless & present or (fact.only_bare and scan.argv):
+        if fact.unless & present or (fact.only_bare and scan.argv) or alone in fact.unless_alone:
             continue
         scan.fact(None, fact.effect, fact.via, fact.effect.value)
 

@@ -182,7 +182,9 @@ class Effect(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
         value: The fact's value when no word supplies one (a switch such as
             ``tail -f``, or a default file). In an operand's role it replaces
             the operand's value (``grep -r PATTERN`` reads ``.``).
-        fixed: `value` is the fact's value even when a word is given.
+        fixed: `value` is the fact's value even when a word is given; a
+            read or write fixed without a value, in an operand's role, names
+            what no word shows (the files ``man ./page.1`` includes).
         derive: The fact's path is derived from the operand (`Derive`).
         prefix: The value is the beginning of the paths written (`ArgumentFact.prefix`).
     """
@@ -261,6 +263,8 @@ class Operands(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         prefixed: ``(prefix, role)``: an operand that begins with the prefix
             has that role wherever it stands (``date +%F`` is a format, any
             other ``date`` operand sets the clock).
+        slashed: The role of an operand with a ``/`` in it, wherever it
+            stands (``man ./ls.1`` formats that file; ``man ls`` finds a page).
         empty: Facts stated when there is no operand (``ls`` lists ``.``,
             ``bash`` runs standard input).
     """
@@ -273,6 +277,7 @@ class Operands(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     into_option: str | None = None
     keys: Mapping[str, Role] | None = None
     prefixed: tuple[tuple[str, Role], ...] = ()
+    slashed: Role | None = None
     empty: tuple[Effect, ...] = ()
 
     @property
@@ -284,6 +289,7 @@ class Operands(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
             and self.single is None
             and self.keys is None
             and not self.prefixed
+            and self.slashed is None
         )
 
 
@@ -297,12 +303,16 @@ class Implicit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         unless: Canonical options whose presence cancels it (``make -n``).
         only_bare: It holds only when the program is given no word at all
             (``set`` alone prints every variable; ``set -e`` prints nothing).
+        unless_alone: Canonical options that cancel it only when one is the
+            program's one word (``pytest --version`` prints its version before
+            it reads anything; ``pytest --version tests`` loads conftest.py).
     """
 
     effect: Effect
     via: str
     unless: frozenset[str] = frozenset()
     only_bare: bool = False
+    unless_alone: frozenset[str] = frozenset()
 
 
 class Mode(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -445,7 +455,13 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             recursive (``rm -r``, ``chmod -R``, ``grep -r``).
         suffixes: The compression suffixes of ``add_suffix`` / ``strip_suffix``
             roles, the added one first.
-        suffix_options: Options that change the suffix, so derived names are unknown.
+        suffix_options: Options whose value is the suffix, added or removed
+            before the row's own (``gzip -S .x``).
+        backups: Options that make the program keep each file it replaces,
+            renamed to its name and a suffix (``cp -b``: ``DEST~``,
+            ``DEST.~1~``, or the suffix ``-S`` or ``$SIMPLE_BACKUP_SUFFIX``
+            gives): every path it writes in place is also a write of the
+            paths that begin with it.
         cwd_first: The program changes directory before it reads any path, so
             ``cwd`` facts come first (``make -C DIR -f FILE``).
         facts: What it does whatever its words.
@@ -492,6 +508,7 @@ class ProgramRow(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     recursive: frozenset[str] = frozenset()
     suffixes: tuple[str, ...] = ()
     suffix_options: frozenset[str] = frozenset()
+    backups: frozenset[str] = frozenset()
     cwd_first: bool = False
     facts: tuple[Implicit, ...] = ()
     subcommands: Mapping[str, ProgramRow] | None = None

@@ -9,6 +9,12 @@ tables read in full with nothing but reads.
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -212,6 +218,17 @@ BYPASSES = [
     bypass("gunzip .bashrc.gz", "write", ".bashrc", "create"),
     bypass("gzip -d .profile.gz", "write", ".profile", "create"),
     bypass("split -b 1 in .git/hooks/pre-commi", "write", ".git/hooks/pre-commi"),
+    # a backup renames the file replaced to its name and a suffix (`.git/confi` + `g`)
+    bypass("cp -b --suffix=g y .git/confi", "write", ".git/confi", "create"),
+    bypass("cp --backup -t .git confi", "write", ".git/confi", "create"),
+    bypass("mv -b -S nvrc z .e", "write", ".e", "create"),
+    bypass("ln -sb -S rc y .env", "write", ".env", "create"),
+    bypass("install -B rc y .env", "write", ".env", "create"),
+    bypass("rsync -b --suffix=rc y .env", "write", ".env", "create"),
+    # a suffix option names the file a compressor creates
+    bypass("gunzip -S .x .envrc.x", "write", ".envrc", "create"),
+    bypass("gzip -d --suffix .x .envrc.x", "write", ".envrc", "create"),
+    bypass("gzip -S rc .env", "write", ".envrc", "create"),
     bypass("rm -rf ./../..", "write", "./../..", "delete"),
     # programs that run other programs where one would not expect it
     bypass("arch ls -la", "execute", "ls", "program"),
@@ -221,6 +238,10 @@ BYPASSES = [
     bypass(". ./x.sh", "execute", "./x.sh", "script"),
     bypass("make", "execute"),
     bypass("pytest tests", "execute"),
+    bypass("pytest -V", "execute"),
+    bypass("py.test -V", "execute"),
+    bypass("pytest --version --version", "execute"),
+    bypass("pytest --version tests", "execute"),
     bypass("npm test", "execute"),
     bypass("pip install x", "execute"),
     bypass("python3 -c print(1)", "execute", "print(1)", "code"),
@@ -321,6 +342,7 @@ TWINS = [
     "echo -n hello",
     "printf %s\\n x",
     "zcat access.log.gz",
+    "pytest --version",
     "column -t f",
 ]
 
@@ -333,3 +355,133 @@ def test_a_harmless_twin_is_read_in_full_with_only_reads(command: str) -> None:
     assert reading.undeclared is None
     assert reading.unreadable is None
     assert {fact.kind for fact in reading.facts} <= {"read"}
+
+
+def _backup_written(argv: list[str]) -> list[str | None]:
+    reading = read_arguments(argv[0], argv[1:])
+    return [fact.value for fact in reading.facts if fact.kind == "write" and fact.prefix]
+
+
+@pytest.mark.skipif(shutil.which("cp") is None, reason="needs cp")
+def test_a_backup_suffix_renames_the_destination_onto_the_name_it_completes(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "y").write_text("new\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "confi").write_text("[core]\n")
+    argv = ["cp", "-b", "--suffix=g", "y", ".git/confi"]
+    subprocess.run(argv, cwd=tmp_path, check=True)
+    assert (tmp_path / ".git" / "config").read_text() == "[core]\n"
+    # The reading states the write of every path that begins with the destination.
+    assert ".git/confi" in _backup_written(argv)
+
+
+def test_without_a_backup_option_no_backup_is_written() -> None:
+    assert _backup_written(["cp", "y", "z"]) == []
+    assert _backup_written(["mv", "-f", "y", "z"]) == []
+
+
+@pytest.mark.skipif(shutil.which("gzip") is None, reason="needs gzip")
+def test_decompressing_with_a_suffix_creates_the_name_without_it(tmp_path: Path) -> None:
+    (tmp_path / ".envrc").write_text("x\n")
+    subprocess.run(["gzip", "-S", ".x", ".envrc"], cwd=tmp_path, check=True)
+    argv = ["-S", ".x", ".envrc.x"]
+    subprocess.run(["gunzip", *argv], cwd=tmp_path, check=True)
+    assert (tmp_path / ".envrc").is_file()
+    created = [
+        fact.value for fact in read_arguments("gunzip", argv).facts if fact.action == "create"
+    ]
+    assert created == [".envrc"]
+
+
+@pytest.mark.skipif(shutil.which("gzip") is None, reason="needs gzip")
+def test_decompressing_to_the_stored_name_creates_a_file_no_word_names(tmp_path: Path) -> None:
+    (tmp_path / ".envrc").write_text("x\n")
+    subprocess.run(["gzip", "-S", ".x", ".envrc"], cwd=tmp_path, check=True)
+    (tmp_path / ".envrc.x").rename(tmp_path / "data.gz")
+    subprocess.run(["gunzip", "-N", "data.gz"], cwd=tmp_path, check=True)
+    assert (tmp_path / ".envrc").is_file()
+    for program, argv in (("gunzip", ["-N", "data.gz"]), ("gzip", ["-d", "--name", "data.gz"])):
+        reading = read_arguments(program, argv)
+        created = [(fact.index, fact.value) for fact in reading.facts if fact.action == "create"]
+        assert created == [(None, None)], reading
+    # Without -N the name is the operand's, whatever the file stores.
+    named = [fact.value for fact in read_arguments("gunzip", ["data.gz"]).facts]
+    assert named == ["data.gz", "data"]
+
+
+def test_a_suffix_that_expands_leaves_the_created_name_unknown() -> None:
+    reading = read_arguments("gunzip", ["-S", None, "data.x"], one_word=frozenset({1}))
+    created = [(fact.index, fact.value) for fact in reading.facts if fact.action == "create"]
+    assert created == [(None, None)]
+
+
+def test_only_a_lone_version_option_keeps_pytest_from_loading_conftest(tmp_path: Path) -> None:
+    marker = tmp_path / "loaded"
+    (tmp_path / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    run = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+    subprocess.run([sys.executable, "-m", "pytest", "--version"], cwd=tmp_path, check=True)
+    assert not marker.exists()
+    subprocess.run([*run, "--version", "--version"], cwd=tmp_path, capture_output=True)
+    assert marker.exists()
+    assert [fact.kind for fact in read_arguments("pytest", ["--version"]).facts] == []
+    for argv in (["--version", "--version"], ["--version", "-p", "no:cacheprovider"]):
+        assert "execute" in [fact.kind for fact in read_arguments("pytest", argv).facts]
+
+
+def _unknown_reads(program: str, argv: Sequence[str | None]) -> int:
+    reading = read_arguments(program, argv)
+    return sum(1 for fact in reading.facts if fact.kind == "read" and fact.index is None)
+
+
+@pytest.mark.skipif(shutil.which("man") is None, reason="needs man")
+def test_a_man_page_file_includes_any_file_no_word_names(tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("SECRET_MARK\n")
+    (tmp_path / "evil.1").write_text(f".so {tmp_path}/secret.txt\n")
+    for argv in (["-l", "evil.1"], ["./evil.1"]):
+        shown = subprocess.run(
+            ["man", *argv],
+            cwd=tmp_path,
+            env={**os.environ, "MANPAGER": "cat"},
+            capture_output=True,
+            text=True,
+        )
+        if "SECRET_MARK" not in shown.stdout:
+            pytest.skip("man cannot format pages here")
+        assert _unknown_reads("man", argv) == 1
+    assert _unknown_reads("man", ["docs/page.1"]) == 1
+    assert _unknown_reads("man", ["--", None]) == 1  # a name that expands may hold a `/`
+
+
+def test_a_man_page_name_reads_no_file() -> None:
+    for argv in (["ls"], ["3", "printf"], ["-k", "printf"], [".env"]):
+        assert read_arguments("man", argv).facts == (), argv
+
+
+@pytest.mark.skipif(shutil.which("tar") is None, reason="needs tar")
+def test_a_list_of_names_reads_files_no_word_names(tmp_path: Path) -> None:
+    secret = tmp_path / "home" / ".netrc"
+    secret.parent.mkdir()
+    secret.write_text("password SECRET_MARK\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "list1").write_text(f"{secret}\n")
+    subprocess.run(["tar", "-cPf", "x.tar", "-T", "list1"], cwd=work, check=True)
+    shown = subprocess.run(["tar", "-xOf", "x.tar"], cwd=work, capture_output=True, text=True)
+    assert "SECRET_MARK" in shown.stdout
+    for program, argv in (
+        ("tar", ["-cf", "x.tar", "-T", "list1"]),
+        ("tar", ["-cf", "x.tar", "--files-from=list1"]),
+        ("tar", ["-cf", "x.tar", "-T", "-"]),
+        ("zip", ["-q", "-@", "x.zip"]),
+        ("wc", ["--files0-from=list0"]),
+    ):
+        assert _unknown_reads(program, argv) == 1, (program, argv)
+    # The list file itself is a read of its own name, not of the option word.
+    reading = read_arguments("zip", ["-q", "-@", "x.zip"])
+    assert "-@" not in [fact.value for fact in reading.facts]
+
+
+def test_names_on_the_command_line_are_read_as_named() -> None:
+    assert _unknown_reads("tar", ["-czf", "x.tgz", "src"]) == 0
+    assert _unknown_reads("zip", ["-r", "x.zip", "src"]) == 0

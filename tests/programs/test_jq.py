@@ -12,6 +12,9 @@ environment, the reader states an environment read.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -65,17 +68,23 @@ HOSTILE: dict[str, Case] = {
     ),
     "module-import": Case(
         ["-n", "-L", ".", 'import "m" as m; m::leak'],
-        [("read", "import", "m"), ("execute", "import", "m")],
+        [("read", "import", None), ("execute", "import", "m")],
         "loads",
     ),
     "module-include": Case(
         ["-n", "-L", ".", 'include "m"; leak'],
-        [("read", "include", "m"), ("execute", "include", "m")],
+        [("read", "include", None), ("execute", "include", "m")],
         "loads",
     ),
-    "data-import": Case(
-        ["-n", "-L", ".", 'import "secret" as $d; $d'], [("read", "import", "secret")]
+    "data-import": Case(["-n", "-L", ".", 'import "secret" as $d; $d'], [("read", "import", None)]),
+    # The search path finds the file: `-L`, or jq's own lib dir climbed out of.
+    "data-import-search-path": Case(
+        ["-n", "-L", "/", 'import "tmp/x" as $d; $d'], [("read", "import", None)]
     ),
+    "data-import-climbing": Case(
+        ["-n", 'import "../../tmp/x" as $d; $d'], [("read", "import", None)]
+    ),
+    "modulemeta": Case(["-n", '"m" | modulemeta'], [("read", "modulemeta", None)]),
     "comment-continued-by-backslash": Case(
         ["-n", "# note \\\nenv.SECRET"], [], "comment ending in a backslash"
     ),
@@ -184,6 +193,7 @@ PROVABLE = {
     if None not in case.args
     and "exec" not in name
     and name not in ("unknown-option", "stray-character")
+    and name not in ("data-import-search-path", "data-import-climbing", "modulemeta")  # below
     and "unclosed" not in name
 }
 
@@ -193,13 +203,26 @@ def test_jq_reads_the_secret_exactly_where_the_reading_says(case: Case) -> None:
     reading = read_jq("jq", case.args)
     reads_secret = any(
         fact.kind in ("read_environment", "execute")
-        or (fact.kind == "read" and fact.value in ("secret", "secret.json", "prog.jq", "m"))
+        or (fact.kind == "read" and fact.value in ("secret", "secret.json", "prog.jq", None))
         for fact in reading.facts
         if fact.via != "~/.jq"
     )
     if case.args == ["-n", "# note \\\nenv.SECRET"]:
         reads_secret = True  # jq 1.6 runs the line after the comment; 1.7.1 would not
     assert ("s3cr3t" in _run([arg for arg in case.args if arg is not None])) == reads_secret
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="needs jq")
+def test_a_data_import_reads_a_file_the_working_directory_does_not_hold(tmp_path: Path) -> None:
+    """jq looks the name up in its search path (``-L``) and adds ``.json``: no word names the file."""
+    (tmp_path / "x.json").write_text('{"k": "s3cr3t"}')
+    work = tmp_path / "work"
+    work.mkdir()
+    args = ["-n", "-L", str(tmp_path), 'import "x" as $d; $d']
+    shown = subprocess.run(["jq", *args], cwd=work, capture_output=True, text=True)
+    assert "s3cr3t" in shown.stdout
+    words: list[str | None] = [*args]
+    assert ("read", "import", None) in _facts(words)
 
 
 def test_jq_sources_the_home_file_the_call_does_not_show() -> None:

@@ -276,13 +276,16 @@ _TAR: Final = row(
     examples=(
         *allows("tar -tzf a.tgz", "tar -czf out.tgz src", profile="workspace-write"),
         *refuses("tar -czf out.tgz src"),
-        *refuses("tar -xzf a.tgz -C /", profile="workspace-write"),
+        *refuses("tar -xzf a.tgz -C /", "tar -czf out.tgz -T names.txt", profile="workspace-write"),
     ),
 )
 
 
 _ADDS_SUFFIX: Final = Effect(kind="write", action="create", derive="add_suffix")
 _STRIPS_SUFFIX: Final = Effect(kind="write", action="create", derive="strip_suffix")
+_RESTORED: Final = Implicit(
+    effect=Effect(kind="write", action="create"), via="the name the compressed file stores"
+)
 
 
 def _compressor(
@@ -294,13 +297,15 @@ def _compressor(
     stdout: str = "-c --stdout",
     decompress: str = "-d --decompress",
     compress: str | None = "-z --compress",
+    restores: str | None = None,
 ) -> ProgramRow:
     """
     A gzip-like compressor: it replaces each FILE with FILE.SUFFIX (or the reverse with -d).
 
     ``-c`` writes to standard output; ``-k`` keeps the input (``keeps``: it
     always does, as zstd); ``-t`` and ``-l`` only read; ``-r`` works through
-    directories, on names no word shows.
+    directories, on names no word shows. ``restores``: the option that makes
+    it decompress to the name the file stores (``gzip -dN``), which no word shows.
     """
     source = READ if keeps else MOVE
     return row(
@@ -327,6 +332,18 @@ def _compressor(
             Mode(
                 when=frozenset({"--recursive"}),
                 operands=Operands(rest=role(Effect(kind="write", action="write", recursive=True))),
+            ),
+            *(
+                Mode(
+                    when=frozenset({"--decompress", restores, *keep}),
+                    operands=kept,
+                    facts=(_RESTORED,),
+                )
+                for keep, kept in (
+                    (("--keep",), READS),
+                    ((), Operands(rest=role(source))),
+                )
+                if restores is not None
             ),
             Mode(
                 when=frozenset({"--decompress", "--keep"}),
@@ -366,14 +383,20 @@ def _gzip(
         stdout="-c --stdout --to-stdout",
         decompress="-d --decompress --uncompress",
         compress=None,
+        restores="--name",
     )
     return msgspec.structs.replace(row, examples=examples)
 
 
 _GZIP: Final = _gzip(
     examples=(
-        *allows("gzip -l a.gz", profile="workspace-write"),
-        *refuses("gzip ~/.bashrc", profile="workspace-write"),
+        *allows("gzip -l a.gz", "gzip -d -S .x data.x", profile="workspace-write"),
+        *refuses(
+            "gzip ~/.bashrc",
+            "gzip -dN data.gz",
+            "gzip -d -S .x .envrc.x",
+            profile="workspace-write",
+        ),
     ),
 )
 _GUNZIP: Final = _gzip(frozenset({"--decompress"}))

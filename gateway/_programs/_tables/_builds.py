@@ -200,7 +200,8 @@ _PYTEST: Final = row(
     ("-c --config-file =", READ),
     "--rootdir =",
     ("--basetemp =", _DELETE_TREE),
-    "-V --version",
+    "-V",  # pytest 9.0 loads conftest.py for it, as for `--version` among other words
+    "--version",
     "-h --help",
     ("-p =", _MODULE),
     "--disable-plugin-autoload",
@@ -248,11 +249,13 @@ _PYTEST: Final = row(
         Mode(when=frozenset({"--help"}), operands=NO_OPERANDS),
     ),
     facts=(
-        # `--help` imports every conftest.py it finds, to list the options they add.
+        # `--help` imports every conftest.py it finds, to list the options they
+        # add; so does `--version` but when it is the only word (`pytest
+        # --version --version`, `pytest --version -p x`).
         Implicit(
             effect=Effect(kind="execute", action="code"),
             via="the tests it collects and their conftest.py",
-            unless=frozenset({"--version"}),
+            unless_alone=frozenset({"--version"}),
         ),
         Implicit(
             effect=Effect(kind="write", action="write", recursive=True, value=".pytest_cache"),
@@ -263,7 +266,14 @@ _PYTEST: Final = row(
     environment=frozenset({"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH"}),
     examples=(
         *allows("pytest --version"),
-        *refuses("pytest tests", profile="workspace-write"),
+        *refuses(
+            "pytest tests",
+            "pytest -V",
+            "pytest --version --version",
+            "py.test -V",
+            "pytest --version -p no:cacheprovider",
+            profile="workspace-write",
+        ),
     ),
 )
 

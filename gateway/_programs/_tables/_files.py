@@ -48,6 +48,9 @@ _LINK: Final = Effect(kind="write", action="link")
 _TREE_COPY: Final = Effect(kind="write", action="copy", recursive=True)
 _CHDIR: Final = Effect(kind="cwd")
 
+_BACKUPS: Final = frozenset({"--backup", "-b", "--suffix"})
+"""GNU's backup options (`ProgramRow.backups`); a suffix alone also makes backups."""
+
 _COPIES: Final = Operands(tail=(role(_COPY),), rest=role(READ), into=True)
 """``cp SRC… DEST``: the sources are read, DEST (or ``DEST/basename(SRC)``) written."""
 _COPIES_INTO: Final = Operands(rest=role(READ), into_option="--target-directory")
@@ -92,6 +95,7 @@ _CP: Final = row(
     "-c",  # macOS: clone
     "-X",  # macOS: no extended attributes
     recursive=frozenset({"--recursive", "--archive"}),
+    backups=_BACKUPS,
     operands=_COPIES,
     modes=(
         # `cp -s` and `cp -l` make links, not copies: a later write through
@@ -113,8 +117,13 @@ _CP: Final = row(
         ),
     ),
     examples=(
-        *allows("cp a.txt b.txt", profile="workspace-write"),
-        *refuses("cp a.txt ~/.bashrc", profile="workspace-write"),
+        *allows("cp a.txt b.txt", "cp -b -S .bak a.txt b.txt", profile="workspace-write"),
+        *refuses(
+            "cp a.txt ~/.bashrc",
+            "cp -b --suffix=g a.txt .git/confi",
+            "cp --backup -S rc -t . .env",
+            profile="workspace-write",
+        ),
     ),
 )
 
@@ -138,6 +147,7 @@ _MV: Final = row(
     "--exchange",
     "--no-copy",
     "-h",  # BSD: do not follow a symbolic link to a directory
+    backups=_BACKUPS,
     operands=_MOVES,
     modes=(
         Mode(
@@ -150,8 +160,8 @@ _MV: Final = row(
         ),
     ),
     examples=(
-        *allows("mv a.txt b.txt", profile="workspace-write"),
-        *refuses("mv a.txt /usr/bin/a", profile="workspace-write"),
+        *allows("mv a.txt b.txt", "mv --backup=simple a.txt b.txt", profile="workspace-write"),
+        *refuses("mv a.txt /usr/bin/a", "mv -b -S nvrc a.txt .e", profile="workspace-write"),
     ),
 )
 
@@ -243,6 +253,7 @@ _LN: Final = row(
     "-v --verbose",
     "-h",  # BSD: do not follow a link to a directory
     "-w",  # BSD: warn about missing targets
+    backups=_BACKUPS,
     operands=Operands(
         tail=(role(_LINK),),
         rest=DATA,
@@ -261,7 +272,12 @@ _LN: Final = row(
     ),
     examples=(
         *allows("ln --version", profile="workspace-write"),
-        *refuses("ln -s a.txt b.txt", "ln -s /etc/passwd ~/.bashrc", profile="workspace-write"),
+        *refuses(
+            "ln -s a.txt b.txt",
+            "ln -s /etc/passwd ~/.bashrc",
+            "ln -sb -S rc a.txt .env",
+            profile="workspace-write",
+        ),
     ),
 )
 
@@ -345,6 +361,7 @@ _INSTALL: Final = row(
     "-f =",  # BSD: file flags
     "-M",
     "-U",
+    backups=frozenset({*_BACKUPS, "-B"}),
     operands=_COPIES,
     modes=(
         Mode(when=frozenset({"--directory"}), operands=Operands(rest=role(DIRECTORY))),

@@ -229,7 +229,10 @@ _SIZE: Final = row(
 
 # man-db, mandoc and man-1.6 (older macOS). -H takes an optional browser in
 # man-db and a command in man-1.6; -T an optional device in man-db and a value
-# in mandoc: only their fused spellings are declared.
+# in mandoc: only their fused spellings are declared. A name with a `/` (or
+# any name with -l) is a page file, and a page's `.so` requests include any
+# file, which no word shows.
+_PAGE_FILE: Final = role(READ, Effect(kind="read", fixed=True))
 _MAN: Final = row(
     ("-C --config-file =", RUN_CODE, (READ,)),
     "-d --debug",
@@ -276,11 +279,15 @@ _MAN: Final = row(
     "-V --version",
     ("-B =", RUN_PROGRAM),  # man-1.6: browser
     "-O =",  # mandoc: output options
-    operands=NO_OPERANDS,
-    modes=(Mode(when=frozenset({"--local-file"}), operands=READS),),
+    operands=Operands(slashed=_PAGE_FILE),
+    modes=(Mode(when=frozenset({"--local-file"}), operands=Operands(rest=_PAGE_FILE)),),
     environment=frozenset(
         {"MANPAGER", "PAGER", "MANOPT", "BROWSER", "MANROFFOPT", "MANROFFSEQ", "MANPL", "LESS"}
         | {"LESSOPEN", "LESSCLOSE"}
+    ),
+    examples=(
+        *allows("man ls", "man 3 printf"),
+        *refuses("man ./evil.1", "man -l evil.1", "man ~/.ssh/id_rsa"),
     ),
 )
 

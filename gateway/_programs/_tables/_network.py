@@ -743,6 +743,7 @@ _RSYNC: Final = row(
     "--help",
     abbreviations=False,
     recursive=frozenset({"--recursive", "--archive"}),
+    backups=frozenset({"--backup"}),  # --backup-dir's backups are below it
     operands=Operands(
         tail=(role(_REMOTE_OR_WRITE),),
         rest=role(_REMOTE_OR_READ),
