@@ -23,6 +23,7 @@ from typing import Final, Literal, NamedTuple
 
 __all__ = [
     "GIT_CODE_KEYS",
+    "PLAIN_KEYS",
     "CodeKind",
     "ConfigEntry",
     "ConfigError",
@@ -84,6 +85,28 @@ GIT_CODE_KEYS: Final[dict[str, CodeKind]] = {
 }
 # fmt: on
 """Every configuration key git reads as code, or that brings code in, by pattern → its kind."""
+
+PLAIN_KEYS: Final = frozenset(
+    {
+        "user.name", "user.email", "author.name", "author.email", "committer.name",
+        "committer.email", "init.defaultbranch", "core.autocrlf", "core.eol", "core.filemode",
+        "core.ignorecase", "core.symlinks", "core.bare", "core.repositoryformatversion",
+        "core.logallrefupdates", "core.quotepath", "core.precomposeunicode", "core.safecrlf",
+        "core.whitespace", "core.abbrev", "core.sparsecheckout", "extensions.objectformat",
+        "extensions.worktreeconfig", "pull.rebase", "pull.ff", "push.default",
+        "push.autosetupremote", "fetch.prune", "merge.ff", "merge.conflictstyle",
+        "rebase.autosquash", "rebase.autostash", "rebase.updaterefs", "commit.gpgsign",
+        "tag.gpgsign", "gpg.format", "color.ui", "column.ui", "diff.renames",
+        "diff.algorithm", "status.showuntrackedfiles", "branch.autosetupmerge",
+        "branch.autosetuprebase", "advice.detachedhead", "log.date", "format.pretty",
+    }
+)  # fmt: skip
+"""
+Keys whose value is a name, an address or a setting, never a credential: ``git config
+--get`` of one of them prints nothing secret. Any other key may hold one (a token in
+``remote.origin.url`` or ``url.*.insteadOf``, ``http.extraHeader``, an included
+``~/.pypirc``), so printing it is reading the files it comes from.
+"""
 
 _BY_SECTION: Final[dict[str, list[tuple[str | None, str, str]]]] = {}
 for _pattern in GIT_CODE_KEYS:

@@ -24,7 +24,9 @@ from hypothesis import given, settings, strategies as st
 
 from gateway._programs._git import read_git
 from gateway._programs._git_commands import COMMANDS
+from gateway._programs._git_forms import _SECOND
 from gateway._programs._languages import LANGUAGE_READERS
+from gateway._programs._rows import ProgramRow
 from programs.language_support import git, run_confined, steps
 
 ANY = object()
@@ -113,6 +115,45 @@ HOSTILE: dict[str, Case] = {
         ["format-patch", "-o", "out", "-1"], [("write", "--output-directory", "out")]
     ),
     "archive-output": Case(["archive", "--output=a.tar", "HEAD"], [("write", "--output", "a.tar")]),
+    # Every subcommand that takes the diff options takes `--output` with them.
+    "stash-show-output": Case(
+        ["stash", "show", "-p", "feature", "--output=.git/hooks/pre-commit"],
+        [("write", "--output", ".git/hooks/pre-commit")],
+    ),
+    "range-diff-output": Case(["range-diff", "--output=x", "a...b"], [("write", "--output", "x")]),
+    "format-patch-output": Case(
+        ["format-patch", "--stdout", "--output=x", "-1"], [("write", "--output", "x")]
+    ),
+    "diff-tree-output": Case(
+        ["diff-tree", "-p", "--output=x", "HEAD"], [("write", "--output", "x")]
+    ),
+    "stash-show-orderfile": Case(["stash", "show", "-Osecret"], [("read", "-O", "secret")]),
+    "interpret-trailers-in-place": Case(
+        ["interpret-trailers", "--in-place", "--trailer", "a: b", ".git/hooks/pre-commit"],
+        [("write", "git interpret-trailers --in-place", ".git/hooks/pre-commit")],
+    ),
+    # Listing git's configuration prints the user's files, credentials included.
+    "config-list": Case(["config", "-l"], [("read", "git config", "~/.gitconfig")]),
+    "config-global-list": Case(
+        ["config", "--global", "-l"], [("read", "git config", "~/.gitconfig")]
+    ),
+    "config-new-syntax-list": Case(["config", "list"], [("read", "git config", "~/.gitconfig")]),
+    "config-urlmatch": Case(
+        ["config", "--get-urlmatch", "http", "https://github.com"],
+        [("read", "git config", "~/.gitconfig")],
+    ),
+    "config-regexp": Case(
+        ["config", "--get-regexp", "url"], [("read", "git config", "/etc/gitconfig")]
+    ),
+    "config-credential-key": Case(
+        ["config", "--get", "http.extraHeader"], [("read", "git config", "~/.gitconfig")]
+    ),
+    "config-file-includes": Case(
+        ["config", "-f", "inc.cfg", "--includes", "-l"],
+        [("read", "--file", "inc.cfg"), ("read", "git config --includes", None)],
+    ),
+    "var-list": Case(["var", "-l"], [("read", "git var -l", "~/.gitconfig")]),
+    "fsck-lost-found": Case(["fsck", "--lost-found"], [("write", "git fsck", ".git/lost-found")]),
     "archive-remote": Case(
         ["archive", "--remote=git@host:repo", "HEAD"], [("network", "--remote", "git@host:repo")]
     ),
@@ -235,6 +276,8 @@ READ_ONLY: dict[str, list[str]] = {
     "blame": ["blame", "-L", "1,5", "f"],
     "grep": ["grep", "-n", "TODO"],
     "describe": ["describe", "--tags", "--always"],
+    "interpret-trailers": ["interpret-trailers", "--trailer", "a: b", "f"],
+    "fsck": ["fsck", "--full"],
     "cat-file": ["cat-file", "-p", "HEAD"],
     "shortlog": ["shortlog", "-sn"],
     "reflog": ["reflog"],
@@ -276,6 +319,25 @@ def test_a_read_only_twin_states_no_write_run_or_send(args: list[str]) -> None:
     for fact in reading.facts:
         assert fact.kind not in ("write", "network", "bind", "cwd"), fact
         assert fact.kind != "execute" or fact.action == "configured", fact
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["config", "--get", "user.name"],
+        ["config", "User.Email"],
+        ["config", "get", "init.defaultBranch"],
+        ["config", "--global", "--get", "user.name"],
+        ["config", "--local", "-l"],
+        ["config", "--get-color", "color.diff.old", "red"],
+        ["var", "GIT_AUTHOR_IDENT"],
+    ],
+    ids=" ".join,
+)
+def test_a_plain_key_or_the_repository_own_file_reads_no_other_file(args: list[str]) -> None:
+    """One key that holds no credential, or the repository's own file (read as ``.git``)."""
+    reads = [f.value for f in read_git("git", args).facts if f.kind == "read"]
+    assert reads == [".git"], reads
 
 
 def test_no_pager_drops_the_pager() -> None:
@@ -367,6 +429,12 @@ PROOFS: dict[str, tuple[list[str], bool, set[str]]] = {
     "archive-output": (["archive", "--output=a.tar", "HEAD"], False, {"a.tar"}),
     "format-patch-writes-here": (["format-patch", "-1", "HEAD"], False, {"0001-first.patch"}),
     "format-patch-stdout": (["format-patch", "--stdout", "-1", "HEAD"], False, set()),
+    "interpret-trailers-in-place": (
+        ["interpret-trailers", "--in-place", "--trailer", "a: b", "f"],
+        False,
+        {"f"},
+    ),
+    "interpret-trailers-prints": (["interpret-trailers", "--trailer", "a: b", "f"], False, set()),
     "ssh-command-for-ls-remote": (
         ["-c", "core.sshCommand=marker ssh", "ls-remote", "ssh://host.invalid/r"],
         True,
@@ -388,6 +456,25 @@ def test_git_does_what_the_reading_states(case: tuple[list[str], bool, set[str]]
     assert touched == written, outcome.stderr
     for path in written:
         assert path in stated_writes or "./" in stated_writes
+
+
+def _rows() -> list[tuple[str, ProgramRow]]:
+    rows = [(name, command.row) for name, command in COMMANDS.items()]
+    for name, seconds in _SECOND.items():
+        rows.extend((f"{name} {second}", row) for second, row in seconds.items())
+    return rows
+
+
+def test_every_row_that_takes_the_diff_options_writes_with_output() -> None:
+    """``--output`` and ``-O`` do the same in every subcommand that reads the diff options."""
+    for name, row in _rows():
+        output, order = row.options.get("--output"), row.options.get("-O")
+        if output is not None:
+            assert output.effect is not None, name
+            assert output.effect.kind == "write", name
+        if order is not None and order.name == "-O":
+            assert order.effect is not None, name
+            assert order.effect.kind == "read", name
 
 
 UNKNOWN_GLOBALS = (
