@@ -142,7 +142,7 @@ only (``ls-files``, ``ls-tree``). ``none``: nothing beyond the repository.
 Forms = Literal[
     "branch", "tag", "config", "remote", "stash", "worktree", "reflog", "notes", "symbolic-ref",
     "apply", "clean", "format-patch", "grep", "help", "clone", "init", "bisect", "submodule",
-    "maintenance", "fsck", "interpret-trailers", "var", "none",
+    "maintenance", "fsck", "interpret-trailers", "var", "cat-file", "none",
 ]  # fmt: skip
 """Subcommands whose writes depend on their options and operands; `gateway._programs._git` reads each."""
 
@@ -402,7 +402,10 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
         ),
         "ls-tree": _writer("ls-tree", reads="names"),
         "cat-file": _writer(
-            "cat-file", reads="history", option_code={"--textconv": TEXTCONV, "--filters": FILTERS}
+            "cat-file",
+            reads="history",
+            option_code={"--textconv": TEXTCONV, "--filters": FILTERS},
+            form="cat-file",
         ),
         "describe": _writer("describe", code=(*FSMONITOR, *FILTERS), hooks=INDEX_HOOKS),
         "rev-parse": GitCommand(row=_row((), unknown_is_operand=True)),

@@ -692,6 +692,29 @@ def _format_patch(invocation: Invocation) -> Shape:
     )
 
 
+_ANY_FILE: Final = "."
+"""What a read of unknown files of the repository is judged as: the working directory and
+everything below it, as ``grep -r`` reads it (the history holds what the disk holds, or held)."""
+
+
+def _separated(invocation: Invocation, after: int) -> int | None:
+    """
+    The index in the words of the ``--`` after word ``after`` that ends a command's revisions, or ``None``.
+
+    A ``--`` right after an option may be that option's value (``-e --``): it is not taken.
+    """
+    words, operands = invocation.words, set(invocation.reading.operands)
+    for index in range(after + 1, len(words)):
+        before = words[index - 1] if index else None
+        if (
+            words[index] == "--"
+            and index not in operands
+            and (index == 0 or (index - 1) in operands or not (before or "-").startswith("-"))
+        ):
+            return index
+    return None
+
+
 def _grep(invocation: Invocation) -> Shape:
     operands = invocation.operands()
     patterns_given = invocation.has("-e", "-f")
@@ -705,9 +728,47 @@ def _grep(invocation: Invocation) -> Shape:
             reads_work_tree=False,
             facts=()
             if paths
-            else (_fact("read", "git grep --no-index", None, ".", recursive=True),),
+            else (_fact("read", "git grep --no-index", None, _ANY_FILE, recursive=True),),
         )
-    return replace(shape, reads=tuple(paths), reads_work_tree=not paths)
+    # Words before a `--` may be revisions, whose trees it searches whole (`git grep KEY
+    # HEAD`); without pathspecs after a `--` it searches every file below the working
+    # directory, tracked, untracked (`--untracked`) or in the history, as `grep -r` does.
+    pattern = -1 if patterns_given or not operands else operands[0][0] - invocation.offset
+    separator = _separated(invocation, pattern)
+    limited = separator is not None and any(
+        index - invocation.offset > separator for index, _ in paths
+    )
+    facts = () if limited else (_fact("read", "git grep", None, _ANY_FILE, recursive=True),)
+    return replace(shape, reads=tuple(paths), reads_work_tree=False, facts=facts)
+
+
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
+
+
+def _cat_file(invocation: Invocation) -> Shape:
+    """
+    ``-p OBJECT``, ``blob OBJECT`` and ``--batch`` print objects' contents: an object named
+    by its hash (or read from standard input) may be any file the repository ever held.
+
+    A ``REV:PATH`` names its file (read by its class); a name (``HEAD``) names a commit.
+    """
+    shape = invocation.shape()
+    operands = invocation.operands()
+    if invocation.has("--batch", "--batch-command"):
+        unknown = True
+    elif invocation.has("-e", "-t", "-s", "--batch-check"):
+        unknown = False
+    else:
+        typed = len(operands) == 2 and operands[0][1] == "blob"
+        objects = operands[-1:]
+        unknown = any(
+            value is None
+            or (":" not in value and (typed or "^{blob}" in value or set(value) <= _HEX))
+            for _, value in objects
+        )
+    if not unknown:
+        return shape
+    return replace(shape, facts=(_fact("read", "git cat-file", None, _ANY_FILE, recursive=True),))
 
 
 def _fsck(invocation: Invocation) -> Shape:
@@ -880,6 +941,7 @@ FORMS: Final[Mapping[str, Callable[[Invocation], Shape]]] = MappingProxyType(
         "maintenance": _maintenance,
         "fsck": _fsck,
         "var": _var,
+        "cat-file": _cat_file,
         "interpret-trailers": _interpret_trailers,
     }
 )

@@ -27,7 +27,7 @@ from gateway._programs._git_commands import COMMANDS
 from gateway._programs._git_forms import _SECOND
 from gateway._programs._languages import LANGUAGE_READERS
 from gateway._programs._rows import ProgramRow
-from programs.language_support import git, run_confined, steps
+from programs.language_support import git, run_confined, steps, tool
 
 ANY = object()
 Fact = tuple[str, str, object]
@@ -232,6 +232,19 @@ HOSTILE: dict[str, Case] = {
         ["diff", "--no-index", "a", "/etc/shadow"], [("read", "pathspec", "/etc/shadow")]
     ),
     "show-blob-path": Case(["show", "HEAD:.env"], [("read", "pathspec", ".env")]),
+    # A path in the index (`:PATH`, `:STAGE:PATH`) is that file, judged by its class.
+    "show-stage-path": Case(["show", ":0:.env"], [("read", "pathspec", ".env")]),
+    "show-index-path": Case(["show", ":.env"], [("read", "pathspec", ".env")]),
+    # An object by its hash, or read from standard input, may be any file: read as `grep -r .`.
+    "cat-file-hash": Case(["cat-file", "-p", "d7f072f"], [("read", "git cat-file", ".")]),
+    "cat-file-batch": Case(["cat-file", "--batch"], [("read", "git cat-file", ".")]),
+    "cat-file-typed-blob": Case(["cat-file", "blob", "v1"], [("read", "git cat-file", ".")]),
+    "grep-revision": Case(["grep", "API_KEY", "HEAD"], [("read", "git grep", ".")]),
+    "grep-untracked": Case(["grep", "--untracked", "SECRET"], [("read", "git grep", ".")]),
+    "grep-dash-dash-as-a-pattern": Case(
+        ["grep", "-e", "--", "-e", "SECRET", "HEAD"], [("read", "git grep", ".")]
+    ),
+    "grep-paths-before-dash-dash": Case(["grep", "x", "main"], [("read", "git grep", ".")]),
     "maintenance-start": Case(
         ["maintenance", "start"], [("write", "git maintenance start", "~/.gitconfig")]
     ),
@@ -338,6 +351,45 @@ def test_a_plain_key_or_the_repository_own_file_reads_no_other_file(args: list[s
     """One key that holds no credential, or the repository's own file (read as ``.git``)."""
     reads = [f.value for f in read_git("git", args).facts if f.kind == "read"]
     assert reads == [".git"], reads
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["grep", "-n", "TODO", "--", "src"],
+        ["grep", "-n", "TODO", "HEAD", "--", "src"],
+        ["grep", "-e", "TODO", "--", "src"],
+        ["cat-file", "-p", "HEAD"],
+        ["cat-file", "-p", "HEAD:README.md"],
+        ["cat-file", "-t", "d7f072f"],
+        ["cat-file", "--batch-check"],
+    ],
+    ids=" ".join,
+)
+def test_named_paths_and_named_commits_read_no_unknown_file(args: list[str]) -> None:
+    """Pathspecs after ``--`` limit ``grep``; a commit by name or ``-t`` prints no file."""
+    facts = read_git("git", args).facts
+    assert not [f for f in facts if f.via in ("git grep", "git cat-file")], facts
+
+
+def test_git_grep_searches_untracked_files_and_revisions_whole(tmp_path: Path) -> None:
+    """What the reader reads as ``.``: an untracked file, and a file only the history holds."""
+    names = {
+        f"GIT_{who}_{what}": "a@b" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL")
+    }
+    env = {**os.environ, **names, "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    _repository(tmp_path, env)
+
+    def output(*args: str) -> str:
+        done = subprocess.run(
+            [tool("git"), *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30
+        )
+        return done.stdout
+
+    assert "secret:s3cr3t" in output("grep", "--untracked", "s3cr3t")
+    (tmp_path / "f").write_text("gone\n")
+    assert "HEAD:f:TODO two" in output("grep", "TODO", "HEAD")
+    assert "TODO two" in output("show", ":0:f")
 
 
 def test_no_pager_drops_the_pager() -> None:
