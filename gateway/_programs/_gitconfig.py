@@ -23,11 +23,13 @@ from typing import Final, Literal, NamedTuple
 
 __all__ = [
     "GIT_CODE_KEYS",
+    "GIT_FILE_KEYS",
     "PLAIN_KEYS",
     "CodeKind",
     "ConfigEntry",
     "ConfigError",
     "git_code_key",
+    "git_file_key",
     "key_name",
     "read_config",
     "split_alias",
@@ -108,6 +110,21 @@ Keys whose value is a name, an address or a setting, never a credential: ``git c
 ``~/.pypirc``), so printing it is reading the files it comes from.
 """
 
+GIT_FILE_KEYS: Final = frozenset(
+    {
+        "blame.ignorerevsfile", "mailmap.file", "core.excludesfile", "core.attributesfile",
+        "commit.template", "diff.orderfile", "user.signingkey", "gpg.ssh.allowedsignersfile",
+        "gpg.ssh.revocationfile", "http.cookiefile", "http.sslcert", "http.sslkey",
+        "http.sslcainfo", "http.sslcapath", "http.*.cookiefile", "http.*.sslcert",
+        "http.*.sslkey", "http.*.sslcainfo", "http.*.sslcapath", "format.signaturefile",
+        "sendemail.aliasesfile",
+    }
+)  # fmt: skip
+"""
+Keys whose value names a file git reads (and may print: ``git blame`` shows an
+``ignoreRevsFile`` line it cannot parse), by pattern (``*``: one subsection).
+"""
+
 _BY_SECTION: Final[dict[str, list[tuple[str | None, str, str]]]] = {}
 for _pattern in GIT_CODE_KEYS:
     _parts = _pattern.split(".")
@@ -151,6 +168,22 @@ def git_code_key(name: str) -> str | None:
         if sub is not None and sub != "*" and has_sub and subsection.lower() == sub:
             return pattern
     return None
+
+
+def git_file_key(name: str) -> bool:
+    """
+    Whether a configuration key names a file git reads (`GIT_FILE_KEYS`).
+
+    >>> git_file_key("Blame.IgnoreRevsFile"), git_file_key("http.https://x.sslKey"), git_file_key("user.name")
+    (True, True, False)
+    """
+    section, dot, rest = name.partition(".")
+    if not dot:
+        return False
+    _, dot2, variable = rest.rpartition(".")
+    if not dot2:
+        return f"{section.lower()}.{rest.lower()}" in GIT_FILE_KEYS
+    return f"{section.lower()}.*.{variable.lower()}" in GIT_FILE_KEYS
 
 
 class ConfigError(Exception):
