@@ -666,7 +666,7 @@ LOOK_ALIKES = [
     "git tag --contains HEAD",
     "git worktree list",
     "git config --local -l",
-    "git config --get user.name",
+    "git config get user.email",
     "git interpret-trailers --trailer 'a: b' README.md",
     "git stash show -p",
     "pgrep -f gunicorn",
