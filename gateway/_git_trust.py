@@ -35,7 +35,7 @@ from typing import Final, Literal
 import msgspec
 
 from gateway._programs import ArgumentReading
-from gateway._programs._gitconfig import ConfigError, git_code_key, read_config
+from gateway._programs._gitconfig import ConfigError, git_code_key, git_file_key, read_config
 
 __all__ = [
     "DISTRUSTED_ENVIRONMENT",
@@ -275,6 +275,8 @@ class _Reader:
                 self.core_worktree = os.path.normpath(
                     os.path.join(os.path.dirname(path), entry.value)
                 )
+            if scope == "repository" and entry.value and git_file_key(entry.name):
+                self.file(path, entry.name, entry.value)
             if entry.name == "extensions.worktreeconfig":
                 self.worktree_config = (entry.value or "true").lower() in ("true", "yes", "on", "1")
             if pattern is None:
@@ -285,6 +287,15 @@ class _Reader:
                 continue
             self.code.append(
                 ConfiguredCode(pattern=pattern, name=entry.name, file=path, scope=scope)
+            )
+
+    def file(self, path: str, name: str, value: str) -> None:
+        """A key the repository sets that makes git read a file: the file must lie in the workspace."""
+        relative = not value.startswith(("/", "~", "%")) and ".." not in value.split("/")
+        target = self.include(path, value) if value.startswith("~/") else value
+        if not relative and not (target.startswith("/") and self.scope(target) == "repository"):
+            raise _Distrust(
+                f"`{path}` sets `{name}` to `{value}`, a file outside the workspace git would read"
             )
 
     def include(self, including: str, value: str) -> str:

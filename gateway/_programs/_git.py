@@ -25,6 +25,7 @@ alias in the configuration, or a ``git-NAME`` program).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence, Set
 from typing import Final
 
@@ -195,12 +196,16 @@ class _Line(OptionScan):
         self.halt(len(self.argv))
 
 
+_STAGE: Final = re.compile(r":[0-3]:")
+
+
 def _pathspec(value: str | None, *, history: bool) -> str | None:
     """The path a pathspec or ``REV:PATH`` operand names, or ``None`` (magic, globs, unknown)."""
     if value is None:
         return None
     if history and ":" in value and not value.startswith(":("):
-        value = value.partition(":")[2]
+        stage = _STAGE.match(value)  # `:0:PATH`, a path in the index at a stage
+        value = value[stage.end() :] if stage else value.partition(":")[2]
     if value.startswith(":") or any(char in value for char in "*?["):
         return None
     return value or "."

@@ -142,7 +142,7 @@ only (``ls-files``, ``ls-tree``). ``none``: nothing beyond the repository.
 Forms = Literal[
     "branch", "tag", "config", "remote", "stash", "worktree", "reflog", "notes", "symbolic-ref",
     "apply", "clean", "format-patch", "grep", "help", "clone", "init", "bisect", "submodule",
-    "maintenance", "none",
+    "maintenance", "fsck", "interpret-trailers", "var", "cat-file", "none",
 ]  # fmt: skip
 """Subcommands whose writes depend on their options and operands; `gateway._programs._git` reads each."""
 
@@ -180,6 +180,13 @@ class GitCommand(NamedTuple):
     pager: bool = True
 
 
+OUTPUT: Final = Effect(kind="write", action="write")
+"""``--output=FILE``: the diff goes to FILE instead of standard output."""
+DIFF_EFFECTS: Final = MappingProxyType({"--output": OUTPUT, "-O": READ})
+"""The diff options' own effects: every row that spells them has them (`_row`), wherever it
+takes the diff options (``stash show``, ``range-diff``, ``format-patch``…)."""
+
+
 def _canonical(spec: str) -> str:
     words = [word for word in spec.split() if word.startswith("-")]
     return next((word for word in words if word.startswith("--")), words[0])
@@ -195,7 +202,8 @@ def _row(
     """
     A row from spelling groups: each spelling once (the first group that spells it wins), plus negations.
 
-    ``effects`` gives an option (by canonical spelling) its effect; ``numeric``
+    ``effects`` gives an option (by canonical spelling) its effect, over the
+    diff options' own (`DIFF_EFFECTS`); ``numeric``
     names the option a ``-NUM`` word spells. The revision and diff options
     of ``log``, ``diff`` and their kin accept no abbreviations (git reads
     them by hand, not with parse-options): their rows say so.
@@ -216,6 +224,7 @@ def _row(
             seen.update(fresh)
             specs.append(spec)
     specs.extend(negation for negation in negations(specs) if negation not in seen)
+    effects = {**DIFF_EFFECTS, **effects}
     table = option_table(*[(spec, effects.get(_canonical(spec))) for spec in specs])
     numeric_option: Option | None = None
     if numeric is not None:
@@ -232,9 +241,6 @@ def _own(name: str) -> tuple[str, ...]:
     return SUBCOMMANDS[name]
 
 
-OUTPUT: Final = Effect(kind="write", action="write")
-"""``--output=FILE``: the diff goes to FILE instead of standard output."""
-DIFF_EFFECTS: Final = MappingProxyType({"--output": OUTPUT, "-O": READ})
 DIFF_CODE: Final = MappingProxyType(
     {"--ext-diff": EXTERNAL_DIFF, "--textconv": TEXTCONV, "--show-signature": SIGNING}
 )
@@ -251,7 +257,6 @@ LOG_ROW: Final = _row(
     REVISIONS,
     DIFF_MERGES,
     DIFF,
-    effects=DIFF_EFFECTS,
     numeric="--max-count",
 )
 _DIFF_ROW: Final = _row(
@@ -265,7 +270,6 @@ _DIFF_ROW: Final = _row(
         "-3 --theirs",
     ),
     DIFF,
-    effects=DIFF_EFFECTS,
     abbreviations=False,
 )
 _PLUMBING_DIFF: Final = _row(
@@ -284,7 +288,6 @@ _PLUMBING_DIFF: Final = _row(
     DIFF_MERGES,
     DIFF,
     ("-0", "-1 --base", "-2 --ours", "-3 --theirs"),
-    effects=DIFF_EFFECTS,
     abbreviations=False,
 )
 
@@ -352,7 +355,7 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
             row=_row(_own("shortlog"), REVISIONS, numeric="--max-count"), option_code=LOG_CODE
         ),
         "range-diff": GitCommand(
-            row=_row(_own("range-diff"), DIFF, REVISIONS, effects=DIFF_EFFECTS),
+            row=_row(_own("range-diff"), DIFF, REVISIONS),
             code=TEXTCONV,
             reads="history",
             option_code=DIFF_CODE,
@@ -362,7 +365,6 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
             extra=(*REVISIONS, *DIFF),
             numeric="--max-count",
             effects={
-                **DIFF_EFFECTS,
                 "--output-directory": Effect(kind="write", action="create", prefix=True),
                 "--signature-file": READ,
             },
@@ -400,7 +402,10 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
         ),
         "ls-tree": _writer("ls-tree", reads="names"),
         "cat-file": _writer(
-            "cat-file", reads="history", option_code={"--textconv": TEXTCONV, "--filters": FILTERS}
+            "cat-file",
+            reads="history",
+            option_code={"--textconv": TEXTCONV, "--filters": FILTERS},
+            form="cat-file",
         ),
         "describe": _writer("describe", code=(*FSMONITOR, *FILTERS), hooks=INDEX_HOOKS),
         "rev-parse": GitCommand(row=_row((), unknown_is_operand=True)),
@@ -430,7 +435,7 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
         "verify-tag": _writer("verify-tag", code=SIGNING),
         "verify-pack": _writer("verify-pack"),
         "show-index": _writer("show-index"),
-        "var": GitCommand(row=_row(("-l",))),
+        "var": GitCommand(row=_row(("-l",)), form="var"),
         "version": _writer("version", pager=False),
         "help": _writer("help", code=HELP, form="help", pager=False),
         "column": _writer("column", pager=False),
@@ -590,7 +595,7 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
         "prune": _writer("prune", writes=(OBJECTS,)),
         "repack": _writer("repack", writes=(OBJECTS,)),
         "pack-refs": _writer("pack-refs", writes=(REFS,)),
-        "fsck": _writer("fsck"),
+        "fsck": _writer("fsck", form="fsck"),
         "maintenance": GitCommand(
             row=_row(_own("maintenance run"), ("--schedule =", "--scheduler =")),
             writes=(OBJECTS, REFS),
@@ -616,7 +621,9 @@ COMMANDS: Final[Mapping[str, GitCommand]] = MappingProxyType(
         "checkout-index": _writer("checkout-index", code=FILTERS, work_tree=True),
         "merge-file": _writer("merge-file", work_tree=True, reads="work_tree"),
         "replace": _writer("replace", code=EDITOR, hooks=REF_HOOKS, writes=(REFS, OBJECTS)),
-        "interpret-trailers": _writer("interpret-trailers", code=TRAILERS, reads="work_tree"),
+        "interpret-trailers": _writer(
+            "interpret-trailers", code=TRAILERS, reads="work_tree", form="interpret-trailers"
+        ),
         "difftool": _writer(
             "difftool",
             effects={"--extcmd": RUN_SHELL},

@@ -37,7 +37,7 @@ from gateway._programs._git_commands import (
     _row,
 )
 from gateway._programs._git_options import DIFF, REVISIONS, SUBCOMMANDS
-from gateway._programs._gitconfig import git_code_key
+from gateway._programs._gitconfig import PLAIN_KEYS, git_code_key, key_name
 from gateway._programs._read import read_row
 from gateway._programs._rows import ProgramRow
 
@@ -462,6 +462,57 @@ def _config_file(invocation: Invocation) -> tuple[str | None, bool, int | None]:
     return CONFIG, True, None
 
 
+_USER_CONFIG: Final = ("~/.gitconfig", "~/.config/git/config")
+_SYSTEM_CONFIG: Final = ("/etc/gitconfig",)
+
+
+def _config_read(invocation: Invocation) -> Shape:
+    """
+    What a configuration read prints: one key of `PLAIN_KEYS` prints no secret; anything else
+    (a listing, a regexp, a URL match, any other key) prints the files it reads.
+
+    The repository's own files are already read (``.git``); the user's and the system's are
+    read unless a scope or ``--file`` names one file, and included files (followed by
+    default, or with ``--includes``) may be anywhere.
+    """
+    options = set(invocation.reading.options)
+    operands = invocation.operands()
+    second = invocation.second
+    if options & {"--get-color", "--get-colorbool"}:
+        return Shape()
+    listing = second == "list" or bool(
+        options & {"--list", "--get-regexp", "--get-urlmatch", "--regexp", "--url"}
+    )
+    key = None if listing or not operands else operands[0][1]
+    if key is not None and key_name(key) in PLAIN_KEYS:
+        return Shape()
+    return _printed_config(options, "git config")
+
+
+def _printed_config(options: Set[str], via: str) -> Shape:
+    """The configuration files a listing of git's configuration prints, by its scope options."""
+    scoped = options & {"--local", "--worktree", "--file", "--blob"}
+    files = (
+        _USER_CONFIG
+        if "--global" in options
+        else _SYSTEM_CONFIG
+        if "--system" in options
+        else ()
+        if scoped
+        else (*_SYSTEM_CONFIG, *_USER_CONFIG)
+    )
+    facts = [_fact("read", via, None, path) for path in files]
+    includes = "--includes" in options or not (scoped or options & {"--global", "--system"})
+    if includes and "--no-includes" not in options:
+        facts.append(_fact("read", f"{via} --includes", None, None))
+    return Shape(facts=tuple(facts))
+
+
+def _var(invocation: Invocation) -> Shape:
+    # `git var -l` lists the configuration too, every scope.
+    return _printed_config(frozenset(), "git var -l") if invocation.has("-l") else Shape()
+
+
 def _config(invocation: Invocation) -> Shape:
     options = set(invocation.reading.options)
     operands = invocation.operands()
@@ -470,7 +521,7 @@ def _config(invocation: Invocation) -> Shape:
         second is None
         and (options & _CONFIG_READS or (len(operands) <= 1 and not options & _CONFIG_WRITES))
     ):
-        return Shape()
+        return _config_read(invocation)
     path, in_git_dir, index = _config_file(invocation)
     facts = [
         _fact("write", "git config", index, path, "write", within="git_dir" if in_git_dir else None)
@@ -641,6 +692,29 @@ def _format_patch(invocation: Invocation) -> Shape:
     )
 
 
+_ANY_FILE: Final = "."
+"""What a read of unknown files of the repository is judged as: the working directory and
+everything below it, as ``grep -r`` reads it (the history holds what the disk holds, or held)."""
+
+
+def _separated(invocation: Invocation, after: int) -> int | None:
+    """
+    The index in the words of the ``--`` after word ``after`` that ends a command's revisions, or ``None``.
+
+    A ``--`` right after an option may be that option's value (``-e --``): it is not taken.
+    """
+    words, operands = invocation.words, set(invocation.reading.operands)
+    for index in range(after + 1, len(words)):
+        before = words[index - 1] if index else None
+        if (
+            words[index] == "--"
+            and index not in operands
+            and (index == 0 or (index - 1) in operands or not (before or "-").startswith("-"))
+        ):
+            return index
+    return None
+
+
 def _grep(invocation: Invocation) -> Shape:
     operands = invocation.operands()
     patterns_given = invocation.has("-e", "-f")
@@ -654,9 +728,69 @@ def _grep(invocation: Invocation) -> Shape:
             reads_work_tree=False,
             facts=()
             if paths
-            else (_fact("read", "git grep --no-index", None, ".", recursive=True),),
+            else (_fact("read", "git grep --no-index", None, _ANY_FILE, recursive=True),),
         )
-    return replace(shape, reads=tuple(paths), reads_work_tree=not paths)
+    # Words before a `--` may be revisions, whose trees it searches whole (`git grep KEY
+    # HEAD`); without pathspecs after a `--` it searches every file below the working
+    # directory, tracked, untracked (`--untracked`) or in the history, as `grep -r` does.
+    pattern = -1 if patterns_given or not operands else operands[0][0] - invocation.offset
+    separator = _separated(invocation, pattern)
+    limited = separator is not None and any(
+        index - invocation.offset > separator for index, _ in paths
+    )
+    facts = () if limited else (_fact("read", "git grep", None, _ANY_FILE, recursive=True),)
+    return replace(shape, reads=tuple(paths), reads_work_tree=False, facts=facts)
+
+
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
+
+
+def _cat_file(invocation: Invocation) -> Shape:
+    """
+    ``-p OBJECT``, ``blob OBJECT`` and ``--batch`` print objects' contents: an object named
+    by its hash (or read from standard input) may be any file the repository ever held.
+
+    A ``REV:PATH`` names its file (read by its class); a name (``HEAD``) names a commit.
+    """
+    shape = invocation.shape()
+    operands = invocation.operands()
+    if invocation.has("--batch", "--batch-command"):
+        unknown = True
+    elif invocation.has("-e", "-t", "-s", "--batch-check"):
+        unknown = False
+    else:
+        typed = len(operands) == 2 and operands[0][1] == "blob"
+        objects = operands[-1:]
+        unknown = any(
+            value is None
+            or (":" not in value and (typed or "^{blob}" in value or set(value) <= _HEX))
+            for _, value in objects
+        )
+    if not unknown:
+        return shape
+    return replace(shape, facts=(_fact("read", "git cat-file", None, _ANY_FILE, recursive=True),))
+
+
+def _fsck(invocation: Invocation) -> Shape:
+    if invocation.has("--lost-found"):
+        # The dangling objects it finds are written out under `.git/lost-found/`.
+        return Shape(writes=(".git/lost-found",))
+    return Shape()
+
+
+def _interpret_trailers(invocation: Invocation) -> Shape:
+    shape = invocation.shape()
+    operands = invocation.operands()
+    # Its files are read (standard input without one), and rewritten in place with `--in-place`.
+    facts = (
+        tuple(
+            _fact("write", "git interpret-trailers --in-place", index, value, "write")
+            for index, value in operands
+        )
+        if invocation.has("--in-place")
+        else ()
+    )
+    return replace(shape, reads=tuple(operands), reads_work_tree=False, facts=facts)
 
 
 def _help(invocation: Invocation) -> Shape:
@@ -805,6 +939,10 @@ FORMS: Final[Mapping[str, Callable[[Invocation], Shape]]] = MappingProxyType(
         "bisect": _bisect,
         "submodule": _submodule,
         "maintenance": _maintenance,
+        "fsck": _fsck,
+        "var": _var,
+        "cat-file": _cat_file,
+        "interpret-trailers": _interpret_trailers,
     }
 )
 """Form name (`gateway._programs._git_commands.Forms`) → the function that shapes an invocation."""

@@ -23,10 +23,13 @@ from typing import Final, Literal, NamedTuple
 
 __all__ = [
     "GIT_CODE_KEYS",
+    "GIT_FILE_KEYS",
+    "PLAIN_KEYS",
     "CodeKind",
     "ConfigEntry",
     "ConfigError",
     "git_code_key",
+    "git_file_key",
     "key_name",
     "read_config",
     "split_alias",
@@ -85,6 +88,43 @@ GIT_CODE_KEYS: Final[dict[str, CodeKind]] = {
 # fmt: on
 """Every configuration key git reads as code, or that brings code in, by pattern → its kind."""
 
+PLAIN_KEYS: Final = frozenset(
+    {
+        "user.name", "user.email", "author.name", "author.email", "committer.name",
+        "committer.email", "init.defaultbranch", "core.autocrlf", "core.eol", "core.filemode",
+        "core.ignorecase", "core.symlinks", "core.bare", "core.repositoryformatversion",
+        "core.logallrefupdates", "core.quotepath", "core.precomposeunicode", "core.safecrlf",
+        "core.whitespace", "core.abbrev", "core.sparsecheckout", "extensions.objectformat",
+        "extensions.worktreeconfig", "pull.rebase", "pull.ff", "push.default",
+        "push.autosetupremote", "fetch.prune", "merge.ff", "merge.conflictstyle",
+        "rebase.autosquash", "rebase.autostash", "rebase.updaterefs", "commit.gpgsign",
+        "tag.gpgsign", "gpg.format", "color.ui", "column.ui", "diff.renames",
+        "diff.algorithm", "status.showuntrackedfiles", "branch.autosetupmerge",
+        "branch.autosetuprebase", "advice.detachedhead", "log.date", "format.pretty",
+    }
+)  # fmt: skip
+"""
+Keys whose value is a name, an address or a setting, never a credential: ``git config
+--get`` of one of them prints nothing secret. Any other key may hold one (a token in
+``remote.origin.url`` or ``url.*.insteadOf``, ``http.extraHeader``, an included
+``~/.pypirc``), so printing it is reading the files it comes from.
+"""
+
+GIT_FILE_KEYS: Final = frozenset(
+    {
+        "blame.ignorerevsfile", "mailmap.file", "core.excludesfile", "core.attributesfile",
+        "commit.template", "diff.orderfile", "user.signingkey", "gpg.ssh.allowedsignersfile",
+        "gpg.ssh.revocationfile", "http.cookiefile", "http.sslcert", "http.sslkey",
+        "http.sslcainfo", "http.sslcapath", "http.*.cookiefile", "http.*.sslcert",
+        "http.*.sslkey", "http.*.sslcainfo", "http.*.sslcapath", "format.signaturefile",
+        "sendemail.aliasesfile",
+    }
+)  # fmt: skip
+"""
+Keys whose value names a file git reads (and may print: ``git blame`` shows an
+``ignoreRevsFile`` line it cannot parse), by pattern (``*``: one subsection).
+"""
+
 _BY_SECTION: Final[dict[str, list[tuple[str | None, str, str]]]] = {}
 for _pattern in GIT_CODE_KEYS:
     _parts = _pattern.split(".")
@@ -128,6 +168,22 @@ def git_code_key(name: str) -> str | None:
         if sub is not None and sub != "*" and has_sub and subsection.lower() == sub:
             return pattern
     return None
+
+
+def git_file_key(name: str) -> bool:
+    """
+    Whether a configuration key names a file git reads (`GIT_FILE_KEYS`).
+
+    >>> git_file_key("Blame.IgnoreRevsFile"), git_file_key("http.https://x.sslKey"), git_file_key("user.name")
+    (True, True, False)
+    """
+    section, dot, rest = name.partition(".")
+    if not dot:
+        return False
+    _, dot2, variable = rest.rpartition(".")
+    if not dot2:
+        return f"{section.lower()}.{rest.lower()}" in GIT_FILE_KEYS
+    return f"{section.lower()}.*.{variable.lower()}" in GIT_FILE_KEYS
 
 
 class ConfigError(Exception):

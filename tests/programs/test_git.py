@@ -24,8 +24,10 @@ from hypothesis import given, settings, strategies as st
 
 from gateway._programs._git import read_git
 from gateway._programs._git_commands import COMMANDS
+from gateway._programs._git_forms import _SECOND
 from gateway._programs._languages import LANGUAGE_READERS
-from programs.language_support import git, run_confined, steps
+from gateway._programs._rows import ProgramRow
+from programs.language_support import git, run_confined, steps, tool
 
 ANY = object()
 Fact = tuple[str, str, object]
@@ -113,6 +115,45 @@ HOSTILE: dict[str, Case] = {
         ["format-patch", "-o", "out", "-1"], [("write", "--output-directory", "out")]
     ),
     "archive-output": Case(["archive", "--output=a.tar", "HEAD"], [("write", "--output", "a.tar")]),
+    # Every subcommand that takes the diff options takes `--output` with them.
+    "stash-show-output": Case(
+        ["stash", "show", "-p", "feature", "--output=.git/hooks/pre-commit"],
+        [("write", "--output", ".git/hooks/pre-commit")],
+    ),
+    "range-diff-output": Case(["range-diff", "--output=x", "a...b"], [("write", "--output", "x")]),
+    "format-patch-output": Case(
+        ["format-patch", "--stdout", "--output=x", "-1"], [("write", "--output", "x")]
+    ),
+    "diff-tree-output": Case(
+        ["diff-tree", "-p", "--output=x", "HEAD"], [("write", "--output", "x")]
+    ),
+    "stash-show-orderfile": Case(["stash", "show", "-Osecret"], [("read", "-O", "secret")]),
+    "interpret-trailers-in-place": Case(
+        ["interpret-trailers", "--in-place", "--trailer", "a: b", ".git/hooks/pre-commit"],
+        [("write", "git interpret-trailers --in-place", ".git/hooks/pre-commit")],
+    ),
+    # Listing git's configuration prints the user's files, credentials included.
+    "config-list": Case(["config", "-l"], [("read", "git config", "~/.gitconfig")]),
+    "config-global-list": Case(
+        ["config", "--global", "-l"], [("read", "git config", "~/.gitconfig")]
+    ),
+    "config-new-syntax-list": Case(["config", "list"], [("read", "git config", "~/.gitconfig")]),
+    "config-urlmatch": Case(
+        ["config", "--get-urlmatch", "http", "https://github.com"],
+        [("read", "git config", "~/.gitconfig")],
+    ),
+    "config-regexp": Case(
+        ["config", "--get-regexp", "url"], [("read", "git config", "/etc/gitconfig")]
+    ),
+    "config-credential-key": Case(
+        ["config", "--get", "http.extraHeader"], [("read", "git config", "~/.gitconfig")]
+    ),
+    "config-file-includes": Case(
+        ["config", "-f", "inc.cfg", "--includes", "-l"],
+        [("read", "--file", "inc.cfg"), ("read", "git config --includes", None)],
+    ),
+    "var-list": Case(["var", "-l"], [("read", "git var -l", "~/.gitconfig")]),
+    "fsck-lost-found": Case(["fsck", "--lost-found"], [("write", "git fsck", ".git/lost-found")]),
     "archive-remote": Case(
         ["archive", "--remote=git@host:repo", "HEAD"], [("network", "--remote", "git@host:repo")]
     ),
@@ -191,6 +232,19 @@ HOSTILE: dict[str, Case] = {
         ["diff", "--no-index", "a", "/etc/shadow"], [("read", "pathspec", "/etc/shadow")]
     ),
     "show-blob-path": Case(["show", "HEAD:.env"], [("read", "pathspec", ".env")]),
+    # A path in the index (`:PATH`, `:STAGE:PATH`) is that file, judged by its class.
+    "show-stage-path": Case(["show", ":0:.env"], [("read", "pathspec", ".env")]),
+    "show-index-path": Case(["show", ":.env"], [("read", "pathspec", ".env")]),
+    # An object by its hash, or read from standard input, may be any file: read as `grep -r .`.
+    "cat-file-hash": Case(["cat-file", "-p", "d7f072f"], [("read", "git cat-file", ".")]),
+    "cat-file-batch": Case(["cat-file", "--batch"], [("read", "git cat-file", ".")]),
+    "cat-file-typed-blob": Case(["cat-file", "blob", "v1"], [("read", "git cat-file", ".")]),
+    "grep-revision": Case(["grep", "API_KEY", "HEAD"], [("read", "git grep", ".")]),
+    "grep-untracked": Case(["grep", "--untracked", "SECRET"], [("read", "git grep", ".")]),
+    "grep-dash-dash-as-a-pattern": Case(
+        ["grep", "-e", "--", "-e", "SECRET", "HEAD"], [("read", "git grep", ".")]
+    ),
+    "grep-paths-before-dash-dash": Case(["grep", "x", "main"], [("read", "git grep", ".")]),
     "maintenance-start": Case(
         ["maintenance", "start"], [("write", "git maintenance start", "~/.gitconfig")]
     ),
@@ -235,6 +289,8 @@ READ_ONLY: dict[str, list[str]] = {
     "blame": ["blame", "-L", "1,5", "f"],
     "grep": ["grep", "-n", "TODO"],
     "describe": ["describe", "--tags", "--always"],
+    "interpret-trailers": ["interpret-trailers", "--trailer", "a: b", "f"],
+    "fsck": ["fsck", "--full"],
     "cat-file": ["cat-file", "-p", "HEAD"],
     "shortlog": ["shortlog", "-sn"],
     "reflog": ["reflog"],
@@ -276,6 +332,64 @@ def test_a_read_only_twin_states_no_write_run_or_send(args: list[str]) -> None:
     for fact in reading.facts:
         assert fact.kind not in ("write", "network", "bind", "cwd"), fact
         assert fact.kind != "execute" or fact.action == "configured", fact
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["config", "--get", "user.name"],
+        ["config", "User.Email"],
+        ["config", "get", "init.defaultBranch"],
+        ["config", "--global", "--get", "user.name"],
+        ["config", "--local", "-l"],
+        ["config", "--get-color", "color.diff.old", "red"],
+        ["var", "GIT_AUTHOR_IDENT"],
+    ],
+    ids=" ".join,
+)
+def test_a_plain_key_or_the_repository_own_file_reads_no_other_file(args: list[str]) -> None:
+    """One key that holds no credential, or the repository's own file (read as ``.git``)."""
+    reads = [f.value for f in read_git("git", args).facts if f.kind == "read"]
+    assert reads == [".git"], reads
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["grep", "-n", "TODO", "--", "src"],
+        ["grep", "-n", "TODO", "HEAD", "--", "src"],
+        ["grep", "-e", "TODO", "--", "src"],
+        ["cat-file", "-p", "HEAD"],
+        ["cat-file", "-p", "HEAD:README.md"],
+        ["cat-file", "-t", "d7f072f"],
+        ["cat-file", "--batch-check"],
+    ],
+    ids=" ".join,
+)
+def test_named_paths_and_named_commits_read_no_unknown_file(args: list[str]) -> None:
+    """Pathspecs after ``--`` limit ``grep``; a commit by name or ``-t`` prints no file."""
+    facts = read_git("git", args).facts
+    assert not [f for f in facts if f.via in ("git grep", "git cat-file")], facts
+
+
+def test_git_grep_searches_untracked_files_and_revisions_whole(tmp_path: Path) -> None:
+    """What the reader reads as ``.``: an untracked file, and a file only the history holds."""
+    names = {
+        f"GIT_{who}_{what}": "a@b" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL")
+    }
+    env = {**os.environ, **names, "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    _repository(tmp_path, env)
+
+    def output(*args: str) -> str:
+        done = subprocess.run(
+            [tool("git"), *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30
+        )
+        return done.stdout
+
+    assert "secret:s3cr3t" in output("grep", "--untracked", "s3cr3t")
+    (tmp_path / "f").write_text("gone\n")
+    assert "HEAD:f:TODO two" in output("grep", "TODO", "HEAD")
+    assert "TODO two" in output("show", ":0:f")
 
 
 def test_no_pager_drops_the_pager() -> None:
@@ -367,6 +481,12 @@ PROOFS: dict[str, tuple[list[str], bool, set[str]]] = {
     "archive-output": (["archive", "--output=a.tar", "HEAD"], False, {"a.tar"}),
     "format-patch-writes-here": (["format-patch", "-1", "HEAD"], False, {"0001-first.patch"}),
     "format-patch-stdout": (["format-patch", "--stdout", "-1", "HEAD"], False, set()),
+    "interpret-trailers-in-place": (
+        ["interpret-trailers", "--in-place", "--trailer", "a: b", "f"],
+        False,
+        {"f"},
+    ),
+    "interpret-trailers-prints": (["interpret-trailers", "--trailer", "a: b", "f"], False, set()),
     "ssh-command-for-ls-remote": (
         ["-c", "core.sshCommand=marker ssh", "ls-remote", "ssh://host.invalid/r"],
         True,
@@ -388,6 +508,25 @@ def test_git_does_what_the_reading_states(case: tuple[list[str], bool, set[str]]
     assert touched == written, outcome.stderr
     for path in written:
         assert path in stated_writes or "./" in stated_writes
+
+
+def _rows() -> list[tuple[str, ProgramRow]]:
+    rows = [(name, command.row) for name, command in COMMANDS.items()]
+    for name, seconds in _SECOND.items():
+        rows.extend((f"{name} {second}", row) for second, row in seconds.items())
+    return rows
+
+
+def test_every_row_that_takes_the_diff_options_writes_with_output() -> None:
+    """``--output`` and ``-O`` do the same in every subcommand that reads the diff options."""
+    for name, row in _rows():
+        output, order = row.options.get("--output"), row.options.get("-O")
+        if output is not None:
+            assert output.effect is not None, name
+            assert output.effect.kind == "write", name
+        if order is not None and order.name == "-O":
+            assert order.effect is not None, name
+            assert order.effect.kind == "read", name
 
 
 UNKNOWN_GLOBALS = (

@@ -305,6 +305,56 @@ def test_follows_every_include_if_whatever_its_condition(tmp_path: Path) -> None
     assert [code.pattern for code in _inspect(tmp_path).code] == ["diff.external"]
 
 
+@pytest.mark.parametrize(
+    "value", ["~/.netrc", "/etc/shadow", "../../outside", "~other/.netrc", "%(prefix)/etc/x"]
+)
+def test_a_repository_key_that_reads_a_file_outside_the_workspace_is_distrusted(
+    tmp_path: Path, value: str
+) -> None:
+    _layout(tmp_path, {**GIT_DIR, ".git/config": f"[blame]\n\tignoreRevsFile = {value}\n"})
+    distrust = _inspect(tmp_path, HOME="/nonexistent-home").distrust or ""
+    assert "`blame.ignorerevsfile`" in distrust
+    assert "a file outside the workspace git would read" in distrust
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n",
+        "[core]\n\texcludesFile = {root}/ignored\n",
+        "[user]\n\tname = a\n",
+    ],
+)
+def test_a_repository_key_that_reads_a_file_inside_the_workspace_is_trusted(
+    tmp_path: Path, line: str
+) -> None:
+    _layout(tmp_path, {**GIT_DIR, ".git/config": line.format(root=tmp_path)})
+    assert _inspect(tmp_path, HOME="/nonexistent-home").distrust is None
+
+
+def test_git_blame_prints_the_file_its_ignore_revs_key_names(tmp_path: Path) -> None:
+    """The proof: a repository's `blame.ignoreRevsFile` shows the file's first line in the error."""
+    work, secret = tmp_path / "w", tmp_path / "netrc"
+    work.mkdir()
+    secret.write_text("machine x password MARKER\n")
+    names = {
+        f"GIT_{who}_{what}": "a@b" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL")
+    }
+    env = {**os.environ, **names, "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["config", "blame.ignoreRevsFile", str(secret)]):
+        subprocess.run([tool("git"), *args], cwd=work, env=env, check=True, capture_output=True)
+    (work / "a").write_text("a\n")
+    subprocess.run([tool("git"), "add", "a"], cwd=work, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [tool("git"), "commit", "-qm", "a"], cwd=work, env=env, check=True, capture_output=True
+    )
+    blamed = subprocess.run(
+        [tool("git"), "blame", "a"], cwd=work, env=env, capture_output=True, text=True
+    )
+    assert "MARKER" in blamed.stderr
+    assert "outside the workspace" in (_inspect(work, HOME=str(tmp_path / "h")).distrust or "")
+
+
 def test_an_include_loop_is_refused(tmp_path: Path) -> None:
     _layout(tmp_path, {**GIT_DIR, ".git/config": "[include]\n\tpath = config\n"})
     assert "deeper" in (_inspect(tmp_path).distrust or "")
