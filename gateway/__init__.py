@@ -31,41 +31,14 @@ from gateway._boundary import (
     resolve_confinement as resolve_confinement,
 )
 from gateway._bwrap import not_confinable as not_confinable
-from gateway._calls import ToolCall as ToolCall
-from gateway._config import (
-    MAX_SECONDS as MAX_SECONDS,
-    AllowMode as AllowMode,
-    AuditSection as AuditSection,
-    BrokerSection as BrokerSection,
-    GatewayConfig as GatewayConfig,
-    GatewaySection as GatewaySection,
-    HookSection as HookSection,
-    HostsSection as HostsSection,
-    NotifierConfig as NotifierConfig,
-    ServeSection as ServeSection,
-    ShellDialect as ShellDialect,
-    ShellTool as ShellTool,
-    SinkConfig as SinkConfig,
-    TelemetrySection as TelemetrySection,
-    TiersSection as TiersSection,
-    WitnessConfig as WitnessConfig,
-    default_config as default_config,
-    default_config_bytes as default_config_bytes,
-    default_profiles as default_profiles,
-    default_token_file as default_token_file,
-    load_config as load_config,
-    secret_files as secret_files,
-    state_directory as state_directory,
-    state_path as state_path,
-    validation_path as validation_path,
-)
-from gateway._confinement import (
+from gateway._calls._calls import ToolCall as ToolCall
+from gateway._calls._confinement import (
     Confinement as Confinement,
     ConfinementSection as ConfinementSection,
     Confining as Confining,
     ProfileSection as ProfileSection,
 )
-from gateway._errors import (
+from gateway._calls._errors import (
     AuditLogError as AuditLogError,
     ConfigError as ConfigError,
     GatewayError as GatewayError,
@@ -73,7 +46,7 @@ from gateway._errors import (
     PluginLoadError as PluginLoadError,
     SinkFailure as SinkFailure,
 )
-from gateway._events import (
+from gateway._calls._events import (
     GENESIS as GENESIS,
     ApproverDecided as ApproverDecided,
     ApproverFailed as ApproverFailed,
@@ -98,25 +71,7 @@ from gateway._events import (
     WitnessFailed as WitnessFailed,
     verify_chain as verify_chain,
 )
-from gateway._fragments import expand_fragment as expand_fragment
-from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
-from gateway._git_trust import (
-    ConfiguredCode as ConfiguredCode,
-    PersistencePoints as PersistencePoints,
-    RepositoryInspection as RepositoryInspection,
-    configured_refusal as configured_refusal,
-    inspect_repository as inspect_repository,
-    persistence_points as persistence_points,
-    repository_refusal as repository_refusal,
-)
-from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
-from gateway._plan import (
-    iter_commands as iter_commands,
-    iter_effects as iter_effects,
-    plan_program as plan_program,
-    read_program_position as read_program_position,
-)
-from gateway._plans import (
+from gateway._calls._plans import (
     PLAN_RENDER_LIMIT as PLAN_RENDER_LIMIT,
     Blocked as Blocked,
     BlockedBody as BlockedBody,
@@ -144,16 +99,7 @@ from gateway._plans import (
     SequenceStep as SequenceStep,
     StatementPlan as StatementPlan,
 )
-from gateway._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
-from gateway._programs._gitconfig import (
-    GIT_CODE_KEYS as GIT_CODE_KEYS,
-    git_code_key as git_code_key,
-)
-from gateway._sequence import command_sequence_plan as command_sequence_plan
-from gateway._shell import ShellReading as ShellReading, read_shell as read_shell
-from gateway._sinks import ChainTip as ChainTip, Sink as Sink
-from gateway._telemetry import trace_context as trace_context
-from gateway._verdicts import (
+from gateway._calls._verdicts import (
     DECISION_ORDER as DECISION_ORDER,
     DECISION_VERBS as DECISION_VERBS,
     Abstain as Abstain,
@@ -165,7 +111,61 @@ from gateway._verdicts import (
     strictest as strictest,
     strictness as strictness,
 )
-from gateway._version import VERSION as _VERSION
+from gateway._calls._version import VERSION as _VERSION
+from gateway._config import (
+    MAX_SECONDS as MAX_SECONDS,
+    AllowMode as AllowMode,
+    AuditSection as AuditSection,
+    BrokerSection as BrokerSection,
+    GatewayConfig as GatewayConfig,
+    GatewaySection as GatewaySection,
+    HookSection as HookSection,
+    HostsSection as HostsSection,
+    NotifierConfig as NotifierConfig,
+    ServeSection as ServeSection,
+    ShellDialect as ShellDialect,
+    ShellTool as ShellTool,
+    SinkConfig as SinkConfig,
+    TelemetrySection as TelemetrySection,
+    TiersSection as TiersSection,
+    WitnessConfig as WitnessConfig,
+    default_config as default_config,
+    default_config_bytes as default_config_bytes,
+    default_profiles as default_profiles,
+    default_token_file as default_token_file,
+    load_config as load_config,
+    secret_files as secret_files,
+    state_directory as state_directory,
+    state_path as state_path,
+    validation_path as validation_path,
+)
+from gateway._fragments import expand_fragment as expand_fragment
+from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
+from gateway._git_trust import (
+    ConfiguredCode as ConfiguredCode,
+    PersistencePoints as PersistencePoints,
+    RepositoryInspection as RepositoryInspection,
+    configured_refusal as configured_refusal,
+    inspect_repository as inspect_repository,
+    persistence_points as persistence_points,
+    repository_refusal as repository_refusal,
+)
+from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
+from gateway._plan import (
+    iter_commands as iter_commands,
+    iter_effects as iter_effects,
+    plan_program as plan_program,
+    read_program_position as read_program_position,
+)
+from gateway._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
+from gateway._programs._gitconfig import (
+    GIT_CODE_KEYS as GIT_CODE_KEYS,
+    git_code_key as git_code_key,
+)
+from gateway._sequence import command_sequence_plan as command_sequence_plan
+from gateway._shell import ShellReading as ShellReading, read_shell as read_shell
+from gateway._sinks import ChainTip as ChainTip, Sink as Sink
+from gateway._telemetry import trace_context as trace_context
 
 __version__ = _VERSION
 """The installed version, from the distribution's metadata (``pyproject.toml`` states it once)."""

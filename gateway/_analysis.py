@@ -27,7 +27,7 @@ from typing import Any, Final
 
 import msgspec
 
-from gateway._effects import (
+from gateway._calls._effects import (
     Bind,
     Effect,
     Network,
@@ -37,14 +37,14 @@ from gateway._effects import (
     Write,
     WriteAction,
 )
-from gateway._events import HoleRef
+from gateway._calls._events import HoleRef
+from gateway._calls._places import PathsSection
+from gateway._calls._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
 from gateway._fragments import Fragments, fragments_of
-from gateway._places import PathsSection
 from gateway._plan import iter_commands, iter_effects, plan_source
 from gateway._plan._addresses import address_class, url_host
 from gateway._plan._globs import is_glob
 from gateway._plan._paths import HOME, PathContext, effect_path, join, path_context, start_directory
-from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
 from gateway._programs._user import UserTable, user_reader
 from gateway._redact import Redactor, find_secrets
 from gateway._sequence import sequence_plan

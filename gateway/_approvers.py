@@ -40,25 +40,13 @@ import msgspec
 
 from gateway._bounded import BoundedPool
 from gateway._bus import EventBus
-from gateway._calls import ToolCall
-from gateway._config import MAX_SECONDS, GatewayConfig
-from gateway._confinement import Confinement
-from gateway._effects import Effect
-from gateway._errors import PluginLoadError
-from gateway._events import ApproverDecided, ApproverFailed, Event, HoleRef
-from gateway._grounds import plan_founded
-from gateway._isolation import LoopThread, call_isolated
-from gateway._metrics import Metrics
-from gateway._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
-from gateway._plugins import APPROVER_GROUP as APPROVER_GROUP, installed
-from gateway._telemetry import (
-    ATTR_APPROVER_NAME,
-    ATTR_APPROVER_ROLE,
-    SPAN_APPROVE,
-    Telemetry,
-    answer_attributes,
-)
-from gateway._verdicts import (
+from gateway._calls._calls import ToolCall
+from gateway._calls._confinement import Confinement
+from gateway._calls._effects import Effect
+from gateway._calls._errors import PluginLoadError
+from gateway._calls._events import ApproverDecided, ApproverFailed, Event, HoleRef
+from gateway._calls._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
+from gateway._calls._verdicts import (
     Abstain,
     Allow,
     Answer,
@@ -67,6 +55,18 @@ from gateway._verdicts import (
     Verdict,
     strictest,
     unconfined,
+)
+from gateway._config import MAX_SECONDS, GatewayConfig
+from gateway._grounds import plan_founded
+from gateway._isolation import LoopThread, call_isolated
+from gateway._metrics import Metrics
+from gateway._plugins import APPROVER_GROUP as APPROVER_GROUP, installed
+from gateway._telemetry import (
+    ATTR_APPROVER_NAME,
+    ATTR_APPROVER_ROLE,
+    SPAN_APPROVE,
+    Telemetry,
+    answer_attributes,
 )
 
 __all__ = [

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from gateway._errors import GatewayError
+from gateway._calls._errors import GatewayError
 
 __all__ = ["ArithmeticError_", "evaluate"]
 

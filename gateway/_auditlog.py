@@ -31,8 +31,8 @@ from typing import BinaryIO, Final, Literal, NamedTuple
 
 import msgspec
 
-from gateway._errors import AuditLogError
-from gateway._events import (
+from gateway._calls._errors import AuditLogError
+from gateway._calls._events import (
     GENESIS,
     ChainBreak,
     ChainCheckpoint,
@@ -44,8 +44,8 @@ from gateway._events import (
     event_digest,
     signed_digest,
 )
+from gateway._calls._text import error_detail
 from gateway._signing import Verifier
-from gateway._text import error_detail
 
 __all__ = [
     "AuditFormat",

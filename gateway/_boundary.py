@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Final, Literal, NamedTuple
 
-from gateway._confinement import (
+from gateway._calls._confinement import (
     HIDE_TEMPLATE,
     PROTECT_TEMPLATE,
     STANDARD_ENVIRONMENT,
@@ -33,7 +33,7 @@ from gateway._confinement import (
     Confinement,
     ConfinementSection,
 )
-from gateway._places import (
+from gateway._calls._places import (
     DEVICES,
     PROCESS_VIEWS,
     STREAM_PATHS,
@@ -279,7 +279,7 @@ class Places:
 
     In order: the run's own streams and descriptors (``/dev/stdout``,
     ``/dev/fd/3``) are ``scratch``; a view of another process
-    (`gateway._places.PROCESS_VIEWS`) or a path matching a ``hide`` pattern
+    (`gateway._calls._places.PROCESS_VIEWS`) or a path matching a ``hide`` pattern
     (or below one) is ``hidden``; a device of the run's own ``/dev`` is
     ``scratch``, and ``/proc`` (the
     run's own processes) is ``readable``; otherwise the deepest root that

@@ -56,8 +56,8 @@ import msgspec
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from gateway._errors import SinkFailure
-from gateway._events import (
+from gateway._calls._errors import SinkFailure
+from gateway._calls._events import (
     GENESIS,
     ChainCheckpoint,
     ChainGenesis,

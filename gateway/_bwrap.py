@@ -42,7 +42,7 @@ from typing import Final, NamedTuple
 import msgspec
 
 from gateway._boundary import Places, normal_path
-from gateway._confinement import Confinement
+from gateway._calls._confinement import Confinement
 from gateway._git_trust import persistence_points
 
 __all__ = [

@@ -24,9 +24,9 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
-from gateway._confinement import ProfileSection, profile_problem
-from gateway._errors import ConfigError
-from gateway._places import PathsSection
+from gateway._calls._confinement import ProfileSection, profile_problem
+from gateway._calls._errors import ConfigError
+from gateway._calls._places import PathsSection
 from gateway._programs._user import UserTable, user_rows
 from gateway._tools import ToolEffects
 

@@ -25,7 +25,7 @@ from typing import Any, Final, NamedTuple
 
 import msgspec
 
-from gateway._calls import ToolCall
+from gateway._calls._calls import ToolCall
 
 __all__ = ["MAX_DEPTH", "MAX_INPUT_BYTES", "MAX_VALUES", "Admitted", "admit"]
 

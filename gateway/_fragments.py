@@ -27,9 +27,7 @@ from collections.abc import Mapping, Sequence
 import msgspec
 
 from gateway._arith_eval import ArithmeticError_, evaluate
-from gateway._plan import PlannedStatement, plan_source
-from gateway._plan._parts import substitutions
-from gateway._plans import (
+from gateway._calls._plans import (
     Blocked,
     Complete,
     Expansion,
@@ -37,6 +35,8 @@ from gateway._plans import (
     FragmentError,
     Hole,
 )
+from gateway._plan import PlannedStatement, plan_source
+from gateway._plan._parts import substitutions
 from gateway._shell._tree import (
     AnsiC,
     Arithmetic,

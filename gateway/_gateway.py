@@ -66,14 +66,12 @@ from gateway._approvers import (
 from gateway._boundary import resolve_confinement
 from gateway._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
 from gateway._bus import EventBus
-from gateway._calls import ToolCall
-from gateway._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
-from gateway._confinement import Confinement, Confining
-from gateway._digest import digest_of
-from gateway._door import Admitted, admit, refused_call_id
-from gateway._effects import PLAN_FORMAT, Effect
-from gateway._errors import ConfigError, GatewayError, SinkFailure
-from gateway._events import (
+from gateway._calls._calls import ToolCall
+from gateway._calls._confinement import Confinement, Confining
+from gateway._calls._digest import digest_of
+from gateway._calls._effects import PLAN_FORMAT, Effect
+from gateway._calls._errors import ConfigError, GatewayError, SinkFailure
+from gateway._calls._events import (
     GENESIS,
     CallOutcome,
     CallProposed,
@@ -93,10 +91,15 @@ from gateway._events import (
     VerdictWithdrawn,
     WitnessFailed,
 )
+from gateway._calls._plans import Hole, ProgramPlan, SequencePlan
+from gateway._calls._text import shorten
+from gateway._calls._verdicts import DECISION_VERBS, Verdict, as_ask, unconfined
+from gateway._calls._version import VERSION
+from gateway._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
+from gateway._door import Admitted, admit, refused_call_id
 from gateway._git_trust import persistence_points
 from gateway._isolation import LoopThread, call_isolated
 from gateway._metrics import Metrics
-from gateway._plans import Hole, ProgramPlan, SequencePlan
 from gateway._reading import (
     BodyText,
     CallReading,
@@ -126,9 +129,6 @@ from gateway._telemetry import (
     unmeasured_kind,
     verdict_attributes,
 )
-from gateway._text import shorten
-from gateway._verdicts import DECISION_VERBS, Verdict, as_ask, unconfined
-from gateway._version import VERSION
 from gateway._witness import Witness, load_witness
 
 __all__ = ["Gateway", "GatewayStatistics"]

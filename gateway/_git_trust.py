@@ -477,7 +477,7 @@ _POINTS_OF_GIT_DIRECTORY: Final = (
     "info/attributes",
     "hooks/**",
 )
-"""What makes code run later in a git directory, wherever it lies (`gateway._places` has them under ``.git``)."""
+"""What makes code run later in a git directory, wherever it lies (`gateway._calls._places` has them under ``.git``)."""
 
 
 class PersistencePoints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -485,7 +485,7 @@ class PersistencePoints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     What makes git run code later, found where the repositories around some paths keep it.
 
     Attributes:
-        patterns: Absolute path patterns (the grammar of `gateway._places`):
+        patterns: Absolute path patterns (the grammar of `gateway._calls._places`):
             each hooks directory ``core.hooksPath`` names, in the repository's
             configuration, the user's or the system's, as git resolves it
             (and where its links lead); each ``.git`` file (a ``gitdir:``
@@ -577,7 +577,7 @@ def persistence_points(paths: Iterable[str], *, environ: Mapping[str, str]) -> P
     """
     Where git keeps what it runs later, for the repositories git would find from these paths.
 
-    The fixed patterns (`gateway._places.DEFAULT_PERSISTENCE_PATTERNS`) name
+    The fixed patterns (`gateway._calls._places.DEFAULT_PERSISTENCE_PATTERNS`) name
     ``.git/hooks`` and ``.git/config`` where they usually lie; this reads,
     as git would, where they really lie: ``core.hooksPath`` from every
     configuration file git reads (the system's, the user's, the

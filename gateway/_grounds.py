@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from gateway._effects import (
+from gateway._calls._effects import (
     Bind,
     ChangeDirectory,
     Effect,
@@ -38,8 +38,8 @@ from gateway._effects import (
     Read,
     Write,
 )
+from gateway._calls._plans import ProgramPlan
 from gateway._plan import iter_effects
-from gateway._plans import ProgramPlan
 
 __all__ = ["FOUNDED_PATH_CLASSES", "effects_founded", "plan_founded"]
 

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, TypeVar, runtime_checkable
 
-from gateway._errors import PluginLoadError
+from gateway._calls._errors import PluginLoadError
 
 if TYPE_CHECKING:
     from gateway._config import BrokerSection, GatewayConfig

@@ -19,14 +19,14 @@ import re
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from gateway._launchers import LAUNCHERS, SHELLS, LauncherRow
-from gateway._plans import (
+from gateway._calls._plans import (
     LauncherStep,
     PositionDecline,
     PositionRefusal,
     ProgramName,
     ProgramPosition,
 )
+from gateway._launchers import LAUNCHERS, SHELLS, LauncherRow
 from gateway._programs._langargs import Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow
 

@@ -32,12 +32,12 @@ from gateway._analysis import (
     tool_effects,
 )
 from gateway._bounded import CpuSpent, bounded_task
-from gateway._effects import Effect, Opaque
+from gateway._calls._effects import Effect, Opaque
+from gateway._calls._places import PathsSection
+from gateway._calls._plans import FragmentAddr, FragmentError, ProgramPlan, SequencePlan
 from gateway._fragments import Fragments, expand_planned
-from gateway._places import PathsSection
 from gateway._plan import unreadable_plan
 from gateway._plan._paths import path_context
-from gateway._plans import FragmentAddr, FragmentError, ProgramPlan, SequencePlan
 from gateway._programs._user import UserTable
 from gateway._redact import Redactor, Secret, find_secrets
 from gateway._tools import ToolEffects

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from gateway._plans import Plain, PlannedValue, Redacted
+from gateway._calls._plans import Plain, PlannedValue, Redacted
 
 __all__ = [
     "MAX_FINGERPRINTS",

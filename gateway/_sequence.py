@@ -17,8 +17,8 @@ from __future__ import annotations
 import posixpath
 from typing import Final
 
+from gateway._calls._plans import SequencePlan, SequenceStep
 from gateway._plan._builtins import BASH_BUILTINS
-from gateway._plans import SequencePlan, SequenceStep
 from gateway._shell import ShellReading, read_shell
 from gateway._shell._limits import MAX_SOURCE_BYTES
 from gateway._shell._tree import Command, SimpleCommand, Statement, Subshell, Word

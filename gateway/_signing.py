@@ -12,7 +12,7 @@ Two kinds, as ``[audit]`` chooses:
 
 A key file must be readable by its owner alone (mode 0600 or stricter): a
 key others can read signs nothing. A signature is base64url text over the
-UTF-8 bytes of a record's `gateway._events.signed_digest`.
+UTF-8 bytes of a record's `gateway._calls._events.signed_digest`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import stat
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from gateway._errors import ConfigError
-from gateway._events import SigningAlgorithm
+from gateway._calls._errors import ConfigError
+from gateway._calls._events import SigningAlgorithm
 
 __all__ = [
     "Signer",

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
+from gateway._calls._errors import PluginLoadError
+from gateway._calls._events import Event
 from gateway._config import SinkConfig
-from gateway._errors import PluginLoadError
-from gateway._events import Event
 from gateway._plugins import SINK_GROUP, build_plugin, installed as installed
 
 __all__ = [

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final, NamedTuple
 from urllib.parse import urlsplit
 
-from gateway._effects import (
+from gateway._calls._effects import (
     Bind,
     Effect,
     EffectPath,
@@ -39,7 +39,7 @@ from gateway._effects import (
     ReadEnvironment,
     Write,
 )
-from gateway._text import shorten_quoted
+from gateway._calls._text import shorten_quoted
 
 __all__ = [
     "SUMMARY_CLAUSES",

@@ -43,8 +43,8 @@ from opentelemetry.trace import (
 )
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from gateway._plans import ProgramPlan
-from gateway._verdicts import Abstain, Answer, Verdict
+from gateway._calls._plans import ProgramPlan
+from gateway._calls._verdicts import Abstain, Answer, Verdict
 
 __all__ = [
     "ATTRIBUTES",

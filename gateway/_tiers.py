@@ -54,6 +54,9 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from gateway._calls._errors import ConfigError
+from gateway._calls._places import PROJECT_FILE
+from gateway._calls._verdicts import DECISION_ORDER
 from gateway._config import (
     DEFAULT_SHELL_TOOLS,
     GatewayConfig,
@@ -61,9 +64,6 @@ from gateway._config import (
     default_config_bytes,
     load_config,
 )
-from gateway._errors import ConfigError
-from gateway._places import PROJECT_FILE
-from gateway._verdicts import DECISION_ORDER
 
 __all__ = [
     "MANAGED_FILE",

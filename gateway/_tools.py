@@ -22,7 +22,7 @@ from typing import Final
 
 import msgspec
 
-from gateway._effects import WriteAction
+from gateway._calls._effects import WriteAction
 
 __all__ = ["DEFAULT_TOOL_EFFECTS", "ToolEffects"]
 

@@ -26,7 +26,7 @@ from gateway._analysis import (
     analysis_context as analysis_context,
     tool_effects as tool_effects,
 )
-from gateway._effects import (
+from gateway._calls._effects import (
     PATH_CLASSES as PATH_CLASSES,
     PLAN_FORMAT as PLAN_FORMAT,
     AddressClass as AddressClass,
@@ -50,7 +50,7 @@ from gateway._effects import (
     Write as Write,
     WriteAction as WriteAction,
 )
-from gateway._places import PathsSection as PathsSection
+from gateway._calls._places import PathsSection as PathsSection
 from gateway._plan import iter_effects as iter_effects
 from gateway._plan._globs import (
     GLOB_OPTIONS as GLOB_OPTIONS,

@@ -13,10 +13,10 @@ from typing import Any, Literal
 import anyio
 
 from gateway._approvers import ApproverRole, ReviewRequest
-from gateway._calls import ToolCall
-from gateway._events import Event
+from gateway._calls._calls import ToolCall
+from gateway._calls._events import Event
+from gateway._calls._verdicts import Abstain, Allow, Answer, Decline
 from gateway._sinks import ChainTip
-from gateway._verdicts import Abstain, Allow, Answer, Decline
 
 __all__ = ["MemorySink", "StaticApprover", "make_call"]
 

@@ -12,7 +12,7 @@ Examples:
     'port must be a number'
 """
 
-from gateway._text import (
+from gateway._calls._text import (
     clip as clip,
     error_detail as error_detail,
     shorten as shorten,

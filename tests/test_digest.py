@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from gateway import ProgramPlan, plan_program
-from gateway._digest import canonical_bytes, digest_of
+from gateway._calls._digest import canonical_bytes, digest_of
 from gateway._plan import plan_source, plan_statements
 from gateway._plan._digests import ProgramDigestInput
 from gateway._programs import ArgumentReading

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gateway import FragmentAddr, ProgramPlan, expand_fragment, plan_program
-from gateway._events import PlanReady
+from gateway._calls._events import PlanReady
 from gateway._plan import plan_statements
 from gateway._redact import fingerprint
 

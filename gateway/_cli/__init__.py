@@ -25,6 +25,7 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Final
 
+from gateway._calls._version import DISTRIBUTION, VERSION
 from gateway._cli import (
     _audit,
     _check,
@@ -38,7 +39,6 @@ from gateway._cli import (
     _verify,
 )
 from gateway._cli._common import COMMAND_GROUP, CommandError, Subcommand
-from gateway._version import DISTRIBUTION, VERSION
 
 __all__ = ["build_parser", "main"]
 

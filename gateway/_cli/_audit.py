@@ -20,6 +20,8 @@ from contextlib import ExitStack
 from typing import IO, Any
 
 from gateway._auditlog import encode_event, read_audit_log
+from gateway._calls._errors import AuditLogError
+from gateway._calls._events import Event
 from gateway._cli._common import CommandError, Subcommand, audit_file_of, write_json
 from gateway._cli._fleet import (
     BrokerPlugin,
@@ -30,8 +32,6 @@ from gateway._cli._fleet import (
     run_on_broker,
 )
 from gateway._config import BrokerSection
-from gateway._errors import AuditLogError
-from gateway._events import Event
 
 __all__ = ["verify_on_broker"]
 

@@ -9,7 +9,9 @@ from typing import Any
 import anyio
 import msgspec
 
-from gateway._calls import ToolCall
+from gateway._calls._calls import ToolCall
+from gateway._calls._confinement import Confining
+from gateway._calls._errors import ConfigError, GatewayError
 from gateway._cli._common import (
     CommandError,
     Subcommand,
@@ -22,8 +24,6 @@ from gateway._cli._common import (
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, verdict_view, wants_json, write_text
 from gateway._config import AuditSection, GatewayConfig, SinkConfig
-from gateway._confinement import Confining
-from gateway._errors import ConfigError, GatewayError
 from gateway._gateway import Gateway
 
 _MAX_LINE = 1 << 20

@@ -9,7 +9,8 @@ from typing import Any, Final
 import anyio
 import msgspec
 
-from gateway._calls import ToolCall
+from gateway._calls._calls import ToolCall
+from gateway._calls._errors import GatewayError
 from gateway._cli._check import without_person
 from gateway._cli._common import (
     CommandError,
@@ -22,7 +23,6 @@ from gateway._cli._common import (
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, wants_json, write_text
 from gateway._config import GatewayConfig
-from gateway._errors import GatewayError
 from gateway._gateway import Gateway
 from gateway._plan import plan_program
 from gateway._programs import read_arguments

@@ -19,9 +19,9 @@ from typing import Any, Final, TypeVar
 import anyio
 import msgspec
 
+from gateway._calls._errors import GatewayError
 from gateway._cli._common import CommandError, needs_extra
 from gateway._config import BrokerSection, GatewayConfig
-from gateway._errors import GatewayError
 from gateway._plugins import BROKER_GROUP, BrokerPlugin as BrokerPlugin
 from gateway._tiers import EffectiveConfig, effective_config, find_tiers
 

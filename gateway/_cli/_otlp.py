@@ -21,9 +21,9 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gateway._calls._version import VERSION
 from gateway._cli._common import CommandError, needs_extra
 from gateway._config import TelemetrySection
-from gateway._version import VERSION
 
 __all__ = ["Exporters", "export_headers", "open_exporters"]
 

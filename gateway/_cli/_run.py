@@ -45,7 +45,13 @@ from gateway._bwrap import (
     snapshot,
     unavailable,
 )
-from gateway._calls import ToolCall
+from gateway._calls._calls import ToolCall
+from gateway._calls._confinement import Confinement, Confining
+from gateway._calls._effects import Write
+from gateway._calls._errors import ConfigError, GatewayError
+from gateway._calls._events import RUN_CHANGES_KEPT, RunChanged
+from gateway._calls._text import shorten
+from gateway._calls._verdicts import Verdict
 from gateway._cli._check import without_person
 from gateway._cli._common import (
     CommandError,
@@ -54,13 +60,7 @@ from gateway._cli._common import (
 )
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._config import GatewayConfig, SinkConfig, state_directory
-from gateway._confinement import Confinement, Confining
-from gateway._effects import Write
-from gateway._errors import ConfigError, GatewayError
-from gateway._events import RUN_CHANGES_KEPT, RunChanged
 from gateway._gateway import Gateway
-from gateway._text import shorten
-from gateway._verdicts import Verdict
 
 __all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP", "TIMED_OUT", "run_changes"]
 

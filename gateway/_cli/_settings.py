@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from gateway._calls._errors import GatewayError
 from gateway._cli._common import CommandError, Subcommand, write_json
 from gateway._cli._fleet import (
     BrokerPlugin,
@@ -26,7 +27,6 @@ from gateway._cli._fleet import (
     load_tiers,
     run_on_broker,
 )
-from gateway._errors import GatewayError
 from gateway._tiers import effective_config, find_tiers
 
 __all__: list[str] = []

@@ -8,7 +8,7 @@ walk order: pipeline stages, conditions and bodies, then each command's
 substitutions and the ``$( )`` of its unquoted heredoc bodies), its program
 position, its heredocs with flat indexes and their holes, the shell text it
 launches (planned in turn, to a bounded depth), the statement's variables,
-and what every command does: its *effects* (`gateway._effects`), over paths
+and what every command does: its *effects* (`gateway._calls._effects`), over paths
 resolved against the effective working directory and classified.
 
 The package is split by noun: `_builder` (the walk), `_scope` (directories
@@ -29,8 +29,15 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple
 
-from gateway._digest import digest_of
-from gateway._effects import Effect
+from gateway._calls._digest import digest_of
+from gateway._calls._effects import Effect
+from gateway._calls._plans import (
+    Plan,
+    PlannedCommand,
+    ProgramPlan,
+    ProgramPosition,
+    StatementPlan,
+)
 from gateway._plan._builder import (
     MAX_NESTED_SHELL_DEPTH,
     TRUNCATION_MARKER,
@@ -50,13 +57,6 @@ from gateway._plan._paths import (
 )
 from gateway._plan._programs import ArgumentReader, read_arguments
 from gateway._plan._scope import Scope
-from gateway._plans import (
-    Plan,
-    PlannedCommand,
-    ProgramPlan,
-    ProgramPosition,
-    StatementPlan,
-)
 from gateway._position import PositionWord, decline_sentence, read_position
 from gateway._redact import Redactor
 from gateway._shell import ShellReading, read_shell

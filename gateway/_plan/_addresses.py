@@ -17,7 +17,7 @@ import socket
 from typing import Final
 from urllib.parse import urlsplit
 
-from gateway._effects import AddressClass
+from gateway._calls._effects import AddressClass
 
 __all__ = ["address_class", "url_host"]
 

@@ -23,7 +23,7 @@ from typing import Final, NamedTuple
 
 import msgspec
 
-from gateway._effects import (
+from gateway._calls._effects import (
     Bind,
     Effect,
     EffectPath,
@@ -37,8 +37,22 @@ from gateway._effects import (
     Write,
     WriteAction,
 )
+from gateway._calls._places import shown_variable
+from gateway._calls._plans import (
+    PLAN_RENDER_LIMIT,
+    CommandContext,
+    Hole,
+    NestedShell,
+    Plain,
+    Plan,
+    PlannedAssignment,
+    PlannedCommand,
+    PlannedHeredoc,
+    PlannedRedirect,
+    PlannedValue,
+    ProgramPosition,
+)
 from gateway._launchers import LAUNCHERS, SHELLS, STARTUP_FUNCTION_PREFIX, STARTUP_VARIABLES
-from gateway._places import shown_variable
 from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink, unmasked
@@ -60,20 +74,6 @@ from gateway._plan._programs import (
 )
 from gateway._plan._scope import FunctionFacts, Scope
 from gateway._plan._variables import arithmetic_binds, heredoc_reads, statement_names
-from gateway._plans import (
-    PLAN_RENDER_LIMIT,
-    CommandContext,
-    Hole,
-    NestedShell,
-    Plain,
-    Plan,
-    PlannedAssignment,
-    PlannedCommand,
-    PlannedHeredoc,
-    PlannedRedirect,
-    PlannedValue,
-    ProgramPosition,
-)
 from gateway._position import PositionReading, PositionWord, direct_position, read_position
 from gateway._programs import ArgumentFact, ArgumentReading
 from gateway._programs._lasting import device_read_ends, unending

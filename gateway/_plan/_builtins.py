@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final, NamedTuple
 
-from gateway._effects import (
+from gateway._calls._effects import (
     BindVia,
     ChangeDirectory,
     Execute,
@@ -28,7 +28,7 @@ from gateway._effects import (
     Origin,
     ReadEnvironment,
 )
-from gateway._places import shown_variable
+from gateway._calls._places import shown_variable
 from gateway._plan._collect import EffectSink
 from gateway._plan._globs import GLOB_OPTIONS
 from gateway._plan._numbers import NUMBER

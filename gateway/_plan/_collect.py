@@ -15,7 +15,7 @@ from typing import Final
 
 import msgspec
 
-from gateway._effects import (
+from gateway._calls._effects import (
     Bind,
     BindVia,
     Effect,

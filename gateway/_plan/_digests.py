@@ -4,7 +4,7 @@ The preimages of plan digests, as named types: what exactly a digest binds.
 A statement's digest is over its `Plan` (every command and effect in it); a
 program's digest is over a `ProgramDigestInput`: the source, the status, the
 reason and the statements' digests. Encoded with the one canonical encoder
-(`gateway._digest`), a Struct gives the same bytes as a mapping with the same
+(`gateway._calls._digest`), a Struct gives the same bytes as a mapping with the same
 keys, so these names change no digest.
 """
 
@@ -15,7 +15,7 @@ from typing import Literal
 
 import msgspec
 
-from gateway._digest import digest_of
+from gateway._calls._digest import digest_of
 
 __all__ = ["ProgramDigestInput", "program_digest"]
 

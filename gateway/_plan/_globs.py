@@ -11,7 +11,7 @@ on, a segment ``**`` matches any number of directories (hidden ones only with
 ``dotglob``); with ``extglob`` on, ``@(…)``, ``!(…)``, ``*(…)``, ``+(…)`` and
 ``?(…)`` match (here: may match) any name.
 
-The patterns of `gateway._places` (secret files, persistence points) are
+The patterns of `gateway._calls._places` (secret files, persistence points) are
 globs too: ``*`` and ``?`` never cross a ``/`` but do match a leading ``.``,
 and a segment ``**`` spans any number of directories.
 
@@ -195,7 +195,7 @@ def _segment(text: str, *, bash: bool, options: GlobOptions) -> _Segment:
     One segment as tokens.
 
     ``bash``: a segment of a word bash globs (its leading-dot rule and
-    options apply), else of a pattern of `gateway._places`.
+    options apply), else of a pattern of `gateway._calls._places`.
     """
     tokens: list[str | _Char] = []
     globbing = not bash or is_glob(text)
@@ -318,7 +318,7 @@ def could_match(
     Args:
         glob: An absolute path (or one under a marker) with pattern characters;
             a backslash makes the next character literal.
-        pattern: A pattern of `gateway._places`, spelled in the same form.
+        pattern: A pattern of `gateway._calls._places`, spelled in the same form.
         below: The glob reaches everything below what it matches (``rm -rf``,
             ``grep -r``): a file under it counts when the pattern places it
             there (``.gi?`` holds ``.git/config``, ``~/.s*`` holds

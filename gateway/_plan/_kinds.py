@@ -1,8 +1,8 @@
-"""The kind of a statement, by the shape rules documented on `gateway._plans.StatementKind`."""
+"""The kind of a statement, by the shape rules documented on `gateway._calls._plans.StatementKind`."""
 
 from __future__ import annotations
 
-from gateway._plans import StatementKind
+from gateway._calls._plans import StatementKind
 from gateway._shell._tree import (
     ArithCommand,
     ArithFor,

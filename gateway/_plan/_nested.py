@@ -18,10 +18,10 @@ import re
 from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 
+from gateway._calls._plans import NestedOrigin
 from gateway._launchers import SHELL_ROW, SHELLS
 from gateway._plan._builtins import SET_LETTERS
 from gateway._plan._globs import GLOB_OPTIONS
-from gateway._plans import NestedOrigin
 from gateway._position import PositionReading
 from gateway._shell._tree import (
     AnsiC,

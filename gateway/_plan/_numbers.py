@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from gateway._effects import Effect, Execute, Origin
+from gateway._calls._effects import Effect, Execute, Origin
 from gateway._plan._paths import HOME, ROOT, expand_word
 from gateway._plan._scope import Scope, Values
 from gateway._shell._tree import (

@@ -28,9 +28,9 @@ from typing import Final
 
 import msgspec
 
-from gateway._confinement import STANDARD_ENVIRONMENT
-from gateway._effects import PATH_CLASSES, EffectPath, PathClass
-from gateway._places import (
+from gateway._calls._confinement import STANDARD_ENVIRONMENT
+from gateway._calls._effects import PATH_CLASSES, EffectPath, PathClass
+from gateway._calls._places import (
     SHELL_VARIABLES,
     STREAM_PATHS,
     SYSTEM_ROOTS,
@@ -99,7 +99,7 @@ class PathContext(
         secret_patterns: Files that hold secrets.
         persistence_patterns: Files that make code run later.
         shown_variables: Variables from outside whose value may be shown
-            (`gateway._places.shown_variable`).
+            (`gateway._calls._places.shown_variable`).
     """
 
     cwd: str | None = None

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence, Set
 from typing import Final, Protocol
 
-from gateway._effects import (
+from gateway._calls._effects import (
     Bind,
     ChangeDirectory,
     Execute,
@@ -32,8 +32,8 @@ from gateway._effects import (
     ReadEnvironment,
     WriteAction,
 )
+from gateway._calls._places import shown_variable
 from gateway._launchers import LAUNCHERS
-from gateway._places import shown_variable
 from gateway._plan._addresses import address_class, url_host
 from gateway._plan._builtins import literal_text, may_be_option
 from gateway._plan._collect import EffectSink

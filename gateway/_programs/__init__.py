@@ -13,7 +13,7 @@ guessed, and it refuses an allow.
 The readers see argument *values* after quote removal (``None`` for a word
 that expands), never shell text. They are pure, synchronous and linear in the
 size of their input. Paths are reported as written; the planner resolves and
-classifies them (`gateway._effects`).
+classifies them (`gateway._calls._effects`).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from gateway._places import DEFAULT_TEMP_ROOTS
+from gateway._calls._places import DEFAULT_TEMP_ROOTS
 
 __all__ = ["LONGEST_WAIT", "MOST_OUTPUT", "device_read_ends", "unending"]
 

@@ -63,6 +63,7 @@ import bashlex.subst
 import bashlex.tokenizer
 import msgspec
 
+from gateway._calls._text import shorten
 from gateway._shell._assemble import (
     CmdToken,
     CoprocMark,
@@ -113,7 +114,6 @@ from gateway._shell._words import (
     split_assignment,
     unquote_delimiter,
 )
-from gateway._text import shorten
 
 __all__ = ["BASHLEX_VERSION", "read_with_bashlex"]
 

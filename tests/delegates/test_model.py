@@ -42,7 +42,7 @@ from gateway import (
     ToolCall,
     load_config,
 )
-from gateway._effects import (
+from gateway._calls._effects import (
     Bind,
     EffectPath,
     Execute,

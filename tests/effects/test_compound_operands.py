@@ -17,7 +17,7 @@ import pytest
 
 from effects.support import effects_of, in_bash, only
 from gateway import plan_program
-from gateway._effects import Execute
+from gateway._calls._effects import Execute
 
 RUNS = [
     ("declare-a-single-quoted", "declare -a 'a=($(id))'"),

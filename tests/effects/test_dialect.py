@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from effects.support import in_bash
+from gateway._calls._plans import NestedShell
 from gateway._plan import plan_source
-from gateway._plans import NestedShell
 
 DIFFERS = [
     ("ansi-c-quote", "echo $'\\' ; id ; #'"),

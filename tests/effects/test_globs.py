@@ -15,7 +15,11 @@ import pytest
 from oracle import bash
 
 from effects.support import CWD, PATHS, effects_of, only
-from gateway._places import DEFAULT_PERSISTENCE_PATTERNS, DEFAULT_SECRET_PATTERNS, pattern_regex
+from gateway._calls._places import (
+    DEFAULT_PERSISTENCE_PATTERNS,
+    DEFAULT_SECRET_PATTERNS,
+    pattern_regex,
+)
 from gateway._plan._globs import could_match, name_matches
 from gateway.effects import Read, Write
 

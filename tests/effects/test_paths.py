@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from effects.support import CWD, HOME, PATHS, effects_of, in_bash, only, planned_in, reader
-from gateway._places import PathsSection
+from gateway._calls._places import PathsSection
 from gateway._plan._paths import (
     HOME as PATH_HOME,
     ROOT as PATH_ROOT,

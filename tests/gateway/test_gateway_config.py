@@ -35,7 +35,7 @@ from gateway import (
     verify_audit_log,
     verify_chain,
 )
-from gateway._events import GENESIS
+from gateway._calls._events import GENESIS
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

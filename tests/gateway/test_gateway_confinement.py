@@ -28,8 +28,8 @@ from gateway import (
 )
 from gateway._auditlog import encode_event
 from gateway._boundary import confinement_problem, normal_path
-from gateway._events import Event
-from gateway._places import PathsSection
+from gateway._calls._events import Event
+from gateway._calls._places import PathsSection
 from gateway._tiers import effective_config, find_tiers
 
 HOME = "/home/u"

@@ -46,7 +46,7 @@ from gateway import (
     verify_audit_log,
     verify_chain,
 )
-from gateway._events import GENESIS, event_digest
+from gateway._calls._events import GENESIS, event_digest
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

@@ -353,7 +353,7 @@ async def test_gateway_verify_checks_the_signatures_with_the_public_key(
     assert stderr == ""
     # An edit recomputed without the key: its digests chain, its signatures do not hold.
     events = list(read_audit_log(log))
-    from gateway._events import event_digest
+    from gateway._calls._events import event_digest
 
     forged: list[Any] = []
     previous = None

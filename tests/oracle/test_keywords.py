@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from gateway import plan_program, read_shell
-from gateway._effects import Bind, Effect, Lifetime, Write
+from gateway._calls._effects import Bind, Effect, Lifetime, Write
 from gateway._shell._tree import Coproc, For, Group, Pipeline, SimpleCommand, Subshell, walk
 from oracle import bash
 from oracle.harness import compare

@@ -6,7 +6,7 @@ choosing that code: git runs a hook at the next commit and a filter driver
 at the next ``git add``, Python runs a ``.pth`` line and ``sitecustomize``
 at every start of the environment's interpreter, npm runs ``.npmrc``'s
 ``script-shell``, direnv and mise run what a directory names on ``cd``.
-They are one table (`gateway._places.DEFAULT_PERSISTENCE_PATTERNS`): a
+They are one table (`gateway._calls._places.DEFAULT_PERSISTENCE_PATTERNS`): a
 write to one is declined under workspace-write, and inside the boundary it
 is kept read-only. Each row here has its harmless twin, a file an ordinary
 change makes, which stays allowed and writable. The loaders themselves are

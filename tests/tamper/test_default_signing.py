@@ -23,14 +23,14 @@ import msgspec
 import pytest
 
 from gateway import Event
-from gateway._config import default_config_bytes
-from gateway._events import (
+from gateway._calls._events import (
     GENESIS,
     ChainCheckpoint,
     ChainGenesis,
     VerdictReached,
     event_digest,
 )
+from gateway._config import default_config_bytes
 from gateway._signing import ensure_key, load_verifier
 
 BOUND = 120.0

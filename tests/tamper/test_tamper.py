@@ -41,7 +41,7 @@ from gateway import (
     WitnessConfig,
     read_audit_log,
 )
-from gateway._events import GENESIS, event_digest
+from gateway._calls._events import GENESIS, event_digest
 from gateway.audit import Verifier, check_audit_log, generate_key, load_verifier
 from gateway.testing import StaticApprover, make_call
 

@@ -28,10 +28,10 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from gateway._digest import digest_of
-from gateway._effects import Effect
-from gateway._plans import Hole, ProgramPlan, SequencePlan
-from gateway._verdicts import Verdict
+from gateway._calls._digest import digest_of
+from gateway._calls._effects import Effect
+from gateway._calls._plans import Hole, ProgramPlan, SequencePlan
+from gateway._calls._verdicts import Verdict
 
 __all__ = [
     "GENESIS",
@@ -95,7 +95,7 @@ class GatewayStarted(_Event, frozen=True, kw_only=True, tag="gateway.started"):
     """
     A gateway opened: its version, the digest of its config, its approvers and sinks.
 
-    ``plan_format`` is the version of the plan's wire form (`gateway._effects.PLAN_FORMAT`)
+    ``plan_format`` is the version of the plan's wire form (`gateway._calls._effects.PLAN_FORMAT`)
     every plan digest after it is computed in; a record without it is of format 1.
     """
 

@@ -350,7 +350,7 @@ SHELL_VARIABLES: Final = (
 """
 Variables bash sets itself (where it is, who runs it, its counters): their
 values may be shown. With the environment a confined run keeps
-(`gateway._confinement.STANDARD_ENVIRONMENT`, or ``[paths] shown-variables``)
+(`gateway._calls._confinement.STANDARD_ENVIRONMENT`, or ``[paths] shown-variables``)
 they are the variables a call may show (`shown_variable`). Any other
 variable from outside may hold a secret whatever its name (``DATABASE_URL``,
 ``SENTRY_DSN``, ``SMTP_PASS``): reading it is reading the environment.

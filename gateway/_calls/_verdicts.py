@@ -16,7 +16,7 @@ from typing import ClassVar, Final, Literal
 
 import msgspec
 
-from gateway._confinement import Confinement
+from gateway._calls._confinement import Confinement
 
 __all__ = [
     "DECISION_ORDER",

@@ -1,7 +1,7 @@
 """
 The effects vocabulary: what a planned command does to the world, as data.
 
-Pure data, like `gateway._plans`: frozen msgspec Structs, tuples, closed sets
+Pure data, like `gateway._calls._plans`: frozen msgspec Structs, tuples, closed sets
 as ``Literal``; nothing but msgspec and the standard library. The planner
 states every effect it can see (reads, writes, executions, network, bindings,
 lifetime) on each `PlannedCommand`, over *values*, never spellings: a path is
@@ -162,7 +162,7 @@ class ReadEnvironment(_Effect, frozen=True, kw_only=True, tag="read.environment"
     The command reads the whole environment (``env``, ``printenv``, ``declare -p``, ``/proc/*/environ``),
     or one variable from outside that is not declared harmless to show (``via`` is then
     ``$NAME``: ``echo "$DATABASE_URL"``, ``printenv API_KEY``; see
-    `gateway._places.shown_variable`).
+    `gateway._calls._places.shown_variable`).
     """
 
     via: str

@@ -19,8 +19,8 @@ from typing import Final, Literal
 
 import msgspec
 
-from gateway._effects import Effect, EffectPath
-from gateway._errors import GatewayError
+from gateway._calls._effects import Effect, EffectPath
+from gateway._calls._errors import GatewayError
 
 __all__ = [
     "PLAN_RENDER_LIMIT",
@@ -354,7 +354,7 @@ class PlannedCommand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
             call's, then every ``cd`` before it, or what a launcher names:
             ``env -C``), one entry per candidate when bash may be in one of
             several, ``unknown`` when the text does not show it.
-        effects: What it does, in bash's order (see `gateway._effects`):
+        effects: What it does, in bash's order (see `gateway._calls._effects`):
             what its words expand (number sites, ``${V:=…}``), its
             assignments, its redirects, its launchers and its program. A
             command whose effects cannot all be stated has an ``opaque`` one.

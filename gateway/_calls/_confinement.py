@@ -117,7 +117,7 @@ class Confinement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     The boundary a run is confined to, resolved for one call.
 
     Every root is an absolute, normalised directory; every pattern is in the
-    grammar of `gateway._places` with ``~/`` already spelled as the home
+    grammar of `gateway._calls._places` with ``~/`` already spelled as the home
     directory. Where roots nest, the deeper one decides (a writable workspace
     under a scratch home is writable), and at one path a writable root wins
     over a scratch one, which wins over a readable one. A hidden pattern

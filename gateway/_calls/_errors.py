@@ -11,7 +11,7 @@ sentence naming the value and what to do.
     │   └── PluginLoadError  an approver, sink or witness named in the config cannot be loaded
     ├── AuditLogError        a record of an audit log cannot be read
     ├── SinkFailure          a sink could not write an event in time
-    ├── FragmentError        a heredoc fragment cannot be expanded at all (gateway._plans)
+    ├── FragmentError        a heredoc fragment cannot be expanded at all (gateway._calls._plans)
     └── ArithmeticError_     text is not valid bash arithmetic (gateway._arith)
 
 Plugins add their own below it (the rules approver's ``RuleError``).
