@@ -35,7 +35,7 @@ from _corpus import load
 
 import gateway._shell._treesitter as treesitter
 from gateway import Gateway, GatewayConfig, ToolCall, plan_program
-from gateway._bounded import BoundedFailure, BoundedPool, BoundedTask
+from gateway._work._bounded import BoundedFailure, BoundedPool, BoundedTask
 from gateway.testing import StaticApprover
 
 SHAPES: Final = (

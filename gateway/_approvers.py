@@ -38,7 +38,6 @@ from typing import Any, Final, Literal, NamedTuple, Protocol, runtime_checkable
 import anyio
 import msgspec
 
-from gateway._bounded import BoundedPool
 from gateway._bus import EventBus
 from gateway._calls._calls import ToolCall
 from gateway._calls._confinement import Confinement
@@ -58,7 +57,6 @@ from gateway._calls._verdicts import (
 )
 from gateway._config import MAX_SECONDS, GatewayConfig
 from gateway._grounds import plan_founded
-from gateway._isolation import LoopThread, call_isolated
 from gateway._metrics import Metrics
 from gateway._plugins import APPROVER_GROUP as APPROVER_GROUP, installed
 from gateway._telemetry import (
@@ -68,6 +66,8 @@ from gateway._telemetry import (
     Telemetry,
     answer_attributes,
 )
+from gateway._work._bounded import BoundedPool
+from gateway._work._isolation import LoopThread, call_isolated
 
 __all__ = [
     "APPROVER_GROUP",

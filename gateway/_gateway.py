@@ -11,7 +11,7 @@ For each call, `Gateway.review`:
 1. checks the call at the door (`gateway._door`): anything a caller can
    build that is not a well-formed call is declined with one sentence;
 2. reads the call — plans its shell text, finds its holes, masks its secrets
-   — in a worker process under a hard deadline (`gateway._bounded`), through
+   — in a worker process under a hard deadline (`gateway._work._bounded`), through
    a bounded cache of identical calls;
 3. publishes ``call.proposed`` and ``plan.ready`` with the digest every later
    decision is bound to, and puts every hole of every unquoted heredoc to the
@@ -64,7 +64,6 @@ from gateway._approvers import (
     resolve_approver,
 )
 from gateway._boundary import resolve_confinement
-from gateway._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
 from gateway._bus import EventBus
 from gateway._calls._calls import ToolCall
 from gateway._calls._confinement import Confinement, Confining
@@ -98,7 +97,6 @@ from gateway._calls._version import VERSION
 from gateway._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
 from gateway._door import Admitted, admit, refused_call_id
 from gateway._git_trust import persistence_points
-from gateway._isolation import LoopThread, call_isolated
 from gateway._metrics import Metrics
 from gateway._reading import (
     BodyText,
@@ -130,6 +128,8 @@ from gateway._telemetry import (
     verdict_attributes,
 )
 from gateway._witness import Witness, load_witness
+from gateway._work._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
+from gateway._work._isolation import LoopThread, call_isolated
 
 __all__ = ["Gateway", "GatewayStatistics"]
 

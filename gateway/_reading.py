@@ -5,7 +5,7 @@ Reading a call — `analyse_call` on a shell call's text, `tool_effects` on any
 tool's input, the secrets of both and the input with them masked — is pure
 computation on text an agent wrote, so the gateway never does it on its
 event loop: it sends a `CallText` to a worker of its
-`gateway._bounded.BoundedPool` and gets a `CallReading` back, or a failure it
+`gateway._work._bounded.BoundedPool` and gets a `CallReading` back, or a failure it
 turns into a decline. The same holds for a heredoc body the host completes
 (`read_body`) and the user's request (`mask_request`). What is computed is
 `gateway._analysis`'s business; this module only says what a worker is sent
@@ -31,7 +31,6 @@ from gateway._analysis import (
     tool_directory,
     tool_effects,
 )
-from gateway._bounded import CpuSpent, bounded_task
 from gateway._calls._effects import Effect, Opaque
 from gateway._calls._places import PathsSection
 from gateway._calls._plans import FragmentAddr, FragmentError, ProgramPlan, SequencePlan
@@ -41,6 +40,7 @@ from gateway._plan._paths import path_context
 from gateway._programs._user import UserTable
 from gateway._redact import Redactor, Secret, find_secrets
 from gateway._tools import ToolEffects
+from gateway._work._bounded import CpuSpent, bounded_task
 
 __all__ = [
     "BodyReading",

@@ -21,10 +21,10 @@ does in its own process for the review is taken off with `charge`, measured
 with `thread_cpu_seconds` (``time.thread_time`` can take milliseconds on a
 loaded virtual machine).
 
-See `gateway._bounded` for how the workers are run.
+See `gateway._work._bounded` for how the workers are run.
 """
 
-from gateway._bounded import (
+from gateway._work._bounded import (
     BoundedFailure as BoundedFailure,
     BoundedPool as BoundedPool,
     BoundedStatistics as BoundedStatistics,

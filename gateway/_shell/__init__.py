@@ -105,7 +105,7 @@ def check_limits(text: str) -> tuple[Source | None, str | None]:
 
 def _read_bashlex(source: Source, budget: ReadingBudget, masks: tuple[Mask, ...] = ()) -> Program:
     # Imported here so that start-up stays light.
-    from gateway._bounded import in_worker
+    from gateway._work._bounded import in_worker
 
     if len(source.data) <= INPROCESS_MAX_BYTES or in_worker():
         from gateway._shell._bashlex import read_with_bashlex

@@ -10,7 +10,7 @@ import math
 import time
 from typing import Final
 
-from gateway._bounded import thread_cpu_seconds
+from gateway._work._bounded import thread_cpu_seconds
 
 __all__ = [
     "BASHLEX_TOKENS_PER_CHAR",

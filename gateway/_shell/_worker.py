@@ -4,7 +4,7 @@ bashlex on large sources: a task of the bounded worker pool, under a hard CPU-ti
 bashlex is pure Python, slow on some inputs (quadratic on nested ``$( )``,
 tens of microseconds a byte on long words), and a thread cannot interrupt it.
 Sources over `INPROCESS_MAX_BYTES` are therefore read by `read_bashlex`, a
-`gateway._bounded` task, in one of that pool's worker processes: a memory cap
+`gateway._work._bounded` task, in one of that pool's worker processes: a memory cap
 (`WORKER_MEMORY_BYTES`), a CPU-time cap the kernel enforces (``ITIMER_PROF``:
 once the worker has used the reading's CPU budget and `CPU_GRACE_SECONDS`
 more, it is ended even inside C code) and the wall-clock backstop, past which
@@ -27,7 +27,6 @@ from typing import Final
 import anyio
 import msgspec
 
-from gateway._bounded import BoundedFailure, BoundedPool, bounded_task, in_worker
 from gateway._shell._limits import (
     WORKER_MEMORY_BYTES,
     WORKER_START_SECONDS,
@@ -35,6 +34,7 @@ from gateway._shell._limits import (
 )
 from gateway._shell._masks import Mask
 from gateway._shell._tree import Program
+from gateway._work._bounded import BoundedFailure, BoundedPool, bounded_task, in_worker
 
 __all__ = ["CPU_GRACE_SECONDS", "WorkerRequest", "WorkerResult", "read_bashlex", "read_in_worker"]
 

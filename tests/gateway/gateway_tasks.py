@@ -1,5 +1,5 @@
 """
-Bounded tasks for the tests of `gateway._bounded` (imported by the worker processes too; not a test module).
+Bounded tasks for the tests of `gateway._work._bounded` (imported by the worker processes too; not a test module).
 
 Each misbehaves in one way a real task could: it spins, grows without end,
 raises, exits, prints, or needs the package's public names.
@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from gateway._bounded import CpuSpent, bounded_task, in_worker
+from gateway._work._bounded import CpuSpent, bounded_task, in_worker
 
 
 @bounded_task

@@ -19,7 +19,7 @@ import pytest
 from gateway_support import BOUND, anyio_backend as anyio_backend, config
 
 from gateway import Gateway, ToolCall
-from gateway._bounded import cpu_account
+from gateway._work._bounded import cpu_account
 from gateway.bounded import (
     BoundedFailure,
     BoundedPool,

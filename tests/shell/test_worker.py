@@ -14,9 +14,8 @@ import time
 import anyio
 import pytest
 
-import gateway._bounded
 import gateway._shell
-from gateway._bounded import BoundedFailure, BoundedPool, bounded_task
+import gateway._work._bounded
 from gateway._shell import read_shell
 from gateway._shell._limits import INPROCESS_MAX_BYTES, ReadingBudget
 from gateway._shell._worker import (
@@ -26,6 +25,7 @@ from gateway._shell._worker import (
     read_bashlex,
     read_in_worker,
 )
+from gateway._work._bounded import BoundedFailure, BoundedPool, bounded_task
 
 # Over `INPROCESS_MAX_BYTES`, so the reader sends it to a worker; about a second
 # of bashlex's CPU time (far more than the wall-clock bounds used below).
@@ -131,7 +131,7 @@ def test_inside_a_bounded_worker_a_large_source_is_read_in_process(
     def refuse(*_: object) -> WorkerResult:
         raise AssertionError("a second worker was started")
 
-    monkeypatch.setattr(gateway._bounded, "_IN_WORKER", True)
+    monkeypatch.setattr(gateway._work._bounded, "_IN_WORKER", True)
     monkeypatch.setattr("gateway._shell._worker.read_in_worker", refuse)
     assert len(LARGE_AND_CHEAP) > INPROCESS_MAX_BYTES
     assert read_shell(LARGE_AND_CHEAP).measured

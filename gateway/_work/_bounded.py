@@ -116,7 +116,7 @@ def __getattr__(name):
     return getattr(package, name)
 package.__getattr__ = __getattr__
 sys.modules["gateway"] = package
-from gateway._bounded import serve
+from gateway._work._bounded import serve
 serve(json.loads(sys.argv[2]))
 """
 
