@@ -33,7 +33,7 @@ from typing import Any, Final
 import anyio
 from _corpus import load
 
-import gateway._shell._treesitter as treesitter
+import gateway._read._treesitter as treesitter
 from gateway import Gateway, GatewayConfig, ToolCall, plan_program
 from gateway._work._bounded import BoundedFailure, BoundedPool, BoundedTask
 from gateway.testing import StaticApprover

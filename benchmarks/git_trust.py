@@ -12,7 +12,7 @@ run, with the files outside the page cache only when the machine says so;
 warm: the median of the rest) and prints p50/p95 in microseconds, with the
 files read. For scale it times reading ``git status`` and ``git log -p`` with
 the git reader, and the whole plan of ``git status`` (`plan_call`-style
-reading through `gateway._shell.read_shell` is measured by benchmarks/plan.py).
+reading through `gateway._read.read_shell` is measured by benchmarks/plan.py).
 
 Nothing here is asserted: speed is measured here, never in unit tests.
 """

@@ -38,9 +38,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from shell.test_corpus import CORPORA, commands, is_valid_bash  # noqa: E402
 from shell.test_hostile import ROWS  # noqa: E402
 
-from gateway._shell import read_shell  # noqa: E402 -- after the path set-up
-from gateway._shell._bashlex import parse_only as bashlex_parse  # noqa: E402
-from gateway._shell._treesitter import parse_only as tree_sitter_parse  # noqa: E402
+from gateway._read import read_shell  # noqa: E402 -- after the path set-up
+from gateway._read._bashlex import parse_only as bashlex_parse  # noqa: E402
+from gateway._read._treesitter import parse_only as tree_sitter_parse  # noqa: E402
 
 _NUMBER = re.compile(r"\d+")
 

@@ -27,8 +27,8 @@ from typing import NamedTuple
 from _corpus import CORPORA, load
 
 from gateway import plan_program
-from gateway._shell import read_shell
-from gateway._shell._bashlex import parse_only as bashlex_parse
+from gateway._read import read_shell
+from gateway._read._bashlex import parse_only as bashlex_parse
 
 TARGET_RATIO = 1.0
 

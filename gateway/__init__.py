@@ -162,8 +162,8 @@ from gateway._programs._gitconfig import (
     GIT_CODE_KEYS as GIT_CODE_KEYS,
     git_code_key as git_code_key,
 )
+from gateway._read import ShellReading as ShellReading, read_shell as read_shell
 from gateway._sequence import command_sequence_plan as command_sequence_plan
-from gateway._shell import ShellReading as ShellReading, read_shell as read_shell
 from gateway._sinks import ChainTip as ChainTip, Sink as Sink
 from gateway._telemetry import trace_context as trace_context
 

@@ -37,7 +37,7 @@ from gateway._calls._plans import (
 )
 from gateway._plan import PlannedStatement, plan_source
 from gateway._plan._parts import substitutions
-from gateway._shell._tree import (
+from gateway._read._tree import (
     AnsiC,
     Arithmetic,
     Brace,
@@ -52,7 +52,7 @@ from gateway._shell._tree import (
     SingleQuoted,
     Tilde,
 )
-from gateway._shell._words import NAME
+from gateway._read._words import NAME
 
 __all__ = ["Fragments", "StatementFragments", "expand_fragment", "expand_planned", "fragments_of"]
 

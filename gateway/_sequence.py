@@ -19,9 +19,9 @@ from typing import Final
 
 from gateway._calls._plans import SequencePlan, SequenceStep
 from gateway._plan._builtins import BASH_BUILTINS
-from gateway._shell import ShellReading, read_shell
-from gateway._shell._limits import MAX_SOURCE_BYTES
-from gateway._shell._tree import Command, SimpleCommand, Statement, Subshell, Word
+from gateway._read import ShellReading, read_shell
+from gateway._read._limits import MAX_SOURCE_BYTES
+from gateway._read._tree import Command, SimpleCommand, Statement, Subshell, Word
 
 __all__ = ["MAX_SEQUENCE_STEPS", "command_sequence_plan", "sequence_plan"]
 

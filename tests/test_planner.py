@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import gateway._shell
+import gateway._read
 from gateway import (
     PLAN_RENDER_LIMIT,
     FragmentAddr,
@@ -143,7 +143,7 @@ def test_commands_are_never_cut_even_when_the_rendering_is(
 ) -> None:
     # The reading budget is wall-clock time: a loaded machine must not make
     # this 18 KB text unmeasured (the budget itself is the reader's own test).
-    monkeypatch.setattr(gateway._shell, "PARSE_BUDGET_SECONDS", 120.0)
+    monkeypatch.setattr(gateway._read, "PARSE_BUDGET_SECONDS", 120.0)
     source = " && ".join(f"cmd{i:04d} {'x' * 40}" for i in range(400))
     plan = only_plan(source)
     assert len(source.encode()) > PLAN_RENDER_LIMIT

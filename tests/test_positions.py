@@ -32,8 +32,8 @@ from gateway import (
 from gateway._plan import MAX_NESTED_SHELL_DEPTH
 from gateway._plan._builder import position_words
 from gateway._position import direct_position, read_position
-from gateway._shell import read_shell
-from gateway._shell._tree import SimpleCommand, walk
+from gateway._read import read_shell
+from gateway._read._tree import SimpleCommand, walk
 from gateway.effects import Opaque
 
 OPTION = "option_at_program_position"

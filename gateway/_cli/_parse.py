@@ -8,7 +8,7 @@ import msgspec
 
 from gateway._cli._common import Subcommand, read_source, write_json
 from gateway._cli._view import Style, add_json_argument, reading_view, wants_json, write_text
-from gateway._shell import read_shell
+from gateway._read import read_shell
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:

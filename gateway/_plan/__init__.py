@@ -58,11 +58,11 @@ from gateway._plan._paths import (
 from gateway._plan._programs import ArgumentReader, read_arguments
 from gateway._plan._scope import Scope
 from gateway._position import PositionWord, decline_sentence, read_position
+from gateway._read import ShellReading, read_shell
+from gateway._read._segment import split_segment
+from gateway._read._source import Source
+from gateway._read._tree import SimpleCommand, Statement, Word
 from gateway._redact import Redactor
-from gateway._shell import ShellReading, read_shell
-from gateway._shell._segment import split_segment
-from gateway._shell._source import Source
-from gateway._shell._tree import SimpleCommand, Statement, Word
 
 __all__ = [
     "MAX_NESTED_SHELL_DEPTH",

@@ -77,11 +77,10 @@ from gateway._plan._variables import arithmetic_binds, heredoc_reads, statement_
 from gateway._position import PositionReading, PositionWord, direct_position, read_position
 from gateway._programs import ArgumentFact, ArgumentReading
 from gateway._programs._lasting import device_read_ends, unending
-from gateway._redact import Redactor, Secret, find_secrets
-from gateway._shell import ShellReading, read_shell
-from gateway._shell._conditional import ARITHMETIC_OPERATORS
-from gateway._shell._source import Source
-from gateway._shell._tree import (
+from gateway._read import ShellReading, read_shell
+from gateway._read._conditional import ARITHMETIC_OPERATORS
+from gateway._read._source import Source
+from gateway._read._tree import (
     AndOr,
     ArithCommand,
     ArithFor,
@@ -109,7 +108,8 @@ from gateway._shell._tree import (
     While,
     Word,
 )
-from gateway._shell._words import NAME
+from gateway._read._words import NAME
+from gateway._redact import Redactor, Secret, find_secrets
 
 __all__ = [
     "MAX_NESTED_SHELL_DEPTH",

@@ -37,7 +37,7 @@ from gateway._plan._scope import BASH_INTEGERS, Values
 from gateway._plan._variables import arithmetic_binds
 from gateway._programs._langargs import Lookup, Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow
-from gateway._shell._tree import (
+from gateway._read._tree import (
     DoubleQuoted,
     Literal,
     Parameter,
@@ -46,7 +46,7 @@ from gateway._shell._tree import (
     Tilde,
     Word,
 )
-from gateway._shell._words import NAME
+from gateway._read._words import NAME
 
 __all__ = [
     "BASH_BUILTINS",

@@ -31,7 +31,7 @@ from gateway._calls._effects import (
 from gateway._plan._numbers import NUMBER, Numbers, runs_code
 from gateway._plan._paths import HOME, PathContext, effect_path, expand_word, join, role_path
 from gateway._plan._scope import Scope, Values
-from gateway._shell._tree import Word
+from gateway._read._tree import Word
 
 __all__ = ["EffectSink", "unmasked"]
 

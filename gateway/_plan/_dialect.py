@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from gateway._shell._tree import (
+from gateway._read._tree import (
     AnsiC,
     ArithCommand,
     ArithFor,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gateway._calls._plans import StatementKind
-from gateway._shell._tree import (
+from gateway._read._tree import (
     ArithCommand,
     ArithFor,
     Case,

@@ -23,7 +23,7 @@ from gateway._launchers import SHELL_ROW, SHELLS
 from gateway._plan._builtins import SET_LETTERS
 from gateway._plan._globs import GLOB_OPTIONS
 from gateway._position import PositionReading
-from gateway._shell._tree import (
+from gateway._read._tree import (
     AnsiC,
     DoubleQuoted,
     Literal as LiteralPart,

@@ -42,7 +42,7 @@ from typing import Final
 from gateway._calls._effects import Effect, Execute, Origin
 from gateway._plan._paths import HOME, ROOT, expand_word
 from gateway._plan._scope import Scope, Values
-from gateway._shell._tree import (
+from gateway._read._tree import (
     Arithmetic,
     CommandSubstitution,
     Parameter,

@@ -1,7 +1,7 @@
 """
 The walk over the parts of a word, with what bash does to each: arithmetic, quoting.
 
-What a part holds is said once, by `gateway._shell._tree.within`; this
+What a part holds is said once, by `gateway._read._tree.within`; this
 module adds what every analysis of the planner needs besides: whether bash
 evaluates a part as arithmetic (inside ``$(( ))``, ``(( ))`` or a subscript)
 and whether it is inside double quotes. The walk never enters the *body* of a
@@ -19,7 +19,7 @@ from typing import Final
 
 import msgspec
 
-from gateway._shell._tree import (
+from gateway._read._tree import (
     AnsiC,
     Arithmetic,
     Brace,

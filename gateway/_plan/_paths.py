@@ -39,7 +39,7 @@ from gateway._calls._places import (
 )
 from gateway._plan._globs import GlobOptions, could_match, is_glob
 from gateway._plan._scope import Scope
-from gateway._shell._tree import (
+from gateway._read._tree import (
     AnsiC,
     DoubleQuoted,
     Glob,

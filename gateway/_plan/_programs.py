@@ -40,7 +40,7 @@ from gateway._plan._collect import EffectSink
 from gateway._plan._paths import HOME, ROOT, join
 from gateway._position import PositionReading
 from gateway._programs import ArgumentFact, ArgumentReading, read_arguments as _read_arguments
-from gateway._shell._tree import DoubleQuoted, Glob, Parameter, Tilde, Word, walk_parts
+from gateway._read._tree import DoubleQuoted, Glob, Parameter, Tilde, Word, walk_parts
 
 __all__ = [
     "ArgumentReader",

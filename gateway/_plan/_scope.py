@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Final, NamedTuple
 
 from gateway._plan._globs import GLOB_OPTIONS
-from gateway._shell._words import NAME
+from gateway._read._words import NAME
 
 __all__ = ["BASH_INTEGERS", "MAX_CANDIDATES", "FunctionFacts", "Scope", "Values"]
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from gateway._plan._parts import inert, walk_parts
-from gateway._shell._conditional import ARITHMETIC_OPERATORS
-from gateway._shell._tree import (
+from gateway._read._conditional import ARITHMETIC_OPERATORS
+from gateway._read._tree import (
     Arithmetic,
     Command,
     CommandSubstitution,
@@ -36,7 +36,7 @@ from gateway._shell._tree import (
     Word,
     inside,
 )
-from gateway._shell._words import NAME, split_assignment
+from gateway._read._words import NAME, split_assignment
 
 __all__ = [
     "DECLARATION_BUILTINS",

@@ -19,7 +19,7 @@ worker would need anyway, and the encoded bytes are what is sent, so the
 bound costs nothing extra on the path to the worker. Judging is linear in
 what the question holds and in what the rules match with: globs are automata, and
 every text is walked a bounded number of times per rule and per level of
-nesting, which the reader caps (`gateway._shell._limits.MAX_NESTING` levels, else the plan is
+nesting, which the reader caps (`gateway._read._limits.MAX_NESTING` levels, else the plan is
 unmeasured). So the bound caps the time the loop spends judging one call;
 ``benchmarks/review.py`` measures it (``rules judging`` in its output).
 

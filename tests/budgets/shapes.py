@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Final, NamedTuple
 
 LIMIT: Final = 65_536
-"""The reader's limit on a text, in UTF-8 bytes (`gateway._shell._limits.MAX_SOURCE_BYTES`)."""
+"""The reader's limit on a text, in UTF-8 bytes (`gateway._read._limits.MAX_SOURCE_BYTES`)."""
 
 
 class Shape(NamedTuple):

@@ -17,7 +17,7 @@ import anyio
 import msgspec
 import pytest
 
-import gateway._shell as shell
+import gateway._read as shell
 from effects.support import CWD, HOME, PATHS
 from gateway import (
     FragmentAddr,

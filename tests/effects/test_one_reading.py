@@ -24,7 +24,7 @@ from gateway import plan_program
 from gateway._plan import plan_statements
 
 ROOT: Final = Path(__file__).resolve().parents[2]
-PLANNER: Final = ("gateway/_plan/", "gateway/_calls/_plans.py", "gateway/_shell/")
+PLANNER: Final = ("gateway/_plan/", "gateway/_calls/_plans.py", "gateway/_read/")
 """The modules that read shell text and build the plan (and the plan's own type)."""
 HOOK_COMMANDS: Final = ("plugins/gateway_hooks/",)
 """Split the gateway's own hook command in a host's settings file: never a tool call."""

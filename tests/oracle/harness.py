@@ -39,8 +39,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Literal, NamedTuple
 
-from gateway._shell import ShellReading, read_shell
-from gateway._shell._tree import Coproc, Heredoc, Program, SimpleCommand, Word, walk
+from gateway._read import ShellReading, read_shell
+from gateway._read._tree import Coproc, Heredoc, Program, SimpleCommand, Word, walk
 from oracle import bash
 
 __all__ = ["Comparison", "Mismatch", "argv_of", "commands_of", "compare", "compare_reading"]

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from gateway._shell import read_shell
+from gateway._read import read_shell
 from oracle import bash
 from oracle.harness import compare, compare_reading
 

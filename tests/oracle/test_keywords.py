@@ -15,7 +15,7 @@ import pytest
 
 from gateway import plan_program, read_shell
 from gateway._calls._effects import Bind, Effect, Lifetime, Write
-from gateway._shell._tree import Coproc, For, Group, Pipeline, SimpleCommand, Subshell, walk
+from gateway._read._tree import Coproc, For, Group, Pipeline, SimpleCommand, Subshell, walk
 from oracle import bash
 from oracle.harness import compare
 

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from shell.test_misparses import MISPARSES
 
-from gateway._shell._words import decode_ansi_c
+from gateway._read._words import decode_ansi_c
 from oracle import bash, grammar
 from oracle.harness import Comparison, compare
 

@@ -18,15 +18,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from shell.test_corpus import commands as corpus_commands
 
-from gateway._shell import read_shell
-from gateway._shell._bashlex import read_with_bashlex
-from gateway._shell._consensus import compare as compare_readings
-from gateway._shell._limits import UNLIMITED
-from gateway._shell._plain import read_plain
-from gateway._shell._source import Source
-from gateway._shell._tree import Program, SimpleCommand, walk
-from gateway._shell._treesitter import Shape, bare_shape, confirms_bare, read_with_tree_sitter
-from gateway._shell._words import Unreadable, WordMemo
+from gateway._read import read_shell
+from gateway._read._bashlex import read_with_bashlex
+from gateway._read._consensus import compare as compare_readings
+from gateway._read._limits import UNLIMITED
+from gateway._read._plain import read_plain
+from gateway._read._source import Source
+from gateway._read._tree import Program, SimpleCommand, walk
+from gateway._read._treesitter import Shape, bare_shape, confirms_bare, read_with_tree_sitter
+from gateway._read._words import Unreadable, WordMemo
 from oracle import grammar
 from oracle.harness import compare
 

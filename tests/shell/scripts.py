@@ -14,7 +14,7 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-from gateway._shell._treesitter import parse_only
+from gateway._read._treesitter import parse_only
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "data" / "scripts"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway._shell import read_shell
+from gateway._read import read_shell
 from shell.walk import check_spans, heredocs
 
 pytestmark = pytest.mark.corpus

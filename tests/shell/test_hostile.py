@@ -15,13 +15,13 @@ from typing import Literal, NamedTuple
 
 import pytest
 
-import gateway._shell
-from gateway._shell import INTERNAL_FAILURE, ShellReading, read_shell
-from gateway._shell._limits import MAX_NESTING, MAX_SOURCE_BYTES, SCAN_STEPS_PER_CHAR
-from gateway._shell._source import Source
-from gateway._shell._tree import ArithCommand
-from gateway._shell._treesitter import read_with_tree_sitter
-from gateway._shell._words import Unreadable, WordScanner
+import gateway._read
+from gateway._read import INTERNAL_FAILURE, ShellReading, read_shell
+from gateway._read._limits import MAX_NESTING, MAX_SOURCE_BYTES, SCAN_STEPS_PER_CHAR
+from gateway._read._source import Source
+from gateway._read._tree import ArithCommand
+from gateway._read._treesitter import read_with_tree_sitter
+from gateway._read._words import Unreadable, WordScanner
 from shell.walk import check_spans, command_names, only_command, only_simple
 
 # ───────────────────────── nesting ─────────────────────────
@@ -316,7 +316,7 @@ def test_the_text_that_crashed_the_parser_is_refused_in_a_process_of_its_own() -
     # The crash depends on what lies past the table, so it is shown where it
     # happened: a fresh interpreter, which ends normally.
     code = (
-        "import sys; from gateway._shell import read_shell;"
+        "import sys; from gateway._read import read_shell;"
         "sys.stdout.write(read_shell(sys.argv[1]).reason or '')"
     )
     done = subprocess.run(
@@ -345,8 +345,8 @@ def test_reports_unmeasured_when_scanning_words_would_take_too_long(
     """Look-ahead over these is quadratic or exponential; the scanner's step budget ends it."""
     # Take the time budgets away, so only the step budget (which counts, never
     # times) can end it.
-    monkeypatch.setattr(gateway._shell, "PARSE_BUDGET_SECONDS", 600.0)
-    monkeypatch.setattr(gateway._shell, "PARSE_BACKSTOP_SECONDS", 600.0)
+    monkeypatch.setattr(gateway._read, "PARSE_BUDGET_SECONDS", 600.0)
+    monkeypatch.setattr(gateway._read, "PARSE_BACKSTOP_SECONDS", 600.0)
     reading = read_shell(source)
     assert reading.reason is not None
     assert f"more than {SCAN_STEPS_PER_CHAR} steps a character" in reading.reason

@@ -1,7 +1,7 @@
 """
 bashlex's shipped LR tables: current for the pinned grammar, and read exactly as the built ones.
 
-The tables in ``gateway/_shell/_bashlex_tables.json`` replace the ones bashlex
+The tables in ``gateway/_read/_bashlex_tables.json`` replace the ones bashlex
 would build at every import; a stale or wrong file would silently change how
 bashlex reads commands, so both are checked: the file is what building gives
 now, and a process using it reads a sample of real commands to the same
@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gateway._shell import _lrtables
+from gateway._read import _lrtables
 
 SAMPLE = [
     "ls -la | wc -l",
@@ -59,12 +59,12 @@ def test_the_shipped_tables_are_what_building_gives_now(tmp_path: Path) -> None:
     built = tmp_path / "tables.json"
     _lrtables.write_tables(built)
     assert built.read_text() == _lrtables.TABLES.read_text(), (
-        "the shipped bashlex tables are stale: run `python -m gateway._shell._lrtables`"
+        "the shipped bashlex tables are stale: run `python -m gateway._read._lrtables`"
     )
 
 
 def test_bashlex_reads_the_same_trees_with_the_shipped_tables() -> None:
-    shipped = _trees("from gateway._shell import _lrtables\n_lrtables.install()")
+    shipped = _trees("from gateway._read import _lrtables\n_lrtables.install()")
     built = _trees("")
     assert shipped == built
     assert len(shipped) == len(SAMPLE)

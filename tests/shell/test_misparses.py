@@ -15,8 +15,8 @@ from typing import Literal, NamedTuple
 
 import pytest
 
-from gateway._shell import read_shell
-from gateway._shell._tree import Program
+from gateway._read import read_shell
+from gateway._read._tree import Program
 from shell.walk import command_names, heredocs, only_simple, simple_commands, substitutions
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gateway._shell import read_shell
-from gateway._shell._tree import Program
+from gateway._read import read_shell
+from gateway._read._tree import Program
 from shell.walk import check_spans
 
 PROPERTY_SETTINGS = settings(

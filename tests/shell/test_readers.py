@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from gateway._shell import read_shell
-from gateway._shell._bashlex import read_with_bashlex
-from gateway._shell._consensus import compare, project
-from gateway._shell._source import Source
-from gateway._shell._tree import (
+from gateway._read import read_shell
+from gateway._read._bashlex import read_with_bashlex
+from gateway._read._consensus import compare, project
+from gateway._read._source import Source
+from gateway._read._tree import (
     CommandSubstitution,
     For,
     Function,
@@ -21,7 +21,7 @@ from gateway._shell._tree import (
     Subshell,
     While,
 )
-from gateway._shell._treesitter import read_with_tree_sitter
+from gateway._read._treesitter import read_with_tree_sitter
 from shell.walk import (
     check_spans,
     command_names,

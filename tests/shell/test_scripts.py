@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from gateway._shell import INTERNAL_FAILURE, read_shell
+from gateway._read import INTERNAL_FAILURE, read_shell
 from shell.scripts import corpus, is_valid_bash
 from shell.walk import check_spans
 

@@ -15,8 +15,8 @@ from collections import Counter
 import msgspec
 from hypothesis import given, strategies as st
 
-from gateway._shell._source import Source
-from gateway._shell._tree import (
+from gateway._read._source import Source
+from gateway._read._tree import (
     _CHILDREN,
     CommandSubstitution,
     Node,
@@ -27,8 +27,8 @@ from gateway._shell._tree import (
     walk,
     walk_parts,
 )
-from gateway._shell._treesitter import read_with_tree_sitter
-from gateway._shell._words import Unreadable
+from gateway._read._treesitter import read_with_tree_sitter
+from gateway._read._words import Unreadable
 from shell.test_properties import PROPERTY_SETTINGS, SHELL
 from shell.walk import measured, nodes
 

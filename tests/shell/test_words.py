@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from gateway._shell._source import Source
-from gateway._shell._tree import (
+from gateway._read._source import Source
+from gateway._read._tree import (
     AnsiC,
     Brace,
     CommandSubstitution,
@@ -18,7 +18,7 @@ from gateway._shell._tree import (
     Tilde,
     Word,
 )
-from gateway._shell._words import (
+from gateway._read._words import (
     _QUOTED_PLAIN,
     Unreadable,
     WordScanner,
@@ -406,7 +406,7 @@ def test_leading_assignments_are_split_from_the_command() -> None:
 
 def test_ansi_c_byte_escapes_decode_as_utf8_bytes() -> None:
     """``$'\\xc3\\xa9'`` is the two bytes of "é" in bash, not two Latin-1 characters."""
-    from gateway._shell._words import decode_ansi_c
+    from gateway._read._words import decode_ansi_c
 
     assert decode_ansi_c(r"\xc3\xa9") == "é"
     assert decode_ansi_c(r"\303\251") == "é"

@@ -14,11 +14,11 @@ import time
 import anyio
 import pytest
 
-import gateway._shell
+import gateway._read
 import gateway._work._bounded
-from gateway._shell import read_shell
-from gateway._shell._limits import INPROCESS_MAX_BYTES, ReadingBudget
-from gateway._shell._worker import (
+from gateway._read import read_shell
+from gateway._read._limits import INPROCESS_MAX_BYTES, ReadingBudget
+from gateway._read._worker import (
     WorkerRequest,
     WorkerResult,
     _cpu_cap,
@@ -74,7 +74,7 @@ def test_the_worker_names_the_readings_bound_not_what_was_left_of_it() -> None:
 
 
 def test_a_reading_that_spent_its_cpu_budget_is_unmeasured(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gateway._shell, "PARSE_BUDGET_SECONDS", 0.0)
+    monkeypatch.setattr(gateway._read, "PARSE_BUDGET_SECONDS", 0.0)
     reading = read_shell("echo " + "a " * 2_000)
     assert reading.reason is not None
     assert "of CPU time" in reading.reason
@@ -132,6 +132,6 @@ def test_inside_a_bounded_worker_a_large_source_is_read_in_process(
         raise AssertionError("a second worker was started")
 
     monkeypatch.setattr(gateway._work._bounded, "_IN_WORKER", True)
-    monkeypatch.setattr("gateway._shell._worker.read_in_worker", refuse)
+    monkeypatch.setattr("gateway._read._worker.read_in_worker", refuse)
     assert len(LARGE_AND_CHEAP) > INPROCESS_MAX_BYTES
     assert read_shell(LARGE_AND_CHEAP).measured

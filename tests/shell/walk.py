@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import msgspec
 
-from gateway._shell import ShellReading, read_shell
-from gateway._shell._tree import (
+from gateway._read import ShellReading, read_shell
+from gateway._read._tree import (
     Command,
     CommandSubstitution,
     Heredoc,

@@ -15,7 +15,7 @@ exactly as the shipped ones, and that the file is current.
 hook that patches ``bashlex.yacc`` right after that module loads (bashlex's
 own package import builds the parser at once), and removes itself.
 
-Regenerate the file with ``python -m gateway._shell._lrtables``.
+Regenerate the file with ``python -m gateway._read._lrtables``.
 """
 
 from __future__ import annotations

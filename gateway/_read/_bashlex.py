@@ -64,7 +64,7 @@ import bashlex.tokenizer
 import msgspec
 
 from gateway._calls._text import shorten
-from gateway._shell._assemble import (
+from gateway._read._assemble import (
     CmdToken,
     CoprocMark,
     NegToken,
@@ -73,17 +73,17 @@ from gateway._shell._assemble import (
     Token,
     assemble,
 )
-from gateway._shell._heredocs import closing_parenthesis
-from gateway._shell._limits import (
+from gateway._read._heredocs import closing_parenthesis
+from gateway._read._limits import (
     BASHLEX_TOKEN_FLOOR,
     BASHLEX_TOKENS_PER_CHAR,
     MAX_NESTING,
     UNLIMITED,
     ReadingBudget,
 )
-from gateway._shell._masks import Mask, apply_masks
-from gateway._shell._source import Source
-from gateway._shell._tree import (
+from gateway._read._masks import Mask, apply_masks
+from gateway._read._source import Source
+from gateway._read._tree import (
     ArithCommand,
     ArithFor,
     Assignment,
@@ -106,7 +106,7 @@ from gateway._shell._tree import (
     While,
     Word,
 )
-from gateway._shell._words import (
+from gateway._read._words import (
     SubEntry,
     SubKind,
     Unreadable,

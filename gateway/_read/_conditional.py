@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from gateway._shell._extglob import PATTERN_OPENERS
-from gateway._shell._tree import Literal, Test, Word
-from gateway._shell._words import Unreadable, unquoted_characters
+from gateway._read._extglob import PATTERN_OPENERS
+from gateway._read._tree import Literal, Test, Word
+from gateway._read._words import Unreadable, unquoted_characters
 
 __all__ = ["ARITHMETIC_OPERATORS", "check_conditional"]
 

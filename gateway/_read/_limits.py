@@ -61,7 +61,7 @@ budget, looked at every 64 tokens): in the calling thread it is bounded in
 time and, through the tokens, in memory (a few MiB at most on the hostile
 table, ``benchmarks/parse.py``). Larger sources run it in a bounded worker
 process with an address-space cap and a kernel-enforced CPU-time cap
-(``gateway._shell._worker``) — unless the reading runs in a bounded worker
+(``gateway._read._worker``) — unless the reading runs in a bounded worker
 already."""
 
 WORKER_START_SECONDS: Final = 30.0

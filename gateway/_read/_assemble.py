@@ -22,8 +22,8 @@ from typing import Final, NamedTuple
 
 import msgspec
 
-from gateway._shell._source import Source
-from gateway._shell._tree import (
+from gateway._read._source import Source
+from gateway._read._tree import (
     AndOr,
     Command,
     Coproc,
@@ -33,7 +33,7 @@ from gateway._shell._tree import (
     Statement,
     Subshell,
 )
-from gateway._shell._words import Unreadable
+from gateway._read._words import Unreadable
 
 __all__ = [
     "RESERVED_WORDS",

@@ -28,7 +28,7 @@ import msgspec
 import tree_sitter
 import tree_sitter_bash
 
-from gateway._shell._assemble import (
+from gateway._read._assemble import (
     RESERVED_WORDS,
     CmdToken,
     CoprocMark,
@@ -38,9 +38,9 @@ from gateway._shell._assemble import (
     Token,
     assemble,
 )
-from gateway._shell._conditional import check_conditional
-from gateway._shell._extglob import check_extended_patterns
-from gateway._shell._heredocs import (
+from gateway._read._conditional import check_conditional
+from gateway._read._extglob import check_extended_patterns
+from gateway._read._heredocs import (
     HeredocSpan,
     blank_outside,
     body_substitutions,
@@ -48,9 +48,9 @@ from gateway._shell._heredocs import (
     for_tree_sitter,
     only_substitutions,
 )
-from gateway._shell._limits import MAX_NESTING, UNLIMITED, ReadingBudget
-from gateway._shell._source import Source
-from gateway._shell._tree import (
+from gateway._read._limits import MAX_NESTING, UNLIMITED, ReadingBudget
+from gateway._read._source import Source
+from gateway._read._tree import (
     ArithCommand,
     ArithFor,
     Arithmetic,
@@ -78,7 +78,7 @@ from gateway._shell._tree import (
     Word,
     walk,
 )
-from gateway._shell._words import (
+from gateway._read._words import (
     NAME,
     SubEntry,
     SubKind,

@@ -25,15 +25,15 @@ from typing import Final, Literal as L, NamedTuple
 
 import msgspec
 
-from gateway._shell._limits import (
+from gateway._read._limits import (
     MAX_NESTING,
     SCAN_STEP_FLOOR,
     SCAN_STEPS_PER_CHAR,
     UNLIMITED,
     ReadingBudget,
 )
-from gateway._shell._source import Source
-from gateway._shell._tree import (
+from gateway._read._source import Source
+from gateway._read._tree import (
     AnsiC,
     Arithmetic,
     Brace,

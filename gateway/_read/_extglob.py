@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from gateway._shell._masks import declares
-from gateway._shell._tree import (
+from gateway._read._masks import declares
+from gateway._read._tree import (
     Assignment,
     Case,
     For,
@@ -46,7 +46,7 @@ from gateway._shell._tree import (
     Word,
     walk,
 )
-from gateway._shell._words import Unreadable, unquoted_characters
+from gateway._read._words import Unreadable, unquoted_characters
 
 __all__ = ["PATTERN_OPENERS", "check_extended_patterns"]
 

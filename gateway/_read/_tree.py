@@ -2,7 +2,7 @@
 The neutral syntax tree: what a shell reader says a piece of bash text is.
 
 Both readers (tree-sitter and bashlex) produce these Structs and nothing
-above the ``_shell`` package ever sees a parser's own node type. The tree is
+above the ``_read`` package ever sees a parser's own node type. The tree is
 pure data: frozen msgspec Structs, tuples for every collection, tagged unions
 with explicit tags, no behaviour beyond small derived properties and the one
 statement of what each node contains that every walker of the tree shares:

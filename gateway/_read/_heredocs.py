@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from gateway._shell._source import Source
-from gateway._shell._words import Unreadable, unquote_delimiter
+from gateway._read._source import Source
+from gateway._read._words import Unreadable, unquote_delimiter
 
 __all__ = [
     "HeredocSpan",

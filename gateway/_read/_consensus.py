@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from gateway._shell._tree import (
+from gateway._read._tree import (
     AndOr,
     Assignment,
     Command,

@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gateway._shell._assemble import CmdToken, OpToken, Token, assemble
-from gateway._shell._limits import ReadingBudget
-from gateway._shell._source import Source
-from gateway._shell._tree import Assignment, Program, Redirect, SimpleCommand, Word
-from gateway._shell._words import (
+from gateway._read._assemble import CmdToken, OpToken, Token, assemble
+from gateway._read._limits import ReadingBudget
+from gateway._read._source import Source
+from gateway._read._tree import Assignment, Program, Redirect, SimpleCommand, Word
+from gateway._read._words import (
     PLAIN_CHARACTERS,
     PLAIN_STRINGS,
     Unreadable,

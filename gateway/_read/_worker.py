@@ -13,7 +13,7 @@ text it is sent; it never runs the text.
 
 Inside a bounded worker (where the gateway reads every call) the reading is
 already a killable process under a deadline and a memory cap, so bashlex runs
-there in-process instead of starting a worker of its own (`gateway._shell`).
+there in-process instead of starting a worker of its own (`gateway._read`).
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from typing import Final
 import anyio
 import msgspec
 
-from gateway._shell._limits import (
+from gateway._read._limits import (
     WORKER_MEMORY_BYTES,
     WORKER_START_SECONDS,
     ReadingBudget,
 )
-from gateway._shell._masks import Mask
-from gateway._shell._tree import Program
+from gateway._read._masks import Mask
+from gateway._read._tree import Program
 from gateway._work._bounded import BoundedFailure, BoundedPool, bounded_task, in_worker
 
 __all__ = ["CPU_GRACE_SECONDS", "WorkerRequest", "WorkerResult", "read_bashlex", "read_in_worker"]
@@ -46,7 +46,7 @@ The reader stops itself when its budget is spent (it looks at its clock every
 
 _MAX_WORKERS: Final = 4
 _SLOTS: Final = threading.BoundedSemaphore(_MAX_WORKERS)
-_PRELOAD: Final = ("gateway._shell._bashlex",)
+_PRELOAD: Final = ("gateway._read._bashlex",)
 
 
 class WorkerRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -88,9 +88,9 @@ def _cpu_cap(seconds: float) -> Iterator[None]:
 @bounded_task
 def read_bashlex(request: WorkerRequest) -> WorkerResult:
     """Read a text with bashlex within what is left of its budget: the program, or why there is none."""
-    from gateway._shell._bashlex import read_with_bashlex
-    from gateway._shell._source import Source
-    from gateway._shell._words import Unreadable
+    from gateway._read._bashlex import read_with_bashlex
+    from gateway._read._source import Source
+    from gateway._read._words import Unreadable
 
     budget = ReadingBudget(request.cpu_seconds, request.wall_seconds, stated=request.stated)
     with _cpu_cap(request.cpu_seconds + CPU_GRACE_SECONDS):

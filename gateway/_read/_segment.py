@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from gateway._shell._source import Source
-from gateway._shell._tree import Word
-from gateway._shell._words import SubEntry, SubKind, Unreadable, WordScanner
+from gateway._read._source import Source
+from gateway._read._tree import Word
+from gateway._read._words import SubEntry, SubKind, Unreadable, WordScanner
 
 __all__ = ["split_segment"]
 

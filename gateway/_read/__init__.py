@@ -26,9 +26,9 @@ from typing import Final, Literal
 
 import msgspec
 
-from gateway._shell import _lrtables
-from gateway._shell._consensus import compare
-from gateway._shell._limits import (
+from gateway._read import _lrtables
+from gateway._read._consensus import compare
+from gateway._read._limits import (
     INPROCESS_MAX_BYTES,
     MAX_NESTING,
     MAX_SOURCE_BYTES,
@@ -36,11 +36,11 @@ from gateway._shell._limits import (
     PARSE_BUDGET_SECONDS,
     ReadingBudget,
 )
-from gateway._shell._masks import Mask, find_masks
-from gateway._shell._plain import READER as PLAIN_READER, read_plain
-from gateway._shell._source import Source
-from gateway._shell._tree import Program
-from gateway._shell._words import Unreadable, WordMemo
+from gateway._read._masks import Mask, find_masks
+from gateway._read._plain import READER as PLAIN_READER, read_plain
+from gateway._read._source import Source
+from gateway._read._tree import Program
+from gateway._read._words import Unreadable, WordMemo
 
 __all__ = ["INTERNAL_FAILURE", "ShellReading", "read_shell"]
 
@@ -108,10 +108,10 @@ def _read_bashlex(source: Source, budget: ReadingBudget, masks: tuple[Mask, ...]
     from gateway._work._bounded import in_worker
 
     if len(source.data) <= INPROCESS_MAX_BYTES or in_worker():
-        from gateway._shell._bashlex import read_with_bashlex
+        from gateway._read._bashlex import read_with_bashlex
 
         return read_with_bashlex(source, masks, budget)
-    from gateway._shell._worker import read_in_worker
+    from gateway._read._worker import read_in_worker
 
     result = read_in_worker(source.text, masks, budget)
     if result.program is None:
@@ -180,7 +180,7 @@ def _read(text: str | bytes) -> ShellReading:
     source, problem = check_limits(text)
     if source is None:
         return unmeasured(problem or "the text could not be read")
-    from gateway._shell._treesitter import bare_shape, confirms_bare, read_with_tree_sitter
+    from gateway._read._treesitter import bare_shape, confirms_bare, read_with_tree_sitter
 
     # The plain-word reader reads first, so that tree-sitter's reading takes
     # the words it scanned rather than scanning them again (`WordMemo`); a

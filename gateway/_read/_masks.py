@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final, Literal, NamedTuple
 
-from gateway._shell._tree import (
+from gateway._read._tree import (
     ArithCommand,
     ArithFor,
     Arithmetic,
@@ -55,7 +55,7 @@ from gateway._shell._tree import (
     walk,
     walk_parts,
 )
-from gateway._shell._words import split_assignment
+from gateway._read._words import split_assignment
 
 __all__ = ["CaseArm", "CaseLayout", "Mask", "apply_masks", "declares", "find_masks"]
 

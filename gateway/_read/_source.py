@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from gateway._shell._tree import Span
+from gateway._read._tree import Span
 
 __all__ = ["Source"]
 
