@@ -7,7 +7,7 @@ It builds, in a temporary directory, the repositories a review meets: a
 fresh clone-sized repository, one with a linked worktree (the layout of a
 checkout like this one), one whose configuration includes four more files
 and sets code keys, one with 16 submodules, and one with every hook; then
-it times `gateway._git_trust.inspect_repository` on each (cold: the first
+it times `gateway._programs._git_trust.inspect_repository` on each (cold: the first
 run, with the files outside the page cache only when the machine says so;
 warm: the median of the rest) and prints p50/p95 in microseconds, with the
 files read. For scale it times reading ``git status`` and ``git log -p`` with
@@ -33,9 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gateway._git_trust import inspect_repository, repository_refusal  # noqa: E402
 from gateway._programs._awk import read_awk  # noqa: E402
 from gateway._programs._git import read_git  # noqa: E402
+from gateway._programs._git_trust import inspect_repository, repository_refusal  # noqa: E402
 from gateway._programs._jq import read_jq  # noqa: E402
 from gateway._programs._sed import read_sed  # noqa: E402
 

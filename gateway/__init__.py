@@ -141,15 +141,6 @@ from gateway._config import (
 )
 from gateway._fragments import expand_fragment as expand_fragment
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
-from gateway._git_trust import (
-    ConfiguredCode as ConfiguredCode,
-    PersistencePoints as PersistencePoints,
-    RepositoryInspection as RepositoryInspection,
-    configured_refusal as configured_refusal,
-    inspect_repository as inspect_repository,
-    persistence_points as persistence_points,
-    repository_refusal as repository_refusal,
-)
 from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
 from gateway._plan import (
     iter_commands as iter_commands,
@@ -158,6 +149,15 @@ from gateway._plan import (
     read_program_position as read_program_position,
 )
 from gateway._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
+from gateway._programs._git_trust import (
+    ConfiguredCode as ConfiguredCode,
+    PersistencePoints as PersistencePoints,
+    RepositoryInspection as RepositoryInspection,
+    configured_refusal as configured_refusal,
+    inspect_repository as inspect_repository,
+    persistence_points as persistence_points,
+    repository_refusal as repository_refusal,
+)
 from gateway._programs._gitconfig import (
     GIT_CODE_KEYS as GIT_CODE_KEYS,
     git_code_key as git_code_key,

@@ -43,7 +43,7 @@ import msgspec
 
 from gateway._boundary import Places, normal_path
 from gateway._calls._confinement import Confinement
-from gateway._git_trust import persistence_points
+from gateway._programs._git_trust import persistence_points
 
 __all__ = [
     "MAX_ENTRIES",

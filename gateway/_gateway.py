@@ -96,8 +96,8 @@ from gateway._calls._verdicts import DECISION_VERBS, Verdict, as_ask, unconfined
 from gateway._calls._version import VERSION
 from gateway._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
 from gateway._door import Admitted, admit, refused_call_id
-from gateway._git_trust import persistence_points
 from gateway._metrics import Metrics
+from gateway._programs._git_trust import persistence_points
 from gateway._reading import (
     BodyText,
     CallReading,

@@ -27,7 +27,7 @@ from gateway._calls._plans import (
     ProgramPosition,
 )
 from gateway._launchers import LAUNCHERS, SHELLS, LauncherRow
-from gateway._programs._langargs import Met, OptionScan
+from gateway._programs._option_scanner import Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow
 
 __all__ = [

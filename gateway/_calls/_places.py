@@ -181,7 +181,7 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     # not one: it only picks a filter or diff driver the config defines.
     # Where a repository really keeps them (the directory `core.hooksPath`
     # names, a `.git` file's git directory) is read from disk at review
-    # time: `gateway._git_trust.persistence_points`.
+    # time: `gateway._programs._git_trust.persistence_points`.
     "**/.git/config",
     "**/.git/hooks/**",
     "**/.git/commondir",

@@ -35,7 +35,7 @@ from gateway._plan._numbers import NUMBER
 from gateway._plan._paths import HOME, expand_parts, expand_tildes, join
 from gateway._plan._scope import BASH_INTEGERS, Values
 from gateway._plan._variables import arithmetic_binds
-from gateway._programs._langargs import Lookup, Met, OptionScan
+from gateway._programs._option_scanner import Lookup, Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow
 from gateway._read._tree import (
     DoubleQuoted,

@@ -221,7 +221,7 @@ def _readers() -> tuple[
     """The language readers, the option tables and the table reader, imported at first use."""
     # Imported here: the readers and the tables build on the Structs above.
     from gateway._programs._languages import LANGUAGE_READERS
-    from gateway._programs._read import read_row
+    from gateway._programs._table_reader import read_row
     from gateway._programs._tables import PROGRAM_TABLES
 
     return LANGUAGE_READERS, PROGRAM_TABLES, read_row

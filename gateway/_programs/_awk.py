@@ -19,7 +19,7 @@ from typing import Final
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactKind
 from gateway._programs._awk_program import Dialect, Unreadable, program_facts
-from gateway._programs._langargs import Item, Scanner, long_option, option_lookup, table
+from gateway._programs._option_scanner import Item, Scanner, long_option, option_lookup, table
 
 __all__ = ["read_awk"]
 

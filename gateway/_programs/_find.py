@@ -38,7 +38,7 @@ from collections.abc import Sequence, Set
 from typing import Final, Literal, NamedTuple
 
 from gateway._programs import ArgumentFact, ArgumentReading
-from gateway._programs._langargs import Met, OptionScan
+from gateway._programs._option_scanner import Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow, option_table
 
 __all__ = ["read_find"]

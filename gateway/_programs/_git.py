@@ -16,7 +16,7 @@ whether it talks to a remote, and the **configured code** it may run:
 ``execute`` facts with action ``configured`` naming a `GIT_CODE_KEYS` pattern
 or a hook (``hooks/pre-commit``). A configured fact is never code in the
 call: whether it runs depends on the repository's configuration, which the
-gateway inspects at review time (`gateway._git_trust`, docs/git-trust.md).
+gateway inspects at review time (`gateway._programs._git_trust`, docs/git-trust.md).
 
 An alias defined in the same call (``-c alias.x=...``) is followed; any other
 word that is not a subcommand the reader knows is unreadable (it may be an
@@ -35,7 +35,7 @@ from gateway._programs import ArgumentFact, ArgumentReading, FactBase, FactKind
 from gateway._programs._git_commands import COMMANDS, HOOKS_FROM, PAGER, GitCommand
 from gateway._programs._git_forms import FORMS, Invocation, Shapes
 from gateway._programs._gitconfig import git_code_key, split_alias
-from gateway._programs._langargs import Met, OptionScan
+from gateway._programs._option_scanner import Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow, option_table
 
 __all__ = ["read_git"]

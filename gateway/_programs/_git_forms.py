@@ -38,8 +38,8 @@ from gateway._programs._git_commands import (
 )
 from gateway._programs._git_options import DIFF, REVISIONS, SUBCOMMANDS
 from gateway._programs._gitconfig import PLAIN_KEYS, git_code_key, key_name
-from gateway._programs._read import read_row
 from gateway._programs._rows import ProgramRow
+from gateway._programs._table_reader import read_row
 
 __all__ = ["FORMS", "Invocation", "Shape", "Shapes"]
 

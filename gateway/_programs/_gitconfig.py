@@ -8,7 +8,7 @@ filters, credential helpers, the ssh command, aliases that start with ``!``…
 for one subsection), with what kind of code each names. The same table
 serves two readers: ``git -c KEY=VALUE`` on a command line
 (`gateway._programs._git`), and the configuration files a repository
-carries, which the gateway reads at review time (`gateway._git_trust`).
+carries, which the gateway reads at review time (`gateway._programs._git_trust`).
 
 `read_config` tokenizes a git configuration file the way git's ``config.c``
 does (sections, quoted subsections, the old ``[section.sub]`` form, comments,

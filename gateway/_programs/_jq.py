@@ -27,7 +27,7 @@ from collections.abc import Sequence, Set
 from typing import Final, Literal, NamedTuple
 
 from gateway._programs import ArgumentFact, ArgumentReading
-from gateway._programs._langargs import Scanner, table
+from gateway._programs._option_scanner import Scanner, table
 
 __all__ = ["read_jq"]
 

@@ -6,7 +6,7 @@ A `ProgramRow` declares a program's options (each with its spellings, its
 operand is read, written, run or connected to), the modes that change those
 roles (``tar -x``, ``gzip -d``, ``cp -t DIR``), its subcommands (``pip
 install``) and what it does whatever its arguments (``make`` runs recipes).
-`gateway._programs._read` reads argv with a row; nothing else interprets one.
+`gateway._programs._table_reader` reads argv with a row; nothing else interprets one.
 
 What a row may never get wrong: declaring an arity-1 option as arity 0 would
 read its value as an operand. A row declares only options whose spelling and

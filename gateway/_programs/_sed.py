@@ -27,7 +27,7 @@ from functools import cache
 from typing import Final
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactKind
-from gateway._programs._langargs import Scanner, table
+from gateway._programs._option_scanner import Scanner, table
 
 __all__ = ["read_sed"]
 

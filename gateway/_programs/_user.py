@@ -228,7 +228,7 @@ class _UserReader:
         one_word: Set[int] = frozenset(),
         no_dash: Set[int] = frozenset(),
     ) -> ArgumentReading:
-        from gateway._programs._read import read_row
+        from gateway._programs._table_reader import read_row
 
         found = self.rows.get(basename)
         if found is None:

@@ -696,7 +696,7 @@ def test_never_raises_on_any_command_line(args: list[str | None]) -> None:
 
 
 def test_work_grows_linearly_with_the_command_line() -> None:
-    # Operands are read by the shared table reader (`gateway._programs._read`), held to its own bound.
+    # Operands are read by the shared table reader (`gateway._programs._table_reader`), held to its own bound.
     for shape in (["-c", "a.b=c"], ["--output=x"], ["-p"], ["-c", "alias.a=log"]):
         small = ["log"] if shape[0] != "-c" else []
         large = list(small)

@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gateway._git_trust import (
+from gateway._programs._git import read_git
+from gateway._programs._git_trust import (
     HOOK_NAMES,
     RepositoryInspection,
     inspect_repository,
     repository_refusal,
 )
-from gateway._programs._git import read_git
 from gateway._programs._gitconfig import GIT_CODE_KEYS, ConfigError, git_code_key, read_config
 from programs.language_support import git, run_confined, tool
 

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from gateway._programs import ArgumentFact, ArgumentReading, read_arguments, reading_problem
-from gateway._programs._langargs import Scanner, table
-from gateway._programs._read import read_row
+from gateway._programs._option_scanner import Scanner, table
 from gateway._programs._rows import (
     DATA,
     READ,
@@ -24,6 +23,7 @@ from gateway._programs._rows import (
     option_table,
     role,
 )
+from gateway._programs._table_reader import read_row
 
 _TOOL = ProgramRow(
     options=option_table(

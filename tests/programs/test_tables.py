@@ -11,8 +11,8 @@ import pytest
 
 from gateway._programs import read_arguments
 from gateway._programs._languages import LANGUAGE_READERS
-from gateway._programs._read import read_row
 from gateway._programs._rows import Option, ProgramRow
+from gateway._programs._table_reader import read_row
 from gateway._programs._tables import PROGRAM_TABLES
 
 _CONFIG = Path(__file__).resolve().parents[2] / "config" / "default.toml"

@@ -1,7 +1,7 @@
 """
 The table reader: argv, read with a `ProgramRow`, becomes an `ArgumentReading`.
 
-One pass over the words with the option scanner (`gateway._programs._langargs`),
+One pass over the words with the option scanner (`gateway._programs._option_scanner`),
 as the program's own option parser would make it, the row being its grammar;
 this module keeps what the options and operands mean (subcommands, modes,
 facts). Then one pass gives each operand its role (read, written, run…) from
@@ -23,7 +23,7 @@ from typing import Final
 import msgspec
 
 from gateway._programs import ArgumentFact, ArgumentReading
-from gateway._programs._langargs import Lookup, Met, OptionScan, argument, option_lookup
+from gateway._programs._option_scanner import Lookup, Met, OptionScan, argument, option_lookup
 from gateway._programs._rows import Effect, Implicit, Mode, Operands, Option, ProgramRow, Role
 from gateway._programs._socat import socat_address_effects
 from gateway._programs._ssh import ssh_option_effect

@@ -4,7 +4,7 @@ The option scanner: the one reader of how a command line spells its options.
 Every reader of options reads with it, each keeping only its table and what
 it does with what the scanner finds:
 
-- **option tables** (`gateway._programs._read`, `read_row`): every row
+- **option tables** (`gateway._programs._table_reader`, `read_row`): every row
   feature — clusters, fused values, ``--long=value``, unique prefixes of long
   options, ``--``, optional values (fused only, or the next word unless it
   looks like an option), ``digits`` values inside a cluster (``perl -0777``),
