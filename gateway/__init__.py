@@ -139,16 +139,17 @@ from gateway._config import (
     state_path as state_path,
     validation_path as validation_path,
 )
-from gateway._fragments import expand_fragment as expand_fragment
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
-from gateway._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
 from gateway._plan import (
     iter_commands as iter_commands,
     iter_effects as iter_effects,
     plan_program as plan_program,
     read_program_position as read_program_position,
 )
-from gateway._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
+from gateway._plan._fragments import expand_fragment as expand_fragment
+from gateway._plan._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
+from gateway._plan._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
+from gateway._plan._sequence import command_sequence_plan as command_sequence_plan
 from gateway._programs._git_trust import (
     ConfiguredCode as ConfiguredCode,
     PersistencePoints as PersistencePoints,
@@ -163,7 +164,6 @@ from gateway._programs._gitconfig import (
     git_code_key as git_code_key,
 )
 from gateway._read import ShellReading as ShellReading, read_shell as read_shell
-from gateway._sequence import command_sequence_plan as command_sequence_plan
 from gateway._sinks import ChainTip as ChainTip, Sink as Sink
 from gateway._telemetry import trace_context as trace_context
 

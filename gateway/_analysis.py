@@ -40,14 +40,14 @@ from gateway._calls._effects import (
 from gateway._calls._events import HoleRef
 from gateway._calls._places import PathsSection
 from gateway._calls._plans import Hole, ProgramPlan, ProgramPosition, SequencePlan
-from gateway._fragments import Fragments, fragments_of
 from gateway._plan import iter_commands, iter_effects, plan_source
 from gateway._plan._addresses import address_class, url_host
+from gateway._plan._fragments import Fragments, fragments_of
 from gateway._plan._globs import is_glob
 from gateway._plan._paths import HOME, PathContext, effect_path, join, path_context, start_directory
+from gateway._plan._redact import Redactor, find_secrets
+from gateway._plan._sequence import sequence_plan
 from gateway._programs._user import UserTable, user_reader
-from gateway._redact import Redactor, find_secrets
-from gateway._sequence import sequence_plan
 from gateway._tools import DEFAULT_TOOL_EFFECTS, ToolEffects
 
 __all__ = [

@@ -34,11 +34,11 @@ from gateway._analysis import (
 from gateway._calls._effects import Effect, Opaque
 from gateway._calls._places import PathsSection
 from gateway._calls._plans import FragmentAddr, FragmentError, ProgramPlan, SequencePlan
-from gateway._fragments import Fragments, expand_planned
 from gateway._plan import unreadable_plan
+from gateway._plan._fragments import Fragments, expand_planned
 from gateway._plan._paths import path_context
+from gateway._plan._redact import Redactor, Secret, find_secrets
 from gateway._programs._user import UserTable
-from gateway._redact import Redactor, Secret, find_secrets
 from gateway._tools import ToolEffects
 from gateway._work._bounded import CpuSpent, bounded_task
 

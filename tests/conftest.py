@@ -44,7 +44,7 @@ _SHELLS: Final = frozenset(
 )
 
 # The programs that run another program from their words. The guard keeps its
-# own list rather than importing gateway._launchers.LAUNCHERS: a guard must
+# own list rather than importing gateway._plan._launchers.LAUNCHERS: a guard must
 # not trust the code under test, and it also names launchers the product
 # need not read (bwrap, firejail, strace…) but a test could still start.
 # tests/test_guard.py checks that it covers every launcher the product knows.

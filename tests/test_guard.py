@@ -119,6 +119,6 @@ def test_the_guard_knows_every_launcher_the_product_reads() -> None:
     """The guard keeps its own list (it must not trust the code under test), but misses none."""
     from conftest import _LAUNCHERS
 
-    from gateway._launchers import LAUNCHERS
+    from gateway._plan._launchers import LAUNCHERS
 
     assert set(LAUNCHERS) <= _LAUNCHERS

@@ -31,7 +31,7 @@ from gateway import (
 )
 from gateway._plan import MAX_NESTED_SHELL_DEPTH
 from gateway._plan._builder import position_words
-from gateway._position import direct_position, read_position
+from gateway._plan._position import direct_position, read_position
 from gateway._read import read_shell
 from gateway._read._tree import SimpleCommand, walk
 from gateway.effects import Opaque

@@ -21,7 +21,7 @@ from hypothesis import given, settings, strategies as st
 from gateway import FragmentAddr, ProgramPlan, expand_fragment, plan_program
 from gateway._calls._events import PlanReady
 from gateway._plan import plan_statements
-from gateway._redact import fingerprint
+from gateway._plan._redact import fingerprint
 
 FINGERPRINT = re.compile(r"[0-9a-f]{12}")
 
@@ -480,7 +480,7 @@ def test_a_token_used_as_a_variable_name_is_masked_in_the_names() -> None:
 
 # ───────────────────────── bounded, linear detection ─────────────────────────
 
-from gateway._redact import (  # noqa: E402 -- grouped with the tests that use them
+from gateway._plan._redact import (  # noqa: E402 -- grouped with the tests that use them
     _ALL_NEEDLES,
     _ANY_NEEDLE,
     MAX_FINGERPRINTS,

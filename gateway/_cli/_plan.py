@@ -14,8 +14,8 @@ from gateway._calls._plans import FragmentAddr, FragmentError
 from gateway._calls._text import error_detail
 from gateway._cli._common import Subcommand, decode_utf8, read_source, write_json
 from gateway._cli._view import Style, add_json_argument, plan_view, wants_json, write_text
-from gateway._fragments import expand_planned
-from gateway._redact import find_secrets
+from gateway._plan._fragments import expand_planned
+from gateway._plan._redact import find_secrets
 
 
 def describe(source: str, cwd: str | None = None) -> dict[str, Any]:

@@ -19,7 +19,7 @@ tables), `_nested` (shell text inside shell text), `_variables`, `_parts`
 (the one walk over a word's parts), `_kinds` and `_digests`.
 
 Digests are computed from the unredacted plan; what is published has its
-secrets masked (see `gateway._redact`). When no secret is found anywhere,
+secrets masked (see `gateway._plan._redact`). When no secret is found anywhere,
 the two are one plan, built once.
 """
 
@@ -55,14 +55,14 @@ from gateway._plan._paths import (
     expansion_allowance,
     start_directory,
 )
+from gateway._plan._position import PositionWord, decline_sentence, read_position
 from gateway._plan._programs import ArgumentReader, read_arguments
+from gateway._plan._redact import Redactor
 from gateway._plan._scope import Scope
-from gateway._position import PositionWord, decline_sentence, read_position
 from gateway._read import ShellReading, read_shell
 from gateway._read._segment import split_segment
 from gateway._read._source import Source
 from gateway._read._tree import SimpleCommand, Statement, Word
-from gateway._redact import Redactor
 
 __all__ = [
     "MAX_NESTED_SHELL_DEPTH",

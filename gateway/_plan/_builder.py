@@ -52,16 +52,17 @@ from gateway._calls._plans import (
     PlannedValue,
     ProgramPosition,
 )
-from gateway._launchers import LAUNCHERS, SHELLS, STARTUP_FUNCTION_PREFIX, STARTUP_VARIABLES
 from gateway._plan._addresses import address_class
 from gateway._plan._builtins import BASH_BUILTINS, CHANGES_DIRECTORY, builtin_effects, literal_text
 from gateway._plan._collect import EffectSink, unmasked
 from gateway._plan._dialect import dash_differs, reads_as_dash
 from gateway._plan._kinds import statement_kind
+from gateway._plan._launchers import LAUNCHERS, SHELLS, STARTUP_FUNCTION_PREFIX, STARTUP_VARIABLES
 from gateway._plan._nested import NestedRequest, filled_inside, join_values, nested_requests
 from gateway._plan._numbers import NUMBER
 from gateway._plan._parts import expansion_kinds, inert, substitutions, walk_parts
 from gateway._plan._paths import HOME, PathContext
+from gateway._plan._position import PositionReading, PositionWord, direct_position, read_position
 from gateway._plan._programs import (
     ArgumentReader,
     bounded,
@@ -72,9 +73,9 @@ from gateway._plan._programs import (
     stays_one_word,
     word_shapes,
 )
+from gateway._plan._redact import Redactor, Secret, find_secrets
 from gateway._plan._scope import FunctionFacts, Scope
 from gateway._plan._variables import arithmetic_binds, heredoc_reads, statement_names
-from gateway._position import PositionReading, PositionWord, direct_position, read_position
 from gateway._programs import ArgumentFact, ArgumentReading
 from gateway._programs._lasting import device_read_ends, unending
 from gateway._read import ShellReading, read_shell
@@ -109,7 +110,6 @@ from gateway._read._tree import (
     Word,
 )
 from gateway._read._words import NAME
-from gateway._redact import Redactor, Secret, find_secrets
 
 __all__ = [
     "MAX_NESTED_SHELL_DEPTH",

@@ -9,7 +9,7 @@ the words of a command, or nothing (the text is built at run time, or comes
 from a file or standard input) — and *in which shell state* it runs; the
 planner (`gateway._plan._builder`) plans it in turn, to a bounded depth.
 
-How a shell reads its own options is data (`gateway._launchers.SHELL_ROW`).
+How a shell reads its own options is data (`gateway._plan._launchers.SHELL_ROW`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 
 from gateway._calls._plans import NestedOrigin
-from gateway._launchers import SHELL_ROW, SHELLS
 from gateway._plan._builtins import SET_LETTERS
 from gateway._plan._globs import GLOB_OPTIONS
-from gateway._position import PositionReading
+from gateway._plan._launchers import SHELL_ROW, SHELLS
+from gateway._plan._position import PositionReading
 from gateway._read._tree import (
     AnsiC,
     DoubleQuoted,

@@ -2,7 +2,7 @@
 What a program and its launchers do, as effects: from the launcher table and the option tables.
 
 The launchers in front of a program are read with the launcher table
-(`gateway._launchers`): a privileged launcher runs the program as another
+(`gateway._plan._launchers`): a privileged launcher runs the program as another
 user, ``nohup``/``setsid`` detach it, ``timeout`` bounds it, ``env -C`` and
 ``sudo -D`` move where it runs, ``env A=1`` binds its environment, ``time
 -o`` and ``flock FILE`` write files of their own.
@@ -33,12 +33,12 @@ from gateway._calls._effects import (
     WriteAction,
 )
 from gateway._calls._places import shown_variable
-from gateway._launchers import LAUNCHERS
 from gateway._plan._addresses import address_class, url_host
 from gateway._plan._builtins import literal_text, may_be_option
 from gateway._plan._collect import EffectSink
+from gateway._plan._launchers import LAUNCHERS
 from gateway._plan._paths import HOME, ROOT, join
-from gateway._position import PositionReading
+from gateway._plan._position import PositionReading
 from gateway._programs import ArgumentFact, ArgumentReading, read_arguments as _read_arguments
 from gateway._read._tree import DoubleQuoted, Glob, Parameter, Tilde, Word, walk_parts
 

@@ -1,7 +1,7 @@
 """
 What a program does with its own arguments: option tables and the readers of program languages.
 
-The planner knows which program runs (`gateway._position`); this package says
+The planner knows which program runs (`gateway._plan._position`); this package says
 what that program then does with the words it is given. Every program the
 policy may allow has an *option table* (data, like the launcher table): each
 option's spellings, arity and effect. Programs with a language of their own

@@ -15,7 +15,7 @@ it does with what the scanner finds:
   mid-line, an operand count after which options end (``options_end_after``);
   an expanding word is an operand when the caller knows it cannot begin with
   a dash, or when the row is inert, else the reading stops.
-- **launchers** (`gateway._position`, finding the program behind ``env``,
+- **launchers** (`gateway._plan._position`, finding the program behind ``env``,
   ``sudo``, ``xargs``, ``timeout``…): exact long spellings (no prefixes),
   clusters, fused and separated values, values that are only ever fused
   (``xargs -i``, ``--replace=R``), options whose value is a whole command

@@ -30,7 +30,7 @@ from gateway import (
     ToolCall,
     expand_fragment,
 )
-from gateway._fragments import expand_planned
+from gateway._plan._fragments import expand_planned
 from gateway.effects import (
     PLAN_FORMAT,
     AnalysisContext,

@@ -40,7 +40,7 @@ from typing import Final, NamedTuple
 from gateway import iter_effects
 from gateway._calls._plans import Plan
 from gateway._plan import iter_commands, plan_source
-from gateway._position import program_basename
+from gateway._plan._position import program_basename
 from gateway.effects import Execute, Opaque
 from oracle import bash
 

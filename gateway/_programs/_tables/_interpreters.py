@@ -390,7 +390,7 @@ _JAVA: Final = row(
 )
 
 SHELL_PROGRAMS: Final = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"})
-"""The shells with a table; their words are read as `gateway._launchers.SHELLS` run them."""
+"""The shells with a table; their words are read as `gateway._plan._launchers.SHELLS` run them."""
 
 INTERPRETER_TABLES: Final[Mapping[str, ProgramRow]] = {
     **dict.fromkeys(

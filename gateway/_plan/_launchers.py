@@ -4,7 +4,7 @@ The launcher table: programs that run another program named in their own argumen
 This is data, and the one place it lives. Each row declares a launcher's
 options with their *arity* (0: a switch; 1: takes the next word, or a fused
 ``--long=value`` / ``-kVALUE``), and how the launcher finds what it runs.
-`gateway._position` reads it; a test per row pins every declared option and
+`gateway._plan._position` reads it; a test per row pins every declared option and
 checks that the word after an arity-1 option is never read as the program.
 
 What a row may never get wrong: declaring an arity-1 option as arity 0 would

@@ -3,7 +3,7 @@ Program position: which word of a simple command names the program bash really r
 
 The one reader of that question. In order it strips bare control words (with
 their declared options), leading assignments, and a chain of launchers read
-with the launcher table (`gateway._launchers`), and names what is left. When
+with the launcher table (`gateway._plan._launchers`), and names what is left. When
 it cannot, it says why as data — a *refusal* (an option no row declares;
 shell syntax or a shell where a program should be) and/or a *decline*
 (``unreadable_program_position``, ``stream_fed_operands``) — each minted into
@@ -26,7 +26,7 @@ from gateway._calls._plans import (
     ProgramName,
     ProgramPosition,
 )
-from gateway._launchers import LAUNCHERS, SHELLS, LauncherRow
+from gateway._plan._launchers import LAUNCHERS, SHELLS, LauncherRow
 from gateway._programs._option_scanner import Met, OptionScan
 from gateway._programs._rows import Option, ProgramRow
 

@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from gateway._arith_eval import ArithmeticError_, evaluate
 from gateway._calls._plans import (
     Blocked,
     Complete,
@@ -36,6 +35,7 @@ from gateway._calls._plans import (
     Hole,
 )
 from gateway._plan import PlannedStatement, plan_source
+from gateway._plan._arith_eval import ArithmeticError_, evaluate
 from gateway._plan._parts import substitutions
 from gateway._read._tree import (
     AnsiC,
