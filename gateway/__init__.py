@@ -112,7 +112,32 @@ from gateway._calls._verdicts import (
     strictness as strictness,
 )
 from gateway._calls._version import VERSION as _VERSION
-from gateway._config import (
+from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
+from gateway._plan import (
+    iter_commands as iter_commands,
+    iter_effects as iter_effects,
+    plan_program as plan_program,
+    read_program_position as read_program_position,
+)
+from gateway._plan._fragments import expand_fragment as expand_fragment
+from gateway._plan._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
+from gateway._plan._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
+from gateway._plan._sequence import command_sequence_plan as command_sequence_plan
+from gateway._programs._git_trust import (
+    ConfiguredCode as ConfiguredCode,
+    PersistencePoints as PersistencePoints,
+    RepositoryInspection as RepositoryInspection,
+    configured_refusal as configured_refusal,
+    inspect_repository as inspect_repository,
+    persistence_points as persistence_points,
+    repository_refusal as repository_refusal,
+)
+from gateway._programs._gitconfig import (
+    GIT_CODE_KEYS as GIT_CODE_KEYS,
+    git_code_key as git_code_key,
+)
+from gateway._read import ShellReading as ShellReading, read_shell as read_shell
+from gateway._settings._config import (
     MAX_SECONDS as MAX_SECONDS,
     AllowMode as AllowMode,
     AuditSection as AuditSection,
@@ -139,31 +164,6 @@ from gateway._config import (
     state_path as state_path,
     validation_path as validation_path,
 )
-from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
-from gateway._plan import (
-    iter_commands as iter_commands,
-    iter_effects as iter_effects,
-    plan_program as plan_program,
-    read_program_position as read_program_position,
-)
-from gateway._plan._fragments import expand_fragment as expand_fragment
-from gateway._plan._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
-from gateway._plan._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
-from gateway._plan._sequence import command_sequence_plan as command_sequence_plan
-from gateway._programs._git_trust import (
-    ConfiguredCode as ConfiguredCode,
-    PersistencePoints as PersistencePoints,
-    RepositoryInspection as RepositoryInspection,
-    configured_refusal as configured_refusal,
-    inspect_repository as inspect_repository,
-    persistence_points as persistence_points,
-    repository_refusal as repository_refusal,
-)
-from gateway._programs._gitconfig import (
-    GIT_CODE_KEYS as GIT_CODE_KEYS,
-    git_code_key as git_code_key,
-)
-from gateway._read import ShellReading as ShellReading, read_shell as read_shell
 from gateway._sinks import ChainTip as ChainTip, Sink as Sink
 from gateway._telemetry import trace_context as trace_context
 

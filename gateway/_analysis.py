@@ -11,7 +11,7 @@ reuse it, and nothing after it reads the call's text again: what anyone
 needs to decide is a field here.
 
 `tool_effects` does the same for a tool that is not a shell: it reads the
-tool's input with the ``[[tool-effects]]`` rows (`gateway._tools`), so
+tool's input with the ``[[tool-effects]]`` rows (`gateway._settings._tools`), so
 ``Write ~/.bashrc`` is the same effect as ``>> ~/.bashrc``.
 
 Both are pure functions of msgspec-serialisable arguments, deterministic, and
@@ -48,7 +48,7 @@ from gateway._plan._paths import HOME, PathContext, effect_path, join, path_cont
 from gateway._plan._redact import Redactor, find_secrets
 from gateway._plan._sequence import sequence_plan
 from gateway._programs._user import UserTable, user_reader
-from gateway._tools import DEFAULT_TOOL_EFFECTS, ToolEffects
+from gateway._settings._tools import DEFAULT_TOOL_EFFECTS, ToolEffects
 
 __all__ = [
     "AnalysedHole",

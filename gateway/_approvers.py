@@ -55,10 +55,10 @@ from gateway._calls._verdicts import (
     strictest,
     unconfined,
 )
-from gateway._config import MAX_SECONDS, GatewayConfig
 from gateway._grounds import plan_founded
 from gateway._metrics import Metrics
-from gateway._plugins import APPROVER_GROUP as APPROVER_GROUP, installed
+from gateway._settings._config import MAX_SECONDS, GatewayConfig
+from gateway._settings._plugins import APPROVER_GROUP as APPROVER_GROUP, installed
 from gateway._telemetry import (
     ATTR_APPROVER_NAME,
     ATTR_APPROVER_ROLE,

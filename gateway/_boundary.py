@@ -232,7 +232,7 @@ def resolve_confinement(
             (`gateway.secret_files`): hidden with ``{secrets}``.
 
     Examples:
-        >>> from gateway._config import default_profiles
+        >>> from gateway._settings._config import default_profiles
         >>> box = resolve_confinement(
         ...     "workspace-write", default_profiles()["workspace-write"].confinement,
         ...     cwd="/work/app", home="/home/u", paths=PathsSection())

@@ -94,7 +94,6 @@ from gateway._calls._plans import Hole, ProgramPlan, SequencePlan
 from gateway._calls._text import shorten
 from gateway._calls._verdicts import DECISION_VERBS, Verdict, as_ask, unconfined
 from gateway._calls._version import VERSION
-from gateway._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
 from gateway._door import Admitted, admit, refused_call_id
 from gateway._metrics import Metrics
 from gateway._programs._git_trust import persistence_points
@@ -108,6 +107,7 @@ from gateway._reading import (
     read_body,
     read_call,
 )
+from gateway._settings._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
 from gateway._signing import ensure_key, load_signer
 from gateway._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
 from gateway._telemetry import (

@@ -21,8 +21,8 @@ from typing import Final, Literal, Protocol, runtime_checkable
 
 import msgspec
 
-from gateway._config import NotifierConfig
-from gateway._plugins import NOTIFIER_GROUP as NOTIFIER_GROUP, build_plugin
+from gateway._settings._config import NotifierConfig
+from gateway._settings._plugins import NOTIFIER_GROUP as NOTIFIER_GROUP, build_plugin
 
 __all__ = ["NOTIFIER_GROUP", "NOTIFY_TIMEOUT", "Notice", "Notifier", "load_notifier"]
 

@@ -39,7 +39,7 @@ from gateway._plan._fragments import Fragments, expand_planned
 from gateway._plan._paths import path_context
 from gateway._plan._redact import Redactor, Secret, find_secrets
 from gateway._programs._user import UserTable
-from gateway._tools import ToolEffects
+from gateway._settings._tools import ToolEffects
 from gateway._work._bounded import CpuSpent, bounded_task
 
 __all__ = [

@@ -15,8 +15,8 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 from gateway._calls._errors import PluginLoadError
 from gateway._calls._events import Event
-from gateway._config import SinkConfig
-from gateway._plugins import SINK_GROUP, build_plugin, installed as installed
+from gateway._settings._config import SinkConfig
+from gateway._settings._plugins import SINK_GROUP, build_plugin, installed as installed
 
 __all__ = [
     "AuditSource",

@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from gateway._calls._events import ChainCheckpoint, ChainGenesis
-from gateway._config import WitnessConfig
-from gateway._plugins import WITNESS_GROUP as WITNESS_GROUP, build_plugin
+from gateway._settings._config import WitnessConfig
+from gateway._settings._plugins import WITNESS_GROUP as WITNESS_GROUP, build_plugin
 
 __all__ = ["WITNESS_GROUP", "Witness", "load_witness"]
 

@@ -64,6 +64,10 @@ from gateway._plan._paths import (
 )
 from gateway._programs._rows import RowExample as RowExample
 from gateway._programs._user import UserTable as UserTable
+from gateway._settings._tools import (
+    DEFAULT_TOOL_EFFECTS as DEFAULT_TOOL_EFFECTS,
+    ToolEffects as ToolEffects,
+)
 from gateway._summary import (
     SUMMARY_CLAUSES as SUMMARY_CLAUSES,
     WRITE_VERBS as WRITE_VERBS,
@@ -72,7 +76,6 @@ from gateway._summary import (
     say_clauses as say_clauses,
     summarise_effects as summarise_effects,
 )
-from gateway._tools import DEFAULT_TOOL_EFFECTS as DEFAULT_TOOL_EFFECTS, ToolEffects as ToolEffects
 
 __all__ = [
     "DEFAULT_TOOL_EFFECTS",

@@ -15,7 +15,7 @@ from gateway._notifiers import (
     Notifier as Notifier,
     load_notifier as load_notifier,
 )
-from gateway._tiers import (
+from gateway._settings._tiers import (
     MANAGED_FILE as MANAGED_FILE,
     PROJECT_FILE as PROJECT_FILE,
     STRICTEST as STRICTEST,
@@ -28,7 +28,7 @@ from gateway._tiers import (
     read_tier as read_tier,
     tier_of as tier_of,
 )
-from gateway._tokens import (
+from gateway._settings._tokens import (
     OWNER as OWNER,
     ROLE_PERMISSIONS as ROLE_PERMISSIONS,
     ROLES as ROLES,

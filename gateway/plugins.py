@@ -16,7 +16,7 @@ Examples:
 
 from gateway._approvers import Approver as Approver
 from gateway._notifiers import Notifier as Notifier
-from gateway._plugins import (
+from gateway._settings._plugins import (
     APPROVER_GROUP as APPROVER_GROUP,
     BROKER_GROUP as BROKER_GROUP,
     COMMAND_GROUP as COMMAND_GROUP,

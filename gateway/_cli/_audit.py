@@ -31,7 +31,7 @@ from gateway._cli._fleet import (
     load_tiers,
     run_on_broker,
 )
-from gateway._config import BrokerSection
+from gateway._settings._config import BrokerSection
 
 __all__ = ["verify_on_broker"]
 

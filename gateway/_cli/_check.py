@@ -23,8 +23,8 @@ from gateway._cli._common import (
 )
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, verdict_view, wants_json, write_text
-from gateway._config import AuditSection, GatewayConfig, SinkConfig
 from gateway._gateway import Gateway
+from gateway._settings._config import AuditSection, GatewayConfig, SinkConfig
 
 _MAX_LINE = 1 << 20
 _QUESTION = (

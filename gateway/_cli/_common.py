@@ -12,8 +12,8 @@ from typing import Any, Final
 
 import msgspec
 
-from gateway._config import state_path
-from gateway._plugins import COMMAND_GROUP as COMMAND_GROUP
+from gateway._settings._config import state_path
+from gateway._settings._plugins import COMMAND_GROUP as COMMAND_GROUP
 
 __all__ = [
     "COMMAND_GROUP",

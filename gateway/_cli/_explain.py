@@ -22,10 +22,10 @@ from gateway._cli._common import (
 )
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, wants_json, write_text
-from gateway._config import GatewayConfig
 from gateway._gateway import Gateway
 from gateway._plan import plan_program
 from gateway._programs import read_arguments
+from gateway._settings._config import GatewayConfig
 
 __all__ = ["COMMAND", "explain"]
 

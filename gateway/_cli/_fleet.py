@@ -21,9 +21,9 @@ import msgspec
 
 from gateway._calls._errors import GatewayError
 from gateway._cli._common import CommandError, needs_extra
-from gateway._config import BrokerSection, GatewayConfig
-from gateway._plugins import BROKER_GROUP, BrokerPlugin as BrokerPlugin
-from gateway._tiers import EffectiveConfig, effective_config, find_tiers
+from gateway._settings._config import BrokerSection, GatewayConfig
+from gateway._settings._plugins import BROKER_GROUP, BrokerPlugin as BrokerPlugin
+from gateway._settings._tiers import EffectiveConfig, effective_config, find_tiers
 
 __all__ = [
     "BROKER_PLUGIN",

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from gateway._calls._version import VERSION
 from gateway._cli._common import CommandError, needs_extra
-from gateway._config import TelemetrySection
+from gateway._settings._config import TelemetrySection
 
 __all__ = ["Exporters", "export_headers", "open_exporters"]
 

@@ -59,8 +59,8 @@ from gateway._cli._common import (
     add_audit_argument,
 )
 from gateway._cli._fleet import add_config_argument, load_tiers
-from gateway._config import GatewayConfig, SinkConfig, state_directory
 from gateway._gateway import Gateway
+from gateway._settings._config import GatewayConfig, SinkConfig, state_directory
 
 __all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP", "TIMED_OUT", "run_changes"]
 

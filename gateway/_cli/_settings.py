@@ -27,7 +27,7 @@ from gateway._cli._fleet import (
     load_tiers,
     run_on_broker,
 )
-from gateway._tiers import effective_config, find_tiers
+from gateway._settings._tiers import effective_config, find_tiers
 
 __all__: list[str] = []
 

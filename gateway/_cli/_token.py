@@ -24,7 +24,7 @@ from gateway._cli._fleet import (
     load_tiers,
     run_on_broker,
 )
-from gateway._tokens import ROLES, TokenError, TokenFile, default_tokens_file
+from gateway._settings._tokens import ROLES, TokenError, TokenFile, default_tokens_file
 
 __all__: list[str] = []
 

@@ -48,7 +48,7 @@ from typing import Final, Literal, NamedTuple
 
 from gateway import AuditLogError, VerdictReached, read_audit_log
 from gateway._cli._run import ASKED, DECLINED, NOT_SET_UP, TIMED_OUT
-from gateway._config import default_config
+from gateway._settings._config import default_config
 
 PROFILES: Final = ("read-only", "workspace-write")
 SYSTEM_PATH: Final = "/usr/local/bin:/usr/bin:/bin"

@@ -31,7 +31,7 @@ from gateway import RunChanged, VerdictReached, read_audit_log
 from gateway._bwrap import bwrap_program, unavailable
 from gateway._calls._events import CallOutcome
 from gateway._cli._run import ASKED, DECLINED, TIMED_OUT
-from gateway._config import default_config_bytes
+from gateway._settings._config import default_config_bytes
 
 _BWRAP = bwrap_program()
 _MISSING = unavailable(_BWRAP)

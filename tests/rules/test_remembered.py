@@ -35,7 +35,7 @@ import pytest
 from gateway_rules import RulesApprover, memory_path
 
 from gateway._cli import main
-from gateway._tiers import effective_config, tier_of
+from gateway._settings._tiers import effective_config, tier_of
 from rules.support import decision, request_for
 
 

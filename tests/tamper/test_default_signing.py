@@ -30,7 +30,7 @@ from gateway._calls._events import (
     VerdictReached,
     event_digest,
 )
-from gateway._config import default_config_bytes
+from gateway._settings._config import default_config_bytes
 from gateway._signing import ensure_key, load_verifier
 
 BOUND = 120.0

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from gateway import ConfigError
-from gateway._config import DEFAULT_SHELL_TOOLS, default_config_bytes
+from gateway._settings._config import DEFAULT_SHELL_TOOLS, default_config_bytes
 from gateway.fleet import (
     PROJECT_FILE,
     Tier,

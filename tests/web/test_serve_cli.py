@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import serving
 
-from gateway._config import default_token_file
+from gateway._settings._config import default_token_file
 from web.support import WAIT
 
 CONFIG = """

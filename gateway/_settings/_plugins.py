@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, TypeVar, run
 from gateway._calls._errors import PluginLoadError
 
 if TYPE_CHECKING:
-    from gateway._config import BrokerSection, GatewayConfig
+    from gateway._settings._config import BrokerSection, GatewayConfig
 
 __all__ = [
     "APPROVER_GROUP",

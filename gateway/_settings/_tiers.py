@@ -57,7 +57,7 @@ import msgspec
 from gateway._calls._errors import ConfigError
 from gateway._calls._places import PROJECT_FILE
 from gateway._calls._verdicts import DECISION_ORDER
-from gateway._config import (
+from gateway._settings._config import (
     DEFAULT_SHELL_TOOLS,
     GatewayConfig,
     config_from_table,

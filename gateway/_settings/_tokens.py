@@ -34,7 +34,7 @@ import anyio.to_thread
 import msgspec
 from anyio.abc import TaskStatus
 
-from gateway._config import state_directory
+from gateway._settings._config import state_directory
 
 __all__ = [
     "OWNER",

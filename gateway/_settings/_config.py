@@ -28,7 +28,7 @@ from gateway._calls._confinement import ProfileSection, profile_problem
 from gateway._calls._errors import ConfigError
 from gateway._calls._places import PathsSection
 from gateway._programs._user import UserTable, user_rows
-from gateway._tools import ToolEffects
+from gateway._settings._tools import ToolEffects
 
 __all__ = [
     "DEFAULT_SHELL_TOOLS",
@@ -899,7 +899,7 @@ def default_config_bytes() -> bytes:
     if packaged.is_file():
         return packaged.read_bytes()
     # A source checkout or an editable install: the file sits beside the package.
-    return (Path(__file__).resolve().parent.parent / "config" / "default.toml").read_bytes()
+    return (Path(__file__).resolve().parents[2] / "config" / "default.toml").read_bytes()
 
 
 def default_config() -> GatewayConfig:
