@@ -113,6 +113,7 @@ from gateway._calls._verdicts import (
 )
 from gateway._calls._version import VERSION as _VERSION
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
+from gateway._observe._telemetry import trace_context as trace_context
 from gateway._plan import (
     iter_commands as iter_commands,
     iter_effects as iter_effects,
@@ -165,7 +166,6 @@ from gateway._settings._config import (
     validation_path as validation_path,
 )
 from gateway._sinks import ChainTip as ChainTip, Sink as Sink
-from gateway._telemetry import trace_context as trace_context
 
 __version__ = _VERSION
 """The installed version, from the distribution's metadata (``pyproject.toml`` states it once)."""

@@ -56,16 +56,16 @@ from gateway._calls._verdicts import (
     unconfined,
 )
 from gateway._grounds import plan_founded
-from gateway._metrics import Metrics
-from gateway._settings._config import MAX_SECONDS, GatewayConfig
-from gateway._settings._plugins import APPROVER_GROUP as APPROVER_GROUP, installed
-from gateway._telemetry import (
+from gateway._observe._metrics import Metrics
+from gateway._observe._telemetry import (
     ATTR_APPROVER_NAME,
     ATTR_APPROVER_ROLE,
     SPAN_APPROVE,
     Telemetry,
     answer_attributes,
 )
+from gateway._settings._config import MAX_SECONDS, GatewayConfig
+from gateway._settings._plugins import APPROVER_GROUP as APPROVER_GROUP, installed
 from gateway._work._bounded import BoundedPool
 from gateway._work._isolation import LoopThread, call_isolated
 

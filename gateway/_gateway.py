@@ -95,22 +95,8 @@ from gateway._calls._text import shorten
 from gateway._calls._verdicts import DECISION_VERBS, Verdict, as_ask, unconfined
 from gateway._calls._version import VERSION
 from gateway._door import Admitted, admit, refused_call_id
-from gateway._metrics import Metrics
-from gateway._programs._git_trust import persistence_points
-from gateway._reading import (
-    BodyText,
-    CallReading,
-    CallText,
-    MaskText,
-    mask_request,
-    mask_value,
-    read_body,
-    read_call,
-)
-from gateway._settings._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
-from gateway._signing import ensure_key, load_signer
-from gateway._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
-from gateway._telemetry import (
+from gateway._observe._metrics import Metrics
+from gateway._observe._telemetry import (
     ATTR_COMMANDS,
     ATTR_CONVERSATION_ID,
     ATTR_HOLES,
@@ -127,6 +113,20 @@ from gateway._telemetry import (
     unmeasured_kind,
     verdict_attributes,
 )
+from gateway._programs._git_trust import persistence_points
+from gateway._reading import (
+    BodyText,
+    CallReading,
+    CallText,
+    MaskText,
+    mask_request,
+    mask_value,
+    read_body,
+    read_call,
+)
+from gateway._settings._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
+from gateway._signing import ensure_key, load_signer
+from gateway._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
 from gateway._witness import Witness, load_witness
 from gateway._work._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
 from gateway._work._isolation import LoopThread, call_isolated

@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from gateway import Gateway, GatewayConfig, GatewaySection, ToolCall
-from gateway._metrics import METRICS, Metrics, prometheus_names
+from gateway._observe._metrics import METRICS, Metrics, prometheus_names
 from gateway.testing import MemorySink, StaticApprover, make_call
 from telemetry.support import BOUND, metering, points
 

@@ -14,7 +14,7 @@ import pytest
 from gateway import ConfigError, load_config
 from gateway._cli._common import CommandError
 from gateway._cli._otlp import export_headers, open_exporters
-from gateway._metrics import METRICS, metric_table, prometheus_names
+from gateway._observe._metrics import METRICS, metric_table, prometheus_names
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "observability.md"
@@ -47,7 +47,7 @@ def test_the_metrics_table_is_made_from_the_code() -> None:
     match = re.search(r"<!-- metrics: begin -->\n(.*?)<!-- metrics: end -->", text, re.DOTALL)
     assert match is not None
     assert match.group(1) == metric_table(), (
-        "docs/observability.md's metrics table is out of date; paste gateway._metrics.metric_table()"
+        "docs/observability.md's metrics table is out of date; paste gateway._observe._metrics.metric_table()"
     )
 
 

@@ -24,7 +24,7 @@ from gateway import (
     ToolCall,
     trace_context,
 )
-from gateway._telemetry import (
+from gateway._observe._telemetry import (
     ATTRIBUTES,
     SEMCONV,
     SPANS,
@@ -347,7 +347,7 @@ def test_docs_audit_shows_the_attribute_table_made_from_the_code() -> None:
     )
     assert match is not None, "docs/audit.md has no generated span-attribute table"
     assert match.group(1) == attribute_table(), (
-        "docs/audit.md's span-attribute table is out of date; paste gateway._telemetry.attribute_table()"
+        "docs/audit.md's span-attribute table is out of date; paste gateway._observe._telemetry.attribute_table()"
     )
     assert "semantic-conventions-genai commit f5e3733" in SEMCONV
     assert "f5e3733" in text

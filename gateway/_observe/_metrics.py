@@ -1,7 +1,7 @@
 """
 Metrics: what a gateway counts and times, through the OpenTelemetry metrics API only.
 
-Beside `gateway._telemetry`, the only other module that imports OpenTelemetry,
+Beside `gateway._observe._telemetry`, the only other module that imports OpenTelemetry,
 and it never imports the SDK. The meter provider is injected into each
 `Gateway` (the global one otherwise: a no-op unless the host installed an
 SDK). Every instrument is declared once, in `METRICS`, with its unit and the
@@ -24,7 +24,7 @@ from typing import Any, Final, Literal, NamedTuple
 from opentelemetry import metrics
 from opentelemetry.metrics import MeterProvider, NoOpMeterProvider, _internal as _metrics_api
 
-from gateway._telemetry import (
+from gateway._observe._telemetry import (
     ATTR_APPROVER_DECISION,
     ATTR_APPROVER_NAME,
     ATTR_APPROVER_ROLE,

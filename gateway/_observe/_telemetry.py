@@ -1,7 +1,7 @@
 """
 Traces: the spans of a review and their attributes, through the OpenTelemetry API only.
 
-With `gateway._metrics` beside it, the only module that imports OpenTelemetry;
+With `gateway._observe._metrics` beside it, the only module that imports OpenTelemetry;
 neither ever imports the SDK (the ``gateway`` command's entry points install
 one, see ``gateway._cli._otlp``). The tracer provider is injected into each
 `Gateway`; when none is given, the global one is used, which is a no-op unless
