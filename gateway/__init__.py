@@ -20,11 +20,6 @@ from gateway._approvers import (
     EarlierAnswer as EarlierAnswer,
     ReviewRequest as ReviewRequest,
 )
-from gateway._auditlog import (
-    encode_event as encode_event,
-    read_audit_log as read_audit_log,
-    verify_audit_log as verify_audit_log,
-)
 from gateway._boundary import (
     Place as Place,
     Places as Places,
@@ -138,6 +133,12 @@ from gateway._programs._gitconfig import (
     git_code_key as git_code_key,
 )
 from gateway._read import ShellReading as ShellReading, read_shell as read_shell
+from gateway._record._auditlog import (
+    encode_event as encode_event,
+    read_audit_log as read_audit_log,
+    verify_audit_log as verify_audit_log,
+)
+from gateway._record._sinks import ChainTip as ChainTip, Sink as Sink
 from gateway._settings._config import (
     MAX_SECONDS as MAX_SECONDS,
     AllowMode as AllowMode,
@@ -165,7 +166,6 @@ from gateway._settings._config import (
     state_path as state_path,
     validation_path as validation_path,
 )
-from gateway._sinks import ChainTip as ChainTip, Sink as Sink
 
 __version__ = _VERSION
 """The installed version, from the distribution's metadata (``pyproject.toml`` states it once)."""

@@ -38,7 +38,6 @@ from typing import Any, Final, Literal, NamedTuple, Protocol, runtime_checkable
 import anyio
 import msgspec
 
-from gateway._bus import EventBus
 from gateway._calls._calls import ToolCall
 from gateway._calls._confinement import Confinement
 from gateway._calls._effects import Effect
@@ -64,6 +63,7 @@ from gateway._observe._telemetry import (
     Telemetry,
     answer_attributes,
 )
+from gateway._record._bus import EventBus
 from gateway._settings._config import MAX_SECONDS, GatewayConfig
 from gateway._settings._plugins import APPROVER_GROUP as APPROVER_GROUP, installed
 from gateway._work._bounded import BoundedPool

@@ -64,7 +64,6 @@ from gateway._approvers import (
     resolve_approver,
 )
 from gateway._boundary import resolve_confinement
-from gateway._bus import EventBus
 from gateway._calls._calls import ToolCall
 from gateway._calls._confinement import Confinement, Confining
 from gateway._calls._digest import digest_of
@@ -124,10 +123,11 @@ from gateway._reading import (
     read_body,
     read_call,
 )
+from gateway._record._bus import EventBus
+from gateway._record._signing import ensure_key, load_signer
+from gateway._record._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
+from gateway._record._witness import Witness, load_witness
 from gateway._settings._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
-from gateway._signing import ensure_key, load_signer
-from gateway._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
-from gateway._witness import Witness, load_witness
 from gateway._work._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
 from gateway._work._isolation import LoopThread, call_isolated
 

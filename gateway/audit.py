@@ -11,7 +11,7 @@ Examples:
     'msgpack'
 """
 
-from gateway._auditlog import (
+from gateway._record._auditlog import (
     TAIL_WINDOW as TAIL_WINDOW,
     AuditReport as AuditReport,
     LogTail as LogTail,
@@ -27,20 +27,20 @@ from gateway._auditlog import (
     read_tail as read_tail,
     verify_audit_log as verify_audit_log,
 )
-from gateway._signing import (
+from gateway._record._signing import (
     Signer as Signer,
     Verifier as Verifier,
     generate_key as generate_key,
     load_signer as load_signer,
     load_verifier as load_verifier,
 )
-from gateway._sinks import (
+from gateway._record._sinks import (
     AuditSource as AuditSource,
     ChainTip as ChainTip,
     Recovery as Recovery,
     Sink as Sink,
 )
-from gateway._witness import WITNESS_GROUP as WITNESS_GROUP, Witness as Witness
+from gateway._record._witness import WITNESS_GROUP as WITNESS_GROUP, Witness as Witness
 
 __all__ = [
     "TAIL_WINDOW",

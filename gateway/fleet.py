@@ -8,7 +8,7 @@ users never need out of ``trio``). The broker itself (NATS JetStream) is the
 ``gateway_nats`` plugin's; nothing here connects to anything.
 """
 
-from gateway._notifiers import (
+from gateway._record._notifiers import (
     NOTIFIER_GROUP as NOTIFIER_GROUP,
     NOTIFY_TIMEOUT as NOTIFY_TIMEOUT,
     Notice as Notice,

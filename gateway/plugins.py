@@ -15,7 +15,9 @@ Examples:
 """
 
 from gateway._approvers import Approver as Approver
-from gateway._notifiers import Notifier as Notifier
+from gateway._record._notifiers import Notifier as Notifier
+from gateway._record._sinks import Sink as Sink
+from gateway._record._witness import Witness as Witness
 from gateway._settings._plugins import (
     APPROVER_GROUP as APPROVER_GROUP,
     BROKER_GROUP as BROKER_GROUP,
@@ -28,8 +30,6 @@ from gateway._settings._plugins import (
     BrokerPlugin as BrokerPlugin,
     Seam as Seam,
 )
-from gateway._sinks import Sink as Sink
-from gateway._witness import Witness as Witness
 
 __all__ = [
     "APPROVER_GROUP",

@@ -16,7 +16,7 @@ from gateway._approvers import ApproverRole, ReviewRequest
 from gateway._calls._calls import ToolCall
 from gateway._calls._events import Event
 from gateway._calls._verdicts import Abstain, Allow, Answer, Decline
-from gateway._sinks import ChainTip
+from gateway._record._sinks import ChainTip
 
 __all__ = ["MemorySink", "StaticApprover", "make_call"]
 

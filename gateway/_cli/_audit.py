@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from contextlib import ExitStack
 from typing import IO, Any
 
-from gateway._auditlog import encode_event, read_audit_log
 from gateway._calls._errors import AuditLogError
 from gateway._calls._events import Event
 from gateway._cli._common import CommandError, Subcommand, audit_file_of, write_json
@@ -31,6 +30,7 @@ from gateway._cli._fleet import (
     load_tiers,
     run_on_broker,
 )
+from gateway._record._auditlog import encode_event, read_audit_log
 from gateway._settings._config import BrokerSection
 
 __all__ = ["verify_on_broker"]

@@ -22,14 +22,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gateway._auditlog import check_audit_log
 from gateway._calls._errors import AuditLogError, ConfigError
 from gateway._cli._audit import verify_on_broker
 from gateway._cli._common import CommandError, Subcommand, audit_file_of, write_json
 from gateway._cli._fleet import add_broker_argument, add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, verify_view, wants_json, write_text
+from gateway._record._auditlog import check_audit_log
+from gateway._record._signing import generate_key, load_verifier
 from gateway._settings._config import GatewayConfig, state_path
-from gateway._signing import generate_key, load_verifier
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:

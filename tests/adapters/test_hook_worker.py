@@ -32,7 +32,7 @@ from adapters.hooks_support import answer, blocked, hook_env, run_hook
 from adapters.test_claude_code_hook import StandIn, bash_event
 from adapters.test_claude_code_routing import PYTHON_WRITE
 from gateway import ChainCheckpoint, ChainGenesis, Event, VerdictReached, read_audit_log
-from gateway._signing import load_verifier
+from gateway._record._signing import load_verifier
 from gateway.audit import log_writer
 
 HANG: float = 120.0

@@ -28,7 +28,7 @@ from gateway import (
     load_config,
 )
 from gateway._approvers import APPROVER_GROUP, ApproverRole
-from gateway._sinks import installed
+from gateway._record._sinks import installed
 from gateway.testing import StaticApprover
 
 pytestmark = pytest.mark.anyio

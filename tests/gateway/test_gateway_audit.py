@@ -43,8 +43,8 @@ from gateway import (
     read_audit_log,
     verify_audit_log,
 )
-from gateway._bus import EventBus
-from gateway._sinks import resolve_sink
+from gateway._record._bus import EventBus
+from gateway._record._sinks import resolve_sink
 from gateway.audit import lock_path, log_writer, read_tail
 from gateway.testing import MemorySink, StaticApprover, make_call
 
@@ -170,7 +170,7 @@ async def test_opening_reads_only_the_ends_of_the_log(
     """Continuing a log never reads every record (a hook opens it once per call)."""
     path = tmp_path / f"audit.{plugin}"
     await _run(path, plugin, ["ls"] * 20)
-    import gateway._auditlog as auditlog
+    import gateway._record._auditlog as auditlog
 
     def refuse(*arguments: Any) -> Any:
         raise AssertionError("the whole log was read")

@@ -404,7 +404,7 @@ def test_the_key_the_gateway_writes_is_read_without_the_serialization_module(
     generate_key(key)
     probe = (
         "import sys\n"
-        "from gateway._signing import load_signer\n"
+        "from gateway._record._signing import load_signer\n"
         f"signer = load_signer(signing_key={str(key)!r}, hmac_key=None)\n"
         "print(signer.key_id, signer.sign(b'message'))\n"
         "print('cryptography.hazmat.primitives.serialization' in sys.modules)\n"
@@ -423,7 +423,7 @@ def test_a_key_in_another_form_is_still_read(tmp_path: Path) -> None:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
-    from gateway._signing import load_signer
+    from gateway._record._signing import load_signer
 
     private = ed25519.Ed25519PrivateKey.generate()
     pem = private.private_bytes(

@@ -30,8 +30,8 @@ from gateway._calls._events import (
     VerdictReached,
     event_digest,
 )
+from gateway._record._signing import ensure_key, load_verifier
 from gateway._settings._config import default_config_bytes
-from gateway._signing import ensure_key, load_verifier
 
 BOUND = 120.0
 """Seconds a gateway process may take (only catches a hang)."""

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from rules.test_hostile_on_disk import PROFILES, World, _review, build_world
 
-from gateway._signing import ensure_key
+from gateway._record._signing import ensure_key
 
 STATE = "~/.local/state/agent-gateway"
 

@@ -45,7 +45,7 @@ from gateway._calls._events import (
     signed_digest,
 )
 from gateway._calls._text import error_detail
-from gateway._signing import Verifier
+from gateway._record._signing import Verifier
 
 __all__ = [
     "AuditFormat",

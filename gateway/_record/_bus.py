@@ -66,8 +66,8 @@ from gateway._calls._events import (
     event_digest,
     signed_digest,
 )
-from gateway._signing import Signer
-from gateway._sinks import SinkSlot
+from gateway._record._signing import Signer
+from gateway._record._sinks import SinkSlot
 from gateway._work._isolation import LoopThread, call_isolated
 
 __all__ = ["BusStatistics", "EventBus"]

@@ -5,7 +5,7 @@ A sink is built from its `SinkConfig` by the factory its plugin registers in
 the ``gateway.sinks`` entry-point group; only sinks the config names are
 loaded. The optional members a sink may have are declared on `Sink` and read
 once, when it is loaded (`resolve_sink`), never probed per event. The audit
-log's formats and reading live in `gateway._auditlog`.
+log's formats and reading live in `gateway._record._auditlog`.
 """
 
 from __future__ import annotations
