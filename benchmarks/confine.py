@@ -7,7 +7,7 @@ Three numbers, each as percentiles over ``--runs`` runs (default 50):
 
 * **bare**: ``bash --noprofile --norc -c true``, as a host runs a command;
 * **confined**: the same inside the workspace-write boundary of a workspace
-  (`gateway._bwrap.layout` built once, then ``bwrap … -- bash … -c true``),
+  (`gateway._review._bwrap.layout` built once, then ``bwrap … -- bash … -c true``),
   and the median difference, which is what the boundary adds to each run;
 * **layout**: building the boundary's options for the workspace (resolving
   the profile, walking the workspace for secrets and persistence points),
@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gateway import Confinement, Places, default_config, resolve_confinement
-from gateway._bwrap import bwrap_program, command_argv, layout, unavailable
+from gateway._review._bwrap import bwrap_program, command_argv, layout, unavailable
 
 
 def _times(action: Callable[[], object], runs: int) -> list[float]:

@@ -20,12 +20,6 @@ from gateway._approvers import (
     EarlierAnswer as EarlierAnswer,
     ReviewRequest as ReviewRequest,
 )
-from gateway._boundary import (
-    Place as Place,
-    Places as Places,
-    resolve_confinement as resolve_confinement,
-)
-from gateway._bwrap import not_confinable as not_confinable
 from gateway._calls._calls import ToolCall as ToolCall
 from gateway._calls._confinement import (
     Confinement as Confinement,
@@ -139,6 +133,12 @@ from gateway._record._auditlog import (
     verify_audit_log as verify_audit_log,
 )
 from gateway._record._sinks import ChainTip as ChainTip, Sink as Sink
+from gateway._review._boundary import (
+    Place as Place,
+    Places as Places,
+    resolve_confinement as resolve_confinement,
+)
+from gateway._review._bwrap import not_confinable as not_confinable
 from gateway._settings._config import (
     MAX_SECONDS as MAX_SECONDS,
     AllowMode as AllowMode,

@@ -8,7 +8,7 @@ gateways in one process never interfere. It works under asyncio and trio
 
 For each call, `Gateway.review`:
 
-1. checks the call at the door (`gateway._door`): anything a caller can
+1. checks the call at the door (`gateway._review._intake`): anything a caller can
    build that is not a well-formed call is declined with one sentence;
 2. reads the call — plans its shell text, finds its holes, masks its secrets
    — in a worker process under a hard deadline (`gateway._work._bounded`), through
@@ -48,8 +48,6 @@ from anyio.abc import ObjectReceiveStream
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
-from gateway._admission import Admission
-from gateway._analysis import CallAnalysis
 from gateway._approvers import (
     Approver,
     ApproverChain,
@@ -63,7 +61,6 @@ from gateway._approvers import (
     load_approver,
     resolve_approver,
 )
-from gateway._boundary import resolve_confinement
 from gateway._calls._calls import ToolCall
 from gateway._calls._confinement import Confinement, Confining
 from gateway._calls._digest import digest_of
@@ -93,7 +90,6 @@ from gateway._calls._plans import Hole, ProgramPlan, SequencePlan
 from gateway._calls._text import shorten
 from gateway._calls._verdicts import DECISION_VERBS, Verdict, as_ask, unconfined
 from gateway._calls._version import VERSION
-from gateway._door import Admitted, admit, refused_call_id
 from gateway._observe._metrics import Metrics
 from gateway._observe._telemetry import (
     ATTR_COMMANDS,
@@ -113,7 +109,15 @@ from gateway._observe._telemetry import (
     verdict_attributes,
 )
 from gateway._programs._git_trust import persistence_points
-from gateway._reading import (
+from gateway._record._bus import EventBus
+from gateway._record._signing import ensure_key, load_signer
+from gateway._record._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
+from gateway._record._witness import Witness, load_witness
+from gateway._review._admission import Admission
+from gateway._review._analysis import CallAnalysis
+from gateway._review._boundary import resolve_confinement
+from gateway._review._intake import Admitted, admit, refused_call_id
+from gateway._review._reading import (
     BodyText,
     CallReading,
     CallText,
@@ -123,10 +127,6 @@ from gateway._reading import (
     read_body,
     read_call,
 )
-from gateway._record._bus import EventBus
-from gateway._record._signing import ensure_key, load_signer
-from gateway._record._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
-from gateway._record._witness import Witness, load_witness
 from gateway._settings._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
 from gateway._work._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
 from gateway._work._isolation import LoopThread, call_isolated
@@ -137,7 +137,7 @@ T = TypeVar("T")
 
 _SHELL_FIELD_ERROR: Final = "The command of a shell tool must be a string or a list of strings."
 _MIB: Final = 1024 * 1024
-_PRELOAD: Final = ("gateway._reading:warm_up",)
+_PRELOAD: Final = ("gateway._review._reading:warm_up",)
 _OUTCOMES: Final[dict[str, Literal["succeeded", "failed", "denied", "unknown"]]] = {
     "succeeded": "succeeded",
     "failed": "failed",

@@ -18,14 +18,6 @@ Examples:
     [('write', '/work/app/.git/config', ('workspace', 'persistence'))]
 """
 
-from gateway._analysis import (
-    AnalysedHole as AnalysedHole,
-    AnalysisContext as AnalysisContext,
-    CallAnalysis as CallAnalysis,
-    analyse_call as analyse_call,
-    analysis_context as analysis_context,
-    tool_effects as tool_effects,
-)
 from gateway._calls._effects import (
     PATH_CLASSES as PATH_CLASSES,
     PLAN_FORMAT as PLAN_FORMAT,
@@ -64,17 +56,25 @@ from gateway._plan._paths import (
 )
 from gateway._programs._rows import RowExample as RowExample
 from gateway._programs._user import UserTable as UserTable
-from gateway._settings._tools import (
-    DEFAULT_TOOL_EFFECTS as DEFAULT_TOOL_EFFECTS,
-    ToolEffects as ToolEffects,
+from gateway._review._analysis import (
+    AnalysedHole as AnalysedHole,
+    AnalysisContext as AnalysisContext,
+    CallAnalysis as CallAnalysis,
+    analyse_call as analyse_call,
+    analysis_context as analysis_context,
+    tool_effects as tool_effects,
 )
-from gateway._summary import (
+from gateway._review._summary import (
     SUMMARY_CLAUSES as SUMMARY_CLAUSES,
     WRITE_VERBS as WRITE_VERBS,
     Clause as Clause,
     effect_clauses as effect_clauses,
     say_clauses as say_clauses,
     summarise_effects as summarise_effects,
+)
+from gateway._settings._tools import (
+    DEFAULT_TOOL_EFFECTS as DEFAULT_TOOL_EFFECTS,
+    ToolEffects as ToolEffects,
 )
 
 __all__ = [

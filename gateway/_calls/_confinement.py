@@ -6,8 +6,8 @@ spelled-out patterns, no template left. It says what a run inside it may read
 and write, which places are the run's own scratch space (empty at the start,
 gone at the end), which paths are hidden wherever they lie, which stay
 read-only inside what it may write, whether it may use the network, and which
-environment variables reach it. `gateway._boundary` resolves one from a
-profile and answers where a path lies (`gateway._boundary.Places`); the runner
+environment variables reach it. `gateway._review._boundary` resolves one from a
+profile and answers where a path lies (`gateway._review._boundary.Places`); the runner
 builds the kernel's view of the file system from it.
 
 A profile is declared as ``[profiles.NAME]`` in the configuration, its
@@ -123,7 +123,7 @@ class Confinement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     over a scratch one, which wins over a readable one. A hidden pattern
     wins over every root; a protected pattern keeps read-only what it
     matches inside a writable root. Anything under no root is not there at
-    all. `gateway._boundary.Places` is the one reading of these rules.
+    all. `gateway._review._boundary.Places` is the one reading of these rules.
 
     Attributes:
         profile: The profile it comes from.

@@ -13,7 +13,7 @@ with ``~/`` (under the home directory), ``/`` (an absolute path) or ``**/``
 (anywhere); a trailing ``/**`` also matches the directory itself
 (`pattern_regex` is the one reading of that grammar).
 
-Where a confined run may look (`gateway._boundary`) is declared here too: the
+Where a confined run may look (`gateway._review._boundary`) is declared here too: the
 system places that hold no credentials (`SYSTEM_READABLE`) and the places
 under the home directory where toolchains live (`TOOL_PLACES`).
 """

@@ -8,7 +8,6 @@ from typing import Any
 
 import msgspec
 
-from gateway._analysis import analyse_call, analysis_context, mask_text
 from gateway._calls._places import PathsSection
 from gateway._calls._plans import FragmentAddr, FragmentError
 from gateway._calls._text import error_detail
@@ -16,6 +15,7 @@ from gateway._cli._common import Subcommand, decode_utf8, read_source, write_jso
 from gateway._cli._view import Style, add_json_argument, plan_view, wants_json, write_text
 from gateway._plan._fragments import expand_planned
 from gateway._plan._redact import find_secrets
+from gateway._review._analysis import analyse_call, analysis_context, mask_text
 
 
 def describe(source: str, cwd: str | None = None) -> dict[str, Any]:

@@ -33,18 +33,6 @@ from typing import Final
 import anyio
 import msgspec
 
-from gateway._boundary import Places
-from gateway._bwrap import (
-    Change,
-    Layout,
-    bwrap_program,
-    changes,
-    command_argv,
-    environment,
-    layout,
-    snapshot,
-    unavailable,
-)
 from gateway._calls._calls import ToolCall
 from gateway._calls._confinement import Confinement, Confining
 from gateway._calls._effects import Write
@@ -60,6 +48,18 @@ from gateway._cli._common import (
 )
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._gateway import Gateway
+from gateway._review._boundary import Places
+from gateway._review._bwrap import (
+    Change,
+    Layout,
+    bwrap_program,
+    changes,
+    command_argv,
+    environment,
+    layout,
+    snapshot,
+    unavailable,
+)
 from gateway._settings._config import GatewayConfig, SinkConfig, state_directory
 
 __all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP", "TIMED_OUT", "run_changes"]

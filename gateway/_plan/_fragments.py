@@ -390,7 +390,7 @@ def expand_planned(
     Expand one heredoc of a call already planned, from what its planning kept (reads nothing).
 
     Args and the result are those of `expand_fragment`; ``fragments`` are the
-    call's (`fragments_of`, or `gateway._analysis.CallAnalysis.fragments`).
+    call's (`fragments_of`, or `gateway._review._analysis.CallAnalysis.fragments`).
     """
     if not 0 <= addr.statement < len(fragments):
         raise FragmentError(

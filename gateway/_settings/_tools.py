@@ -13,7 +13,7 @@ the fields above, and those that name nothing outside the agent
 (``other_fields``: a file's new content, an offset, a regular expression); a
 field the row does not declare (``read_file {"path": …}`` where the row
 knows ``absolute_path``) may name a path, so it is ``opaque`` too.
-`gateway._analysis.tool_effects` reads a call with these rows.
+`gateway._review._analysis.tool_effects` reads a call with these rows.
 """
 
 from __future__ import annotations

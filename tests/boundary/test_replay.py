@@ -34,7 +34,7 @@ from boundary.replay import (
     replay,
     take_before,
 )
-from gateway._bwrap import bwrap_program, unavailable
+from gateway._review._bwrap import bwrap_program, unavailable
 
 _MISSING = unavailable(bwrap_program())
 if _MISSING is not None:

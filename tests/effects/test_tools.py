@@ -17,8 +17,8 @@ import pytest
 
 from effects.support import CWD, HOME, PATHS, effects_of, only
 from gateway import load_config
-from gateway._analysis import tool_directory, tool_effects
 from gateway._plan._paths import path_context
+from gateway._review._analysis import tool_directory, tool_effects
 from gateway._settings._tools import ToolEffects
 from gateway.effects import Bind, Network, Opaque, Privilege, Read, Write
 

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.anyio
 
 BURST: Final = 60
 FLOOR: Final = 8
-"""Readings per worker always let in (`gateway._admission.Admission.floor`): with a wait of 1 ms, no more."""
+"""Readings per worker always let in (`gateway._review._admission.Admission.floor`): with a wait of 1 ms, no more."""
 
 
 @contextmanager

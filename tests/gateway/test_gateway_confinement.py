@@ -26,10 +26,10 @@ from gateway import (
     load_config,
     resolve_confinement,
 )
-from gateway._boundary import confinement_problem, normal_path
 from gateway._calls._events import Event
 from gateway._calls._places import PathsSection
 from gateway._record._auditlog import encode_event
+from gateway._review._boundary import confinement_problem, normal_path
 from gateway._settings._tiers import effective_config, find_tiers
 
 HOME = "/home/u"

@@ -25,7 +25,7 @@ from gateway import (
     read_audit_log,
     verify_audit_log,
 )
-from gateway._door import _TEXT_FIELDS, call_problem
+from gateway._review._intake import _TEXT_FIELDS, call_problem
 from gateway.testing import StaticApprover
 
 pytestmark = pytest.mark.anyio

@@ -1,5 +1,5 @@
 """
-Where the gateway reads calls: bounded tasks around `gateway._analysis`.
+Where the gateway reads calls: bounded tasks around `gateway._review._analysis`.
 
 Reading a call — `analyse_call` on a shell call's text, `tool_effects` on any
 tool's input, the secrets of both and the input with them masked — is pure
@@ -8,7 +8,7 @@ event loop: it sends a `CallText` to a worker of its
 `gateway._work._bounded.BoundedPool` and gets a `CallReading` back, or a failure it
 turns into a decline. The same holds for a heredoc body the host completes
 (`read_body`) and the user's request (`mask_request`). What is computed is
-`gateway._analysis`'s business; this module only says what a worker is sent
+`gateway._review._analysis`'s business; this module only says what a worker is sent
 and what it sends back.
 
 The secrets of the shell text are found once here and reused to mask the
@@ -22,15 +22,6 @@ from typing import Any, Final
 
 import msgspec
 
-from gateway._analysis import (
-    CallAnalysis,
-    analyse_call,
-    analysis_context,
-    mask_text,
-    row_for,
-    tool_directory,
-    tool_effects,
-)
 from gateway._calls._effects import Effect, Opaque
 from gateway._calls._places import PathsSection
 from gateway._calls._plans import FragmentAddr, FragmentError, ProgramPlan, SequencePlan
@@ -39,6 +30,15 @@ from gateway._plan._fragments import Fragments, expand_planned
 from gateway._plan._paths import path_context
 from gateway._plan._redact import Redactor, Secret, find_secrets
 from gateway._programs._user import UserTable
+from gateway._review._analysis import (
+    CallAnalysis,
+    analyse_call,
+    analysis_context,
+    mask_text,
+    row_for,
+    tool_directory,
+    tool_effects,
+)
 from gateway._settings._tools import ToolEffects
 from gateway._work._bounded import CpuSpent, bounded_task
 

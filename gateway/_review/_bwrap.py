@@ -7,7 +7,7 @@ user, PID and IPC namespaces, and a network namespace of its
 own unless the confinement allows the network (then not even the host's
 loopback is there); every capability dropped; a new session (no keystrokes
 pushed into the caller's terminal); a fresh ``/proc`` and ``/dev``; each root
-of `gateway._boundary.Places.mounts` bound read-only, bound writable, or an
+of `gateway._review._boundary.Places.mounts` bound read-only, bound writable, or an
 empty ``tmpfs`` (scratch), shallowest first; then the paths of the
 confinement's ``protect`` patterns that exist inside a writable root bound
 read-only over themselves, and the paths of its ``hide`` patterns that exist
@@ -41,9 +41,9 @@ from typing import Final, NamedTuple
 
 import msgspec
 
-from gateway._boundary import Places, normal_path
 from gateway._calls._confinement import Confinement
 from gateway._programs._git_trust import persistence_points
+from gateway._review._boundary import Places, normal_path
 
 __all__ = [
     "MAX_ENTRIES",
