@@ -40,7 +40,7 @@ from gateway._review._analysis import (
     tool_effects,
 )
 from gateway._settings._tools import ToolEffects
-from gateway._work._bounded import CpuSpent, bounded_task
+from gateway._work._bounded import CpuSpent, bounded_task, raise_if_spent
 
 __all__ = [
     "BodyReading",
@@ -185,9 +185,11 @@ def read_call(text: CallText) -> CallReading:
     its tool's input would have said.
     """
     try:
-        return _read_call(text)
+        reading = _read_call(text)
+        raise_if_spent()
     except CpuSpent as spent:
         return _spent_reading(text, spent.seconds)
+    return reading
 
 
 def _spent_reading(text: CallText, seconds: float) -> CallReading:

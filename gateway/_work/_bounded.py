@@ -78,6 +78,7 @@ __all__ = [
     "cpu_account",
     "cpu_left",
     "in_worker",
+    "raise_if_spent",
     "thread_cpu_seconds",
 ]
 
@@ -440,7 +441,9 @@ def _process_cpu() -> float:
 
 
 _GIVEN: list[float] = [0.0]
-"""The CPU seconds the call in hand was given (what its `CpuSpent` says)."""
+"""The CPU seconds the call in hand was given (what its `CpuSpent` says); 0 with no call in hand."""
+_ARMED: list[float] = [0.0]
+"""The worker's CPU seconds (`_process_cpu`) when the call in hand was given them."""
 
 
 def _spent(signum: int, frame: object) -> None:  # pragma: no cover - runs in the worker process
@@ -454,6 +457,7 @@ def _arm(cpu: float) -> None:  # pragma: no cover - runs in the worker process
     later, the kernel ends the process, whatever code it is in.
     """
     _GIVEN[0] = cpu
+    _ARMED[0] = _process_cpu()
     signal.signal(signal.SIGPROF, _spent)
     signal.signal(signal.SIGVTALRM, signal.SIG_DFL)
     signal.setitimer(signal.ITIMER_PROF, max(cpu, 0.001))
@@ -463,6 +467,21 @@ def _arm(cpu: float) -> None:  # pragma: no cover - runs in the worker process
 def _disarm() -> None:  # pragma: no cover - runs in the worker process
     signal.setitimer(signal.ITIMER_PROF, 0)
     signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+    _GIVEN[0] = 0.0
+
+
+def raise_if_spent() -> None:
+    """
+    Raise `CpuSpent` when the call in hand has used the CPU time it was given; in a worker only.
+
+    The worker's timer fires at a scheduler tick, so work that ends between
+    two ticks may have used more than it was given unnoticed: a task that
+    reads its budget as part of its answer asks here, at its end, to answer
+    as it would have had the timer caught it.
+    """
+    given = _GIVEN[0]
+    if _IN_WORKER and given > 0 and _process_cpu() - _ARMED[0] > given:
+        raise CpuSpent(given)
 
 
 def _answer(task_name: str, request: _Request, found: dict[str, BoundedTask[Any, Any]]) -> _Reply:

@@ -8,10 +8,11 @@ raises, exits, prints, or needs the package's public names.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 
-from gateway._work._bounded import CpuSpent, bounded_task, in_worker
+from gateway._work._bounded import CpuSpent, bounded_task, in_worker, raise_if_spent
 
 
 @bounded_task
@@ -94,3 +95,24 @@ def public(tool: str) -> str:
 def where(_: int) -> bool:
     """Whether it runs in a worker."""
     return in_worker()
+
+
+@bounded_task
+def burn_between_ticks(seconds: float) -> str:
+    """
+    Use ``seconds`` of CPU time while its timer's signal is ignored (as when the work ends before the tick), then ask.
+
+    What `raise_if_spent` says at the end: ``spent`` with the seconds given, or ``within``.
+    """
+    previous = signal.signal(signal.SIGPROF, signal.SIG_IGN)
+    try:
+        started = time.thread_time()
+        while time.thread_time() - started < seconds:
+            pass
+    finally:
+        signal.signal(signal.SIGPROF, previous)
+    try:
+        raise_if_spent()
+    except CpuSpent as spent:
+        return f"spent {spent.seconds:g}"
+    return "within"

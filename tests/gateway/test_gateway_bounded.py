@@ -104,6 +104,18 @@ async def test_a_task_may_answer_with_what_it_knows_when_its_cpu_is_spent(
     assert pool.statistics().killed == 0
 
 
+async def test_work_past_its_cpu_time_that_the_timer_missed_is_told_at_its_end(
+    pool: BoundedPool,
+) -> None:
+    """The timer fires at a scheduler tick: a task that asks at its end learns what it used."""
+    with anyio.fail_after(START):
+        with cpu_account(0.01):
+            spent = await pool.run(tasks.burn_between_ticks, 0.05, timeout=BOUND)
+        with cpu_account(1.0):
+            within = await pool.run(tasks.burn_between_ticks, 0.01, timeout=BOUND)
+    assert (spent, within) == ("spent 0.01", "within")
+
+
 async def test_c_code_past_its_cpu_budget_is_ended_by_the_kernel(pool: BoundedPool) -> None:
     """A key derivation never returns to Python: the kernel ends the worker `CPU_GRACE` later."""
     with anyio.fail_after(START):
