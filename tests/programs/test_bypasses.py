@@ -229,6 +229,10 @@ BYPASSES = [
     bypass("gunzip -S .x .envrc.x", "write", ".envrc", "create"),
     bypass("gzip -d --suffix .x .envrc.x", "write", ".envrc", "create"),
     bypass("gzip -S rc .env", "write", ".envrc", "create"),
+    # zstd keeps its input, unless told to remove it
+    bypass("zstd --rm .git/config", "write", ".git/config", "move"),
+    bypass("zstd -d --rm .envrc.zst", "write", ".envrc.zst", "move"),
+    bypass("unzstd --rm x.zst", "write", "x.zst", "move"),
     bypass("rm -rf ./../..", "write", "./../..", "delete"),
     # programs that run other programs where one would not expect it
     bypass("arch ls -la", "execute", "ls", "program"),
@@ -392,6 +396,24 @@ def test_decompressing_with_a_suffix_creates_the_name_without_it(tmp_path: Path)
         fact.value for fact in read_arguments("gunzip", argv).facts if fact.action == "create"
     ]
     assert created == [".envrc"]
+
+
+@pytest.mark.skipif(shutil.which("zstd") is None, reason="needs zstd")
+def test_zstd_removes_its_input_only_when_told_to(tmp_path: Path) -> None:
+    for name in ("kept", "removed"):
+        (tmp_path / name).write_text("x\n")
+    subprocess.run(["zstd", "-q", "kept"], cwd=tmp_path, check=True)
+    subprocess.run(["zstd", "-q", "--rm", "removed"], cwd=tmp_path, check=True)
+    assert (tmp_path / "kept").is_file()
+    assert not (tmp_path / "removed").exists()
+    kept = [(f.kind, f.action, f.value) for f in read_arguments("zstd", ["kept"]).facts]
+    removed = [
+        (f.kind, f.action, f.value) for f in read_arguments("zstd", ["--rm", "removed"]).facts
+    ]
+    assert ("write", "move", "removed") in removed
+    assert not [fact for fact in kept if fact[1] in ("move", "delete")]
+    # The option word itself names nothing.
+    assert not [fact for fact in removed if fact[2] == "--rm"]
 
 
 @pytest.mark.skipif(shutil.which("gzip") is None, reason="needs gzip")

@@ -298,6 +298,7 @@ def _compressor(
     decompress: str = "-d --decompress",
     compress: str | None = "-z --compress",
     restores: str | None = None,
+    removes: str | None = None,
 ) -> ProgramRow:
     """
     A gzip-like compressor: it replaces each FILE with FILE.SUFFIX (or the reverse with -d).
@@ -306,6 +307,9 @@ def _compressor(
     always does, as zstd); ``-t`` and ``-l`` only read; ``-r`` works through
     directories, on names no word shows. ``restores``: the option that makes
     it decompress to the name the file stores (``gzip -dN``), which no word shows.
+    ``removes``: the option that makes a compressor that ``keeps`` remove its
+    input after all (``zstd --rm``): each FILE is then moved, as gzip's are,
+    whatever keeps it too.
     """
     source = READ if keeps else MOVE
     return row(
@@ -344,6 +348,19 @@ def _compressor(
                     ((), Operands(rest=role(source))),
                 )
                 if restores is not None
+            ),
+            *(
+                (
+                    Mode(
+                        when=frozenset({"--decompress", removes}),
+                        operands=Operands(rest=role(MOVE, _STRIPS_SUFFIX)),
+                    ),
+                    Mode(
+                        when=frozenset({removes}), operands=Operands(rest=role(MOVE, _ADDS_SUFFIX))
+                    ),
+                )
+                if removes is not None
+                else ()
             ),
             Mode(
                 when=frozenset({"--decompress", "--keep"}),
@@ -470,7 +487,7 @@ _ZSTD_OPTIONS: Final[tuple[OptionSpec, ...]] = (
     "-V --version",
     "-l --list",
     ("-o =", WRITE),
-    ("--rm", Effect(kind="write", action="delete", value=None)),
+    "--rm",
     ("-D =", READ),
     ("--trace =", WRITE),
     "-r",
@@ -504,6 +521,7 @@ _ZSTD: Final = _compressor(
     *_ZSTD_OPTIONS,
     suffixes=_ZSTD_SUFFIXES,
     keeps=True,
+    removes="--rm",
     numeric=True,
     decompress="-d --decompress --uncompress",
 )
@@ -511,6 +529,7 @@ _UNZSTD: Final = _compressor(
     *_ZSTD_OPTIONS,
     suffixes=_ZSTD_SUFFIXES,
     keeps=True,
+    removes="--rm",
     numeric=True,
     decompress="-d --decompress --uncompress",
     implied=frozenset({"--decompress"}),
@@ -519,6 +538,7 @@ _ZSTDCAT: Final = _compressor(
     *_ZSTD_OPTIONS,
     suffixes=_ZSTD_SUFFIXES,
     keeps=True,
+    removes="--rm",
     numeric=True,
     decompress="-d --decompress --uncompress",
     implied=frozenset({"--decompress", "--stdout"}),
