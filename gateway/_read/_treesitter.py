@@ -297,9 +297,10 @@ def confirms_bare(source: Source, shape: Shape) -> bool:
     word from the same scanner by its span, and the spans are equal. Anything
     else is not confirmed, and the text is read the long way.
     """
-    if _OUTSIDE_ITS_TABLE.search(source.data) is not None:
+    try:
+        root = _parse(source.data).root_node
+    except Unreadable:
         return False  # read the long way, which says why it is not read
-    root = _parse(source.data).root_node
     if root.has_error:
         return False
     found: Shape = []
