@@ -38,13 +38,11 @@ from gateway._record._sinks import (
     AuditSource as AuditSource,
     ChainTip as ChainTip,
     Recovery as Recovery,
-    Sink as Sink,
 )
-from gateway._record._witness import WITNESS_GROUP as WITNESS_GROUP, Witness as Witness
+from gateway._record._witness import Witness as Witness
 
 __all__ = [
     "TAIL_WINDOW",
-    "WITNESS_GROUP",
     "AuditReport",
     "AuditSource",
     "ChainTip",
@@ -52,7 +50,6 @@ __all__ = [
     "Record",
     "Recovery",
     "Signer",
-    "Sink",
     "Verifier",
     "Witness",
     "audit_format",

@@ -20,7 +20,6 @@ installed (`needs_extra`).
 """
 
 from gateway._cli._common import (
-    COMMAND_GROUP as COMMAND_GROUP,
     CommandError as CommandError,
     Subcommand as Subcommand,
     decode_utf8 as decode_utf8,
@@ -50,7 +49,6 @@ from gateway._cli._view import (
 
 __all__ = [
     "BROKER_PLUGIN",
-    "COMMAND_GROUP",
     "BrokerPlugin",
     "CommandError",
     "Exporters",

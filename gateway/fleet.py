@@ -9,7 +9,6 @@ users never need out of ``trio``). The broker itself (NATS JetStream) is the
 """
 
 from gateway._record._notifiers import (
-    NOTIFIER_GROUP as NOTIFIER_GROUP,
     NOTIFY_TIMEOUT as NOTIFY_TIMEOUT,
     Notice as Notice,
     Notifier as Notifier,
@@ -49,7 +48,6 @@ from gateway._settings._tokens import (
 
 __all__ = [
     "MANAGED_FILE",
-    "NOTIFIER_GROUP",
     "NOTIFY_TIMEOUT",
     "OWNER",
     "PROJECT_FILE",

@@ -5,7 +5,9 @@ A plugin is an ordinary package that names objects in its entry points; the
 gateway's own approvers, sinks, subcommands and hosts are loaded exactly as a
 third-party one is, and only those the config names (a subcommand or a host:
 those installed). Each row of `SEAMS` is one group: its name, what an entry
-point in it names, and the protocol that thing satisfies.
+point in it names, and the protocol that thing satisfies, by the one public
+name it has (``gateway.Approver``, ``gateway.audit.Witness``…: a protocol
+lives with what it serves; this namespace holds the groups).
 
 Examples:
     >>> from gateway.plugins import SEAMS
@@ -14,10 +16,6 @@ Examples:
      'gateway.commands', 'gateway.hosts', 'gateway.brokers']
 """
 
-from gateway._approvers import Approver as Approver
-from gateway._record._notifiers import Notifier as Notifier
-from gateway._record._sinks import Sink as Sink
-from gateway._record._witness import Witness as Witness
 from gateway._settings._plugins import (
     APPROVER_GROUP as APPROVER_GROUP,
     BROKER_GROUP as BROKER_GROUP,
@@ -27,7 +25,6 @@ from gateway._settings._plugins import (
     SEAMS as SEAMS,
     SINK_GROUP as SINK_GROUP,
     WITNESS_GROUP as WITNESS_GROUP,
-    BrokerPlugin as BrokerPlugin,
     Seam as Seam,
 )
 
@@ -40,10 +37,5 @@ __all__ = [
     "SEAMS",
     "SINK_GROUP",
     "WITNESS_GROUP",
-    "Approver",
-    "BrokerPlugin",
-    "Notifier",
     "Seam",
-    "Sink",
-    "Witness",
 ]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway.plugins import SEAMS, BrokerPlugin, Seam
+from gateway.cli import BrokerPlugin
+from gateway.plugins import SEAMS, Seam
 
 ROOT = Path(__file__).resolve().parent.parent
 
