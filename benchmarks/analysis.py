@@ -34,8 +34,9 @@ import anyio
 from _corpus import load
 
 import gateway._read._treesitter as treesitter
-from gateway import Gateway, GatewayConfig, ToolCall, plan_program
+from gateway import Gateway, GatewayConfig, ToolCall
 from gateway._work._bounded import BoundedFailure, BoundedPool, BoundedTask
+from gateway.plans import plan_program
 from gateway.testing import StaticApprover
 
 SHAPES: Final = (

@@ -33,15 +33,10 @@ import anyio
 import msgspec
 from _corpus import load
 
-from gateway import (
-    Gateway,
-    GatewayConfig,
-    SinkConfig,
-    ToolCall,
-    VerdictReached,
-    default_config,
-    read_audit_log,
-)
+from gateway import Gateway, GatewayConfig, ToolCall, default_config
+from gateway.audit import read_audit_log
+from gateway.config import SinkConfig
+from gateway.events import VerdictReached
 
 OFF = 86_400.0
 WARM = 200

@@ -37,8 +37,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from gateway import Confinement, Places, default_config, resolve_confinement
+from gateway import default_config
 from gateway._review._bwrap import bwrap_program, command_argv, layout, unavailable
+from gateway.confinement import Confinement, Places, resolve_confinement
 
 
 def _times(action: Callable[[], object], runs: int) -> list[float]:

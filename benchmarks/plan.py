@@ -26,9 +26,9 @@ from typing import NamedTuple
 
 from _corpus import CORPORA, load
 
-from gateway import plan_program
 from gateway._read import read_shell
 from gateway._read._bashlex import parse_only as bashlex_parse
+from gateway.plans import plan_program
 
 TARGET_RATIO = 1.0
 

@@ -43,7 +43,8 @@ import msgspec
 from _corpus import CORPORA, load
 from gateway_rules import RulesApprover
 
-from gateway import Confining, Gateway, GatewayConfig, ToolCall, Verdict
+from gateway import Gateway, GatewayConfig, ToolCall, Verdict
+from gateway.confinement import Confining
 from gateway.effects import AnalysisContext, ChangeDirectory, PathContext, Read, Write, analyse_call
 
 PROFILES = ("read-only", "workspace-write")

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from _corpus import CORPORA, load
 
-from gateway import Plan, PlannedCommand, plan_program
+from gateway.plans import Plan, PlannedCommand, plan_program
 
 
 def walk(plan: Plan) -> Iterator[tuple[PlannedCommand, int]]:

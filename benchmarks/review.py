@@ -75,18 +75,10 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
 from plan import measure as measure_plans
 
-from gateway import (
-    Approver,
-    AuditSection,
-    Gateway,
-    GatewayConfig,
-    SinkConfig,
-    ToolCall,
-    WitnessConfig,
-    default_config,
-    plan_program,
-    verify_audit_log,
-)
+from gateway import Approver, Gateway, GatewayConfig, ToolCall, default_config
+from gateway.audit import verify_audit_log
+from gateway.config import AuditSection, SinkConfig, WitnessConfig
+from gateway.plans import plan_program
 from gateway.testing import StaticApprover
 
 CONCURRENCY: Final = (1, 100, 1000)

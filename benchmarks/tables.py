@@ -26,9 +26,9 @@ from collections import Counter
 from _corpus import CORPORA, load
 from positions import walk
 
-from gateway import plan_program
 from gateway._programs import read_arguments
 from gateway._programs._languages import LANGUAGE_READERS
+from gateway.plans import plan_program
 
 _CANNOT_START_OPTION = frozenset("/._:,=+@%^~")
 

@@ -1,17 +1,38 @@
 """
 agent-gateway: decide, before anything runs, whether an agent's proposed tool call may run.
 
-The public surface. Everything importable from ``gateway`` is listed in
-``__all__``; modules with a leading underscore are internal. Two namespaces
-hold what fewer people need: `gateway.audit` (the audit log's formats,
-checking it, keys and witnesses) and `gateway.bounded` (running pure work on
-agent text in worker processes under a hard deadline).
+The public surface. The root holds what it takes to review calls with a
+`Gateway` and to write an approver for it: the gateway and what it is given
+(`ToolCall`, a `GatewayConfig` from `load_config` or `default_config`, the
+`Approver` and `Sink` protocols) and gives back (a `Verdict`, its `Decision`,
+`GatewayStatistics`); what an approver receives (`ReviewRequest`,
+`ApproverContext`, `EarlierAnswer`) and answers (`Answer`: `Allow`, `Decline`
+or `Abstain`; `strictest` and its order); and the `GatewayError` family these
+raise. Every other public name lives in exactly one namespace:
+
+* `gateway.plans`: what shell text would run (`plan_program`, the plan types, heredoc fragments);
+* `gateway.shell`: the syntax both parsers agree on, program positions, launchers;
+* `gateway.effects`: what a call does, as data, and the option tables of a config's own programs;
+* `gateway.events`: the events a gateway publishes, their hash chain, trace context;
+* `gateway.audit`: the audit log's formats, checking it, keys and witnesses;
+* `gateway.config`: the configuration's sections and the files it names;
+* `gateway.confinement`: the boundary ``gateway run`` builds, and where a path lies in it;
+* `gateway.git`: what code a repository's configuration and hooks make git run;
+* `gateway.fleet`: tokens, configuration tiers and notifiers, for a team;
+* `gateway.bounded`: pure work on agent text in worker processes, under a deadline;
+* `gateway.plugins`: the entry-point groups plugins extend the gateway through;
+* `gateway.cli`: what a plugin's subcommand of ``gateway`` shares with the core's;
+* `gateway.text`: text inside a sentence, the way the gateway writes it;
+* `gateway.testing`: helpers for tests (a static approver, a sink in memory).
+
+Modules with a leading underscore are internal.
 
 Examples:
-    >>> from gateway import plan_program
-    >>> plan = plan_program("cd src && grep -rn TODO .")
-    >>> [c.position.program.basename for c in plan.statements[0].plan.commands]
-    ['cd', 'grep']
+    >>> from gateway import DECISION_ORDER, strictest
+    >>> DECISION_ORDER
+    ('allow', 'ask', 'decline')
+    >>> strictest(["allow", "ask", "allow"])
+    'ask'
 """
 
 from gateway._approvers import (
@@ -21,12 +42,6 @@ from gateway._approvers import (
     ReviewRequest as ReviewRequest,
 )
 from gateway._calls._calls import ToolCall as ToolCall
-from gateway._calls._confinement import (
-    Confinement as Confinement,
-    ConfinementSection as ConfinementSection,
-    Confining as Confining,
-    ProfileSection as ProfileSection,
-)
 from gateway._calls._errors import (
     AuditLogError as AuditLogError,
     ConfigError as ConfigError,
@@ -34,59 +49,6 @@ from gateway._calls._errors import (
     PluginError as PluginError,
     PluginLoadError as PluginLoadError,
     SinkFailure as SinkFailure,
-)
-from gateway._calls._events import (
-    GENESIS as GENESIS,
-    ApproverDecided as ApproverDecided,
-    ApproverFailed as ApproverFailed,
-    CallOutcome as CallOutcome,
-    CallProposed as CallProposed,
-    ChainBreak as ChainBreak,
-    ChainCheckpoint as ChainCheckpoint,
-    ChainGenesis as ChainGenesis,
-    Event as Event,
-    GatewayStarted as GatewayStarted,
-    GatewayStopped as GatewayStopped,
-    HoleAnswered as HoleAnswered,
-    HoleQuestion as HoleQuestion,
-    HoleRef as HoleRef,
-    HostDecided as HostDecided,
-    LogRecovered as LogRecovered,
-    PlanReady as PlanReady,
-    RunChanged as RunChanged,
-    SinkFailed as SinkFailed,
-    VerdictReached as VerdictReached,
-    VerdictWithdrawn as VerdictWithdrawn,
-    WitnessFailed as WitnessFailed,
-    verify_chain as verify_chain,
-)
-from gateway._calls._plans import (
-    PLAN_RENDER_LIMIT as PLAN_RENDER_LIMIT,
-    Blocked as Blocked,
-    BlockedBody as BlockedBody,
-    Complete as Complete,
-    Expansion as Expansion,
-    FragmentAddr as FragmentAddr,
-    FragmentError as FragmentError,
-    Hole as Hole,
-    LauncherStep as LauncherStep,
-    NestedShell as NestedShell,
-    Plain as Plain,
-    Plan as Plan,
-    PlannedAssignment as PlannedAssignment,
-    PlannedCommand as PlannedCommand,
-    PlannedHeredoc as PlannedHeredoc,
-    PlannedRedirect as PlannedRedirect,
-    PlannedValue as PlannedValue,
-    PositionRefusal as PositionRefusal,
-    ProgramName as ProgramName,
-    ProgramPlan as ProgramPlan,
-    ProgramPosition as ProgramPosition,
-    Redacted as Redacted,
-    Redaction as Redaction,
-    SequencePlan as SequencePlan,
-    SequenceStep as SequenceStep,
-    StatementPlan as StatementPlan,
 )
 from gateway._calls._verdicts import (
     DECISION_ORDER as DECISION_ORDER,
@@ -102,69 +64,11 @@ from gateway._calls._verdicts import (
 )
 from gateway._calls._version import VERSION as _VERSION
 from gateway._gateway import Gateway as Gateway, GatewayStatistics as GatewayStatistics
-from gateway._observe._telemetry import trace_context as trace_context
-from gateway._plan import (
-    iter_commands as iter_commands,
-    iter_effects as iter_effects,
-    plan_program as plan_program,
-    read_program_position as read_program_position,
-)
-from gateway._plan._fragments import expand_fragment as expand_fragment
-from gateway._plan._launchers import LAUNCHERS as LAUNCHERS, LauncherRow as LauncherRow
-from gateway._plan._position import NOT_AUTO_ALLOWED as NOT_AUTO_ALLOWED
-from gateway._plan._sequence import command_sequence_plan as command_sequence_plan
-from gateway._programs._git_trust import (
-    ConfiguredCode as ConfiguredCode,
-    PersistencePoints as PersistencePoints,
-    RepositoryInspection as RepositoryInspection,
-    configured_refusal as configured_refusal,
-    inspect_repository as inspect_repository,
-    persistence_points as persistence_points,
-    repository_refusal as repository_refusal,
-)
-from gateway._programs._gitconfig import (
-    GIT_CODE_KEYS as GIT_CODE_KEYS,
-    git_code_key as git_code_key,
-)
-from gateway._read import ShellReading as ShellReading, read_shell as read_shell
-from gateway._record._auditlog import (
-    encode_event as encode_event,
-    read_audit_log as read_audit_log,
-    verify_audit_log as verify_audit_log,
-)
-from gateway._record._sinks import ChainTip as ChainTip, Sink as Sink
-from gateway._review._boundary import (
-    Place as Place,
-    Places as Places,
-    resolve_confinement as resolve_confinement,
-)
-from gateway._review._bwrap import not_confinable as not_confinable
+from gateway._record._sinks import Sink as Sink
 from gateway._settings._config import (
-    MAX_SECONDS as MAX_SECONDS,
-    AllowMode as AllowMode,
-    AuditSection as AuditSection,
-    BrokerSection as BrokerSection,
     GatewayConfig as GatewayConfig,
-    GatewaySection as GatewaySection,
-    HookSection as HookSection,
-    HostsSection as HostsSection,
-    NotifierConfig as NotifierConfig,
-    ServeSection as ServeSection,
-    ShellDialect as ShellDialect,
-    ShellTool as ShellTool,
-    SinkConfig as SinkConfig,
-    TelemetrySection as TelemetrySection,
-    TiersSection as TiersSection,
-    WitnessConfig as WitnessConfig,
     default_config as default_config,
-    default_config_bytes as default_config_bytes,
-    default_profiles as default_profiles,
-    default_token_file as default_token_file,
     load_config as load_config,
-    secret_files as secret_files,
-    state_directory as state_directory,
-    state_path as state_path,
-    validation_path as validation_path,
 )
 
 __version__ = _VERSION
@@ -173,133 +77,29 @@ __version__ = _VERSION
 __all__ = [
     "DECISION_ORDER",
     "DECISION_VERBS",
-    "GENESIS",
-    "GIT_CODE_KEYS",
-    "LAUNCHERS",
-    "MAX_SECONDS",
-    "NOT_AUTO_ALLOWED",
-    "PLAN_RENDER_LIMIT",
     "Abstain",
     "Allow",
-    "AllowMode",
     "Answer",
     "Approver",
     "ApproverContext",
-    "ApproverDecided",
-    "ApproverFailed",
     "AuditLogError",
-    "AuditSection",
-    "Blocked",
-    "BlockedBody",
-    "BrokerSection",
-    "CallOutcome",
-    "CallProposed",
-    "ChainBreak",
-    "ChainCheckpoint",
-    "ChainGenesis",
-    "ChainTip",
-    "Complete",
     "ConfigError",
-    "ConfiguredCode",
-    "Confinement",
-    "ConfinementSection",
-    "Confining",
     "Decision",
     "Decline",
     "EarlierAnswer",
-    "Event",
-    "Expansion",
-    "FragmentAddr",
-    "FragmentError",
     "Gateway",
     "GatewayConfig",
     "GatewayError",
-    "GatewaySection",
-    "GatewayStarted",
     "GatewayStatistics",
-    "GatewayStopped",
-    "Hole",
-    "HoleAnswered",
-    "HoleQuestion",
-    "HoleRef",
-    "HookSection",
-    "HostDecided",
-    "HostsSection",
-    "LauncherRow",
-    "LauncherStep",
-    "LogRecovered",
-    "NestedShell",
-    "NotifierConfig",
-    "PersistencePoints",
-    "Place",
-    "Places",
-    "Plain",
-    "Plan",
-    "PlanReady",
-    "PlannedAssignment",
-    "PlannedCommand",
-    "PlannedHeredoc",
-    "PlannedRedirect",
-    "PlannedValue",
     "PluginError",
     "PluginLoadError",
-    "PositionRefusal",
-    "ProfileSection",
-    "ProgramName",
-    "ProgramPlan",
-    "ProgramPosition",
-    "Redacted",
-    "Redaction",
-    "RepositoryInspection",
     "ReviewRequest",
-    "RunChanged",
-    "SequencePlan",
-    "SequenceStep",
-    "ServeSection",
-    "ShellDialect",
-    "ShellReading",
-    "ShellTool",
     "Sink",
-    "SinkConfig",
-    "SinkFailed",
     "SinkFailure",
-    "StatementPlan",
-    "TelemetrySection",
-    "TiersSection",
     "ToolCall",
     "Verdict",
-    "VerdictReached",
-    "VerdictWithdrawn",
-    "WitnessConfig",
-    "WitnessFailed",
-    "command_sequence_plan",
-    "configured_refusal",
     "default_config",
-    "default_config_bytes",
-    "default_profiles",
-    "default_token_file",
-    "encode_event",
-    "expand_fragment",
-    "git_code_key",
-    "inspect_repository",
-    "iter_commands",
-    "iter_effects",
     "load_config",
-    "not_confinable",
-    "persistence_points",
-    "plan_program",
-    "read_audit_log",
-    "read_program_position",
-    "read_shell",
-    "repository_refusal",
-    "resolve_confinement",
-    "secret_files",
-    "state_directory",
-    "state_path",
     "strictest",
     "strictness",
-    "trace_context",
-    "validation_path",
-    "verify_audit_log",
-    "verify_chain",
 ]

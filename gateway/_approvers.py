@@ -156,7 +156,7 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
             shell, what its ``[[tool-effects]]`` row reads from its input (an
             ``opaque`` effect when no row maps it); for a shell call, what its
             tool's row adds (``local_shell``'s ``env`` and ``user``), then
-            every effect of its plan (`gateway.iter_effects` of each
+            every effect of its plan (`gateway.effects.iter_effects` of each
             statement). An allow may rest on effects only when none is
             ``opaque``.
         earlier: What the approvers before this one in the chain answered to

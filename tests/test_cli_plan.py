@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from gateway import plan_program
+from gateway.plans import plan_program
 
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:

@@ -19,15 +19,15 @@ from typing import Any
 import msgspec
 import pytest
 
-from gateway import (
+from gateway.plans import (
     FragmentAddr,
     FragmentError,
     ProgramPlan,
     command_sequence_plan,
     expand_fragment,
     plan_program,
-    read_program_position,
 )
+from gateway.shell import read_program_position
 
 CASES_FILE = Path(__file__).parent / "data" / "conformance" / "seed_cases.jsonl"
 CASES: list[dict[str, Any]] = [

@@ -17,11 +17,11 @@ from collections.abc import Sequence, Set
 import msgspec
 import pytest
 
-from gateway import ProgramPlan, plan_program
 from gateway._calls._digest import canonical_bytes, digest_of
 from gateway._plan import plan_source, plan_statements
 from gateway._plan._digests import ProgramDigestInput
 from gateway._programs import ArgumentReading
+from gateway.plans import ProgramPlan, plan_program
 
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 

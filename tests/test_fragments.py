@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from gateway import Expansion, FragmentAddr, FragmentError, expand_fragment
+from gateway.plans import Expansion, FragmentAddr, FragmentError, expand_fragment
 
 FIRST = FragmentAddr(statement=0, heredoc=0)
 

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import gateway._read
-from gateway import (
+from gateway._plan import TRUNCATION_MARKER
+from gateway.plans import (
     PLAN_RENDER_LIMIT,
     FragmentAddr,
     Plan,
@@ -26,7 +27,6 @@ from gateway import (
     expand_fragment,
     plan_program,
 )
-from gateway._plan import TRUNCATION_MARKER
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
 

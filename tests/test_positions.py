@@ -18,23 +18,21 @@ from typing import NamedTuple
 import pytest
 from oracle import bash
 
-from gateway import (
-    LAUNCHERS,
-    NOT_AUTO_ALLOWED,
-    LauncherRow,
-    NestedShell,
-    PlannedCommand,
-    ProgramPosition,
-    command_sequence_plan,
-    plan_program,
-    read_program_position,
-)
 from gateway._plan import MAX_NESTED_SHELL_DEPTH
 from gateway._plan._builder import position_words
 from gateway._plan._position import direct_position, read_position
 from gateway._read import read_shell
 from gateway._read._tree import SimpleCommand, walk
 from gateway.effects import Opaque
+from gateway.plans import (
+    NestedShell,
+    PlannedCommand,
+    ProgramPosition,
+    command_sequence_plan,
+    plan_program,
+)
+from gateway.shell import LAUNCHERS, LauncherRow, read_program_position
+from gateway.text import NOT_AUTO_ALLOWED
 
 OPTION = "option_at_program_position"
 CONTROL = "control_syntax_at_program_position"

@@ -18,10 +18,10 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gateway import FragmentAddr, ProgramPlan, expand_fragment, plan_program
 from gateway._calls._events import PlanReady
 from gateway._plan import plan_statements
 from gateway._plan._redact import fingerprint
+from gateway.plans import FragmentAddr, ProgramPlan, expand_fragment, plan_program
 
 FINGERPRINT = re.compile(r"[0-9a-f]{12}")
 

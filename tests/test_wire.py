@@ -17,7 +17,7 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gateway import (
+from gateway.plans import (
     Blocked,
     Complete,
     Expansion,
@@ -31,8 +31,8 @@ from gateway import (
     command_sequence_plan,
     expand_fragment,
     plan_program,
-    read_program_position,
 )
+from gateway.shell import read_program_position
 
 T = TypeVar("T")
 CORPUS = Path(__file__).parent / "data" / "corpus"

@@ -75,7 +75,7 @@ stream or the null device (``/dev/null``, ``/dev/stdout``, ``/dev/stderr``,
 resolved path in none of those. ``unknown``: the value is only known when the
 command runs. ``outside``: never in a plan; a policy adds it to a path its
 profile does not declare readable (the rules approver asks
-`gateway.Places` of the profile's boundary).
+`gateway.confinement.Places` of the profile's boundary).
 
 Location classes (``workspace``, ``temp``, ``home``, ``system``, ``stream``,
 ``other``) say where a path lies: ``home`` never joins ``workspace``, and

@@ -152,7 +152,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
             approver has versions (``rules@3:sha256:…``).
         defer: Leave the decision to the host (shadow mode).
         confinement: For ``allow``: the boundary the call must run in
-            (`gateway.Confinement`), when the allow holds only inside it;
+            (`gateway.confinement.Confinement`), when the allow holds only inside it;
             ``msgspec.UNSET`` (left out of every encoding, so records and
             answers without one keep the bytes they had) when the allow
             stands without one. Never set for ``ask`` and ``decline``.

@@ -3,7 +3,7 @@
 
 The text is reviewed as every host's shell call is (the same tiers, rules and
 audit log; nobody is asked in the middle). An allow carries the confinement
-of the profile (`gateway.Confinement`); the text then runs with bash inside
+of the profile (`gateway.confinement.Confinement`); the text then runs with bash inside
 bubblewrap, with the caller's terminal for its input and output, and the
 run's exit status is the command's. An ask or a decline prints its sentence
 and runs nothing; so does a boundary that cannot be set up here. After a

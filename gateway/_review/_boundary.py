@@ -229,7 +229,7 @@ def resolve_confinement(
         search_path: ``PATH`` as the run will have it (its directories under
             the home directory become readable: ``{toolchains}``).
         secret_files: Files of the gateway's own that hold a secret
-            (`gateway.secret_files`): hidden with ``{secrets}``.
+            (`gateway.config.secret_files`): hidden with ``{secrets}``.
 
     Examples:
         >>> from gateway._settings._config import default_profiles

@@ -64,19 +64,9 @@ import anyio.to_thread
 import msgspec
 from anyio.abc import AsyncBackend
 
-from gateway import (
-    MAX_SECONDS,
-    AuditLogError,
-    ChainCheckpoint,
-    ChainGenesis,
-    ChainTip,
-    Event,
-    SinkConfig,
-    SinkFailure,
-    WitnessConfig,
-    state_path,
-)
+from gateway import AuditLogError, SinkFailure
 from gateway.audit import (
+    ChainTip,
     Recovery,
     audit_format,
     encode_event,
@@ -84,6 +74,8 @@ from gateway.audit import (
     lock_path,
     read_tail,
 )
+from gateway.config import MAX_SECONDS, SinkConfig, WitnessConfig, state_path
+from gateway.events import ChainCheckpoint, ChainGenesis, Event
 
 __all__ = ["FileWitness", "JsonLinesSink", "MessagePackSink", "WebhookWitness"]
 

@@ -58,7 +58,8 @@ from gateway_guard import (
     host_decision,
 )
 
-from gateway import AllowMode, ToolCall, Verdict
+from gateway import ToolCall, Verdict
+from gateway.config import AllowMode
 
 __all__ = ["HOST", "ClaudeAgentGuard"]
 

@@ -41,7 +41,7 @@ from gateway_hooks import (
     install_events,
 )
 
-from gateway import plan_program
+from gateway.plans import plan_program
 from gateway_codex._trust import codex_hooks, judge_hooks
 
 __all__ = ["HOST", "Codex", "shell_text"]

@@ -23,7 +23,8 @@ from typing import Annotated, Any, Final, Literal, TypeVar
 
 import msgspec
 
-from gateway import Abstain, Allow, Answer, Decline, ReviewRequest, validation_path
+from gateway import Abstain, Allow, Answer, Decline, ReviewRequest
+from gateway.config import validation_path
 
 __all__ = [
     "CONTRACT_VERSION",

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from gateway import MAX_SECONDS
+from gateway.config import MAX_SECONDS
 from gateway_delegates._contract import GRACE, Failure, OnFailure, failed
 
 try:

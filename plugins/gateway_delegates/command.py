@@ -13,7 +13,7 @@ the variables ``env`` names are passed), ``/`` as its working directory, no
 open file but its standard input, output (a pipe) and error (discarded),
 and — unless ``isolate = false`` — mount and PID namespaces of its own (and
 a user one, when the gateway is not root) in which every secret file the
-config names (`gateway.secret_files`: bearer tokens, the service's state
+config names (`gateway.config.secret_files`: bearer tokens, the service's state
 directory, signing keys, broker credentials…) and every ``hide`` path are covered and the gateway's
 processes cannot be seen (``_isolate.py``). It runs in its own process
 group, which is killed when it answers, fails or runs out of time: nothing
@@ -56,7 +56,8 @@ import anyio
 import msgspec
 from anyio.abc import ByteReceiveStream, Process
 
-from gateway import Answer, ApproverContext, ReviewRequest, secret_files
+from gateway import Answer, ApproverContext, ReviewRequest
+from gateway.config import secret_files
 from gateway_delegates._contract import (
     GRACE,
     DelegateAnswer,
@@ -115,7 +116,7 @@ class CommandApprover:
     Args:
         options: The ``[approver.command]`` table.
         context: The gateway's context (the secret files to hide are taken
-            from its config: `gateway.secret_files`).
+            from its config: `gateway.config.secret_files`).
 
     Raises:
         ValueError: The options are invalid, the program is not found, or it

@@ -30,7 +30,8 @@ from typing import Final, Literal, Protocol, runtime_checkable
 
 import anyio
 
-from gateway import AllowMode, ToolCall, Verdict
+from gateway import ToolCall, Verdict
+from gateway.config import AllowMode
 
 __all__ = [
     "DEFAULT_TIMEOUT",

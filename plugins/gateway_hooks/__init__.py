@@ -42,7 +42,8 @@ from gateway_guard import (
     host_decision,
 )
 
-from gateway import AllowMode, PluginLoadError, ToolCall, Verdict
+from gateway import PluginLoadError, ToolCall, Verdict
+from gateway.config import AllowMode
 from gateway.plugins import HOSTS_GROUP
 from gateway.text import error_detail
 from gateway_hooks._links import Link, LinkStore

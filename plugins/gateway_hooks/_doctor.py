@@ -34,7 +34,7 @@ from typing import Final
 from gateway_relay import default_socket, worker_directory, worker_pid
 from gateway_relay._worker import listening
 
-from gateway import default_token_file
+from gateway.config import default_token_file
 from gateway_hooks import HookHost, HookScope, read_settings
 from gateway_hooks._worker import IDLE
 

@@ -27,7 +27,8 @@ from typing import Final
 import msgspec
 from gateway_relay._listen import private_directory
 
-from gateway import Decision, ToolCall, Verdict, default_token_file
+from gateway import Decision, ToolCall, Verdict
+from gateway.config import default_token_file
 
 __all__ = ["Link", "LinkStore"]
 

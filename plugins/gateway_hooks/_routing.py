@@ -2,7 +2,7 @@
 Routing a hook host's shell calls through the confined runner (``gateway run``).
 
 A hook installed with ``--confine`` is a confining caller: its shell calls are
-reviewed as ``gateway run`` reviews them (`gateway.Confining`), and an allow,
+reviewed as ``gateway run`` reviews them (`gateway.confinement.Confining`), and an allow,
 which then carries its boundary, is answered by rewriting the call's command
 to ``gateway run --profile NAME [--config FILE] -- 'TEXT'``, where ``TEXT`` is
 exactly the reviewed text, quoted for the shell. The host runs that command;
@@ -25,7 +25,9 @@ from typing import Protocol, runtime_checkable
 
 import msgspec
 
-from gateway import Confining, ShellTool, ToolCall, Verdict
+from gateway import ToolCall, Verdict
+from gateway.config import ShellTool
+from gateway.confinement import Confining
 
 __all__ = ["ConfiningReviewer", "Routing", "gateway_program", "routed_command"]
 
@@ -68,7 +70,7 @@ class Routing(msgspec.Struct, frozen=True, kw_only=True):
     How a confining hook routes its shell calls through ``gateway run``.
 
     Attributes:
-        profile: The profile a call is reviewed for (`gateway.Confining`).
+        profile: The profile a call is reviewed for (`gateway.confinement.Confining`).
         unavailable: Why no boundary can be set up here (a clause), or ``None``.
         shell_tools: The config's ``[[shell-tools]]``: which calls are shells.
         config: The config file the runner is given (``--config``), absolute.

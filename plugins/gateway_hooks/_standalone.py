@@ -20,16 +20,10 @@ import anyio
 from gateway_relay import at_socket_path, default_socket
 from gateway_relay._listen import peer_pid
 
-from gateway import (
-    Gateway,
-    GatewayConfig,
-    GatewayError,
-    default_config,
-    load_config,
-    not_confinable,
-    state_path,
-)
+from gateway import Gateway, GatewayConfig, GatewayError, default_config, load_config
 from gateway.audit import log_writer
+from gateway.config import state_path
+from gateway.confinement import not_confinable
 from gateway_hooks import HookReply, LinkStore, answer_hook, load_host
 from gateway_hooks._routing import Routing, gateway_program
 

@@ -50,7 +50,8 @@ from gateway_relay import RETIRED, read_worker_request_line, reply_frame
 from gateway_relay._listen import bind_hook_socket, peer_pid
 from gateway_relay._worker import listening
 
-from gateway import Gateway, GatewayConfig, PluginLoadError, state_path
+from gateway import Gateway, GatewayConfig, PluginLoadError
+from gateway.config import state_path
 from gateway_hooks import MAX_EVENT_BYTES, HookReply, answer_connected, load_host
 from gateway_hooks._routing import Routing
 from gateway_hooks._standalone import (

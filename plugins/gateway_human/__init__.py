@@ -28,16 +28,8 @@ from typing import Annotated, Any, Final
 
 import msgspec
 
-from gateway import (
-    MAX_SECONDS,
-    Abstain,
-    Allow,
-    Answer,
-    ApproverContext,
-    Decline,
-    GatewayConfig,
-    ReviewRequest,
-)
+from gateway import Abstain, Allow, Answer, ApproverContext, Decline, GatewayConfig, ReviewRequest
+from gateway.config import MAX_SECONDS
 from gateway.fleet import load_notifier
 from gateway_human._board import (
     SERVICE_KEY,

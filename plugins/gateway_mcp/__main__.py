@@ -20,7 +20,8 @@ from pathlib import Path
 import anyio
 from gateway_guard import DEFAULT_TIMEOUT
 
-from gateway import GatewayError, default_config, default_token_file, load_config
+from gateway import GatewayError, default_config, load_config
+from gateway.config import default_token_file
 from gateway_mcp import ServiceReviewer, serve_stdio
 
 

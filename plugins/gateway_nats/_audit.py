@@ -14,7 +14,7 @@ their records decline once the audit timeout passes ("no audit, no
 action"), later events wait in order, and when the broker is back they are
 published in order and the service decides again. The chain has no gap.
 
-A replica's events form one chain (`gateway.verify_chain`), in order on its
+A replica's events form one chain (`gateway.events.verify_chain`), in order on its
 subject, so the events of every call are in order; `read_stream` reads the
 stream back and `verify_stream` checks every chain in it.
 """
@@ -34,17 +34,9 @@ import nats.js.errors
 from nats.aio.client import Client
 from nats.js import JetStreamContext, api
 
-from gateway import (
-    GENESIS,
-    BrokerSection,
-    ChainGenesis,
-    ChainTip,
-    Event,
-    GatewayStarted,
-    SinkConfig,
-    verify_chain,
-)
-from gateway.audit import ended_cleanly
+from gateway.audit import ChainTip, ended_cleanly
+from gateway.config import BrokerSection, SinkConfig
+from gateway.events import GENESIS, ChainGenesis, Event, GatewayStarted, verify_chain
 from gateway_nats._broker import BROKER_ERRORS, BrokerError, connect, ensure_stream, where_of
 from gateway_nats._connect import Names, connect_options, replica_name
 

@@ -30,7 +30,7 @@ from nats.aio.client import Client
 from nats.js import JetStreamContext, api
 from nats.js.kv import KeyValue
 
-from gateway import BrokerSection
+from gateway.config import BrokerSection
 from gateway_nats._connect import Names, connect_options, replica_name
 
 __all__ = [

@@ -20,7 +20,8 @@ import ssl
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from gateway import BrokerSection, ConfigError
+from gateway import ConfigError
+from gateway.config import BrokerSection
 
 __all__ = ["Names", "connect_options", "replica_name"]
 

@@ -21,7 +21,8 @@ import anyio
 import msgspec
 from gateway_human import SERVICE_KEY
 
-from gateway import Gateway, GatewayConfig, SinkConfig
+from gateway import Gateway, GatewayConfig
+from gateway.config import SinkConfig
 from gateway.fleet import Tier, TokenBook, effective_config
 from gateway_nats._board import JetStreamBoard
 from gateway_nats._broker import Broker, open_broker

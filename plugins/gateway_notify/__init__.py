@@ -47,7 +47,7 @@ import anyio
 import anyio.to_thread
 import msgspec
 
-from gateway import NotifierConfig
+from gateway.config import NotifierConfig
 from gateway.fleet import Notice
 
 __all__ = [

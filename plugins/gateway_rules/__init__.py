@@ -32,7 +32,7 @@ Options (``[approver.rules]`` in the gateway config)::
 
 Judging is pure computation over the plan's effects; the only thing read
 from outside is the configuration of the git repository a git command would
-use (`gateway.inspect_repository`), read in a worker thread before judging.
+use (`gateway.git.inspect_repository`), read in a worker thread before judging.
 A large call is judged in one of the gateway's worker processes, under the
 approver's deadline (`gateway_rules._judging`).
 """
@@ -49,24 +49,12 @@ from typing import Any, Final
 import anyio.to_thread
 import msgspec
 
-from gateway import (
-    Abstain,
-    Allow,
-    Answer,
-    ApproverContext,
-    GatewayError,
-    Places,
-    ProfileSection,
-    ProgramPlan,
-    ReviewRequest,
-    default_config_bytes,
-    default_profiles,
-    iter_commands,
-    resolve_confinement,
-    validation_path,
-)
+from gateway import Abstain, Allow, Answer, ApproverContext, GatewayError, ReviewRequest
 from gateway.bounded import cpu_left
+from gateway.config import ProfileSection, default_config_bytes, default_profiles, validation_path
+from gateway.confinement import Places, resolve_confinement
 from gateway.effects import PLAN_FORMAT, PathsSection, UserTable
+from gateway.plans import ProgramPlan, iter_commands
 from gateway.text import shorten
 from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
@@ -144,7 +132,7 @@ PREFIX_WORDS: Final = 3
 _DEFAULT_SOURCE: Final = "the default policy"
 _WORKER_GRACE: Final = 1.0
 _READABLE: Final = frozenset({"readable", "writable", "protected"})
-"""Places a profile declares readable (`gateway.Place`); scratch space counts outside the home directory."""
+"""Places a profile declares readable (`gateway.confinement.Place`); scratch space counts outside the home directory."""
 """Seconds past the approver's deadline a worker judging a call is given, where no chain cuts it first."""
 _MEMO_ENCODER: Final = msgspec.json.Encoder(order="sorted")
 _CHECKED_KEPT: Final = 8
@@ -544,7 +532,7 @@ class RulesApprover:
 
     def _readable(self, cwd: str | None) -> Callable[[str], bool]:
         """
-        Whether the profile in force declares an absolute path readable (`gateway.Places`).
+        Whether the profile in force declares an absolute path readable (`gateway.confinement.Places`).
 
         Readable: a place the profile's boundary reads or writes, and the
         temporary directories and devices its scratch space holds; not the

@@ -5,9 +5,9 @@ The workspace roots are the call's working directory and the configured
 project roots; effect paths show them as ``~/…`` under the home directory.
 For a git command the allow also rests on the repository it would use
 (docs/git-trust.md): the directories git commands run in are collected from
-the plan, inspected with `gateway.inspect_repository` (bounded file reads, in
+the plan, inspected with `gateway.git.inspect_repository` (bounded file reads, in
 a worker thread, before judging), and the judging itself only looks the
-inspections up, with `gateway.configured_refusal`.
+inspections up, with `gateway.git.configured_refusal`.
 
 The planner judges a path by its value, folded as bash's ``cd`` folds it,
 without consulting the file system; the kernel follows symbolic links. So
@@ -28,16 +28,6 @@ from fnmatch import translate
 import anyio.to_thread
 import msgspec
 
-from gateway import (
-    PersistencePoints,
-    Plan,
-    PlannedCommand,
-    RepositoryInspection,
-    configured_refusal,
-    inspect_repository,
-    iter_commands,
-    persistence_points,
-)
 from gateway.bounded import charge, thread_cpu_seconds
 from gateway.effects import (
     GLOB_OPTIONS,
@@ -56,6 +46,14 @@ from gateway.effects import (
     iter_effects,
     path_context,
 )
+from gateway.git import (
+    PersistencePoints,
+    RepositoryInspection,
+    configured_refusal,
+    inspect_repository,
+    persistence_points,
+)
+from gateway.plans import Plan, PlannedCommand, iter_commands
 
 __all__ = [
     "CLEAN_REPOSITORY",
@@ -166,7 +164,7 @@ def repository_check(
     inspections: Mapping[str, RepositoryInspection] | None,
 ) -> Callable[[PlannedCommand], str | None]:
     """
-    For a git command: why its repository cannot be trusted, or ``None`` (`gateway.configured_refusal`).
+    For a git command: why its repository cannot be trusted, or ``None`` (`gateway.git.configured_refusal`).
 
     ``inspections`` maps each directory to its inspection; ``None`` judges
     every git command as if in `CLEAN_REPOSITORY` (rule examples).
@@ -695,7 +693,7 @@ async def repository_points(
     environ: Mapping[str, str],
 ) -> PersistencePoints:
     """
-    Where the repositories around the call keep their hooks and configuration (`gateway.persistence_points`).
+    Where the repositories around the call keep their hooks and configuration (`gateway.git.persistence_points`).
 
     Looked up from the workspace roots and from every path the call
     writes (for a glob, the directories its text fixes), in a worker thread.

@@ -19,7 +19,7 @@ the decision is, in order of precedence:
    no effect is ``opaque``; and every effect is permitted by that rule or by
    an allow rule about no program in particular (``reads = [...]`` for any
    program). A git command also needs the repository check
-   (`gateway.repository_refusal`) to find nothing;
+   (`gateway.git.repository_refusal`) to find nothing;
 4. otherwise ``ask``, naming the first thing that stood in the way ("no rule
    covers `frob`", "it reads `~/.ssh/id_rsa` (home, secret), …").
 
@@ -46,17 +46,7 @@ from typing import Final, Literal, NamedTuple
 
 from msgspec.structs import replace
 
-from gateway import (
-    DECISION_VERBS,
-    Abstain,
-    Allow,
-    Answer,
-    Decline,
-    Plan,
-    PlannedCommand,
-    ReviewRequest,
-    strictness,
-)
+from gateway import DECISION_VERBS, Abstain, Allow, Answer, Decline, ReviewRequest, strictness
 from gateway.effects import (
     Bind,
     ChangeDirectory,
@@ -73,6 +63,7 @@ from gateway.effects import (
     iter_effects,
     say_clauses,
 )
+from gateway.plans import Plan, PlannedCommand
 from gateway_rules._conditions import Condition, compile_condition, describe
 from gateway_rules._context import through_links, walked_paths
 from gateway_rules._match import CommandView, Selectors, command_text

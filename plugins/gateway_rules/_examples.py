@@ -27,17 +27,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from gateway import (
-    Abstain,
-    Allow,
-    Answer,
-    Decision,
-    ReviewRequest,
-    ToolCall,
-    iter_commands,
-    plan_program,
-    strictness,
-)
+from gateway import Abstain, Allow, Answer, Decision, ReviewRequest, ToolCall, strictness
 from gateway.effects import (
     DEFAULT_TOOL_EFFECTS,
     AnalysisContext,
@@ -47,6 +37,7 @@ from gateway.effects import (
     analyse_call,
     tool_effects,
 )
+from gateway.plans import iter_commands, plan_program
 from gateway_rules._context import outside_home, repository_check, unreadable_reads
 from gateway_rules._engine import JudgeContext, Judgement, RuleSet
 from gateway_rules._schema import PROFILES, Rule

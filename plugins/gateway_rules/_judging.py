@@ -35,7 +35,7 @@ from typing import Final, NamedTuple
 
 import msgspec
 
-from gateway import Abstain, Answer, Decline, RepositoryInspection, ReviewRequest
+from gateway import Abstain, Answer, Decline, ReviewRequest
 from gateway.bounded import (
     BoundedFailure,
     BoundedPool,
@@ -44,6 +44,7 @@ from gateway.bounded import (
     cpu_left,
     thread_cpu_seconds,
 )
+from gateway.git import RepositoryInspection
 from gateway_rules._context import repository_check
 from gateway_rules._engine import JudgeContext, RuleSet
 from gateway_rules._schema import Rule

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from gateway import LAUNCHERS, PlannedCommand, PlannedValue
+from gateway.plans import PlannedCommand, PlannedValue
+from gateway.shell import LAUNCHERS
 from gateway_rules._glob import Glob, compile_glob
 from gateway_rules._schema import Rule
 

@@ -29,7 +29,8 @@ from typing import Final, Literal
 
 import msgspec
 
-from gateway import GatewayError, state_path
+from gateway import GatewayError
+from gateway.config import state_path
 from gateway.fleet import write_private
 
 __all__ = [
@@ -104,7 +105,7 @@ def memory_path(option: str) -> Path | None:
     The memory file ``[approver.rules] memory`` names, or ``None`` to keep approvals in memory only.
 
     ``~`` is the home directory; a relative path is in the state directory
-    (`gateway.state_directory`), not the working directory, which an agent may write.
+    (`gateway.config.state_directory`), not the working directory, which an agent may write.
     """
     if not option:
         return None

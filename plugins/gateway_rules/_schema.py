@@ -18,8 +18,8 @@ from typing import Final, Literal
 
 import msgspec
 
-from gateway import LAUNCHERS
 from gateway.effects import WriteAction
+from gateway.shell import LAUNCHERS
 from gateway_rules._conditions import CONDITIONS, condition_problem
 
 __all__ = [

@@ -27,14 +27,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import gateway
-from gateway import (
-    GatewayConfig,
-    PluginLoadError,
-    ToolCall,
-    Verdict,
-    read_audit_log,
-    trace_context,
-)
+from gateway import GatewayConfig, PluginLoadError, ToolCall, Verdict
+from gateway.audit import read_audit_log
+from gateway.events import trace_context
 from gateway.fleet import Identity, TokenBook
 from gateway_web._guard import Guard
 from gateway_web._history import QueryError, parse_query

@@ -26,9 +26,9 @@ from typing import Final
 import msgspec
 from gateway_human import DecisionRecord
 
-from gateway import ApproverDecided, CallProposed, Event, PlanReady
 from gateway.audit import audit_format, iter_records
 from gateway.effects import iter_effects, summarise_effects
+from gateway.events import ApproverDecided, CallProposed, Event, PlanReady
 from gateway_web._history import HistoryItem, Kept, clipped, full_text
 
 __all__ = ["ARCHIVE_BYTES", "REMEMBERED_RULE", "CallSeen", "archived", "decided_item"]

@@ -33,7 +33,7 @@ import anyio
 import msgspec
 from gateway_relay import default_socket
 
-from gateway import GatewayConfig, GatewayError, SinkConfig, default_token_file
+from gateway import GatewayConfig, GatewayError
 from gateway.cli import (
     CommandError,
     Exporters,
@@ -47,6 +47,7 @@ from gateway.cli import (
     open_exporters,
     sole_exception,
 )
+from gateway.config import SinkConfig, default_token_file
 from gateway.fleet import (
     Tier,
     TokenBook,

@@ -17,7 +17,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gateway import validation_path
+from gateway.config import validation_path
 from gateway.text import error_detail
 
 __all__ = ["BadRequest", "error_response", "json_response", "read_json"]

@@ -25,8 +25,10 @@ from anyio.abc import TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from gateway_human import Board, DecisionRecord, Offer, WaitingCall
 
-from gateway import Event, Gateway, ServeSection, VerdictReached
+from gateway import Gateway
+from gateway.config import ServeSection
 from gateway.effects import summarise_effects
+from gateway.events import Event, VerdictReached
 from gateway_web._archive import CallSeen, archived, decided_item
 from gateway_web._history import (
     HistoryPage,

@@ -47,15 +47,9 @@ from adapters.scripted import (
     FOUNDED_REASON,
     NEEDS_HUMAN,
 )
-from gateway import (
-    Allow,
-    Answer,
-    CallOutcome,
-    ReviewRequest,
-    VerdictReached,
-    read_audit_log,
-    verify_audit_log,
-)
+from gateway import Allow, Answer, ReviewRequest
+from gateway.audit import read_audit_log, verify_audit_log
+from gateway.events import CallOutcome, VerdictReached
 
 BASE: dict[str, Any] = {
     "session_id": "abc123",

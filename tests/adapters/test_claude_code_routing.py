@@ -21,7 +21,9 @@ from gateway_hooks._routing import routed_command
 from gateway_relay import Blocked, parse_options
 from oracle import bash
 
-from gateway import Gateway, VerdictReached, load_config, read_audit_log
+from gateway import Gateway, load_config
+from gateway.audit import read_audit_log
+from gateway.events import VerdictReached
 
 pytestmark = pytest.mark.anyio
 

@@ -36,7 +36,8 @@ from adapters.scripted import (
     HangingGateway,
     ScriptApprover,
 )
-from gateway import Gateway, HostDecided, ToolCall, Verdict
+from gateway import Gateway, ToolCall, Verdict
+from gateway.events import HostDecided
 from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio

@@ -31,9 +31,9 @@ from serving import gateway_serve
 from adapters.hooks_support import answer, blocked, hook_env, run_hook
 from adapters.test_claude_code_hook import StandIn, bash_event
 from adapters.test_claude_code_routing import PYTHON_WRITE
-from gateway import ChainCheckpoint, ChainGenesis, Event, VerdictReached, read_audit_log
 from gateway._record._signing import load_verifier
-from gateway.audit import log_writer
+from gateway.audit import log_writer, read_audit_log
+from gateway.events import ChainCheckpoint, ChainGenesis, Event, VerdictReached
 
 HANG: float = 120.0
 """Seconds any one wait may take before the test calls it a hang (the machine is busy)."""

@@ -33,7 +33,8 @@ from adapters.scripted import (
     HangingGateway,
     ScriptApprover,
 )
-from gateway import CallOutcome, Gateway, HostDecided, ToolCall, Verdict
+from gateway import Gateway, ToolCall, Verdict
+from gateway.events import CallOutcome, HostDecided
 from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio

@@ -34,7 +34,8 @@ from adapters.scripted import (
     HangingGateway,
     ScriptApprover,
 )
-from gateway import CallOutcome, Gateway, HostDecided, ToolCall, Verdict, VerdictReached
+from gateway import Gateway, ToolCall, Verdict
+from gateway.events import CallOutcome, HostDecided, VerdictReached
 from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio

@@ -53,16 +53,15 @@ from gateway import (
     Abstain,
     Allow,
     Answer,
-    CallOutcome,
     Decline,
     Gateway,
-    HostDecided,
     ReviewRequest,
     ToolCall,
     Verdict,
     default_config,
 )
 from gateway.effects import Write
+from gateway.events import CallOutcome, HostDecided
 from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio

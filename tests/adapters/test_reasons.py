@@ -12,7 +12,8 @@ import anyio
 import pytest
 from gateway_human import NO_SERVICE, HumanApprover
 
-from gateway import ApproverContext, ApproverDecided, Gateway, GatewayConfig
+from gateway import ApproverContext, Gateway, GatewayConfig
+from gateway.events import ApproverDecided
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

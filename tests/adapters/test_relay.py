@@ -29,7 +29,7 @@ from gateway_relay import (
     state_directory,
 )
 
-from gateway import MAX_SECONDS, default_token_file
+from gateway.config import MAX_SECONDS, default_token_file
 
 
 def test_forwarding_imports_nothing_heavy() -> None:

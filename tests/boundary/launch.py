@@ -28,12 +28,12 @@ import traceback
 
 import gateway_rules  # noqa: F401 -- imported before the forks
 
-from gateway import plan_program
 from gateway._cli import (
     _run as _loaded,  # noqa: F401 -- imported before the forks
     main,
 )
 from gateway._review._bwrap import bwrap_program, unavailable
+from gateway.plans import plan_program
 
 
 def _child(job: dict[str, object]) -> int:

@@ -46,9 +46,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, Literal, NamedTuple
 
-from gateway import AuditLogError, VerdictReached, read_audit_log
+from gateway import AuditLogError
 from gateway._cli._run import ASKED, DECLINED, NOT_SET_UP, TIMED_OUT
 from gateway._settings._config import default_config
+from gateway.audit import read_audit_log
+from gateway.events import VerdictReached
 
 PROFILES: Final = ("read-only", "workspace-write")
 SYSTEM_PATH: Final = "/usr/local/bin:/usr/bin:/bin"

@@ -18,7 +18,8 @@ from gateway_human import DecisionRecord, DecisionRefused
 from gateway_nats import BoardEntry, Broker, JetStreamBoard, key_of, open_broker
 
 from broker.nats_server import NatsServer
-from gateway import BrokerSection, ReviewRequest, ToolCall
+from gateway import ReviewRequest, ToolCall
+from gateway.config import BrokerSection
 
 pytestmark = pytest.mark.anyio
 

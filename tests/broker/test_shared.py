@@ -23,7 +23,7 @@ from gateway_nats import MANAGED_KEY, PolicyVersion, open_broker
 
 from broker.nats_server import NatsServer
 from broker.replicas import WAIT, Replica, bash, fleet_config, gateway, make_token, serve
-from gateway import BrokerSection
+from gateway.config import BrokerSection
 
 pytestmark = pytest.mark.anyio
 

@@ -20,12 +20,13 @@ import msgspec
 import pytest
 
 from budgets.shapes import LIMIT, SHAPES, Shape
-from gateway import Answer, Gateway, ReviewRequest, ToolCall, default_config, plan_program
+from gateway import Answer, Gateway, ReviewRequest, ToolCall, default_config
 from gateway._calls._effects import Read
 from gateway._cli._check import without_person
 from gateway._plan import iter_effects
 from gateway._plan._builder import MAX_PIPELINE_STAGES
 from gateway.bounded import charge, thread_cpu_seconds
+from gateway.plans import plan_program
 from gateway.testing import StaticApprover
 
 HANG: Final = 120.0

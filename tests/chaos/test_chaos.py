@@ -41,22 +41,10 @@ import pytest
 from gateway_audit import JsonLinesSink
 from serving import Served, gateway_serve
 
-from gateway import (
-    Allow,
-    Decline,
-    Gateway,
-    GatewayConfig,
-    GatewaySection,
-    ReviewRequest,
-    SinkConfig,
-    ToolCall,
-    Verdict,
-    VerdictReached,
-    VerdictWithdrawn,
-    read_audit_log,
-    verify_audit_log,
-)
-from gateway.audit import check_audit_log
+from gateway import Allow, Decline, Gateway, GatewayConfig, ReviewRequest, ToolCall, Verdict
+from gateway.audit import check_audit_log, read_audit_log, verify_audit_log
+from gateway.config import GatewaySection, SinkConfig
+from gateway.events import VerdictReached, VerdictWithdrawn
 
 pytestmark = pytest.mark.anyio
 

@@ -38,16 +38,8 @@ from delegates.support import (
     program,
     request_for,
 )
-from gateway import (
-    Abstain,
-    Allow,
-    Decline,
-    EarlierAnswer,
-    Gateway,
-    ToolCall,
-    default_token_file,
-    load_config,
-)
+from gateway import Abstain, Allow, Decline, EarlierAnswer, Gateway, ToolCall, load_config
+from gateway.config import default_token_file
 
 pytestmark = pytest.mark.anyio
 

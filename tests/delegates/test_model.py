@@ -32,16 +32,7 @@ from delegates.servers import (
     serve,
 )
 from delegates.support import BOUND, FAKE_KEY, context, request_for
-from gateway import (
-    Abstain,
-    Allow,
-    ApproverDecided,
-    Decline,
-    EarlierAnswer,
-    Gateway,
-    ToolCall,
-    load_config,
-)
+from gateway import Abstain, Allow, Decline, EarlierAnswer, Gateway, ToolCall, load_config
 from gateway._calls._effects import (
     Bind,
     EffectPath,
@@ -54,6 +45,7 @@ from gateway._calls._effects import (
     ReadEnvironment,
     Write,
 )
+from gateway.events import ApproverDecided
 from gateway.testing import MemorySink, StaticApprover
 
 pytestmark = pytest.mark.anyio

@@ -14,11 +14,10 @@ from typing import Any, Final, TypeVar
 
 from oracle import bash
 
-from gateway import iter_effects
 from gateway._plan import plan_source
 from gateway._plan._paths import PathContext
 from gateway._programs import ArgumentFact, ArgumentReading, read_arguments
-from gateway.effects import Effect, Execute
+from gateway.effects import Effect, Execute, iter_effects
 
 CWD: Final = "/work/app"
 HOME: Final = "/home/amy"

@@ -19,18 +19,9 @@ import pytest
 
 import gateway._read as shell
 from effects.support import CWD, HOME, PATHS
-from gateway import (
-    FragmentAddr,
-    FragmentError,
-    Gateway,
-    GatewayConfig,
-    GatewayStarted,
-    PlanReady,
-    ShellTool,
-    ToolCall,
-    expand_fragment,
-)
+from gateway import Gateway, GatewayConfig, ToolCall
 from gateway._plan._fragments import expand_planned
+from gateway.config import ShellTool
 from gateway.effects import (
     PLAN_FORMAT,
     AnalysisContext,
@@ -43,6 +34,8 @@ from gateway.effects import (
     analyse_call,
     iter_effects,
 )
+from gateway.events import GatewayStarted, PlanReady
+from gateway.plans import FragmentAddr, FragmentError, expand_fragment
 from gateway.testing import MemorySink, StaticApprover
 
 pytestmark = pytest.mark.anyio

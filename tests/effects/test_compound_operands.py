@@ -16,8 +16,8 @@ from __future__ import annotations
 import pytest
 
 from effects.support import effects_of, in_bash, only
-from gateway import plan_program
 from gateway._calls._effects import Execute
+from gateway.plans import plan_program
 
 RUNS = [
     ("declare-a-single-quoted", "declare -a 'a=($(id))'"),

@@ -20,8 +20,8 @@ import pytest
 from gateway_codex import shell_text
 
 from effects.support import in_bash
-from gateway import plan_program
 from gateway._plan import plan_statements
+from gateway.plans import plan_program
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 PLANNER: Final = ("gateway/_plan/", "gateway/_calls/_plans.py", "gateway/_read/")

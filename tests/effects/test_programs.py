@@ -14,7 +14,6 @@ from __future__ import annotations
 import pytest
 
 from effects.support import CWD, effects_of, in_bash, number_sites, only, reader
-from gateway import plan_program
 from gateway._programs import ArgumentFact
 from gateway.effects import (
     Bind,
@@ -28,6 +27,7 @@ from gateway.effects import (
     ReadEnvironment,
     Write,
 )
+from gateway.plans import plan_program
 
 # ───────────────────────── launchers ─────────────────────────
 

@@ -15,8 +15,8 @@ from typing import NamedTuple
 import pytest
 
 from effects.support import CWD, effects_of, in_bash, only, planned_in
-from gateway import plan_program
 from gateway.effects import Execute, Network, Read, Write
+from gateway.plans import plan_program
 
 
 class Row(NamedTuple):

@@ -26,16 +26,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from gateway import (
-    Answer,
-    Event,
-    GatewayConfig,
-    GatewaySection,
-    ReviewRequest,
-    ShellTool,
-    SinkConfig,
-    ToolCall,
-)
+from gateway import Answer, GatewayConfig, ReviewRequest, ToolCall
+from gateway.config import GatewaySection, ShellTool, SinkConfig
+from gateway.events import Event
 from gateway.testing import MemorySink
 
 BOUND: Final = 30.0

@@ -28,24 +28,12 @@ import pytest
 from gateway_audit import JsonLinesSink, MessagePackSink
 from gateway_support import BOUND, anyio_backend as anyio_backend, config, of_call, tags
 
-from gateway import (
-    CallOutcome,
-    ChainGenesis,
-    Gateway,
-    LogRecovered,
-    PluginLoadError,
-    SinkConfig,
-    SinkFailure,
-    Verdict,
-    VerdictReached,
-    VerdictWithdrawn,
-    default_config,
-    read_audit_log,
-    verify_audit_log,
-)
+from gateway import Gateway, PluginLoadError, SinkFailure, Verdict, default_config
 from gateway._record._bus import EventBus
 from gateway._record._sinks import resolve_sink
-from gateway.audit import lock_path, log_writer, read_tail
+from gateway.audit import lock_path, log_writer, read_audit_log, read_tail, verify_audit_log
+from gateway.config import SinkConfig
+from gateway.events import CallOutcome, ChainGenesis, LogRecovered, VerdictReached, VerdictWithdrawn
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

@@ -13,16 +13,10 @@ import msgspec
 import pytest
 from gateway_support import BOUND, anyio_backend as anyio_backend, config, of_call, tags
 
-from gateway import (
-    Gateway,
-    PlanReady,
-    ShellTool,
-    ToolCall,
-    Verdict,
-    VerdictReached,
-    iter_commands,
-    plan_program,
-)
+from gateway import Gateway, ToolCall, Verdict
+from gateway.config import ShellTool
+from gateway.events import PlanReady, VerdictReached
+from gateway.plans import iter_commands, plan_program
 from gateway.testing import MemorySink, StaticApprover
 
 pytestmark = pytest.mark.anyio

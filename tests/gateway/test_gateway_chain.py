@@ -11,20 +11,8 @@ import anyio
 import pytest
 from gateway_support import BOUND, Scripted, anyio_backend as anyio_backend, config, of_call, tags
 
-from gateway import (
-    Abstain,
-    Allow,
-    ApproverDecided,
-    ApproverFailed,
-    Decline,
-    Gateway,
-    HoleQuestion,
-    HoleRef,
-    PluginLoadError,
-    ReviewRequest,
-    ToolCall,
-    VerdictReached,
-)
+from gateway import Abstain, Allow, Decline, Gateway, PluginLoadError, ReviewRequest, ToolCall
+from gateway.events import ApproverDecided, ApproverFailed, HoleQuestion, HoleRef, VerdictReached
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

@@ -25,17 +25,16 @@ from gateway import (
     ConfigError,
     Gateway,
     GatewayConfig,
-    GatewaySection,
     PluginLoadError,
-    SinkConfig,
     ToolCall,
     Verdict,
     default_config,
     load_config,
-    verify_audit_log,
-    verify_chain,
 )
 from gateway._calls._events import GENESIS
+from gateway.audit import verify_audit_log
+from gateway.config import GatewaySection, SinkConfig
+from gateway.events import verify_chain
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

@@ -13,24 +13,21 @@ from gateway_rules import RulesApprover
 
 from gateway import (
     ConfigError,
-    Confinement,
-    Confining,
     Gateway,
     GatewayConfig,
-    Places,
     ToolCall,
     Verdict,
-    VerdictReached,
     default_config,
-    default_profiles,
     load_config,
-    resolve_confinement,
 )
 from gateway._calls._events import Event
 from gateway._calls._places import PathsSection
 from gateway._record._auditlog import encode_event
 from gateway._review._boundary import confinement_problem, normal_path
 from gateway._settings._tiers import effective_config, find_tiers
+from gateway.config import default_profiles
+from gateway.confinement import Confinement, Confining, Places, resolve_confinement
+from gateway.events import VerdictReached
 
 HOME = "/home/u"
 WORK = "/work/app"

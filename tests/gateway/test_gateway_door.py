@@ -17,15 +17,11 @@ import pytest
 from gateway_audit import JsonLinesSink
 from gateway_support import BOUND, anyio_backend as anyio_backend, config
 
-from gateway import (
-    Gateway,
-    SinkConfig,
-    ToolCall,
-    VerdictReached,
-    read_audit_log,
-    verify_audit_log,
-)
+from gateway import Gateway, ToolCall
 from gateway._review._intake import _TEXT_FIELDS, call_problem
+from gateway.audit import read_audit_log, verify_audit_log
+from gateway.config import SinkConfig
+from gateway.events import VerdictReached
 from gateway.testing import StaticApprover
 
 pytestmark = pytest.mark.anyio

@@ -29,24 +29,20 @@ from gateway_support import (
     tracing,
 )
 
-from gateway import (
-    Allow,
+from gateway import Allow, Gateway, ReviewRequest, ToolCall
+from gateway._calls._events import GENESIS, event_digest
+from gateway.audit import read_audit_log, verify_audit_log
+from gateway.config import SinkConfig
+from gateway.events import (
     CallOutcome,
     ChainGenesis,
     Event,
-    Gateway,
     GatewayStarted,
     GatewayStopped,
     PlanReady,
-    ReviewRequest,
-    SinkConfig,
-    ToolCall,
     VerdictReached,
-    read_audit_log,
-    verify_audit_log,
     verify_chain,
 )
-from gateway._calls._events import GENESIS, event_digest
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

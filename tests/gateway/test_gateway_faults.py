@@ -22,18 +22,8 @@ from gateway_support import (
     tags,
 )
 
-from gateway import (
-    Abstain,
-    Allow,
-    ApproverFailed,
-    Decline,
-    Gateway,
-    ReviewRequest,
-    ToolCall,
-    Verdict,
-    VerdictReached,
-    verify_chain,
-)
+from gateway import Abstain, Allow, Decline, Gateway, ReviewRequest, ToolCall, Verdict
+from gateway.events import ApproverFailed, VerdictReached, verify_chain
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

@@ -20,14 +20,8 @@ import anyio
 import pytest
 from gateway_support import BOUND, anyio_backend as anyio_backend, config, of_call, tags
 
-from gateway import (
-    Allow,
-    ApproverDecided,
-    ApproverFailed,
-    Gateway,
-    PluginLoadError,
-    ReviewRequest,
-)
+from gateway import Allow, Gateway, PluginLoadError, ReviewRequest
+from gateway.events import ApproverDecided, ApproverFailed
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

@@ -26,7 +26,6 @@ from gateway_support import anyio_backend as anyio_backend, config
 from gateway import (
     Allow,
     ApproverContext,
-    ApproverFailed,
     Decline,
     Gateway,
     GatewayConfig,
@@ -34,9 +33,10 @@ from gateway import (
     ToolCall,
     Verdict,
     default_config,
-    plan_program,
 )
 from gateway.bounded import BoundedPool
+from gateway.events import ApproverFailed
+from gateway.plans import plan_program
 from gateway.testing import MemorySink
 
 pytestmark = pytest.mark.anyio

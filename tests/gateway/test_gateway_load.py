@@ -40,18 +40,15 @@ from gateway import (
     Allow,
     Approver,
     Decline,
-    Event,
     Gateway,
     ReviewRequest,
     Sink,
-    SinkConfig,
     ToolCall,
     Verdict,
-    VerdictReached,
-    VerdictWithdrawn,
-    read_audit_log,
-    verify_audit_log,
 )
+from gateway.audit import read_audit_log, verify_audit_log
+from gateway.config import SinkConfig
+from gateway.events import Event, VerdictReached, VerdictWithdrawn
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

@@ -27,11 +27,12 @@ from typing import NamedTuple
 
 import pytest
 
-from gateway import RunChanged, VerdictReached, read_audit_log
 from gateway._calls._events import CallOutcome
 from gateway._cli._run import ASKED, DECLINED, TIMED_OUT
 from gateway._review._bwrap import bwrap_program, unavailable
 from gateway._settings._config import default_config_bytes
+from gateway.audit import read_audit_log
+from gateway.events import RunChanged, VerdictReached
 
 _BWRAP = bwrap_program()
 _MISSING = unavailable(_BWRAP)

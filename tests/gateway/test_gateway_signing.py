@@ -25,20 +25,10 @@ import msgspec
 import pytest
 from gateway_support import BOUND, anyio_backend as anyio_backend
 
-from gateway import (
-    AuditSection,
-    ChainCheckpoint,
-    ChainGenesis,
-    ConfigError,
-    Gateway,
-    GatewayConfig,
-    GatewaySection,
-    SinkConfig,
-    WitnessConfig,
-    WitnessFailed,
-    read_audit_log,
-)
-from gateway.audit import check_audit_log, generate_key, load_verifier
+from gateway import ConfigError, Gateway, GatewayConfig
+from gateway.audit import check_audit_log, generate_key, load_verifier, read_audit_log
+from gateway.config import AuditSection, GatewaySection, SinkConfig, WitnessConfig
+from gateway.events import ChainCheckpoint, ChainGenesis, WitnessFailed
 from gateway.testing import StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

@@ -24,7 +24,8 @@ from gateway_support import (
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import StatusCode
 
-from gateway import Gateway, ReviewRequest, ToolCall, plan_program
+from gateway import Gateway, ReviewRequest, ToolCall
+from gateway.plans import plan_program
 from gateway.testing import StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

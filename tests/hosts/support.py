@@ -33,7 +33,8 @@ from typing import Any, Final
 import claude_agent_sdk
 from gateway_relay import worker_pid
 
-from gateway import Event, read_audit_log
+from gateway.audit import read_audit_log
+from gateway.events import Event
 
 REPOSITORY: Final = Path(__file__).resolve().parent.parent.parent
 HOSTS_DIR: Final = REPOSITORY / ".hosts" / "node_modules" / ".bin"

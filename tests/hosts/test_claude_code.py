@@ -45,14 +45,9 @@ from claude_agent_sdk import (
     query,
 )
 
-from gateway import (
-    CallProposed,
-    RunChanged,
-    VerdictReached,
-    not_confinable,
-    read_audit_log,
-    verify_audit_log,
-)
+from gateway.audit import read_audit_log, verify_audit_log
+from gateway.confinement import not_confinable
+from gateway.events import CallProposed, RunChanged, VerdictReached
 from hosts.models import ScriptedModel, ToolUse
 from hosts.support import CLAUDE, KEY_MARK, Scene, install, json_lines, make_scene, need, run_cli
 

@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 from gateway_codex._trust import codex_hooks
 
-from gateway import CallProposed, VerdictReached, verify_audit_log
+from gateway.audit import verify_audit_log
+from gateway.events import CallProposed, VerdictReached
 from hosts.models import ScriptedModel, ToolUse
 from hosts.support import (
     HOSTS_DIR,

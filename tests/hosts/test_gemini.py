@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 from gateway_gemini import HEADLESS
 
-from gateway import CallOutcome, VerdictReached, verify_audit_log
+from gateway.audit import verify_audit_log
+from gateway.events import CallOutcome, VerdictReached
 from hosts.models import ScriptedModel, ToolUse
 from hosts.support import (
     HOSTS_DIR,

@@ -25,7 +25,8 @@ import pytest
 from gateway_notify import NtfyNotifier, WebhookNotifier, sign, verify_signature
 from web.support import WAIT, bash, serve, wait_pending
 
-from gateway import GatewayConfig, GatewaySection, NotifierConfig, PluginLoadError, ServeSection
+from gateway import GatewayConfig, PluginLoadError
+from gateway.config import GatewaySection, NotifierConfig, ServeSection
 from gateway.fleet import Notice
 
 pytestmark = pytest.mark.anyio

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from gateway import plan_program, read_shell
 from gateway._calls._effects import Bind, Effect, Lifetime, Write
 from gateway._read._tree import Coproc, For, Group, Pipeline, SimpleCommand, Subshell, walk
+from gateway.plans import plan_program
+from gateway.shell import read_shell
 from oracle import bash
 from oracle.harness import compare
 

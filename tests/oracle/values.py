@@ -37,11 +37,10 @@ import shlex
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final, NamedTuple
 
-from gateway import iter_effects
 from gateway._calls._plans import Plan
 from gateway._plan import iter_commands, plan_source
 from gateway._plan._position import program_basename
-from gateway.effects import Execute, Opaque
+from gateway.effects import Execute, Opaque, iter_effects
 from oracle import bash
 
 __all__ = ["CLASSES", "FILES", "Judged", "generate", "judge_many", "misses_of"]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway import plan_program
 from gateway._programs import read_arguments
+from gateway.plans import plan_program
 
 _STREAM_READERS = ("cat", "head", "tail", "wc")
 _INTERPRETERS = ("python3", "node", "ruby", "perl")

@@ -28,8 +28,8 @@ from gateway import (
     ReviewRequest,
     ToolCall,
     default_config,
-    plan_program,
 )
+from gateway.plans import plan_program
 
 DECISIONS: Final = {Allow: "allow", Abstain: "ask", Decline: "decline"}
 

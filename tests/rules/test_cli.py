@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from gateway import VerdictReached, read_audit_log
 from gateway._cli import main
+from gateway.audit import read_audit_log
+from gateway.events import VerdictReached
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[Any], str]:

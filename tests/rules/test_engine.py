@@ -21,18 +21,9 @@ from gateway_rules._engine import JudgeContext
 from gateway_rules._match import CommandView, Selectors, command_text
 from gateway_rules._schema import Rule
 
-from gateway import (
-    Abstain,
-    Allow,
-    Decline,
-    Gateway,
-    PlannedCommand,
-    ReviewRequest,
-    ToolCall,
-    iter_commands,
-    plan_program,
-)
+from gateway import Abstain, Allow, Decline, Gateway, ReviewRequest, ToolCall
 from gateway.effects import PLAN_FORMAT
+from gateway.plans import PlannedCommand, iter_commands, plan_program
 from rules.support import (
     approver_with,
     decision,

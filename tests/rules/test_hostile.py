@@ -23,7 +23,8 @@ import anyio
 import pytest
 from gateway_rules import RulesApprover
 
-from gateway import Confining, Gateway, ToolCall
+from gateway import Gateway, ToolCall
+from gateway.confinement import Confining
 from rules.support import decision, default_approver, make_repository, review, rules_only_config
 
 

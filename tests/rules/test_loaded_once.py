@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from gateway_rules import RuleError, RulesApprover
 
-from gateway import default_config_bytes
+from gateway.config import default_config_bytes
 from rules.support import approver_with
 
 LISTING = {"id": "team.listing", "decision": "ask", "programs": ["ls"], "reason": "lists"}

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway import Confinement, Places, default_config, resolve_confinement
+from gateway import default_config
+from gateway.confinement import Confinement, Places, resolve_confinement
 from gateway.effects import AnalysisContext, PathContext, Write, analyse_call
 from rules.test_hostile_on_disk import (
     World,

@@ -14,7 +14,7 @@ from typing import Final
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gateway import PLAN_RENDER_LIMIT, plan_program
+from gateway.plans import PLAN_RENDER_LIMIT, plan_program
 from rules.support import decision, review
 
 COMMANDS: Final = (

@@ -4,7 +4,7 @@ The persistence points a repository keeps where the fixed patterns do not look.
 git runs hooks from the directory ``core.hooksPath`` names (in the
 repository's config, a file it includes, the user's or the system's), and a
 ``.git`` file moves the whole git directory elsewhere. The gateway reads
-git's configuration files as git does (`gateway.persistence_points`): a write
+git's configuration files as git does (`gateway.git.persistence_points`): a write
 into the real hooks directory, to a ``.git`` pointer, or to the configuration
 and hooks of the git directory it leads to is a persistence write, declined;
 writing an ordinary file beside them stays allowed. Real git shows that the
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway import persistence_points
+from gateway.git import persistence_points
 from rules.test_hostile_on_disk import World, _review
 
 _BOUND = 120  # seconds: only catches a hang

@@ -22,7 +22,6 @@ from typing import Any
 import msgspec
 import pytest
 
-from gateway import Event
 from gateway._calls._events import (
     GENESIS,
     ChainCheckpoint,
@@ -32,6 +31,7 @@ from gateway._calls._events import (
 )
 from gateway._record._signing import ensure_key, load_verifier
 from gateway._settings._config import default_config_bytes
+from gateway.events import Event
 
 BOUND = 120.0
 """Seconds a gateway process may take (only catches a hang)."""

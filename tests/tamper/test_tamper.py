@@ -26,23 +26,18 @@ import anyio
 import msgspec
 import pytest
 
-from gateway import (
-    AuditSection,
+from gateway import Gateway, GatewayConfig
+from gateway._calls._events import GENESIS, event_digest
+from gateway.audit import Verifier, check_audit_log, generate_key, load_verifier, read_audit_log
+from gateway.config import AuditSection, GatewaySection, SinkConfig, WitnessConfig
+from gateway.events import (
     ChainCheckpoint,
     ChainGenesis,
     Event,
-    Gateway,
-    GatewayConfig,
-    GatewaySection,
     GatewayStarted,
     GatewayStopped,
-    SinkConfig,
     VerdictReached,
-    WitnessConfig,
-    read_audit_log,
 )
-from gateway._calls._events import GENESIS, event_digest
-from gateway.audit import Verifier, check_audit_log, generate_key, load_verifier
 from gateway.testing import StaticApprover, make_call
 
 COMMANDS: Final = (
@@ -326,7 +321,7 @@ def rotate(data: bytes, logs: Logs) -> bytes:
 
 def remove_recovered_claim(data: bytes, logs: Logs) -> bytes:
     """Insert a fake 'the previous session crashed' record before the second session, chained."""
-    from gateway import LogRecovered
+    from gateway.events import LogRecovered
 
     records = events(data)
     start = sessions(records)[1][0]

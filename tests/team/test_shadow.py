@@ -19,15 +19,9 @@ from gateway_hooks import answer_hook, load_host
 from gateway_human import SHADOW, HumanApprover
 from gateway_rules import RulesApprover
 
-from gateway import (
-    ApproverContext,
-    ApproverDecided,
-    Gateway,
-    GatewayConfig,
-    GatewaySection,
-    Verdict,
-    VerdictReached,
-)
+from gateway import ApproverContext, Gateway, GatewayConfig, Verdict
+from gateway.config import GatewaySection
+from gateway.events import ApproverDecided, VerdictReached
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

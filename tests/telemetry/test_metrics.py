@@ -10,8 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from gateway import Gateway, GatewayConfig, GatewaySection, ToolCall
+from gateway import Gateway, GatewayConfig, ToolCall
 from gateway._observe._metrics import METRICS, Metrics, prometheus_names
+from gateway.config import GatewaySection
 from gateway.testing import MemorySink, StaticApprover, make_call
 from telemetry.support import BOUND, metering, points
 

@@ -15,15 +15,7 @@ import pytest
 from gateway_relay._remote import trace_headers as relay_trace_headers
 from opentelemetry.trace import SpanKind
 
-from gateway import (
-    Allow,
-    CallOutcome,
-    Gateway,
-    HostDecided,
-    ReviewRequest,
-    ToolCall,
-    trace_context,
-)
+from gateway import Allow, Gateway, ReviewRequest, ToolCall
 from gateway._observe._telemetry import (
     ATTRIBUTES,
     SEMCONV,
@@ -32,6 +24,7 @@ from gateway._observe._telemetry import (
     trace_headers,
     unmeasured_kind,
 )
+from gateway.events import CallOutcome, HostDecided, trace_context
 from gateway.testing import StaticApprover, make_call
 from telemetry.support import BOUND, attributes, named, tracing
 
@@ -326,7 +319,7 @@ def test_unmeasured_kinds_cover_the_readers_reasons() -> None:
     """Every reason the conformance cases produce falls in a named kind, not `other`."""
     import json
 
-    from gateway import plan_program
+    from gateway.plans import plan_program
 
     cases = ROOT / "tests" / "data" / "conformance" / "seed_cases.jsonl"
     reasons = set()

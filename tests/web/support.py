@@ -22,16 +22,9 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from gateway_human import HumanApprover
 from gateway_web import RunningService, open_service
 
-from gateway import (
-    Abstain,
-    Approver,
-    ApproverContext,
-    Event,
-    GatewayConfig,
-    GatewaySection,
-    ServeSection,
-    ToolCall,
-)
+from gateway import Abstain, Approver, ApproverContext, GatewayConfig, ToolCall
+from gateway.config import GatewaySection, ServeSection
+from gateway.events import Event
 from gateway.fleet import Identity, TokenBook
 from gateway.testing import StaticApprover
 

@@ -13,7 +13,7 @@ import anyio
 import httpx
 import pytest
 
-from gateway import ApproverDecided, CallOutcome, VerdictReached
+from gateway.events import ApproverDecided, CallOutcome, VerdictReached
 from gateway.testing import StaticApprover
 from web.support import WAIT, bash, config, events, serve, wait_pending
 

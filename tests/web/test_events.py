@@ -9,7 +9,7 @@ import anyio.to_thread
 import httpx
 import pytest
 
-from gateway import Event, VerdictReached, verify_chain
+from gateway.events import Event, VerdictReached, verify_chain
 from gateway.testing import StaticApprover
 from web.support import WAIT, Served, Sse, SseMessage, bash, config, events, serve
 

@@ -18,7 +18,7 @@ import pytest
 from gateway_human import DecisionRecord
 from gateway_web._history import HistoryItem, Kept, history_page, parse_query
 
-from gateway import SinkConfig
+from gateway.config import SinkConfig
 from gateway.fleet import Identity
 from web.support import (
     KEY_HEREDOC,

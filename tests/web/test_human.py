@@ -18,17 +18,10 @@ from gateway_human import (
     shown,
 )
 
-from gateway import (
-    Approver,
-    ApproverContext,
-    ApproverDecided,
-    Gateway,
-    GatewayConfig,
-    PluginLoadError,
-    ServeSection,
-    Verdict,
-)
+from gateway import Approver, ApproverContext, Gateway, GatewayConfig, PluginLoadError, Verdict
 from gateway._approvers import load_approver
+from gateway.config import ServeSection
+from gateway.events import ApproverDecided
 from gateway.testing import MemorySink, StaticApprover, make_call
 
 pytestmark = pytest.mark.anyio

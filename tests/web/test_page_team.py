@@ -21,7 +21,7 @@ import msgspec
 import pytest
 from playwright.async_api import Locator, Page
 
-from gateway import SinkConfig
+from gateway.config import SinkConfig
 from gateway.fleet import Identity
 from web.browser import artifact, browser, open_page, review
 from web.support import (

@@ -9,7 +9,9 @@ import pytest
 from gateway_web import ApprovalService
 from gateway_web._service import WATCH_BUFFER
 
-from gateway import CallOutcome, Gateway, GatewayConfig, ServeSection
+from gateway import Gateway, GatewayConfig
+from gateway.config import ServeSection
+from gateway.events import CallOutcome
 
 pytestmark = pytest.mark.anyio
 
