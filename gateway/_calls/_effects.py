@@ -16,7 +16,7 @@ change here is a wire change and bumps `PLAN_FORMAT`.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 import msgspec
 
@@ -85,18 +85,7 @@ Location classes (``workspace``, ``temp``, ``home``, ``system``, ``stream``,
 its role (a repository's ``.git/config``, wherever its git directory is).
 """
 
-PATH_CLASSES: Final[tuple[PathClass, ...]] = (
-    "workspace",
-    "temp",
-    "home",
-    "secret",
-    "persistence",
-    "system",
-    "stream",
-    "other",
-    "outside",
-    "unknown",
-)
+PATH_CLASSES: Final[tuple[PathClass, ...]] = get_args(PathClass)
 
 Origin = Literal["literal", "call_bound", "unknown"]
 """Where a value comes from: written in the call, bound by the call to a literal, or unknown (a substitution's output, a variable from outside, one re-bound later)."""

@@ -19,12 +19,13 @@ from gateway._cli._common import (
     add_cwd_argument,
     cwd_of,
     read_input,
+    with_audit_file,
     write_json,
 )
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._cli._view import Style, add_json_argument, verdict_view, wants_json, write_text
 from gateway._gateway import Gateway
-from gateway._settings._config import AuditSection, GatewayConfig, SinkConfig
+from gateway._settings._config import AuditSection, GatewayConfig
 
 _MAX_LINE = 1 << 20
 _QUESTION = (
@@ -170,16 +171,7 @@ def _run(arguments: argparse.Namespace) -> int:
     # The managed, user (--config) and project tiers, strictest wins.
     config = load_tiers(arguments).config
     if arguments.audit:
-        config = msgspec.structs.replace(
-            config,
-            sinks={
-                "audit": SinkConfig(
-                    plugin="msgpack" if arguments.audit.endswith((".msgpack", ".mpk")) else "jsonl",
-                    path=arguments.audit,
-                    required=True,
-                )
-            },
-        )
+        config = with_audit_file(config, arguments.audit)
     else:
         # No log: nothing to sign, and no checkpoint a witness should keep.
         config = msgspec.structs.replace(config, sinks={}, audit=AuditSection(), witnesses={})

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 import msgspec
 
-from gateway._settings._config import state_path
+from gateway._settings._config import GatewayConfig, SinkConfig, state_path
 from gateway._settings._plugins import COMMAND_GROUP as COMMAND_GROUP
 
 __all__ = [
@@ -70,6 +70,13 @@ def add_audit_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--audit", metavar="FILE", help="write the audit log here (instead of the config's sinks)"
     )
+
+
+def with_audit_file(config: GatewayConfig, name: str) -> GatewayConfig:
+    """``config`` writing its audit log to ``name`` only (``--audit``): msgpack for ``.msgpack``/``.mpk``, else JSON lines."""
+    plugin = "msgpack" if name.endswith((".msgpack", ".mpk")) else "jsonl"
+    sink = SinkConfig(plugin=plugin, path=os.path.abspath(name), required=True)
+    return msgspec.structs.replace(config, sinks={"audit": sink})
 
 
 def add_cwd_argument(parser: argparse.ArgumentParser, what: str) -> None:

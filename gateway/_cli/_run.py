@@ -45,6 +45,7 @@ from gateway._cli._common import (
     CommandError,
     Subcommand,
     add_audit_argument,
+    with_audit_file,
 )
 from gateway._cli._fleet import add_config_argument, load_tiers
 from gateway._gateway import Gateway
@@ -60,7 +61,7 @@ from gateway._review._bwrap import (
     snapshot,
     unavailable,
 )
-from gateway._settings._config import GatewayConfig, SinkConfig, state_directory
+from gateway._settings._config import GatewayConfig, state_directory
 
 __all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP", "TIMED_OUT", "run_changes"]
 
@@ -479,16 +480,7 @@ def _run(arguments: argparse.Namespace) -> int:
     cwd = os.getcwd()
     config = load_tiers(arguments).config
     if arguments.audit:
-        config = msgspec.structs.replace(
-            config,
-            sinks={
-                "audit": SinkConfig(
-                    plugin="msgpack" if arguments.audit.endswith((".msgpack", ".mpk")) else "jsonl",
-                    path=os.path.abspath(arguments.audit),
-                    required=True,
-                )
-            },
-        )
+        config = with_audit_file(config, arguments.audit)
     config = without_person(config)
     profile = _profile(config, arguments.profile)
     rules = {**config.approver.get("rules", {}), "profile": profile}

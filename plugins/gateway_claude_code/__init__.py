@@ -35,7 +35,6 @@ from typing import Any, Final, Literal
 import msgspec
 from gateway_hooks import (
     HookAnswer,
-    HookError,
     HookEvent,
     HookKind,
     HookReply,
@@ -43,12 +42,12 @@ from gateway_hooks import (
     gateway_commands,
     gateway_handlers,
     install_events,
+    read_event,
     settings_findings,
     uninstall_events,
 )
 
 from gateway import ToolCall
-from gateway.text import error_detail
 
 __all__ = [
     "EVENTS",
@@ -203,17 +202,7 @@ class ClaudeCode:
 
     def read(self, event: Mapping[str, Any]) -> HookEvent:
         """The gateway's view of one Claude Code event."""
-        name = event.get("hook_event_name")
-        kind = self.events.get(name) if isinstance(name, str) else None
-        if kind is None:
-            raise HookError(
-                f"The hook cannot handle the event {name!r}; it handles {', '.join(self.events)}."
-            )
-        try:
-            typed = msgspec.convert(event, ClaudeCodeEvent)
-        except msgspec.ValidationError as error:
-            detail = error_detail(error, 160)
-            raise HookError(f"The {name} event is malformed ({detail}).") from None
+        kind, typed = read_event(event, self.events, ClaudeCodeEvent)
         call = claude_code_call(typed, self.name)
         if kind == "outcome":
             outcome, detail_text = _outcome(typed)

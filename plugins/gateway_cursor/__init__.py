@@ -43,10 +43,10 @@ from gateway_hooks import (
     HookReply,
     HookScope,
     is_gateway_hook,
+    read_event,
 )
 
 from gateway import ToolCall
-from gateway.text import error_detail
 
 __all__ = ["EVENTS", "HOST", "SHELL_TOOL", "Cursor", "CursorEvent", "PermissionOutput"]
 
@@ -131,17 +131,7 @@ class Cursor:
 
     def read(self, event: Mapping[str, Any]) -> HookEvent:
         """The gateway's view of one Cursor event."""
-        name = event.get("hook_event_name")
-        kind = EVENTS.get(name) if isinstance(name, str) else None
-        if kind is None:
-            raise HookError(
-                f"The hook cannot handle the event {name!r}; it handles {', '.join(EVENTS)}."
-            )
-        try:
-            typed = msgspec.convert(event, CursorEvent)
-        except msgspec.ValidationError as error:
-            detail = error_detail(error, 160)
-            raise HookError(f"The {name} event is malformed ({detail}).") from None
+        kind, typed = read_event(event, EVENTS, CursorEvent)
         call = _call(typed, self.name)
         if kind == "outcome":
             return HookEvent(name=typed.hook_event_name, kind=kind, call=call, outcome="succeeded")

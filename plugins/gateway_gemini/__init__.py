@@ -34,7 +34,6 @@ from typing import Any, Final, Literal
 import msgspec
 from gateway_hooks import (
     HookAnswer,
-    HookError,
     HookEvent,
     HookKind,
     HookReply,
@@ -42,12 +41,12 @@ from gateway_hooks import (
     gateway_commands,
     gateway_handlers,
     install_events,
+    read_event,
     settings_findings,
     uninstall_events,
 )
 
 from gateway import ToolCall
-from gateway.text import error_detail
 from gateway_gemini._session import asks_a_person
 
 __all__ = [
@@ -117,17 +116,7 @@ class Gemini:
 
     def read(self, event: Mapping[str, Any]) -> HookEvent:
         """The gateway's view of one Gemini CLI event."""
-        name = event.get("hook_event_name")
-        kind = EVENTS.get(name) if isinstance(name, str) else None
-        if kind is None:
-            raise HookError(
-                f"The hook cannot handle the event {name!r}; it handles {', '.join(EVENTS)}."
-            )
-        try:
-            typed = msgspec.convert(event, GeminiEvent)
-        except msgspec.ValidationError as error:
-            detail = error_detail(error, 160)
-            raise HookError(f"The {name} event is malformed ({detail}).") from None
+        kind, typed = read_event(event, EVENTS, GeminiEvent)
         call = ToolCall(
             typed.tool_name,
             dict(typed.tool_input),

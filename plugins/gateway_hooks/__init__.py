@@ -28,7 +28,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+from typing import Any, Final, Literal, Protocol, TypeVar, runtime_checkable
 
 import anyio
 import anyio.abc
@@ -85,6 +85,7 @@ __all__ = [
     "load_host",
     "matcher_groups_install",
     "matcher_groups_uninstall",
+    "read_event",
     "read_settings",
     "settings_findings",
     "uninstall_events",
@@ -306,6 +307,32 @@ def decode_event(data: bytes) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise HookError("The hook event is not a JSON object.")
     return value
+
+
+E = TypeVar("E")
+
+
+def read_event(
+    event: Mapping[str, Any], events: Mapping[str, HookKind], as_type: type[E]
+) -> tuple[HookKind, E]:
+    """
+    What a host's event asks, and the event as the host's own type.
+
+    Raises:
+        HookError: The event names no event in ``events``, or does not
+            fit ``as_type`` (one sentence each).
+    """
+    name = event.get("hook_event_name")
+    kind = events.get(name) if isinstance(name, str) else None
+    if kind is None:
+        raise HookError(
+            f"The hook cannot handle the event {name!r}; it handles {', '.join(events)}."
+        )
+    try:
+        return kind, msgspec.convert(event, as_type)
+    except msgspec.ValidationError as error:
+        detail = error_detail(error, 160)
+        raise HookError(f"The {name} event is malformed ({detail}).") from None
 
 
 def _linked_answer(link: Link) -> HookAnswer:
