@@ -59,16 +59,15 @@ from gateway.effects import (
 
 __all__ = [
     "CLEAN_REPOSITORY",
+    "DiskView",
     "absolute",
     "disk_targets",
     "git_directories",
-    "inspect_all",
-    "linked_classes",
+    "look_at_disk",
     "outside_home",
     "path_programs",
     "point_writes",
     "repository_check",
-    "repository_points",
     "through_links",
     "unreadable_reads",
     "walked_paths",
@@ -136,7 +135,7 @@ def git_directories(plans: Iterable[Plan]) -> set[str | None]:
     return found
 
 
-async def inspect_all(
+def _inspections(
     directories: Iterable[str | None],
     *,
     home: str | None,
@@ -145,20 +144,15 @@ async def inspect_all(
     environ: Mapping[str, str],
 ) -> dict[str, RepositoryInspection]:
     """
-    Inspect the repository git would use from each directory that is known (file reads, in a thread).
+    Inspect the repository git would use from each directory that is known (file reads: call it in a thread).
 
     Relative directories are under the call's working directory ``cwd``.
     """
     inspections: dict[str, RepositoryInspection] = {}
     for shown in sorted(d for d in directories if d is not None):
         path = absolute(shown, home, cwd)
-        if path is None:
-            continue
-
-        def inspect(path: str = path) -> RepositoryInspection:
-            return inspect_repository(path, workspace=roots, environ=environ)
-
-        inspections[shown] = await anyio.to_thread.run_sync(inspect, abandon_on_cancel=True)
+        if path is not None:
+            inspections[shown] = inspect_repository(path, workspace=roots, environ=environ)
     return inspections
 
 
@@ -526,14 +520,14 @@ def _glob_classes(
     return classes
 
 
-async def linked_classes(
-    plans: Iterable[Plan],
-    targets: dict[str, set[str]],
+def _linked(
+    plans: Sequence[Plan],
+    targets: Mapping[str, set[str]],
     *,
     paths: PathsSection,
     home: str | None,
     cwd: str | None,
-    readable: Callable[[str], bool] = lambda path: True,
+    readable: Callable[[str], bool],
 ) -> dict[str, tuple[str, ...]]:
     """
     For each path the call reads or writes that leads elsewhere through a symbolic link: the classes of where it leads.
@@ -543,35 +537,22 @@ async def linked_classes(
 
     ``targets`` are the call's `disk_targets`. Keyed as `through_links`
     looks effects up; a path whose links lead nowhere else is not in it.
-    Resolved in a worker thread.
+    Reads the disk: call it in a thread.
     """
     if not targets:
         return {}
-    options = glob_options(plans)
     context = path_context(paths, cwd, home)
-
-    def resolve() -> dict[str, tuple[str, ...]]:
-        # A resolved path is spelled as the disk spells it: when the home
-        # directory (or the working directory) is itself reached through a
-        # link, `~/.aws/**` must match where it really is, too.
-        started = thread_cpu_seconds()
-        real = msgspec.structs.replace(
-            context,
-            home=None if context.home is None else os.path.realpath(context.home),
-            cwd=None if context.cwd is None else os.path.realpath(context.cwd),
-        )
-        try:
-            return _resolve_links(
-                targets, (context, real) if real != context else (context,), options, readable
-            )
-        finally:
-            # Done for the review (the thread runs in its context): it counts against its budget.
-            charge(thread_cpu_seconds() - started)
-
-    # A disk that hangs (a stale network mount): the gateway answers at the
-    # approver's deadline, and on that cancellation this task ends at once,
-    # leaving the thread to finish on its own.
-    return await anyio.to_thread.run_sync(resolve, abandon_on_cancel=True)
+    # A resolved path is spelled as the disk spells it: when the home
+    # directory (or the working directory) is itself reached through a
+    # link, `~/.aws/**` must match where it really is, too.
+    real = msgspec.structs.replace(
+        context,
+        home=None if context.home is None else os.path.realpath(context.home),
+        cwd=None if context.cwd is None else os.path.realpath(context.cwd),
+    )
+    return _resolve_links(
+        targets, (context, real) if real != context else (context,), glob_options(plans), readable
+    )
 
 
 def path_programs(
@@ -685,8 +666,8 @@ def _fixed_part(path: str) -> str:
     return path
 
 
-async def repository_points(
-    plans: Iterable[Plan],
+def _points(
+    plans: Sequence[Plan],
     effects: Iterable[Effect],
     *,
     home: str | None,
@@ -698,22 +679,15 @@ async def repository_points(
     Where the repositories around the call keep their hooks and configuration (`gateway.persistence_points`).
 
     Looked up from the workspace roots and from every path the call
-    writes (for a glob, the directories its text fixes), in a worker thread.
+    writes (for a glob, the directories its text fixes). Reads the disk:
+    call it in a thread.
     """
     places = list(roots)
     for write in _writes(plans, effects):
         value = absolute(write.path.value, home, cwd)
         if value is not None:
             places.append(_fixed_part(value) if write.path.pattern else value)
-
-    def find() -> PersistencePoints:
-        started = thread_cpu_seconds()
-        try:
-            return persistence_points(dict.fromkeys(places), environ=environ)
-        finally:
-            charge(thread_cpu_seconds() - started)
-
-    return await anyio.to_thread.run_sync(find, abandon_on_cancel=True)
+    return persistence_points(dict.fromkeys(places), environ=environ)
 
 
 def with_points(paths: PathsSection, points: PersistencePoints) -> PathsSection:
@@ -722,6 +696,85 @@ def with_points(paths: PathsSection, points: PersistencePoints) -> PathsSection:
         return paths
     extra = tuple(dict.fromkeys((*paths.extra_persistence_patterns, *points.patterns)))
     return msgspec.structs.replace(paths, extra_persistence_patterns=extra)
+
+
+class DiskView(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    What judging one call read from the disk (`look_at_disk`).
+
+    Attributes:
+        programs: The programs named bare that ``PATH`` finds where the agent can write (`path_programs`).
+        open_to_writes: Whether a directory of ``PATH`` is such a place.
+        points: Where the repositories around the call keep their hooks and configuration.
+        paths: The ``[paths]`` table with those points added (`with_points`).
+        links: The classes of where the call's paths lead through links (keyed as `through_links` looks them up).
+        inspections: The repository each directory the call's git commands run in would use.
+    """
+
+    programs: dict[str, str]
+    open_to_writes: bool
+    points: PersistencePoints
+    paths: PathsSection
+    links: dict[str, tuple[str, ...]]
+    inspections: dict[str, RepositoryInspection]
+
+
+async def look_at_disk(
+    plans: Sequence[Plan],
+    effects: Sequence[Effect],
+    *,
+    targets: Mapping[str, set[str]],
+    directories: Iterable[str | None],
+    paths: PathsSection,
+    home: str | None,
+    cwd: str | None,
+    roots: Sequence[str],
+    search_path: str | None,
+    environ: Mapping[str, str],
+    readable: Callable[[str], bool],
+) -> DiskView:
+    """
+    Everything judging a call reads from the disk, read now, in one worker thread.
+
+    The programs ``PATH`` finds (`path_programs`), the repositories'
+    persistence points (`gateway.persistence_points`), where the call's
+    ``targets`` (`disk_targets`) lead through links, and the repository
+    each of the git ``directories`` would use (`gateway.inspect_repository`).
+    One hand-off to a thread for all of it: each costs the event loop
+    and the thread a wake-up, which is most of what a small call's look
+    at the disk costs. Its CPU time counts against the review's budget.
+
+    A disk that hangs (a stale network mount): the gateway answers at the
+    approver's deadline, and on that cancellation this task ends at once,
+    leaving the thread to finish on its own.
+    """
+    directories = tuple(directories)
+
+    def look() -> DiskView:
+        # Done for the review (the thread runs in its context): it counts against its budget.
+        started = thread_cpu_seconds()
+        try:
+            programs, open_to_writes = path_programs(
+                plans, search_path=search_path, paths=paths, home=home, cwd=cwd
+            )
+            points = _points(plans, effects, home=home, cwd=cwd, roots=roots, environ=environ)
+            pointed = with_points(paths, points)
+            links = _linked(plans, targets, paths=pointed, home=home, cwd=cwd, readable=readable)
+            inspections = _inspections(
+                directories, home=home, cwd=cwd, roots=roots, environ=environ
+            )
+        finally:
+            charge(thread_cpu_seconds() - started)
+        return DiskView(
+            programs=programs,
+            open_to_writes=open_to_writes,
+            points=points,
+            paths=pointed,
+            links=links,
+            inspections=inspections,
+        )
+
+    return await anyio.to_thread.run_sync(look, abandon_on_cancel=True)
 
 
 def point_writes(
