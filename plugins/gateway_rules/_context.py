@@ -11,11 +11,16 @@ inspections up, with `gateway.configured_refusal`.
 
 The planner judges a path by its value, folded as bash's ``cd`` folds it,
 without consulting the file system; the kernel follows symbolic links. So
-the paths a call's effects name are also resolved on disk (`linked_classes`,
+the paths a call's effects name are also resolved on disk (`look_at_disk`,
 in a worker thread, before judging): where a link on the way leads somewhere
 else, the effect has the classes of both places (`through_links`). A link
 made by the call itself is not on disk yet; the next call that uses it is
 judged through it.
+
+All of it, with the programs ``PATH`` finds (`path_programs`) and where
+the repositories keep their hooks (`gateway.persistence_points`), is read
+for each call in one hand-off to a worker thread (`look_at_disk`), and
+nothing read is kept for the next call: the disk may have changed.
 """
 
 from __future__ import annotations
@@ -235,7 +240,7 @@ _RESOLVED_UNDER_DEV = ("/dev/shm/", "/dev/mqueue/")  # noqa: S108 -- named, not 
 
 def _link_key(effect: Effect) -> str | None:
     """
-    How an effect's path is looked up in `linked_classes`: ``None`` when it is not resolved on disk.
+    How an effect's path is looked up in `look_at_disk`: ``None`` when it is not resolved on disk.
 
     A glob is expanded on disk as bash expands it (`_expand`); a recursive
     read of one also walks what it matches (``glob-walk``).
@@ -415,7 +420,7 @@ def disk_targets(
     ``..``, the text itself under each directory the command runs in, since
     the kernel climbs from where a link led, not from where it was written.
     Empty when the call names no path: then judging it does not look at
-    the disk (`linked_classes` resolves these). Its CPU time counts
+    the disk (`look_at_disk` resolves these). Its CPU time counts
     against the review's budget.
     """
     started = thread_cpu_seconds()
