@@ -80,5 +80,5 @@ def test_a_directory_removed_after_it_was_resolved_is_resolved_again(tree: Path)
 
 
 def test_proc_and_dev_paths_agree() -> None:
-    for path in ("/", "/proc/self", "/proc/self/cwd", "/dev/null", "/dev/stdin", "/tmp"):
+    for path in ("/", "/proc/self", "/proc/self/cwd", "/dev/null", "/dev/stdin", "/var"):
         assert _realpath(path) == os.path.realpath(path), path
