@@ -26,6 +26,7 @@ The decision, the threat model and the measured cost are in docs/git-trust.md.
 
 from __future__ import annotations
 
+import functools
 import os
 import pwd
 import stat
@@ -35,7 +36,13 @@ from typing import Final, Literal
 import msgspec
 
 from gateway._programs import ArgumentReading
-from gateway._programs._gitconfig import ConfigError, git_code_key, git_file_key, read_config
+from gateway._programs._gitconfig import (
+    ConfigEntry,
+    ConfigError,
+    git_code_key,
+    git_file_key,
+    read_config,
+)
 
 __all__ = [
     "DISTRUSTED_ENVIRONMENT",
@@ -155,6 +162,29 @@ def _read_text(path: str) -> str | None:
     return data.decode("utf-8", errors="replace")
 
 
+PARSED_TEXT: Final = 1 << 16
+"""A configuration text up to this many characters keeps its parse (`_entries`); most are a few hundred."""
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> tuple[ConfigEntry, ...]:
+    return tuple(read_config(text))
+
+
+def _entries(text: str) -> Sequence[ConfigEntry]:
+    """
+    `read_config` of a file's text, its parse kept per text (the file itself is read every time).
+
+    The parse depends on the text alone, so the same text — the user's
+    ``~/.gitconfig``, read for every call that writes a path — is parsed
+    once; a text git would refuse raises every time.
+
+    Raises:
+        ConfigError: git would refuse the text.
+    """
+    return _parsed(text) if len(text) <= PARSED_TEXT else read_config(text)
+
+
 def _is_git_directory(path: str) -> bool:
     """git's ``is_git_directory``: a ``HEAD``, and ``objects`` and ``refs`` (in the common directory)."""
     common = path
@@ -261,7 +291,7 @@ class _Reader:
             return
         self.files.append(path)
         try:
-            entries = read_config(text)
+            entries = _entries(text)
         except ConfigError as error:
             raise _Distrust(f"`{path}` is not configuration git reads ({error})") from error
         scope = self.scope(path)
@@ -356,7 +386,7 @@ def _submodules(common_dir: str, work_tree: str) -> list[str]:
     listed = _read_text(os.path.join(work_tree, ".gitmodules"))
     if listed is not None:
         try:
-            settings = read_config(listed)
+            settings = _entries(listed)
         except ConfigError as error:
             raise _Distrust(f"`.gitmodules` is not configuration git reads ({error})") from error
         for entry in settings:

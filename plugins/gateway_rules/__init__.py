@@ -46,7 +46,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-import anyio.to_thread
 import msgspec
 
 from gateway import Abstain, Allow, Answer, ApproverContext, GatewayError, ReviewRequest
@@ -60,15 +59,11 @@ from gateway_rules._checked import examples_key, known_good, remember_good
 from gateway_rules._context import (
     disk_targets,
     git_directories,
-    inspect_all,
-    linked_classes,
+    look_at_disk,
     outside_home,
-    path_programs,
     point_writes,
     repository_check,
-    repository_points,
     unreadable_reads,
-    with_points,
     workspace_roots,
 )
 from gateway_rules._engine import (
@@ -577,62 +572,35 @@ class RulesApprover:
             # is judged again (a link re-pointed, a hooks path set meanwhile).
             self._changes += 1
         readable = self._readable(request.call.cwd)
-        programs, open_to_writes = await anyio.to_thread.run_sync(
-            lambda: path_programs(
-                plans,
-                search_path=os.environ.get("PATH"),
-                paths=self._paths,
-                home=self._home,
-                cwd=request.call.cwd,
-            ),
-            abandon_on_cancel=True,
-        )
-        if open_to_writes:
-            self._changes += 1  # a program may appear there: the answer rests on the disk
-        # Where the repositories keep their hooks and configuration, read
-        # from disk for this question (`core.hooksPath`, `.git` pointers).
-        points = await repository_points(
+        disk = await look_at_disk(
             plans,
             request.effects,
+            targets=targets,
+            directories=directories,
+            paths=self._paths,
             home=self._home,
             cwd=request.call.cwd,
             roots=absolute,
+            search_path=os.environ.get("PATH"),
             environ=os.environ,
-        )
-        paths = with_points(self._paths, points)
-        links = await linked_classes(
-            plans,
-            targets,
-            paths=paths,
-            home=self._home,
-            cwd=request.call.cwd,
             readable=readable,
         )
+        if disk.open_to_writes:
+            self._changes += 1  # a program may appear there: the answer rests on the disk
         links = {
-            **links,
+            **disk.links,
             **unreadable_reads(
                 plans, request.effects, readable=readable, home=self._home, cwd=request.call.cwd
             ),
             **point_writes(
                 plans,
                 request.effects,
-                paths=paths,
-                points=points,
+                paths=disk.paths,
+                points=disk.points,
                 home=self._home,
                 cwd=request.call.cwd,
             ),
         }
-        inspections = (
-            await inspect_all(
-                directories,
-                home=self._home,
-                cwd=request.call.cwd,
-                roots=absolute,
-                environ=os.environ,
-            )
-            if directories
-            else {}
-        )
         usable = [item for item in self.remembered if item.scope in self.options.remember]
         remembered = tuple(_as_rule(item) for item in usable if item.scope == "prefix")
         exact = next(
@@ -661,10 +629,10 @@ class RulesApprover:
             request=request,
             roots=roots,
             remembered=remembered,
-            inspections=inspections,
+            inspections=disk.inspections,
             digest_allowed=digest_allowed,
             links=links,
-            programs=programs,
+            programs=disk.programs,
         )
 
     async def review(self, request: ReviewRequest) -> Answer:

@@ -11,11 +11,16 @@ inspections up, with `gateway.git.configured_refusal`.
 
 The planner judges a path by its value, folded as bash's ``cd`` folds it,
 without consulting the file system; the kernel follows symbolic links. So
-the paths a call's effects name are also resolved on disk (`linked_classes`,
+the paths a call's effects name are also resolved on disk (`look_at_disk`,
 in a worker thread, before judging): where a link on the way leads somewhere
 else, the effect has the classes of both places (`through_links`). A link
 made by the call itself is not on disk yet; the next call that uses it is
 judged through it.
+
+All of it, with the programs ``PATH`` finds (`path_programs`) and where
+the repositories keep their hooks (`gateway.persistence_points`), is read
+for each call in one hand-off to a worker thread (`look_at_disk`), and
+nothing read is kept for the next call: the disk may have changed.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import translate
+from typing import Final
 
 import anyio.to_thread
 import msgspec
@@ -57,16 +63,15 @@ from gateway.plans import Plan, PlannedCommand, iter_commands
 
 __all__ = [
     "CLEAN_REPOSITORY",
+    "DiskView",
     "absolute",
     "disk_targets",
     "git_directories",
-    "inspect_all",
-    "linked_classes",
+    "look_at_disk",
     "outside_home",
     "path_programs",
     "point_writes",
     "repository_check",
-    "repository_points",
     "through_links",
     "unreadable_reads",
     "walked_paths",
@@ -76,6 +81,39 @@ __all__ = [
 
 CLEAN_REPOSITORY = RepositoryInspection(work_tree=".", git_dir="./.git")
 """A repository inside the workspace whose configuration sets no code: how rule examples are judged."""
+
+
+_PROC_FD: Final = "/proc/self/fd/"
+_O_PATH: Final = getattr(os, "O_PATH", 0)
+
+
+def _realpath(path: str) -> str:
+    """
+    ``os.path.realpath(path)``, from the kernel where it can say: where an open of the path lands.
+
+    The kernel resolves every link on the way in one open, and names what
+    it opened in ``/proc/self/fd``: three system calls, where
+    ``os.path.realpath`` makes one per component (most of what a call's
+    look at ``PATH`` cost). A path that cannot be opened (it does not
+    exist, a link loops, a directory on the way may not be searched), a
+    name the kernel cannot give as an absolute path (deleted, outside
+    this process's root), or a system without ``O_PATH`` or ``/proc``:
+    ``os.path.realpath``, as before.
+    """
+    if _O_PATH:
+        try:
+            descriptor = os.open(path, _O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return os.path.realpath(path)
+        try:
+            found = os.readlink(f"{_PROC_FD}{descriptor}")
+        except OSError:
+            found = ""
+        finally:
+            os.close(descriptor)
+        if found.startswith("/") and not found.endswith(" (deleted)"):
+            return found
+    return os.path.realpath(path)
 
 
 def _normal(path: str) -> str:
@@ -134,7 +172,7 @@ def git_directories(plans: Iterable[Plan]) -> set[str | None]:
     return found
 
 
-async def inspect_all(
+def _inspections(
     directories: Iterable[str | None],
     *,
     home: str | None,
@@ -143,20 +181,15 @@ async def inspect_all(
     environ: Mapping[str, str],
 ) -> dict[str, RepositoryInspection]:
     """
-    Inspect the repository git would use from each directory that is known (file reads, in a thread).
+    Inspect the repository git would use from each directory that is known (file reads: call it in a thread).
 
     Relative directories are under the call's working directory ``cwd``.
     """
     inspections: dict[str, RepositoryInspection] = {}
     for shown in sorted(d for d in directories if d is not None):
         path = absolute(shown, home, cwd)
-        if path is None:
-            continue
-
-        def inspect(path: str = path) -> RepositoryInspection:
-            return inspect_repository(path, workspace=roots, environ=environ)
-
-        inspections[shown] = await anyio.to_thread.run_sync(inspect, abandon_on_cancel=True)
+        if path is not None:
+            inspections[shown] = inspect_repository(path, workspace=roots, environ=environ)
     return inspections
 
 
@@ -205,7 +238,7 @@ _RESOLVED_UNDER_DEV = ("/dev/shm/", "/dev/mqueue/")  # noqa: S108 -- named, not 
 
 def _link_key(effect: Effect) -> str | None:
     """
-    How an effect's path is looked up in `linked_classes`: ``None`` when it is not resolved on disk.
+    How an effect's path is looked up in `look_at_disk`: ``None`` when it is not resolved on disk.
 
     A glob is expanded on disk as bash expands it (`_expand`); a recursive
     read of one also walks what it matches (``glob-walk``).
@@ -317,7 +350,7 @@ def _holds_secret(directory: str, contexts: Sequence[PathContext]) -> str | None
 
     looks = [(context, *_secret_names(context)) for context in contexts]
     seen = 0
-    for root, dirs, files in os.walk(os.path.realpath(directory), onerror=unlistable):
+    for root, dirs, files in os.walk(_realpath(directory), onerror=unlistable):
         dirs.sort()
         here = root.rstrip("/") + "/"
         sought = []
@@ -330,7 +363,7 @@ def _holds_secret(directory: str, contexts: Sequence[PathContext]) -> str | None
                 return "unknown"
             full = os.path.join(root, name)
             if os.path.islink(full):
-                real = os.path.realpath(full)
+                real = _realpath(full)
                 if any("secret" in classify_path(real, c, recursive=True) for c, *_ in sought):
                     return "secret"
                 continue
@@ -345,8 +378,8 @@ def _holds_secret(directory: str, contexts: Sequence[PathContext]) -> str | None
 def _real(path: str, last: str) -> str:
     head, tail = os.path.split(path)
     if last == "parent" and tail not in ("", ".", ".."):
-        return os.path.join(os.path.realpath(head), tail)
-    return os.path.realpath(path)
+        return os.path.join(_realpath(head), tail)
+    return _realpath(path)
 
 
 # A path written with no quoting or expansion: what bash passes is the text itself.
@@ -385,7 +418,7 @@ def disk_targets(
     ``..``, the text itself under each directory the command runs in, since
     the kernel climbs from where a link led, not from where it was written.
     Empty when the call names no path: then judging it does not look at
-    the disk (`linked_classes` resolves these). Its CPU time counts
+    the disk (`look_at_disk` resolves these). Its CPU time counts
     against the review's budget.
     """
     started = thread_cpu_seconds()
@@ -524,14 +557,14 @@ def _glob_classes(
     return classes
 
 
-async def linked_classes(
-    plans: Iterable[Plan],
-    targets: dict[str, set[str]],
+def _linked(
+    plans: Sequence[Plan],
+    targets: Mapping[str, set[str]],
     *,
     paths: PathsSection,
     home: str | None,
     cwd: str | None,
-    readable: Callable[[str], bool] = lambda path: True,
+    readable: Callable[[str], bool],
 ) -> dict[str, tuple[str, ...]]:
     """
     For each path the call reads or writes that leads elsewhere through a symbolic link: the classes of where it leads.
@@ -541,35 +574,22 @@ async def linked_classes(
 
     ``targets`` are the call's `disk_targets`. Keyed as `through_links`
     looks effects up; a path whose links lead nowhere else is not in it.
-    Resolved in a worker thread.
+    Reads the disk: call it in a thread.
     """
     if not targets:
         return {}
-    options = glob_options(plans)
     context = path_context(paths, cwd, home)
-
-    def resolve() -> dict[str, tuple[str, ...]]:
-        # A resolved path is spelled as the disk spells it: when the home
-        # directory (or the working directory) is itself reached through a
-        # link, `~/.aws/**` must match where it really is, too.
-        started = thread_cpu_seconds()
-        real = msgspec.structs.replace(
-            context,
-            home=None if context.home is None else os.path.realpath(context.home),
-            cwd=None if context.cwd is None else os.path.realpath(context.cwd),
-        )
-        try:
-            return _resolve_links(
-                targets, (context, real) if real != context else (context,), options, readable
-            )
-        finally:
-            # Done for the review (the thread runs in its context): it counts against its budget.
-            charge(thread_cpu_seconds() - started)
-
-    # A disk that hangs (a stale network mount): the gateway answers at the
-    # approver's deadline, and on that cancellation this task ends at once,
-    # leaving the thread to finish on its own.
-    return await anyio.to_thread.run_sync(resolve, abandon_on_cancel=True)
+    # A resolved path is spelled as the disk spells it: when the home
+    # directory (or the working directory) is itself reached through a
+    # link, `~/.aws/**` must match where it really is, too.
+    real = msgspec.structs.replace(
+        context,
+        home=None if context.home is None else _realpath(context.home),
+        cwd=None if context.cwd is None else _realpath(context.cwd),
+    )
+    return _resolve_links(
+        targets, (context, real) if real != context else (context,), glob_options(plans), readable
+    )
 
 
 def path_programs(
@@ -599,7 +619,7 @@ def path_programs(
         directory = absolute(entry or ".", home, cwd)
         if directory is not None and directory not in directories:
             directories.append(directory)
-    open_to_writes = any(writable(d) or writable(os.path.realpath(d)) for d in directories)
+    open_to_writes = any(writable(d) or writable(_realpath(d)) for d in directories)
     if not open_to_writes:
         return {}, False
     names = {
@@ -613,7 +633,7 @@ def path_programs(
         for directory in directories:
             full = os.path.join(directory, name)
             if os.path.isfile(full) and os.access(full, os.X_OK):
-                if writable(full) or writable(os.path.realpath(full)):
+                if writable(full) or writable(_realpath(full)):
                     found[name] = full
                 break
     return found, True
@@ -683,8 +703,8 @@ def _fixed_part(path: str) -> str:
     return path
 
 
-async def repository_points(
-    plans: Iterable[Plan],
+def _points(
+    plans: Sequence[Plan],
     effects: Iterable[Effect],
     *,
     home: str | None,
@@ -696,22 +716,15 @@ async def repository_points(
     Where the repositories around the call keep their hooks and configuration (`gateway.git.persistence_points`).
 
     Looked up from the workspace roots and from every path the call
-    writes (for a glob, the directories its text fixes), in a worker thread.
+    writes (for a glob, the directories its text fixes). Reads the disk:
+    call it in a thread.
     """
     places = list(roots)
     for write in _writes(plans, effects):
         value = absolute(write.path.value, home, cwd)
         if value is not None:
             places.append(_fixed_part(value) if write.path.pattern else value)
-
-    def find() -> PersistencePoints:
-        started = thread_cpu_seconds()
-        try:
-            return persistence_points(dict.fromkeys(places), environ=environ)
-        finally:
-            charge(thread_cpu_seconds() - started)
-
-    return await anyio.to_thread.run_sync(find, abandon_on_cancel=True)
+    return persistence_points(dict.fromkeys(places), environ=environ)
 
 
 def with_points(paths: PathsSection, points: PersistencePoints) -> PathsSection:
@@ -720,6 +733,85 @@ def with_points(paths: PathsSection, points: PersistencePoints) -> PathsSection:
         return paths
     extra = tuple(dict.fromkeys((*paths.extra_persistence_patterns, *points.patterns)))
     return msgspec.structs.replace(paths, extra_persistence_patterns=extra)
+
+
+class DiskView(msgspec.Struct, frozen=True, kw_only=True):
+    """
+    What judging one call read from the disk (`look_at_disk`).
+
+    Attributes:
+        programs: The programs named bare that ``PATH`` finds where the agent can write (`path_programs`).
+        open_to_writes: Whether a directory of ``PATH`` is such a place.
+        points: Where the repositories around the call keep their hooks and configuration.
+        paths: The ``[paths]`` table with those points added (`with_points`).
+        links: The classes of where the call's paths lead through links (keyed as `through_links` looks them up).
+        inspections: The repository each directory the call's git commands run in would use.
+    """
+
+    programs: dict[str, str]
+    open_to_writes: bool
+    points: PersistencePoints
+    paths: PathsSection
+    links: dict[str, tuple[str, ...]]
+    inspections: dict[str, RepositoryInspection]
+
+
+async def look_at_disk(
+    plans: Sequence[Plan],
+    effects: Sequence[Effect],
+    *,
+    targets: Mapping[str, set[str]],
+    directories: Iterable[str | None],
+    paths: PathsSection,
+    home: str | None,
+    cwd: str | None,
+    roots: Sequence[str],
+    search_path: str | None,
+    environ: Mapping[str, str],
+    readable: Callable[[str], bool],
+) -> DiskView:
+    """
+    Everything judging a call reads from the disk, read now, in one worker thread.
+
+    The programs ``PATH`` finds (`path_programs`), the repositories'
+    persistence points (`gateway.persistence_points`), where the call's
+    ``targets`` (`disk_targets`) lead through links, and the repository
+    each of the git ``directories`` would use (`gateway.inspect_repository`).
+    One hand-off to a thread for all of it: each costs the event loop
+    and the thread a wake-up, which is most of what a small call's look
+    at the disk costs. Its CPU time counts against the review's budget.
+
+    A disk that hangs (a stale network mount): the gateway answers at the
+    approver's deadline, and on that cancellation this task ends at once,
+    leaving the thread to finish on its own.
+    """
+    directories = tuple(directories)
+
+    def look() -> DiskView:
+        # Done for the review (the thread runs in its context): it counts against its budget.
+        started = thread_cpu_seconds()
+        try:
+            programs, open_to_writes = path_programs(
+                plans, search_path=search_path, paths=paths, home=home, cwd=cwd
+            )
+            points = _points(plans, effects, home=home, cwd=cwd, roots=roots, environ=environ)
+            pointed = with_points(paths, points)
+            links = _linked(plans, targets, paths=pointed, home=home, cwd=cwd, readable=readable)
+            inspections = _inspections(
+                directories, home=home, cwd=cwd, roots=roots, environ=environ
+            )
+        finally:
+            charge(thread_cpu_seconds() - started)
+        return DiskView(
+            programs=programs,
+            open_to_writes=open_to_writes,
+            points=points,
+            paths=pointed,
+            links=links,
+            inspections=inspections,
+        )
+
+    return await anyio.to_thread.run_sync(look, abandon_on_cancel=True)
 
 
 def point_writes(

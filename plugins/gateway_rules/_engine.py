@@ -141,7 +141,7 @@ class JudgeContext(NamedTuple):
             trusted (a clause), or ``None`` when it can.
         profile: The profile in force (named in the sentence of an ask about a write).
         links: For the paths that lead elsewhere through a symbolic link, the
-            classes of where they lead (`gateway_rules._context.linked_classes`).
+            classes of where they lead (`gateway_rules._context.look_at_disk`).
         programs: The programs named bare that ``PATH`` finds where the agent
             can write, and the file: judged as that file (``./python3``), not
             as the program a rule names (`gateway_rules._context.path_programs`).

@@ -128,7 +128,7 @@ class JudgeQuestion(msgspec.Struct, frozen=True, kw_only=True):
         digest_allowed: A person's remembered approval of this plan digest:
             its id, and who remembered it when (`RuleSet.evaluate`).
         links: The classes of where paths lead through symbolic links
-            (`gateway_rules._context.linked_classes`).
+            (`gateway_rules._context.look_at_disk`).
         programs: The programs named bare that ``PATH`` finds where the
             agent can write, and the file (`gateway_rules._context.path_programs`).
     """

@@ -104,3 +104,27 @@ def test_a_call_that_touches_no_path_is_still_answered_again(
     home, work = _world(tmp_path, monkeypatch)
     first, second, judged = _twice("echo hello", "read-only", home, work, lambda: None)
     assert (first, second, judged) == ("allow", "allow", 1)
+
+
+def test_a_user_config_rewritten_to_the_same_size_between_two_identical_calls_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The parse of a configuration file is kept per text (`_git_trust._entries`);
+    # the file is read again for every call, so a rewrite in place that keeps
+    # its size (and may keep its time stamp) still changes the answer.
+    home, work = _world(tmp_path, monkeypatch)
+    subprocess.run(["git", "init", "-q", str(work)], check=True, timeout=60)
+    (work / "tools/hooks").mkdir(parents=True)
+    config = home / ".gitconfig"
+    config.write_text("[core]\n\thooksPath = tools/hookz\n")
+    size = config.stat().st_size
+
+    def re_point_hooks() -> None:
+        with config.open("r+") as handle:
+            handle.write("[core]\n\thooksPath = tools/hooks\n")
+        assert config.stat().st_size == size
+
+    first, second, judged = _twice(
+        "echo x > tools/hooks/pre-commit", "workspace-write", home, work, re_point_hooks
+    )
+    assert (first, second, judged) == ("allow", "decline", 2)
