@@ -90,6 +90,7 @@ from gateway._calls._plans import Hole, ProgramPlan, SequencePlan
 from gateway._calls._text import shorten
 from gateway._calls._verdicts import DECISION_VERBS, Verdict, as_ask, unconfined
 from gateway._calls._version import VERSION
+from gateway._gateway._statistics import Counts, GatewayStatistics, statistics
 from gateway._observe._metrics import Metrics
 from gateway._observe._telemetry import (
     ATTR_COMMANDS,
@@ -149,56 +150,6 @@ _DECIDERS: Final[dict[str, Literal["person", "timeout", "failed", "nobody"]]] = 
     "failed": "failed",
     "nobody": "nobody",
 }
-
-
-class GatewayStatistics(msgspec.Struct, frozen=True, kw_only=True):
-    """
-    Counters for monitoring a gateway.
-
-    Attributes:
-        reviews: Reviews started.
-        allowed: Verdicts ``allow`` released.
-        asked: Verdicts ``ask`` released.
-        declined: Verdicts ``decline`` released.
-        plan_cache_hits: Calls read from the cache of identical calls.
-        plan_cache_misses: Calls read afresh (in a worker).
-        events: Events published.
-        failed_sinks: Sinks that failed.
-        halted: Why the gateway releases no verdict but decline, if it does not.
-        workers_killed: Workers killed for overrunning their deadline (or dying).
-        checkpoints: Signed checkpoints published.
-        busy: Calls declined at once because the gateway could not read them
-            within ``[gateway] admission-wait``.
-    """
-
-    reviews: int
-    allowed: int
-    asked: int
-    declined: int
-    plan_cache_hits: int
-    plan_cache_misses: int
-    events: int
-    failed_sinks: tuple[str, ...]
-    halted: str | None = None
-    workers_killed: int = 0
-    checkpoints: int = 0
-    busy: int = 0
-
-
-class _Counts:
-    __slots__ = ("allow", "ask", "decline", "hits", "misses", "reviews")
-
-    def __init__(self) -> None:
-        self.reviews = self.allow = self.ask = self.decline = self.hits = self.misses = 0
-
-    def count(self, verdict: Verdict) -> None:
-        decision = verdict.decision
-        if decision == "allow":
-            self.allow += 1
-        elif decision == "ask":
-            self.ask += 1
-        else:
-            self.decline += 1
 
 
 class _Prepared:
@@ -437,7 +388,7 @@ class Gateway(AsyncContextManagerMixin):
         self._home = self.config.paths.home or _home_directory()
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
         self._requests: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], str] = OrderedDict()
-        self._counts = _Counts()
+        self._counts = Counts()
         self._open = False
 
     # ── lifecycle ──
@@ -678,22 +629,7 @@ class Gateway(AsyncContextManagerMixin):
 
     def statistics(self) -> GatewayStatistics:
         """Counters for monitoring."""
-        bus = self._bus.statistics() if self._bus is not None else None
-        counts = self._counts
-        return GatewayStatistics(
-            reviews=counts.reviews,
-            allowed=counts.allow,
-            asked=counts.ask,
-            declined=counts.decline,
-            plan_cache_hits=counts.hits,
-            plan_cache_misses=counts.misses,
-            events=0 if bus is None else bus.published,
-            failed_sinks=() if bus is None else bus.failed_sinks,
-            halted=None if self._bus is None else self._bus.halted,
-            workers_killed=self._pool.statistics().killed,
-            checkpoints=0 if bus is None else bus.checkpoints,
-            busy=self._admission.refused,
-        )
+        return statistics(self._counts, self._bus, self._pool, self._admission)
 
     def approver_timeout(self, approver: Approver) -> float:
         """
