@@ -65,7 +65,7 @@ from gateway._calls._calls import ToolCall
 from gateway._calls._confinement import Confinement, Confining
 from gateway._calls._digest import digest_of
 from gateway._calls._effects import PLAN_FORMAT, Effect
-from gateway._calls._errors import ConfigError, GatewayError, SinkFailure
+from gateway._calls._errors import GatewayError, SinkFailure
 from gateway._calls._events import (
     GENESIS,
     CallOutcome,
@@ -109,14 +109,13 @@ from gateway._observe._telemetry import (
     unmeasured_kind,
     verdict_attributes,
 )
-from gateway._programs._git_trust import persistence_points
 from gateway._record._bus import EventBus
 from gateway._record._signing import ensure_key, load_signer
 from gateway._record._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
 from gateway._record._witness import Witness, load_witness
 from gateway._review._admission import Admission
 from gateway._review._analysis import CallAnalysis
-from gateway._review._boundary import resolve_confinement
+from gateway._review._confining import confined, confinement
 from gateway._review._intake import Admitted, admit, refused_call_id
 from gateway._review._reading import (
     BodyText,
@@ -128,7 +127,7 @@ from gateway._review._reading import (
     read_body,
     read_call,
 )
-from gateway._settings._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
+from gateway._settings._config import GatewayConfig, Mode, ShellTool
 from gateway._work._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
 from gateway._work._isolation import LoopThread, call_isolated
 
@@ -885,58 +884,11 @@ class Gateway(AsyncContextManagerMixin):
         really uses (`gateway.persistence_points`: bounded reads of git's
         configuration files).
         """
-        config = self.config
-        try:
-            section = config.profile(profile).confinement
-        except ConfigError as error:
-            return f"its profile is not defined ({error})"
-        environ = os.environ
-        found = resolve_confinement(
-            profile,
-            section,
-            cwd=call.cwd,
-            home=config.paths.home or environ.get("HOME"),
-            paths=config.paths,
-            search_path=environ.get("PATH"),
-            secret_files=secret_files(config, environ),
-        )
-        if isinstance(found, str):
-            return found
-        # What keeps the record (the logs, a file witness's copy of their
-        # checkpoints) stays read-only wherever it lies.
-        own = tuple(
-            str(state_path(path))
-            for path in (
-                *(sink.path for sink in config.sinks.values()),
-                *(witness.path for witness in config.witnesses.values()),
-            )
-            if path is not None
-        )
-        # Where the workspace's repository really keeps its hooks and
-        # configuration (`core.hooksPath`, a `.git` file's git directory).
-        points = persistence_points((*found.workspace, *found.write), environ=environ)
-        if points.unknown is not None:
-            return f"where its repository keeps its hooks is not known: {points.unknown}"
-        protect = (*found.protect, *own, *points.patterns)
-        return msgspec.structs.replace(found, protect=tuple(dict.fromkeys(protect)))
+        return confinement(self.config, call, profile)
 
     def _confined(self, verdict: Verdict, call: ToolCall, confining: Confining | None) -> Verdict:
         """An allow as the caller can run it: inside its boundary, or an ask that says why not."""
-        if verdict.decision != "allow":
-            return verdict
-        needed = verdict.boundary
-        if confining is None:
-            if needed is None:
-                return verdict
-            why = "this caller runs nothing inside a boundary (`gateway run` does)"
-        elif confining.unavailable is not None:
-            why = f"it is not confinable here: {confining.unavailable}"
-        else:
-            found = needed if needed is not None else self.confinement(call, confining.profile)
-            if isinstance(found, Confinement):
-                return msgspec.structs.replace(verdict, confinement=found)
-            why = f"it cannot be confined: {found}"
-        return unconfined(verdict, why, needed=needed is not None)
+        return confined(verdict, call, confining, self.confinement)
 
     @staticmethod
     def _review_attributes(admitted: Admitted | str, tool: object) -> dict[str, str | int | bool]:
