@@ -113,16 +113,15 @@ from gateway._record._bus import EventBus
 from gateway._record._signing import ensure_key, load_signer
 from gateway._record._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
 from gateway._record._witness import Witness, load_witness
-from gateway._review._admission import Admission
+from gateway._review._admission import Admission, worker_timeout
 from gateway._review._analysis import CallAnalysis
 from gateway._review._confining import confined, confinement
 from gateway._review._intake import Admitted, admit, refused_call_id
+from gateway._review._masking import RequestMasks
 from gateway._review._reading import (
     BodyText,
     CallReading,
     CallText,
-    MaskText,
-    mask_request,
     mask_value,
     read_body,
     read_call,
@@ -386,7 +385,7 @@ class Gateway(AsyncContextManagerMixin):
         # The home directory paths are classified against: configured, or this process's.
         self._home = self.config.paths.home or _home_directory()
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
-        self._requests: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], str] = OrderedDict()
+        self._masks = RequestMasks(self._pool, section.plan_timeout)
         self._counts = Counts()
         self._open = False
 
@@ -670,9 +669,6 @@ class Gateway(AsyncContextManagerMixin):
             return True, None
         return False, None
 
-    def _remaining(self, deadline: float) -> float:
-        return max(0.0, deadline - anyio.current_time())
-
     def shell_tool(self, call: ToolCall) -> ShellTool | None:
         """The first ``[[shell-tools]]`` entry whose name or pattern covers the call's tool."""
         return next((tool for tool in self.config.shell_tools if tool.matches(call.tool)), None)
@@ -709,7 +705,6 @@ class Gateway(AsyncContextManagerMixin):
         shell = self.shell_tool(call)
         done = self._reading[key] = anyio.Event()
         try:
-            timeout = min(self.config.gateway.plan_timeout, self._remaining(deadline))
             reading = await self._pool.run(
                 read_call,
                 CallText(
@@ -724,7 +719,7 @@ class Gateway(AsyncContextManagerMixin):
                     dialect=shell.dialect if shell is not None else "bash",
                     programs=self.config.programs,
                 ),
-                timeout=max(timeout, 0.001),
+                timeout=worker_timeout(self.config.gateway.plan_timeout, deadline),
             )
             if isinstance(reading, BoundedFailure):
                 return reading
@@ -937,7 +932,7 @@ class Gateway(AsyncContextManagerMixin):
             return None
         user_request = None
         if call.user_request is not None:
-            user_request = self._requests.get((call.user_request, prepared.secrets))
+            user_request = self._masks.get(call.user_request, prepared.secrets)
             if user_request is None:
                 return None
         replay = prepared.replays.get((call.session_id, call.agent_id, call.host, user_request))
@@ -964,7 +959,7 @@ class Gateway(AsyncContextManagerMixin):
         self._remember(
             call,
             prepared,
-            self._requests.get((call.user_request, prepared.secrets))
+            self._masks.get(call.user_request, prepared.secrets)
             if call.user_request is not None
             else None,
         )
@@ -1121,7 +1116,7 @@ class Gateway(AsyncContextManagerMixin):
         masked_call = msgspec.structs.replace(
             call,
             input=prepared.masked,
-            user_request=await self._mask_request(call.user_request, prepared.secrets, deadline),
+            user_request=await self._masks.mask(call.user_request, prepared.secrets, deadline),
         )
         self._count_unmeasured(plan)
         attributes: dict[str, str | int | bool | None] = {
@@ -1275,32 +1270,6 @@ class Gateway(AsyncContextManagerMixin):
 
     # ── after the verdict ──
 
-    async def _mask_request(
-        self, text: str | None, known: tuple[tuple[str, str], ...], deadline: float
-    ) -> str | None:
-        """
-        The user's request as approvers may see it: every secret masked (in a worker, cached).
-
-        A request that cannot be masked in time is left out rather than shown.
-        """
-        if text is None:
-            return None
-        key = (text, known)
-        masked = self._requests.get(key)
-        if masked is not None:
-            self._requests.move_to_end(key)
-            return masked
-        timeout = max(min(self.config.gateway.plan_timeout, self._remaining(deadline)), 0.001)
-        result = await self._pool.run(
-            mask_request, MaskText(text=text, known=known), timeout=timeout
-        )
-        if isinstance(result, BoundedFailure):
-            return None
-        self._requests[key] = result
-        while len(self._requests) > 256:
-            self._requests.popitem(last=False)
-        return result
-
     def _remember(self, call: ToolCall, prepared: _Prepared, user_request: str | None) -> None:
         if call.call_id is None:
             return
@@ -1404,7 +1373,7 @@ class Gateway(AsyncContextManagerMixin):
                 home=self._home,
                 programs=self.config.programs,
             ),
-            timeout=max(min(self.config.gateway.plan_timeout, self._remaining(deadline)), 0.001),
+            timeout=worker_timeout(self.config.gateway.plan_timeout, deadline),
         )
         if isinstance(reading, BoundedFailure):
             return self._decline(
