@@ -33,13 +33,11 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
-from datetime import UTC, datetime
-from functools import lru_cache, partial
-from typing import Any, Final, Literal, NamedTuple, TypeVar, cast
+from functools import partial
+from typing import Any, Final, Literal, NamedTuple
 
 import anyio
 import msgspec
@@ -50,47 +48,38 @@ from opentelemetry.trace import TracerProvider
 
 from gateway._approvers import (
     Approver,
-    ApproverChain,
-    ApproverContext,
     Memo,
     Outcome,
     Record,
     ReviewRequest,
     caller_cancelled,
     combine,
-    load_approver,
     resolve_approver,
 )
 from gateway._calls._calls import ToolCall
 from gateway._calls._confinement import Confinement, Confining
 from gateway._calls._digest import digest_of
-from gateway._calls._effects import PLAN_FORMAT, Effect
+from gateway._calls._effects import Effect
 from gateway._calls._errors import GatewayError, SinkFailure
 from gateway._calls._events import (
-    GENESIS,
     CallOutcome,
     CallProposed,
-    ChainCheckpoint,
-    ChainGenesis,
     Event,
-    GatewayStarted,
-    GatewayStopped,
     HoleAnswered,
     HoleQuestion,
     HoleRef,
     HostDecided,
-    LogRecovered,
     PlanReady,
     RunChanged,
     VerdictReached,
     VerdictWithdrawn,
-    WitnessFailed,
 )
 from gateway._calls._plans import Hole, ProgramPlan, SequencePlan
 from gateway._calls._text import shorten
-from gateway._calls._verdicts import DECISION_VERBS, Verdict, as_ask, unconfined
-from gateway._calls._version import VERSION
-from gateway._gateway._statistics import Counts, GatewayStatistics, statistics
+from gateway._calls._verdicts import Verdict, unconfined
+from gateway._gateway._lifecycle import Lifecycle
+from gateway._gateway._parts import Parts, deferred, now
+from gateway._gateway._statistics import GatewayStatistics, statistics
 from gateway._observe._metrics import Metrics
 from gateway._observe._telemetry import (
     ATTR_COMMANDS,
@@ -110,10 +99,9 @@ from gateway._observe._telemetry import (
     verdict_attributes,
 )
 from gateway._record._bus import EventBus
-from gateway._record._signing import ensure_key, load_signer
-from gateway._record._sinks import ChainTip, Sink, SinkSlot, load_sink, resolve_sink
-from gateway._record._witness import Witness, load_witness
-from gateway._review._admission import Admission, worker_timeout
+from gateway._record._sinks import Sink
+from gateway._record._witness import Witness
+from gateway._review._admission import worker_timeout
 from gateway._review._analysis import CallAnalysis
 from gateway._review._confining import confined, confinement
 from gateway._review._intake import Admitted, admit, refused_call_id
@@ -127,16 +115,12 @@ from gateway._review._reading import (
     read_call,
 )
 from gateway._settings._config import GatewayConfig, Mode, ShellTool
-from gateway._work._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
-from gateway._work._isolation import LoopThread, call_isolated
+from gateway._work._bounded import BoundedFailure, cpu_account, cpu_left
 
 __all__ = ["Gateway", "GatewayStatistics"]
 
-T = TypeVar("T")
 
 _SHELL_FIELD_ERROR: Final = "The command of a shell tool must be a string or a list of strings."
-_MIB: Final = 1024 * 1024
-_PRELOAD: Final = ("gateway._review._reading:warm_up",)
 _OUTCOMES: Final[dict[str, Literal["succeeded", "failed", "denied", "unknown"]]] = {
     "succeeded": "succeeded",
     "failed": "failed",
@@ -279,34 +263,6 @@ class _Recent(NamedTuple):
         )
 
 
-@lru_cache(maxsize=2)
-def _second(seconds: int) -> str:
-    """``YYYY-MM-DDTHH:MM:SS`` of a whole second since the epoch, in UTC, as `datetime.isoformat` writes it."""
-    return datetime.fromtimestamp(seconds, UTC).isoformat()[:19]
-
-
-def _now() -> str:
-    """
-    The UTC time now, to the microsecond, as ``datetime.now(UTC).isoformat(timespec="microseconds")`` writes it.
-
-    Every event is stamped with it, so it is built from the clock's
-    microseconds and the text of the current second, made once a second:
-    `datetime.now` with a time zone costs three times as much.
-    """
-    seconds, micro = divmod(time.time_ns() // 1000, 1_000_000)
-    return f"{_second(seconds)}.{micro:06d}+00:00"
-
-
-async def _on_loop_of(thread: LoopThread | None, function: Callable[[], Awaitable[T]]) -> T:
-    """Await ``function()`` on ``thread``'s loop (or here, without one); what it raises is raised."""
-    if thread is None:
-        return await function()
-    outcome = await call_isolated(thread, function)
-    if outcome.error is not None:
-        raise outcome.error
-    return cast("T", outcome.value)
-
-
 def _home_directory() -> str | None:
     """This process's home directory, when it has a usable one (``$HOME``, absolute, not ``/``)."""
     home = os.path.expanduser("~")
@@ -360,264 +316,40 @@ class Gateway(AsyncContextManagerMixin):
         clock: Callable[[], str] | None = None,
     ) -> None:
         self.config = config if config is not None else GatewayConfig()
-        section = self.config.gateway
-        self._given_approvers = approvers
-        self._given_sinks = sinks
-        self._given_witnesses = witnesses
-        self._telemetry = Telemetry(tracer_provider, remember=self.config.gateway.recent_calls)
-        self._metrics = Metrics(meter_provider)
-        self._clock = clock or _now
         self.services: dict[str, Any] = {}
-        self._pool = BoundedPool(
-            workers=section.workers, memory=section.worker_memory * _MIB, preload=_PRELOAD
+        parts = self._parts = Parts(
+            self.config,
+            telemetry=Telemetry(tracer_provider, remember=self.config.gateway.recent_calls),
+            metrics=Metrics(meter_provider),
+            clock=clock or now,
         )
-        self._chain = ApproverChain(
-            (),
-            approver_timeout=section.approver_timeout,
-            telemetry=self._telemetry,
-            metrics=self._metrics,
+        self._pool = parts.pool
+        self._lifecycle = Lifecycle(
+            parts, approvers=approvers, sinks=sinks, witnesses=witnesses, services=self.services
         )
-        self._bus: EventBus | None = None
-        self._sinks: dict[str, Sink] = {}
         self._cache: OrderedDict[tuple[str, bytes, str], _Prepared] = OrderedDict()
         self._reading: dict[tuple[str, bytes, str], anyio.Event] = {}
-        self._admission = Admission(wait=section.admission_wait, parallel=section.workers)
         # The home directory paths are classified against: configured, or this process's.
         self._home = self.config.paths.home or _home_directory()
         self._recent: OrderedDict[str, _Recent] = OrderedDict()
-        self._masks = RequestMasks(self._pool, section.plan_timeout)
-        self._counts = Counts()
-        self._open = False
+        self._masks = RequestMasks(parts.pool, self.config.gateway.plan_timeout)
 
     # ── lifecycle ──
 
-    def _build_approvers(self) -> ApproverChain:
-        section = self.config.gateway
-        if self._given_approvers is not None:
-            approvers = list(self._given_approvers)
-        else:
-            context = ApproverContext(
-                config=self.config, services=self.services, bounded=self._pool
-            )
-            approvers = [
-                load_approver(name, self.config.approver.get(name, {}), context)
-                for name in section.approvers
-            ]
-        return ApproverChain(
-            [resolve_approver(approver) for approver in approvers],
-            approver_timeout=section.approver_timeout,
-            telemetry=self._telemetry,
-            metrics=self._metrics,
-        )
-
-    def _build_sinks(self) -> list[SinkSlot]:
-        if self._given_sinks is not None:
-            return [
-                resolve_sink(name, sink, required=True) for name, sink in self._given_sinks.items()
-            ]
-        return [
-            resolve_sink(name, load_sink(name, sink), required=sink.required)
-            for name, sink in self.config.sinks.items()
-        ]
-
-    def _build_witnesses(self) -> list[tuple[str, Witness]]:
-        if self._given_witnesses is not None:
-            return list(self._given_witnesses.items())
-        return [(name, load_witness(name, w)) for name, w in self.config.witnesses.items()]
-
     @asynccontextmanager
     async def __asynccontextmanager__(self) -> AsyncIterator[Gateway]:
-        audit = self.config.audit
-        signing_key, hmac_key = audit.signing_key_path, audit.hmac_key_path
-        if signing_key is not None and audit.create_key:
-            ensure_key(signing_key)
-        signer = load_signer(
-            signing_key=None if signing_key is None else str(signing_key),
-            hmac_key=None if hmac_key is None else str(hmac_key),
-        )
-        self._chain = self._build_approvers()
-        slots = self._build_sinks()
-        self._sinks = {slot.name: slot.sink for slot in slots}
-        witnesses = self._build_witnesses()
-        opened: list[SinkSlot] = []
-        # A sink that may block runs on a loop of its own: opened, written and
-        # closed there, so what it opens (a connection) belongs to the loop that uses it.
-        threads = {slot.name: LoopThread(slot.name) for slot in slots if not slot.shares_loop}
-        witness_threads = {
-            name: LoopThread(name)
-            for name, witness in witnesses
-            if getattr(witness, "shares_loop", False) is not True
-        }
-        try:
-            tips: list[tuple[SinkSlot, ChainTip]] = []
-            for slot in slots:
-                tip = await _on_loop_of(threads.get(slot.name), slot.sink.open)
-                opened.append(slot)
-                if tip is not None:
-                    tips.append((slot, tip))
-            required = [tip for slot, tip in tips if slot.required] or [tip for _, tip in tips]
-            start_seq, previous, genesis = 0, GENESIS, None
-            if required:
-                last = max(required, key=lambda tip: tip.seq)
-                start_seq, previous, genesis = last.seq + 1, last.digest, last.genesis
-            bus = EventBus(
-                clock=self._clock,
-                buffer=self.config.gateway.event_buffer,
-                sink_timeout=self.config.gateway.audit_timeout,
-                start_seq=start_seq,
-                previous=previous,
-                genesis=genesis,
-                signer=signer,
-                checkpoint_every=audit.checkpoint_every,
-                checkpoint_interval=audit.checkpoint_interval,
-            )
-            for slot in slots:
-                bus.add_sink(slot, threads.get(slot.name))
-            send, receive = anyio.create_memory_object_stream[ChainGenesis | ChainCheckpoint](1024)
-            self._witnessed = anyio.Event()
-            self._witness_pending = 0
-            self._witness_drained = anyio.Event()
-            if witnesses:
-
-                def attested(record: ChainGenesis | ChainCheckpoint) -> None:
-                    with suppress(
-                        anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError
-                    ):
-                        send.send_nowait(record)
-                        self._witness_pending += 1
-
-                bus.on_attested(attested)
-            else:
-                send.close()
-                receive.close()
-            self._bus = bus
-            self._chain.start()
-            async with anyio.create_task_group() as task_group:
-                bus.start(task_group)
-                if witnesses:
-                    task_group.start_soon(self._witness, witnesses, witness_threads, receive)
-                if not required:
-                    await bus.publish(
-                        ChainGenesis(
-                            chain=uuid.uuid4().hex,
-                            algorithm=signer.algorithm if signer is not None else "none",
-                            key=signer.key_id if signer is not None else None,
-                        )
-                    )
-                await bus.publish(
-                    GatewayStarted(
-                        version=VERSION,
-                        plan_format=PLAN_FORMAT,
-                        config_digest=digest_of(self.config),
-                        approvers=self._chain.names,
-                        sinks=tuple(slot.name for slot in slots),
-                    )
-                )
-                for slot, tip in tips:
-                    if tip.recovery is not None:
-                        await bus.publish(
-                            LogRecovered(
-                                sink=slot.name,
-                                found=tip.recovery.found,
-                                torn_bytes=tip.recovery.torn_bytes,
-                                set_aside=tip.recovery.set_aside,
-                                last_seq=tip.seq,
-                            )
-                        )
-                self._open = True
-                try:
-                    yield self
-                finally:
-                    self._open = False
-                    with anyio.CancelScope(shield=True):
-                        if witnesses:
-                            # A witness's failure belongs in the chain it failed for, before
-                            # the record that ends it: let them finish what they were handed.
-                            with anyio.move_on_after(self.config.gateway.audit_timeout):
-                                while self._witness_pending and not self._witnessed.is_set():
-                                    self._witness_drained = anyio.Event()
-                                    await self._witness_drained.wait()
-                        with anyio.move_on_after(self.config.gateway.audit_timeout):
-                            await bus.publish(GatewayStopped(events=bus.statistics().published + 1))
-                            bus.checkpoint(final=True)
-                        await bus.close()
-                        send.close()
-                        if witnesses:
-                            with anyio.move_on_after(self.config.gateway.audit_timeout):
-                                await self._witnessed.wait()
-                    task_group.cancel_scope.cancel()
-        finally:
-            with anyio.CancelScope(shield=True):
-                # Closing a plugin must not hide the error that ended the gateway.
-                for slot in opened:
-                    with (
-                        anyio.move_on_after(self.config.gateway.audit_timeout),
-                        suppress(Exception),
-                    ):
-                        await _on_loop_of(threads.get(slot.name), slot.sink.aclose)
-                for thread in (*threads.values(), *witness_threads.values()):
-                    thread.close()
-                for name, witness in witnesses:
-                    with (
-                        anyio.move_on_after(self.config.gateway.audit_timeout),
-                        suppress(Exception),
-                    ):
-                        await _on_loop_of(threads.get(name), witness.aclose)
-                await self._chain.aclose(self.config.gateway.approver_timeout)
-                await self._pool.aclose()
-
-    _witnessed: anyio.Event
-    _witness_pending: int
-    """Genesis and checkpoint records handed to the witnesses and not yet attested by all."""
-    _witness_drained: anyio.Event
-    """Set when `_witness_pending` falls to zero."""
-
-    async def _witness(
-        self,
-        witnesses: list[tuple[str, Witness]],
-        threads: Mapping[str, LoopThread],
-        records: ObjectReceiveStream[ChainGenesis | ChainCheckpoint],
-    ) -> None:
-        """Hand every genesis and checkpoint to every witness, in order, each bounded; record failures."""
-        timeout = self.config.gateway.audit_timeout
-        try:
-            async with records:
-                async for record in records:
-                    for name, witness in witnesses:
-                        reason: str | None = None
-                        with anyio.move_on_after(timeout) as scope:
-                            try:
-                                await _on_loop_of(
-                                    threads.get(name), partial(witness.attest, record)
-                                )
-                            except Exception as error:  # noqa: BLE001 -- a witness's failure is recorded, never raised
-                                reason = f"it failed ({type(error).__name__}: {shorten(str(error), 200)})"
-                        if scope.cancelled_caught:
-                            reason = f"it did not answer within {timeout:g} s"
-                        if reason is not None and self._bus is not None:
-                            self._bus.publish_nowait(
-                                WitnessFailed(witness=name, checkpoint=record.seq, reason=reason)
-                            )
-                    self._witness_pending -= 1
-                    if not self._witness_pending:
-                        self._witness_drained.set()
-        finally:
-            self._witnessed.set()
-            self._witness_drained.set()
+        async with self._lifecycle.opened():
+            yield self
 
     @property
     def sinks(self) -> Mapping[str, Sink]:
         """The gateway's sinks by name, as built (empty before it opens)."""
-        return dict(self._sinks)
+        return dict(self._lifecycle.sinks)
 
     @property
     def bus(self) -> EventBus:
         """The event bus (only while the gateway is open)."""
-        if self._bus is None or not self._open:
-            raise RuntimeError(
-                "The gateway is not open; use it as `async with Gateway(...) as gateway`."
-            )
-        return self._bus
+        return self._parts.opened_bus()
 
     @asynccontextmanager
     async def subscribe(self, buffer: int = 1024) -> AsyncIterator[ObjectReceiveStream[Event]]:
@@ -627,7 +359,8 @@ class Gateway(AsyncContextManagerMixin):
 
     def statistics(self) -> GatewayStatistics:
         """Counters for monitoring."""
-        return statistics(self._counts, self._bus, self._pool, self._admission)
+        parts = self._parts
+        return statistics(parts.counts, parts.bus, parts.pool, parts.admission)
 
     def approver_timeout(self, approver: Approver) -> float:
         """
@@ -636,10 +369,10 @@ class Gateway(AsyncContextManagerMixin):
         configured ``approver-timeout``. Always finite, and always cut short by
         the review's own deadline.
         """
-        for slot in self._chain.slots:
+        for slot in self._parts.chain.slots:
             if slot.approver is approver:
-                return self._chain.timeout_of(slot)
-        return self._chain.timeout_of(resolve_approver(approver))
+                return self._parts.chain.timeout_of(slot)
+        return self._parts.chain.timeout_of(resolve_approver(approver))
 
     # ── reading ──
 
@@ -688,7 +421,7 @@ class Gateway(AsyncContextManagerMixin):
             cached = self._cache.get(key)
             if cached is not None and cached.input == call.input:
                 self._cache.move_to_end(key)
-                self._counts.hits += 1
+                self._parts.counts.hits += 1
                 return cached
             # Identical calls that arrive together (an agent retrying, a burst
             # of `git status`) wait for the one being read instead of each
@@ -697,15 +430,15 @@ class Gateway(AsyncContextManagerMixin):
             if pending is None:
                 break
             await pending.wait()
-        admission = self._admission
+        admission = self._parts.admission
         if not admission.enter():
             return _Busy(admission.busy_reason())
-        self._counts.misses += 1
+        self._parts.counts.misses += 1
         is_shell, source = self.shell_source(call)
         shell = self.shell_tool(call)
         done = self._reading[key] = anyio.Event()
         try:
-            reading = await self._pool.run(
+            reading = await self._parts.pool.run(
                 read_call,
                 CallText(
                     tool=call.tool,
@@ -791,11 +524,11 @@ class Gateway(AsyncContextManagerMixin):
         """
         bus = self.bus  # raises when the gateway is not open
         section = self.config.gateway
-        self._counts.reviews += 1
+        self._parts.counts.reviews += 1
         admitted = admit(call, self._cache)
         tool = getattr(call, "tool", None)
         started = time.perf_counter()
-        telemetry = self._telemetry
+        telemetry = self._parts.telemetry
         if isinstance(admitted, Admitted):
             call = admitted.call
         # Without a provider that records, no attribute is built.
@@ -856,7 +589,7 @@ class Gateway(AsyncContextManagerMixin):
                 # A span without ids (one that does not record, with no parent) is not remembered.
                 telemetry.reviewed(admitted.call.call_id, admitted.call.tool, span)
         mode = self._mode
-        metrics = self._metrics
+        metrics = self._parts.metrics
         if not metrics.quiet:
             metrics.reviewed(
                 time.perf_counter() - started,
@@ -865,7 +598,7 @@ class Gateway(AsyncContextManagerMixin):
                 verdict.approver,
                 mode,
             )
-        self._counts.count(verdict)
+        self._parts.counts.count(verdict)
         return self._deferred(verdict) if mode == "shadow" else verdict
 
     def confinement(self, call: ToolCall, profile: str) -> Confinement | str:
@@ -901,22 +634,17 @@ class Gateway(AsyncContextManagerMixin):
 
     @property
     def _mode(self) -> Mode:
-        return self.config.gateway.mode
+        return self._parts.mode
 
     @staticmethod
     def _deferred(verdict: Verdict) -> Verdict:
         """What shadow mode returns: the host decides; the verdict it would have had is recorded."""
-        would = DECISION_VERBS[verdict.decision].lower()
-        return as_ask(
-            verdict,
-            f"Shadow mode: the gateway would have {would} this call ({verdict.reason.rstrip('.')}); the host decides.",
-            defer=True,
-        )
+        return deferred(verdict)
 
     def _count_unmeasured(self, plan: ProgramPlan | None) -> None:
         """Count a shell call the gateway could not measure, by why."""
         if plan is not None and plan.status != "measured":
-            self._metrics.unmeasured(unmeasured_kind(plan.reason))
+            self._parts.metrics.unmeasured(unmeasured_kind(plan.reason))
 
     def _replay(self, admitted: Admitted, bus: EventBus) -> _Replay | None:
         """What an identical call got, if it can be given again now (nothing changed, nothing would wait)."""
@@ -936,10 +664,10 @@ class Gateway(AsyncContextManagerMixin):
             if user_request is None:
                 return None
         replay = prepared.replays.get((call.session_id, call.agent_id, call.host, user_request))
-        if replay is None or replay.generations != self._chain.generations():
+        if replay is None or replay.generations != self._parts.chain.generations():
             return None
         self._cache.move_to_end(admitted.key)
-        self._counts.hits += 1
+        self._parts.counts.hits += 1
         return replay
 
     def _replayed(
@@ -963,7 +691,7 @@ class Gateway(AsyncContextManagerMixin):
             if call.user_request is not None
             else None,
         )
-        self._telemetry.set(span, replay.attributes)
+        self._parts.telemetry.set(span, replay.attributes)
         self._count_unmeasured(prepared.plan)
         if not bus.recording:
             bus.count(len(replay.drafts))
@@ -1010,7 +738,7 @@ class Gateway(AsyncContextManagerMixin):
                     "The review was cancelled before a verdict was released, so nothing may run.",
                 )
             raise error
-        self._telemetry.error(span, type(error).__name__, type(error).__name__)
+        self._parts.telemetry.error(span, type(error).__name__, type(error).__name__)
         verdict = self._decline(
             state,
             f"The gateway failed while reviewing ({type(error).__name__}), and it fails closed.",
@@ -1093,14 +821,14 @@ class Gateway(AsyncContextManagerMixin):
                 f"The audit log failed ({halted}), so until the gateway restarts every call is declined: there is no action without audit.",
             )
         if self.shell_tool(call) is not None:
-            with self._telemetry.span(SPAN_PLAN) as plan_span:
+            with self._parts.telemetry.span(SPAN_PLAN) as plan_span:
                 prepared = await self._prepare(admitted, deadline)
                 if isinstance(prepared, BoundedFailure):
-                    self._telemetry.error(plan_span, prepared.reason, prepared.kind)
+                    self._parts.telemetry.error(plan_span, prepared.reason, prepared.kind)
                 elif isinstance(prepared, _Busy):
-                    self._telemetry.error(plan_span, prepared.reason, "busy")
+                    self._parts.telemetry.error(plan_span, prepared.reason, "busy")
                 elif prepared.plan is not None:
-                    self._telemetry.set(plan_span, plan_attributes(prepared.plan))
+                    self._parts.telemetry.set(plan_span, plan_attributes(prepared.plan))
         else:
             prepared = await self._prepare(admitted, deadline)
         if isinstance(prepared, _Busy):
@@ -1125,7 +853,7 @@ class Gateway(AsyncContextManagerMixin):
             ATTR_COMMANDS: prepared.commands,
             ATTR_HOLES: len(holes),
         }
-        self._telemetry.set(span, attributes)
+        self._parts.telemetry.set(span, attributes)
         record = Record()
         record.drafts.append(
             CallProposed(
@@ -1166,8 +894,8 @@ class Gateway(AsyncContextManagerMixin):
         request = self._request(prepared, masked_call)
         situation = (call.session_id, call.agent_id, call.host, masked_call.user_request)
         memo = prepared.memo.setdefault(situation, {})
-        generations = self._chain.generations()
-        ask = self._chain.ask
+        generations = self._parts.chain.generations()
+        ask = self._parts.chain.ask
         outcomes: list[tuple[HoleRef | None, Outcome]] = [
             (
                 None,
@@ -1181,7 +909,7 @@ class Gateway(AsyncContextManagerMixin):
                     # Each question costs the review CPU time: once it is spent, no more are asked.
                     outcomes.append((ref, Outcome("ask", self._spent_on_holes(), None, None)))
                     break
-                with self._telemetry.span(
+                with self._parts.telemetry.span(
                     SPAN_HOLE, {ATTR_QUESTION: f"{ref.statement}.{ref.heredoc}.{ref.hole}"}
                 ):
                     question = msgspec.structs.replace(
@@ -1199,7 +927,7 @@ class Gateway(AsyncContextManagerMixin):
             holes=len(holes),
             confine=partial(self.confinement, call),
         )
-        if record.replayable and generations == self._chain.generations():
+        if record.replayable and generations == self._parts.chain.generations():
             prepared.replays[situation] = _Replay(
                 prepared,
                 generations,
@@ -1256,7 +984,7 @@ class Gateway(AsyncContextManagerMixin):
         try:
             await bus.wait_written(seq, self.config.gateway.audit_timeout, until=state.until)
         except SinkFailure as failure:
-            self._metrics.audit_written(time.perf_counter() - writing, written=False)
+            self._parts.metrics.audit_written(time.perf_counter() - writing, written=False)
             if verdict.decision == "decline":
                 return verdict
             declined = self._decline(
@@ -1265,7 +993,7 @@ class Gateway(AsyncContextManagerMixin):
             )
             await self._end(state, declined.reason)
             return declined
-        self._metrics.audit_written(time.perf_counter() - writing, written=True)
+        self._parts.metrics.audit_written(time.perf_counter() - writing, written=True)
         return verdict
 
     # ── after the verdict ──
@@ -1300,8 +1028,8 @@ class Gateway(AsyncContextManagerMixin):
         section = self.config.gateway
         until = anyio.current_time() + section.review_timeout
         decide_by = until - 2 * section.audit_timeout
-        with self._telemetry.span(SPAN_HOLE, {ATTR_TOOL_CALL_ID: call_id}) as span:
-            trace_id, span_id = self._telemetry.ids(span)
+        with self._parts.telemetry.span(SPAN_HOLE, {ATTR_TOOL_CALL_ID: call_id}) as span:
+            trace_id, span_id = self._parts.telemetry.ids(span)
             ids: dict[str, str | None] = {"trace_id": trace_id, "span_id": span_id}
             state = _Review(call_id, None, ids)
             state.until = until
@@ -1359,7 +1087,7 @@ class Gateway(AsyncContextManagerMixin):
             else ()
         )
         owner = next((c for c in reader for h in c.heredocs if h.index == question.heredoc), None)
-        reading = await self._pool.run(
+        reading = await self._parts.pool.run(
             read_body,
             BodyText(
                 source=recent.source,
@@ -1398,7 +1126,7 @@ class Gateway(AsyncContextManagerMixin):
             body=reading.body,
             body_plan=reading.body_plan,
         )
-        outcome = await self._chain.ask(request, bus=bus, ids=ids, deadline=deadline)
+        outcome = await self._parts.chain.ask(request, bus=bus, ids=ids, deadline=deadline)
         verdict = Verdict(
             decision=outcome.decision,
             reason=outcome.reason,
@@ -1426,8 +1154,8 @@ class Gateway(AsyncContextManagerMixin):
             shown = shorten(str(mask_value(detail[:2000])), 500)
         call_id = call_id if isinstance(call_id, str) else None
         bus = self.bus
-        with self._telemetry.outcome(call_id, value) as span:
-            trace_id, span_id = self._telemetry.ids(span)
+        with self._parts.telemetry.outcome(call_id, value) as span:
+            trace_id, span_id = self._parts.telemetry.ids(span)
             await bus.publish(
                 CallOutcome(
                     call_id=call_id,
@@ -1468,8 +1196,8 @@ class Gateway(AsyncContextManagerMixin):
         who = _DECIDERS.get(by, "failed") if type(by) is str else "failed"
         named = shorten(host, 200) if isinstance(host, str) else None
         bus = self.bus
-        with self._telemetry.host_decision(call_id, value, who, named) as span:
-            trace_id, span_id = self._telemetry.ids(span)
+        with self._parts.telemetry.host_decision(call_id, value, who, named) as span:
+            trace_id, span_id = self._parts.telemetry.ids(span)
             await bus.publish(
                 HostDecided(
                     call_id=call_id,
