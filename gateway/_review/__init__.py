@@ -5,8 +5,9 @@ The review of one call up to the approvers: the door, admission, the one reading
 whether a new call can be read in time; `_reading` reads a call once, in a
 bounded worker, into a `CallAnalysis` (`_analysis`), and nothing after it
 reads shell text; `_summary` says its effects in one sentence;
-`_boundary` resolves the confinement a verdict may carry and `_bwrap`
-turns it into the kernel's boundary for a confined run.
+`_masking` masks the user's request approvers see; `_boundary` resolves
+the confinement a verdict may carry, `_confining` applies it to one call's
+allow, and `_bwrap` turns it into the kernel's boundary for a confined run.
 
 Its place: fifth in the order of a review (calls → read → plan → programs →
 review → decide → record → observe → serve). In the import order it is layer

@@ -23,7 +23,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
-__all__ = ["Admission"]
+import anyio
+
+__all__ = ["Admission", "worker_timeout"]
 
 _SAMPLES: Final = 128
 """Readings' ends the rate is measured over (those that ended while others were in progress)."""
@@ -125,3 +127,13 @@ class Admission:
             f"The gateway is busy: {ahead}, about {expected:.1f} s of reading, more than it reads within"
             f" {self.wait:g} s, so it declines this call at once; retry it shortly."
         )
+
+
+def worker_timeout(plan_timeout: float, deadline: float) -> float:
+    """
+    The seconds one reading in a worker may take: ``[gateway] plan-timeout``, cut short by the loop time ``deadline``.
+
+    Never quite zero, so that a reading asked for past its deadline fails in
+    its worker as overrunning rather than not being tried at all.
+    """
+    return max(min(plan_timeout, max(0.0, deadline - anyio.current_time())), 0.001)

@@ -409,7 +409,7 @@ async def test_a_crash_inside_the_gateway_is_a_decline_not_an_exception(
     with anyio.fail_after(BOUND):
         async with Gateway(approvers=[StaticApprover("allow")], sinks={"memory": sink}) as gateway:
             with monkeypatch.context() as patch:
-                patch.setattr("gateway._gateway.combine", crash)
+                patch.setattr("gateway._gateway._deciding.combine", crash)
                 verdict = await gateway.review(make_call("ls -l", call_id="p"))
             assert (await gateway.review(make_call("ls -l"))).allowed
     assert verdict.decision == "decline"
