@@ -127,7 +127,14 @@ from gateway._review._reading import (
     read_body,
     read_call,
 )
-from gateway._settings._config import GatewayConfig, Mode, ShellTool, secret_files, state_path
+from gateway._settings._config import (
+    GatewayConfig,
+    Mode,
+    ShellInput,
+    ShellTool,
+    secret_files,
+    state_path,
+)
 from gateway._work._bounded import BoundedFailure, BoundedPool, cpu_account, cpu_left
 from gateway._work._isolation import LoopThread, call_isolated
 
@@ -220,6 +227,7 @@ class _Prepared:
         "secrets",
         "sequence",
         "source",
+        "start",
     )
 
     def __init__(
@@ -250,6 +258,7 @@ class _Prepared:
         self.replays: dict[tuple[str | None, str | None, str | None, str | None], _Replay] = {}
         self.masked = reading.input
         self.secrets = reading.secrets
+        self.start = reading.start
 
 
 class _Busy(NamedTuple):
@@ -362,15 +371,6 @@ def _home_directory() -> str | None:
     """This process's home directory, when it has a usable one (``$HOME``, absolute, not ``/``)."""
     home = os.path.expanduser("~")
     return home if home.startswith("/") and home.rstrip("/") else None
-
-
-def _lookup(data: Mapping[str, Any], path: str) -> Any:
-    value: Any = data
-    for key in path.split("."):
-        if not isinstance(value, Mapping) or key not in value:
-            return None
-        value = value[key]
-    return value
 
 
 class Gateway(AsyncContextManagerMixin):
@@ -709,31 +709,14 @@ class Gateway(AsyncContextManagerMixin):
 
     # ── reading ──
 
-    def shell_source(self, call: ToolCall) -> tuple[bool, str | None]:
+    def shell_source(self, call: ToolCall) -> ShellInput | None:
         """
-        Whether the call's tool is a shell, and its command as one shell text.
+        A shell tool's command as one shell text, the directory it runs in, and what else its input says.
 
-        An argv list is quoted into one command. Returns ``(True, None)`` for a
-        shell tool whose command field is missing or of the wrong type.
+        ``None`` when the call's tool is not a shell (`ShellTool.read`).
         """
-        import shlex
-
         tool = self.shell_tool(call)
-        if tool is not None:
-            for field in tool.fields:
-                value = _lookup(call.input, field)
-                if isinstance(value, str):
-                    return True, value
-                if (
-                    isinstance(value, list | tuple)
-                    and value
-                    and all(isinstance(item, str) for item in value)
-                ):
-                    return True, shlex.join(value)
-                if value is not None:
-                    return True, None
-            return True, None
-        return False, None
+        return None if tool is None else tool.read(call.tool, call.input, call.cwd)
 
     def _remaining(self, deadline: float) -> float:
         return max(0.0, deadline - anyio.current_time())
@@ -770,7 +753,9 @@ class Gateway(AsyncContextManagerMixin):
         if not admission.enter():
             return _Busy(admission.busy_reason())
         self._counts.misses += 1
-        is_shell, source = self.shell_source(call)
+        shell_input = self.shell_source(call)
+        is_shell = shell_input is not None
+        source = shell_input.text if shell_input is not None else None
         shell = self.shell_tool(call)
         done = self._reading[key] = anyio.Event()
         try:
@@ -783,6 +768,8 @@ class Gateway(AsyncContextManagerMixin):
                     source=source,
                     is_shell=is_shell,
                     cwd=call.cwd,
+                    start=shell_input.directory if shell_input is not None else None,
+                    refusal=shell_input.refusal if shell_input is not None else None,
                     paths=self.config.paths,
                     home=self._home,
                     rows=self.config.tool_effects,
@@ -1512,6 +1499,7 @@ class Gateway(AsyncContextManagerMixin):
                 answers=valid,
                 shell=owner is not None and owner.position.runs_shell,
                 cwd=recent.call.cwd,
+                start=recent.prepared.start,
                 paths=self.config.paths,
                 home=self._home,
                 programs=self.config.programs,
