@@ -6,6 +6,7 @@ approvers see of a call, and what a `Verdict` carries.
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -391,3 +392,14 @@ def test_shell_tool_fields_are_configuration() -> None:
     (tool,) = settings.shell_tools
     assert (tool.cwd, tool.other_fields) == (("cwd",), ("timeout",))
     assert tool.read("mcp__x__terminal", {"command": "ls", "timeout": 3}, "/w").refusal is None
+
+
+def test_the_shell_tools_example_of_the_configuration_page_is_the_default() -> None:
+    """docs/configuration.md shows entries of the default list as they are."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    section = page.split("## `[[shell-tools]]`", 1)[1]
+    block = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    shown = load_config(block.encode()).shell_tools
+    defaults = {tool.tool: tool for tool in GatewayConfig().shell_tools}
+    assert [tool.tool for tool in shown] == ["Bash", "exec_command", "local_shell"]
+    assert all(tool == defaults[tool.tool] for tool in shown)
