@@ -24,6 +24,7 @@ from gateway import (
     Verdict,
     VerdictReached,
     iter_commands,
+    iter_effects,
     load_config,
     plan_program,
 )
@@ -403,3 +404,25 @@ def test_the_shell_tools_example_of_the_configuration_page_is_the_default() -> N
     defaults = {tool.tool: tool for tool in GatewayConfig().shell_tools}
     assert [tool.tool for tool in shown] == ["Bash", "exec_command", "local_shell"]
     assert all(tool == defaults[tool.tool] for tool in shown)
+
+
+async def test_a_heredoc_body_is_read_where_its_shell_tool_runs() -> None:
+    """A body completed by the host's answers is judged in the tool's directory too."""
+    approver = StaticApprover("abstain")
+    settings = GatewayConfig(paths=PathsSection(home=HOME))
+    text = "bash <<EOF\ncat $(echo credentials)\nEOF"
+    call = ToolCall("exec_command", {"cmd": text, "workdir": f"{HOME}/.aws"}, call_id="b", cwd=CWD)
+    with anyio.fail_after(BOUND):
+        async with Gateway(settings, approvers=[approver]) as gateway:
+            await gateway.review(call)
+            await gateway.answer("b", 0, 0, {0: "credentials"})
+    body = approver.requests[-1]
+    assert body.kind == "body"
+    assert body.body_plan is not None
+    reads = [
+        e.path.value
+        for s in body.body_plan.statements
+        for _, e in iter_effects(s.plan)
+        if isinstance(e, Read)
+    ]
+    assert reads == ["~/.aws/credentials"]
