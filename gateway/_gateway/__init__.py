@@ -82,7 +82,7 @@ from gateway._record._witness import Witness
 from gateway._review._analysis import CallAnalysis
 from gateway._review._confining import confinement
 from gateway._review._masking import RequestMasks
-from gateway._settings._config import GatewayConfig, ShellTool
+from gateway._settings._config import GatewayConfig, ShellInput, ShellTool
 
 __all__ = ["Gateway", "GatewayStatistics"]
 
@@ -186,12 +186,11 @@ class Gateway(AsyncContextManagerMixin):
 
     # ── reading ──
 
-    def shell_source(self, call: ToolCall) -> tuple[bool, str | None]:
+    def shell_source(self, call: ToolCall) -> ShellInput | None:
         """
-        Whether the call's tool is a shell, and its command as one shell text.
+        A shell tool's command as one shell text, the directory it runs in, and what else its input says.
 
-        An argv list is quoted into one command. Returns ``(True, None)`` for a
-        shell tool whose command field is missing or of the wrong type.
+        ``None`` when the call's tool is not a shell (`ShellTool.read`).
         """
         return self._readings.shell_source(call)
 

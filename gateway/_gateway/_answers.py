@@ -136,6 +136,7 @@ class Answers:
                 answers=valid,
                 shell=owner is not None and owner.position.runs_shell,
                 cwd=recent.call.cwd,
+                start=recent.prepared.start,
                 paths=config.paths,
                 home=self._readings.home,
                 programs=config.programs,

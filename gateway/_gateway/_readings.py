@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import anyio
 
@@ -30,7 +29,7 @@ from gateway._review._admission import worker_timeout
 from gateway._review._analysis import CallAnalysis
 from gateway._review._intake import Admitted, admit
 from gateway._review._reading import CallReading, CallText, read_call
-from gateway._settings._config import ShellTool
+from gateway._settings._config import ShellInput, ShellTool
 from gateway._work._bounded import BoundedFailure
 
 if TYPE_CHECKING:
@@ -61,6 +60,7 @@ class Prepared:
         "secrets",
         "sequence",
         "source",
+        "start",
     )
 
     def __init__(
@@ -91,6 +91,7 @@ class Prepared:
         self.replays: dict[Situation, Replay] = {}
         self.masked = reading.input
         self.secrets = reading.secrets
+        self.start = reading.start
 
 
 class Busy(NamedTuple):
@@ -111,15 +112,6 @@ def _home_directory() -> str | None:
     return home if home.startswith("/") and home.rstrip("/") else None
 
 
-def _lookup(data: Mapping[str, Any], path: str) -> Any:
-    value: Any = data
-    for key in path.split("."):
-        if not isinstance(value, Mapping) or key not in value:
-            return None
-        value = value[key]
-    return value
-
-
 class Readings:
     """
     The readings of one gateway's calls, and the cache of identical calls they are kept in.
@@ -136,31 +128,14 @@ class Readings:
         self._reading: dict[tuple[str, bytes, str], anyio.Event] = {}
         self.home = parts.config.paths.home or _home_directory()
 
-    def shell_source(self, call: ToolCall) -> tuple[bool, str | None]:
+    def shell_source(self, call: ToolCall) -> ShellInput | None:
         """
-        Whether the call's tool is a shell, and its command as one shell text.
+        A shell tool's command as one shell text, the directory it runs in, and what else its input says.
 
-        An argv list is quoted into one command. Returns ``(True, None)`` for a
-        shell tool whose command field is missing or of the wrong type.
+        ``None`` when the call's tool is not a shell (`ShellTool.read`).
         """
-        import shlex
-
         tool = self.shell_tool(call)
-        if tool is not None:
-            for field in tool.fields:
-                value = _lookup(call.input, field)
-                if isinstance(value, str):
-                    return True, value
-                if (
-                    isinstance(value, list | tuple)
-                    and value
-                    and all(isinstance(item, str) for item in value)
-                ):
-                    return True, shlex.join(value)
-                if value is not None:
-                    return True, None
-            return True, None
-        return False, None
+        return None if tool is None else tool.read(call.tool, call.input, call.cwd)
 
     def shell_tool(self, call: ToolCall) -> ShellTool | None:
         """The first ``[[shell-tools]]`` entry whose name or pattern covers the call's tool."""
@@ -197,7 +172,9 @@ class Readings:
         if not admission.enter():
             return Busy(admission.busy_reason())
         parts.counts.misses += 1
-        is_shell, source = self.shell_source(call)
+        shell_input = self.shell_source(call)
+        is_shell = shell_input is not None
+        source = shell_input.text if shell_input is not None else None
         shell = self.shell_tool(call)
         config = parts.config
         done = self._reading[key] = anyio.Event()
@@ -210,6 +187,8 @@ class Readings:
                     source=source,
                     is_shell=is_shell,
                     cwd=call.cwd,
+                    start=shell_input.directory if shell_input is not None else None,
+                    refusal=shell_input.refusal if shell_input is not None else None,
                     paths=config.paths,
                     home=self.home,
                     rows=config.tool_effects,

@@ -92,7 +92,11 @@ class PathContext(
     its patterns anew at every path cost more than most lookups save.
 
     Attributes:
-        cwd: The call's working directory (absolute, normalised), if known.
+        cwd: The call's working directory (absolute, normalised), if known:
+            the workspace.
+        start: Where the call's text starts when its tool names another
+            directory (a shell tool's ``workdir``; absolute, normalised).
+            Paths resolve there; the workspace stays ``cwd``.
         home: The home directory (absolute, normalised), if known.
         project_roots: More directories that count as ``workspace``.
         temp_roots: Directories that count as ``temp``.
@@ -103,6 +107,7 @@ class PathContext(
     """
 
     cwd: str | None = None
+    start: str | None = None
     home: str | None = None
     project_roots: tuple[str, ...] = ()
     temp_roots: tuple[str, ...] = PathsSection().temp_roots
@@ -111,11 +116,14 @@ class PathContext(
     shown_variables: tuple[str, ...] = SHELL_VARIABLES + STANDARD_ENVIRONMENT
 
 
-def path_context(paths: PathsSection, cwd: str | None, home: str | None = None) -> PathContext:
-    """The `PathContext` of a call: its working directory, and the ``[paths]`` table."""
+def path_context(
+    paths: PathsSection, cwd: str | None, home: str | None = None, start: str | None = None
+) -> PathContext:
+    """The `PathContext` of a call: its working directory (and where its text starts), and the ``[paths]`` table."""
     own_home = paths.home or home
     return PathContext(
         cwd=normalise(cwd) if cwd and cwd.startswith("/") else None,
+        start=normalise(start) if start and start.startswith("/") else None,
         home=normalise(own_home)
         if own_home and own_home.startswith("/") and own_home != "/"
         else None,
@@ -130,7 +138,9 @@ def path_context(paths: PathsSection, cwd: str | None, home: str | None = None) 
 
 
 def start_directory(context: PathContext) -> str:
-    """Where the call starts: its working directory, or `ROOT` when that is not known."""
+    """Where the call starts: the directory its tool names, its working directory, or `ROOT` when that is not known."""
+    if context.start is not None:
+        return context.start
     return context.cwd if context.cwd is not None else ROOT
 
 

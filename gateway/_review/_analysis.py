@@ -48,7 +48,12 @@ from gateway._plan._paths import HOME, PathContext, effect_path, join, path_cont
 from gateway._plan._redact import Redactor, find_secrets
 from gateway._plan._sequence import sequence_plan
 from gateway._programs._user import UserTable, user_reader
-from gateway._settings._tools import DEFAULT_TOOL_EFFECTS, ToolEffects
+from gateway._settings._tools import (
+    DEFAULT_TOOL_EFFECTS,
+    ToolEffects,
+    field_value,
+    unknown_fields,
+)
 
 __all__ = [
     "AnalysedHole",
@@ -66,9 +71,10 @@ __all__ = [
 _URL: Final = re.compile(r"https?://[^\s<>\"'`)\]]+")
 # Codex's own reader trims a hunk header before it reads it, so a header may be
 # indented; a context line of an update that looks like one is taken for one
-# too, which only adds a write.
+# too, which only adds a write. The path is kept with the blanks around it:
+# executors of the format differ on trimming it.
 _PATCH_FILE: Final = re.compile(
-    r"^[ \t]*\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^[ \t]*\*\*\* Move to: (.+?)\s*$",
+    r"^[ \t]*\*\*\* (Add|Update|Delete) File: (.+)$|^[ \t]*\*\*\* Move to: (.+)$",
     re.MULTILINE,
 )
 _PATCH_MARKER: Final = re.compile(
@@ -144,12 +150,23 @@ def analysis_context(
     *,
     home: str | None = None,
     programs: Mapping[str, UserTable] | None = None,
+    start: str | None = None,
 ) -> AnalysisContext:
-    """The context of a call that runs in ``cwd``, by the ``[paths]`` table (and ``[programs]``)."""
+    """
+    The context of a call that runs in ``cwd``, by the ``[paths]`` table (and ``[programs]``).
+
+    ``start`` is where its text starts when the tool names another directory
+    (`PathContext.start`); the workspace stays ``cwd``.
+    """
+    context = path_context(paths, cwd, home, start)
     relative = cwd if cwd and not cwd.startswith("/") else ""
-    return AnalysisContext(
-        paths=path_context(paths, cwd, home), sequence_cwd=relative, programs=dict(programs or {})
-    )
+    if context.start is not None and context.start != context.cwd:
+        # A sequence's directories are relative to the workspace: one outside
+        # it cannot be said (an absolute one), and the sequence is unmeasured.
+        root = (context.cwd or "").rstrip("/")
+        below = context.cwd is not None and context.start.startswith(root + "/")
+        relative = context.start[len(root) + 1 :] if below else context.start
+    return AnalysisContext(paths=context, sequence_cwd=relative, programs=dict(programs or {}))
 
 
 # ───────────────────────── masking ─────────────────────────
@@ -246,23 +263,58 @@ def analyse_call(source: str, context: AnalysisContext | None = None) -> CallAna
 # ───────────────────────── other tools ─────────────────────────
 
 
-def _lookup(data: Mapping[str, Any], path: str) -> Any:
-    value: Any = data
-    for key in path.split("."):
-        if not isinstance(value, Mapping) or key not in value:
-            return None
-        value = value[key]
-    return value
-
-
 def _strings(data: Mapping[str, Any], fields: Sequence[str]) -> list[tuple[str, str]]:
     """``(field, text)`` for every string (or string in a list) the fields hold."""
     found: list[tuple[str, str]] = []
     for field in fields:
-        value = _lookup(data, field)
+        value = field_value(data, field)
         items = value if isinstance(value, list) else [value]
         found.extend((field, item) for item in items if isinstance(item, str) and item)
     return found
+
+
+def _odd_value(data: Mapping[str, Any], fields: Sequence[str]) -> tuple[str, str] | None:
+    """
+    The first field that holds something other than a string or a list of strings, and what.
+
+    A tool that takes an object (``{"path": …}``), a nested list or a number
+    where a path is expected may read what it names: it is not dropped.
+    """
+    for field in fields:
+        value = field_value(data, field)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) or (item is None and not isinstance(value, list)):
+                continue
+            return field, _kind(item)
+    return None
+
+
+def _kind(item: object) -> str:
+    """What a JSON value is, as a reason says it."""
+    if isinstance(item, list):
+        return "a list"
+    if isinstance(item, Mapping):
+        return "an object"
+    if item is None or isinstance(item, bool):
+        return "`null`" if item is None else f"`{str(item).lower()}`"
+    return "a number"
+
+
+_PATTERN_CHARACTERS: Final = frozenset("*?[]{}()!\\")
+"""What a glob library reads specially in a path (classes, braces, extended globs, escapes)."""
+
+
+def _pattern_base(text: str) -> str | None:
+    """The directory a glob pattern's text fixes (``src`` for ``src/**/*.ts``), or ``None`` for a plain path."""
+    if not _PATTERN_CHARACTERS.intersection(text):
+        return None
+    fixed: list[str] = []
+    for piece in text.split("/"):
+        if _PATTERN_CHARACTERS.intersection(piece):
+            break
+        fixed.append(piece)
+    base = "/".join(fixed)
+    return base or ("/" if text.startswith("/") else ".")
 
 
 def _resolve(text: str, paths: PathContext, directory: str | None) -> str | None:
@@ -273,25 +325,6 @@ def _resolve(text: str, paths: PathContext, directory: str | None) -> str | None
 
 _TOOL_GLOBBING: Final = frozenset({"globstar", "dotglob"})
 """How a tool's glob matches: ``**`` spans directories, and hidden names may match."""
-
-
-def unknown_fields(data: Mapping[str, Any], known: frozenset[str], prefix: str = "") -> list[str]:
-    """
-    The fields of a tool's input that ``known`` (dotted paths) does not declare, in order.
-
-    A field is declared by its own path, or holds declared fields below it
-    (``action`` for ``action.env``): then its own fields are looked at.
-    """
-    found: list[str] = []
-    for key, value in data.items():
-        path = f"{prefix}{key}"
-        if path in known:
-            continue
-        if isinstance(value, Mapping) and any(k.startswith(path + ".") for k in known):
-            found.extend(unknown_fields(value, known, path + "."))
-            continue
-        found.append(path)
-    return found
 
 
 def row_for(tool: str, rows: Sequence[ToolEffects]) -> ToolEffects | None:
@@ -357,21 +390,50 @@ def tool_effects(
                 f"does not declare ({names}), which may name a path"
             ),
         )
+    named = (
+        *row.reads,
+        *row.pattern_reads,
+        *row.globs,
+        *row.writes,
+        *row.patches,
+        *row.urls,
+        *row.url_texts,
+        *row.searches,
+        *row.user,
+        *row.cwd,
+    )
+    odd = _odd_value(data, named)
+    if odd is not None:
+        field, kind = odd
+        return (
+            Opaque(
+                reason=f"`{mask_text(field)}` of the tool `{tool}` holds {kind} where its "
+                "`[[tool-effects]]` row expects text, which the tool may read as a path"
+            ),
+        )
     directory: str | None = start_directory(paths)
     for _, text in _strings(data, row.cwd):
         directory = _resolve(text, paths, directory)
     found: list[Effect] = []
 
-    def path_of(text: str) -> Any:
-        resolved = _resolve(text, paths, directory)
-        path = effect_path(mask_text(text), resolved, paths, recursive=row.recursive)
+    def path_of(text: str, *, base: str | None = None, recursive: bool = row.recursive) -> Any:
+        resolved = _resolve(text if base is None else base, paths, directory)
+        path = effect_path(mask_text(text), resolved, paths, recursive=recursive)
         value = None if path.value is None else mask_text(path.value)
         return path if value == path.value else msgspec.structs.replace(path, value=value)
 
     reads = _strings(data, row.reads)
-    if not reads and row.default_path is not None:
+    patterns = _strings(data, row.pattern_reads)
+    if not reads and not patterns and row.default_path is not None:
         reads = [("", row.default_path)]
     found.extend(Read(path=path_of(text), via=tool, recursive=row.recursive) for _, text in reads)
+    for _, text in patterns:
+        # A pattern may match anything below the directory it starts from.
+        fixed = _pattern_base(text)
+        recursive = row.recursive or fixed is not None
+        found.append(
+            Read(path=path_of(text, base=fixed, recursive=recursive), via=tool, recursive=recursive)
+        )
     base = _resolve(reads[0][1], paths, directory) if reads else directory
     for _, text in _strings(data, row.globs):
         # The names it lists: a glob's classes are those of whatever it may match.
@@ -389,9 +451,18 @@ def tool_effects(
         headers = list(_PATCH_FILE.finditer(patch))
         for match in headers:
             verb, name, moved = match.groups()
-            target = moved if moved is not None else name
+            spelled = moved if moved is not None else name
+            target = spelled.strip()
             action = "create" if moved is not None else _PATCH_ACTIONS[verb]
             found.append(Write(path=path_of(target), via=f"{tool} {verb or 'Move'}", action=action))
+            if spelled != target:
+                # ` .envrc` to one executor is `.envrc` to another.
+                found.append(
+                    Opaque(
+                        reason=f"the patch in `{field}` names the file `{mask_text(target)}` with "
+                        "blanks around it, which executors of the format keep or trim"
+                    )
+                )
         read = {match.start() for match in headers}
         if not headers or any(m.start() not in read for m in _PATCH_MARKER.finditer(patch)):
             found.append(
@@ -412,7 +483,7 @@ def tool_effects(
         for _ in _strings(data, row.searches)
     )
     for field in row.environment:
-        value = _lookup(data, field)
+        value = field_value(data, field)
         if isinstance(value, Mapping):
             for name, bound in value.items():
                 # Masked with its name, so a key that names a secret hides its value.
@@ -423,7 +494,15 @@ def tool_effects(
                 )
                 found.append(Bind(name=str(name), via="prefix", origin="literal", text=shown))
     found.extend(Privilege(via=tool, user=user) for _, user in _strings(data, row.user))
-    content = row.reads or row.writes or row.patches or row.urls or row.url_texts or row.searches
+    content = (
+        row.reads
+        or row.pattern_reads
+        or row.writes
+        or row.patches
+        or row.urls
+        or row.url_texts
+        or row.searches
+    )
     if content and not found and data:
         # A row that names what the tool touches, finding none of it in an input
         # that holds something: the tool was given its input under other names,

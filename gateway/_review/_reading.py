@@ -131,6 +131,10 @@ class CallText(msgspec.Struct, frozen=True, kw_only=True):
         source: The shell text of a shell call, or ``None``.
         is_shell: Whether the tool is a shell.
         cwd: The working directory the host gave.
+        start: The directory a shell tool's input names for its text
+            (`ShellInput.directory`), when it names one.
+        refusal: Why a shell tool's input says more than the gateway reads
+            (`ShellInput.refusal`): an ``opaque`` effect.
         paths: The ``[paths]`` table.
         home: The home directory paths are classified against.
         rows: The configured ``[[tool-effects]]`` rows.
@@ -144,6 +148,8 @@ class CallText(msgspec.Struct, frozen=True, kw_only=True):
     source: str | None = None
     is_shell: bool = False
     cwd: str | None = None
+    start: str | None = None
+    refusal: str | None = None
     paths: PathsSection = msgspec.field(default_factory=PathsSection)
     home: str | None = None
     rows: tuple[ToolEffects, ...] = ()
@@ -166,6 +172,8 @@ class CallReading(msgspec.Struct, frozen=True, kw_only=True):
             never published.
         plan: The unmeasured plan of a shell text in a language the gateway
             does not read (then there is no analysis).
+        start: Where the shell text starts, when its tool's input names a
+            directory (a heredoc body is read there too).
     """
 
     input: dict[str, Any]
@@ -173,6 +181,7 @@ class CallReading(msgspec.Struct, frozen=True, kw_only=True):
     plan: ProgramPlan | None = None
     effects: tuple[Effect, ...] = ()
     secrets: tuple[tuple[str, str], ...] = ()
+    start: str | None = None
 
 
 @bounded_task
@@ -211,11 +220,13 @@ def _spent_reading(text: CallText, seconds: float) -> CallReading:
 
 def _read_call(text: CallText) -> CallReading:
     own: tuple[Effect, ...] = ()
-    directory = text.cwd
+    start = text.start
     if not text.is_shell or row_for(text.tool, text.rows) is not None:
         paths = path_context(text.paths, text.cwd, text.home)
         own = tool_effects(text.tool, text.input, text.rows, paths)
-        directory = tool_directory(text.tool, text.input, text.rows, text.cwd)
+        start = tool_directory(text.tool, text.input, text.rows, text.cwd)
+    elif text.refusal is not None:
+        own = (Opaque(reason=text.refusal),)
     source = text.source
     if source is None:
         return CallReading(input=mask_value(text.input), effects=own)
@@ -232,14 +243,9 @@ def _read_call(text: CallText) -> CallReading:
         return CallReading(input=masked, effects=own, secrets=known, plan=plan)
     analysis = analyse_call(
         source,
-        analysis_context(text.paths, directory, home=text.home, programs=text.programs),
+        analysis_context(text.paths, text.cwd, home=text.home, programs=text.programs, start=start),
     )
-    return CallReading(
-        input=masked,
-        analysis=analysis,
-        effects=own,
-        secrets=known,
-    )
+    return CallReading(input=masked, analysis=analysis, effects=own, secrets=known, start=start)
 
 
 class MaskText(msgspec.Struct, frozen=True, kw_only=True):
@@ -267,6 +273,7 @@ class BodyText(msgspec.Struct, frozen=True, kw_only=True):
         answers: The outputs of its holes, by hole index.
         shell: Whether the command reading the body is a shell (then it is analysed).
         cwd: Where the call runs.
+        start: Where its text starts, when its tool's input names a directory.
         paths: The ``[paths]`` table.
         home: The home directory.
         programs: The configured option tables (``[programs.NAME]``).
@@ -279,6 +286,7 @@ class BodyText(msgspec.Struct, frozen=True, kw_only=True):
     answers: dict[int, str]
     shell: bool = False
     cwd: str | None = None
+    start: str | None = None
     paths: PathsSection = msgspec.field(default_factory=PathsSection)
     home: str | None = None
     programs: dict[str, UserTable] = msgspec.field(default_factory=dict)
@@ -320,7 +328,9 @@ def read_body(text: BodyText) -> BodyReading:
     body = expansion.complete
     plan = None
     if text.shell:
-        context = analysis_context(text.paths, text.cwd, home=text.home, programs=text.programs)
+        context = analysis_context(
+            text.paths, text.cwd, home=text.home, programs=text.programs, start=text.start
+        )
         plan = analyse_call(body, context).plan
     return BodyReading(body=Redactor(body).mask(0, len(body)), body_plan=plan)
 

@@ -17,18 +17,21 @@ import fnmatch
 import importlib.resources
 import os
 import re
+import shlex
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, NamedTuple
 
 import msgspec
 
 from gateway._calls._confinement import ProfileSection, profile_problem
 from gateway._calls._errors import ConfigError
 from gateway._calls._places import PathsSection
+from gateway._plan._paths import normalise
+from gateway._plan._redact import Redactor
 from gateway._programs._user import UserTable, user_rows
-from gateway._settings._tools import ToolEffects
+from gateway._settings._tools import ToolEffects, field_value, unknown_fields
 
 __all__ = [
     "DEFAULT_SHELL_TOOLS",
@@ -44,6 +47,7 @@ __all__ = [
     "NotifierConfig",
     "ServeSection",
     "ShellDialect",
+    "ShellInput",
     "ShellTool",
     "SinkConfig",
     "TelemetrySection",
@@ -106,11 +110,30 @@ _NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 _DIGEST: Final = re.compile(r"sha256:[0-9a-f]{64}")
 
 
+class ShellInput(NamedTuple):
+    """
+    What a shell tool's input says (`ShellTool.read`).
+
+    Attributes:
+        text: The command as one shell text; ``None`` when its field is
+            missing, or holds neither a string nor an argv list of strings.
+        directory: The directory a ``cwd`` field names (absolute,
+            normalised); ``None``: the call's own working directory.
+        refusal: Why what runs is not all known (a clause naming the field),
+            if so: then the call has an ``opaque`` effect and is never
+            allowed without a person.
+    """
+
+    text: str | None
+    directory: str | None = None
+    refusal: str | None = None
+
+
 class ShellTool(
     msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"
 ):
     """
-    A tool whose input holds a shell command.
+    A tool whose input holds a shell command, and every other field of that input.
 
     Attributes:
         tool: The tool's name, or a pattern of names (``*`` matches any run
@@ -119,15 +142,29 @@ class ShellTool(
             The first entry that matches a call's tool decides.
         fields: Dotted paths into the input, tried in order (``command``,
             ``action.command``); the value is a string, or an argv list that is
-            quoted into one.
+            quoted into one. Only one of them may hold a command.
         dialect: The language of the text: ``bash`` is planned; any other
             (``powershell``) is a shell the gateway cannot read, so its calls
             are unmeasured and never auto-allowed.
+        cwd: Fields naming the directory the command runs in (``workdir``):
+            a relative one resolves against the call's working directory.
+            A directory that hosts may read differently (``~/x``, ``a/../b``,
+            blanks at its ends), or a relative one where the call's working
+            directory is not known, makes the call ``opaque``.
+        other_fields: Fields that change nothing of what runs or where (a
+            description, a timeout). Any field the entry does not declare (a
+            ``shell``, an ``env``, ``args``) may change what runs, so the call
+            is ``opaque``: never allowed without a person.
+
+    A shell tool that a ``[[tool-effects]]`` row maps too (``local_shell``)
+    is read by that row instead: its fields, its directory, its environment.
     """
 
     tool: str
     fields: tuple[str, ...] = ("command",)
     dialect: ShellDialect = "bash"
+    cwd: tuple[str, ...] = ()
+    other_fields: tuple[str, ...] = ()
 
     def matches(self, name: str) -> bool:
         """Whether this entry covers the tool ``name`` (case-sensitive)."""
@@ -135,40 +172,184 @@ class ShellTool(
             return fnmatch.fnmatchcase(name, self.tool)
         return name == self.tool
 
+    def read(self, name: str, data: Mapping[str, Any], cwd: str | None) -> ShellInput:
+        """
+        The command of a call's input, the directory it runs in, and why the input says more than that.
+
+        Args:
+            name: The call's tool (this entry's ``tool`` may be a pattern).
+            data: The call's input.
+            cwd: The call's working directory, if known.
+
+        Examples:
+            >>> tool = ShellTool(tool="shell", cwd=("workdir",), other_fields=("timeout_ms",))
+            >>> tool.read("shell", {"command": ["cat", "a b"], "workdir": "docs"}, "/work/app")
+            ShellInput(text="cat 'a b'", directory='/work/app/docs', refusal=None)
+            >>> tool.read("shell", {"command": "ls", "shell": "./x.sh"}, "/work/app").refusal
+            'the input of the shell tool `shell` has a field its `[[shell-tools]]` entry does not declare (`shell`), which may change what runs'
+        """
+        commands = [
+            (field, value)
+            for field in self.fields
+            if (value := field_value(data, field)) is not None
+        ]
+        text = _command_text(commands[0][1]) if commands else None
+        directory, refusal = self._directory(name, data, cwd)
+        unknown = unknown_fields(data, frozenset((*self.fields, *self.cwd, *self.other_fields)))
+        if unknown:
+            names = ", ".join(f"`{_shown(field)}`" for field in unknown[:3])
+            refusal = (
+                f"the input of the shell tool `{name}` has a field its `[[shell-tools]]` "
+                f"entry does not declare ({names}), which may change what runs"
+            )
+        elif len(commands) > 1:
+            names = ", ".join(f"`{field}`" for field, _ in commands)
+            refusal = f"the input of the shell tool `{name}` holds a command in more than one field ({names})"
+        return ShellInput(text=text, directory=directory, refusal=refusal)
+
+    def _directory(
+        self, name: str, data: Mapping[str, Any], cwd: str | None
+    ) -> tuple[str | None, str | None]:
+        """The directory the ``cwd`` fields name (``None``: the call's), and why it is not known."""
+        given = [
+            (field, value)
+            for field in self.cwd
+            if (value := field_value(data, field)) not in (None, "")
+        ]
+        if not given:
+            return None, None
+        if len(given) > 1:
+            names = ", ".join(f"`{field}`" for field, _ in given)
+            return (
+                None,
+                f"the input of the shell tool `{name}` names its directory in more than one field ({names})",
+            )
+        field, value = given[0]
+        problem = _directory_problem(value, cwd)
+        if problem is not None:
+            return (
+                None,
+                f"`{field}` of the shell tool `{name}` {problem}, so where its command runs is not known",
+            )
+        assert isinstance(value, str)  # noqa: S101 -- `_directory_problem` refuses anything else
+        return normalise(value if value.startswith("/") else f"{cwd}/{value}"), None
+
+
+def _command_text(value: object) -> str | None:
+    """A command field's value as one shell text: a string, or an argv list quoted into one."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and value and all(isinstance(item, str) for item in value):
+        return shlex.join(value)
+    return None
+
+
+def _directory_problem(value: object, cwd: str | None) -> str | None:
+    """Why a directory field's value may not be where the command runs (a clause), or ``None``."""
+    if not isinstance(value, str):
+        return "is not a string"
+    if value != value.strip():
+        # Some executors trim it and some do not: two different directories.
+        return "has blanks at its ends"
+    if "\0" in value:
+        return "holds a NUL character"
+    if value.startswith("~"):
+        # Hosts that spawn the command in it take `~` literally; a shell expands it.
+        return "starts with `~`"
+    if ".." in value.split("/"):
+        # `chdir` climbs from where a link leads, a lexical reading from the link.
+        return "climbs with `..`"
+    if not value.startswith("/") and (cwd is None or not cwd.startswith("/")):
+        return "is relative, and the call's working directory is not known"
+    return None
+
+
+def _shown(name: str) -> str:
+    """A field name of an input as a reason may show it: secrets masked."""
+    return Redactor(name).mask(0, len(name))
+
 
 # MCP shell servers in common use, by the tool names they offer; Claude Code
 # and Codex call them ``mcp__<server>__<tool>``, Gemini CLI ``mcp_<server>_<tool>``
 # (the one pattern ``mcp_*_<tool>`` covers both), the MCP proxy and Cursor by
-# the bare name.
+# the bare name. Servers differ in what they call the directory; their
+# ``shell``, ``env``, ``args`` or ``stdin`` are not declared (each changes what runs).
 _MCP_SHELL_TOOLS: Final = (
-    ("run_command", ("command",)),
-    ("execute_command", ("command",)),
-    ("execute-command", ("command",)),
-    ("shell_execute", ("command",)),
-    ("start_process", ("command",)),
-    ("run_shell_command", ("command",)),
-    ("bash", ("command",)),
-    ("shell", ("command",)),
+    "run_command",
+    "execute_command",
+    "execute-command",
+    "shell_execute",
+    "start_process",
+    "run_shell_command",
+    "bash",
+    "shell",
+)
+_MCP_DIRECTORY: Final = (
+    "cwd",
+    "workdir",
+    "working_directory",
+    "workingDirectory",
+    "directory",
+    "dir_path",
+)
+_MCP_OTHER: Final = ("description", "timeout", "timeout_ms")
+# Claude Code's Bash: what the call is for, how long it may take, whether it
+# runs in the background. (`dangerouslyDisableSandbox` is left undeclared: a
+# call that asks to leave the host's sandbox is one for a person.)
+_CLAUDE_OTHER: Final = ("description", "timeout", "run_in_background")
+# Codex: a justification and a rule the host offers its user when it asks
+# itself, and whether its own sandbox applies (the gateway judges every call
+# as run outside one).
+_CODEX_OTHER: Final = (
+    "justification",
+    "prefix_rule",
+    "sandbox_permissions",
+    "with_escalated_permissions",
 )
 
 DEFAULT_SHELL_TOOLS: Final = (
-    ShellTool(tool="Bash", fields=("command",)),
-    ShellTool(tool="Monitor", fields=("command",)),
-    ShellTool(tool="PowerShell", fields=("command",), dialect="powershell"),
-    ShellTool(tool="shell", fields=("command",)),
-    ShellTool(tool="run_shell_command", fields=("command",)),
+    ShellTool(tool="Bash", fields=("command",), other_fields=_CLAUDE_OTHER),
+    ShellTool(tool="Monitor", fields=("command",), other_fields=("description",)),
+    ShellTool(
+        tool="PowerShell", fields=("command",), dialect="powershell", other_fields=_CLAUDE_OTHER
+    ),
+    ShellTool(
+        tool="shell",
+        fields=("command",),
+        cwd=("workdir",),
+        other_fields=("timeout_ms", "timeout", *_CODEX_OTHER),
+    ),
+    ShellTool(
+        tool="run_shell_command",
+        fields=("command",),
+        cwd=("dir_path", "directory"),
+        other_fields=("description", "is_background", "delay_ms"),
+    ),
+    # Its `[[tool-effects]]` row reads the rest of its action (`DEFAULT_TOOL_EFFECTS`).
     ShellTool(tool="local_shell", fields=("command", "action.command")),
-    ShellTool(tool="exec_command", fields=("cmd",)),
+    ShellTool(
+        tool="exec_command",
+        fields=("cmd",),
+        cwd=("workdir",),
+        other_fields=("yield_time_ms", "max_output_tokens", "tty", "login", *_CODEX_OTHER),
+    ),
     ShellTool(tool="Shell", fields=("command",)),
-    *(ShellTool(tool=f"mcp_*_{name}", fields=fields) for name, fields in _MCP_SHELL_TOOLS),
-    *(ShellTool(tool=name, fields=fields) for name, fields in _MCP_SHELL_TOOLS[:5]),
+    *(
+        ShellTool(tool=f"mcp_*_{name}", cwd=_MCP_DIRECTORY, other_fields=_MCP_OTHER)
+        for name in _MCP_SHELL_TOOLS
+    ),
+    *(
+        ShellTool(tool=name, cwd=_MCP_DIRECTORY, other_fields=_MCP_OTHER)
+        for name in _MCP_SHELL_TOOLS[:5]
+    ),
 )
 """
 The shell tools known without configuration: Claude Code (``Bash``,
 ``Monitor``, ``PowerShell``), Codex and the OpenAI Agents SDK (``shell``,
 ``local_shell``, ``exec_command``), Gemini CLI (``run_shell_command``), Cursor
 (``Shell``), and the common MCP shell servers, by the hosts' ``mcp_*_`` names
-and by their own.
+and by their own; each with the fields of its input known to name its
+directory or to change nothing of what runs.
 """
 
 

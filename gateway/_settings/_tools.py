@@ -18,13 +18,43 @@ knows ``absolute_path``) may name a path, so it is ``opaque`` too.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 import msgspec
 
 from gateway._calls._effects import WriteAction
 
-__all__ = ["DEFAULT_TOOL_EFFECTS", "ToolEffects"]
+__all__ = ["DEFAULT_TOOL_EFFECTS", "ToolEffects", "field_value", "unknown_fields"]
+
+
+def field_value(data: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted path of a tool's input (``action.env``), or ``None`` when it has none."""
+    value: Any = data
+    for key in path.split("."):
+        if not isinstance(value, Mapping) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def unknown_fields(data: Mapping[str, Any], known: frozenset[str], prefix: str = "") -> list[str]:
+    """
+    The fields of a tool's input that ``known`` (dotted paths) does not declare, in order.
+
+    A field is declared by its own path, or holds declared fields below it
+    (``action`` for ``action.env``): then its own fields are looked at.
+    """
+    found: list[str] = []
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        if path in known:
+            continue
+        if isinstance(value, Mapping) and any(k.startswith(path + ".") for k in known):
+            found.extend(unknown_fields(value, known, path + "."))
+            continue
+        found.append(path)
+    return found
 
 
 class ToolEffects(
@@ -35,7 +65,14 @@ class ToolEffects(
 
     Attributes:
         tool: The tool's name, or a glob of names (``mcp__filesystem__read_*``).
-        reads: Fields naming paths it reads (a string, or a list of strings).
+        reads: Fields naming paths it reads (a string, or a list of strings;
+            any other value, or item of the list, makes the call ``opaque``:
+            a tool may read an object's path too).
+        pattern_reads: Fields naming paths it reads, each of which may be a
+            glob pattern (``src/**/*.ts``): a pattern reads everything below
+            the directory its text fixes (``src``; ``.`` for ``*``). A path
+            with any character a glob library reads specially
+            (``*?[]{}()!\\``) is a pattern.
         globs: Fields holding a glob whose matches it lists, under the first
             path ``reads`` names (or ``default_path``): ``Glob {"pattern":
             "../../.ssh/*"}`` lists names in ``~/.ssh``.
@@ -61,6 +98,7 @@ class ToolEffects(
 
     tool: str
     reads: tuple[str, ...] = ()
+    pattern_reads: tuple[str, ...] = ()
     globs: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     write_action: WriteAction = "write"
@@ -82,6 +120,7 @@ class ToolEffects(
         return frozenset(
             (
                 *self.reads,
+                *self.pattern_reads,
                 *self.globs,
                 *self.writes,
                 *self.patches,
@@ -154,7 +193,7 @@ DEFAULT_TOOL_EFFECTS: Final = (
     ),
     ToolEffects(
         tool="read_many_files",
-        reads=("paths", "include"),
+        pattern_reads=("paths", "include"),
         recursive=True,
         other_fields=("exclude", "recursive", "useDefaultExcludes", "file_filtering_options"),
     ),

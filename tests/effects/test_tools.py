@@ -292,3 +292,105 @@ def test_a_glob_a_tool_lists_is_judged_under_its_path() -> None:
     (_, listed) = only(_effects("Glob", {"pattern": "../.ssh/*", "path": f"{HOME}/x"}), Read)
     assert (listed.path.value, listed.metadata, listed.path.pattern) == ("~/.ssh/*", True, True)
     assert "secret" in listed.path.classes
+
+
+@pytest.mark.parametrize(
+    ("paths", "base"),
+    [
+        (["*"], CWD),
+        ([".e?v"], CWD),
+        ([".[e]nv"], CWD),
+        (["**/*"], CWD),
+        (["{.env,README.md}"], CWD),
+        (["src/**/*.ts"], f"{CWD}/src"),
+        ([f"{HOME}/.ss?/*"], "~"),
+    ],
+)
+def test_a_pattern_read_many_files_is_given_reads_everything_below_its_directory(
+    paths: list[str], base: str
+) -> None:
+    # Gemini CLI globs its `paths`: `*` and `.e?v` match `.env`, which a
+    # literal reading (a file named `*`) never saw.
+    (read,) = only(_effects("read_many_files", {"paths": paths}), Read)
+    assert (read.path.value, read.recursive) == (base, True)
+
+
+def test_a_pattern_in_read_many_files_include_reads_too() -> None:
+    reads = only(_effects("read_many_files", {"paths": ["README.md"], "include": ["*"]}), Read)
+    assert [(r.path.value, r.recursive) for r in reads] == [
+        (f"{CWD}/README.md", True),
+        (CWD, True),
+    ]
+
+
+def test_read_many_files_of_plain_paths_reads_those_paths_and_exclude_is_harmless() -> None:
+    """The harmless twins: named files are read as named, and `exclude` only narrows."""
+    data = {"paths": ["src/app.py", "README.md"], "exclude": ["**/*.log"]}
+    reads = only(_effects("read_many_files", data), Read)
+    assert [r.path.value for r in reads] == [f"{CWD}/src/app.py", f"{CWD}/README.md"]
+    assert not only(_effects("read_many_files", data), Opaque)
+
+
+@pytest.mark.parametrize(
+    ("tool", "data", "kind"),
+    [
+        ("Read", {"file_path": ["src/x.py", {"p": "~/.ssh/id_ed25519"}]}, "an object"),
+        ("read_many_files", {"paths": ["src/x.py", {"p": "~/.ssh/id"}, 7, None]}, "an object"),
+        ("read_many_files", {"paths": ["src/x.py", 7]}, "a number"),
+        ("read_many_files", {"paths": ["src/x.py", None]}, "`null`"),
+        ("Write", {"file_path": ["src/x.py", ["~/.bashrc"]], "content": "x"}, "a list"),
+        ("Read", {"file_path": 7}, "a number"),
+        ("Read", {"file_path": True}, "`true`"),
+    ],
+)
+def test_a_path_list_item_that_is_not_text_makes_the_call_opaque(
+    tool: str, data: dict[str, Any], kind: str
+) -> None:
+    # A lenient server may read `{"path": …}` or a nested list: dropping the
+    # item judged a call that reads more than was judged.
+    (opaque,) = _effects(tool, data)
+    assert isinstance(opaque, Opaque)
+    assert f"holds {kind} where" in opaque.reason
+
+
+def test_a_configured_row_s_path_list_with_an_object_is_opaque() -> None:
+    rows = (ToolEffects(tool="mcp__fs__read_multiple_files", reads=("paths",)),)
+    (opaque,) = _effects(
+        "mcp__fs__read_multiple_files", {"paths": ["src/x.py", {"p": "~/.ssh/id"}]}, rows
+    )
+    assert isinstance(opaque, Opaque)
+    # The harmless twin: a list of strings, and a field left out (null).
+    twin = _effects("mcp__fs__read_multiple_files", {"paths": ["src/a.py", "src/b.py"]}, rows)
+    assert [r.path.value for r in only(twin, Read)] == [f"{CWD}/src/a.py", f"{CWD}/src/b.py"]
+    assert not only(_effects("Grep", {"pattern": "x", "path": None}), Opaque)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "*** Add File:  .envrc",
+        "*** Add File: .envrc ",
+        "*** Add File: .envrc\t",
+        "*** Update File:  notes.txt",
+        "*** Update File: a.txt\n*** Move to:  .envrc",
+    ],
+)
+def test_a_patch_path_with_blanks_around_it_is_opaque(header: str) -> None:
+    # Codex reads `*** Add File:  .envrc` as the file ` .envrc`; executors
+    # that trim the path create `.envrc`.
+    patch = f"*** Begin Patch\n{header}\n+x\n*** End Patch"
+    effects = _effects("apply_patch", {"input": patch})
+    (opaque,) = only(effects, Opaque)
+    assert "with blanks around it" in opaque.reason
+    # What the trimming executors write is judged too.
+    assert [w.path.value for w in only(effects, Write)][-1] in (
+        f"{CWD}/.envrc",
+        f"{CWD}/notes.txt",
+    )
+
+
+def test_a_patch_path_without_blanks_is_not_opaque() -> None:
+    patch = "*** Begin Patch\n*** Add File: notes.txt\n+x\n*** End Patch"
+    effects = _effects("apply_patch", {"input": patch})
+    assert not only(effects, Opaque)
+    assert [w.path.value for w in only(effects, Write)] == [f"{CWD}/notes.txt"]

@@ -41,7 +41,7 @@ class World(NamedTuple):
 class Row(NamedTuple):
     id: str
     call: str
-    """A shell command, or ``TOOL {json input}``; ``{HOME}`` stands for the home directory."""
+    """A shell command, or ``TOOL {json input}``; ``{HOME}`` and ``{WORK}`` stand for the home directory and the workspace."""
     decline: bool = False
     profiles: tuple[str, ...] = PROFILES
 
@@ -123,6 +123,88 @@ HOSTILE = [
     # A file in the home directory, reached through a link: not a place the profile reads.
     A("read-through-link-into-home", "cat link_sub/notes.txt"),
     A("read-tool-through-link-into-home", 'Read {"file_path": "link_sub/notes.txt"}'),
+    # A shell tool's directory is where its text runs; its other fields may change what runs.
+    A(
+        "exec-command-workdir-home",
+        'exec_command {"cmd": "cat credentials", "workdir": "{HOME}/.aws"}',
+    ),
+    A("shell-workdir-home", 'shell {"command": ["cat", "credentials"], "workdir": "{HOME}/.aws"}'),
+    A(
+        "gemini-shell-dir-path",
+        'run_shell_command {"command": "cat id_rsa", "dir_path": "{HOME}/.ssh"}',
+    ),
+    A(
+        "gemini-shell-directory",
+        'run_shell_command {"command": "cat id_rsa", "directory": "{HOME}/.ssh"}',
+    ),
+    A(
+        "mcp-shell-cwd",
+        'mcp__desktop__start_process {"command": "cat credentials", "cwd": "{HOME}/.aws"}',
+    ),
+    A(
+        "mcp-shell-working-directory",
+        'mcp__srv__run_command {"command": "cat credentials", "workingDirectory": "{HOME}/.aws"}',
+    ),
+    D(
+        "shell-workdir-append-authorized-keys",
+        'shell {"command": ["bash", "-lc", "echo k >> authorized_keys"], "workdir": "{HOME}/.ssh"}',
+    ),
+    A(
+        "shell-workdir-delete-in-home",
+        'shell {"command": ["rm", "-rf", "sub"], "workdir": "{HOME}"}',
+        WRITE,
+    ),
+    A(
+        "local-shell-working-directory-home",
+        'local_shell {"action": {"type": "exec", "command": ["rm", "-rf", "sub"], "working_directory": "{HOME}", "env": {}}}',
+        WRITE,
+    ),
+    A("exec-command-workdir-tilde", 'exec_command {"cmd": "cat credentials", "workdir": "~/.aws"}'),
+    # The kernel climbs from where `link_sub` leads (the home directory).
+    A(
+        "exec-command-workdir-climbs-a-link",
+        'exec_command {"cmd": "cat credentials", "workdir": "link_sub/../.aws"}',
+    ),
+    A("exec-command-workdir-blanks", 'exec_command {"cmd": "cat .env", "workdir": " src"}'),
+    A("exec-command-shell", 'exec_command {"cmd": "ls", "shell": "./x.sh"}'),
+    A(
+        "mcp-shell-shell",
+        'mcp__desktop-commander__start_process {"command": "ls", "shell": "./x.sh"}',
+    ),
+    A("mcp-shell-env", 'mcp__srv__run_command {"command": "ls", "env": {"LD_PRELOAD": "./x.so"}}'),
+    A("mcp-shell-args", 'mcp__srv__run_command {"command": "cat", "args": ["{HOME}/.ssh/id_rsa"]}'),
+    A("mcp-shell-stdin", 'mcp__srv__run_command {"command": "bash", "stdin": "cat ~/.ssh/id_rsa"}'),
+    # Gemini's read_many_files globs its paths.
+    A("gemini-read-many-star", 'read_many_files {"paths": ["*"]}'),
+    A("gemini-read-many-question-mark", 'read_many_files {"paths": [".e?v"]}'),
+    A("gemini-read-many-class", 'read_many_files {"paths": [".[e]nv"]}'),
+    A("gemini-read-many-globstar", 'read_many_files {"paths": ["**/*"]}'),
+    A("gemini-read-many-braces", 'read_many_files {"paths": ["{.env,README.md}"]}'),
+    A("gemini-read-many-under-a-link", 'read_many_files {"paths": ["vendor/**"]}'),
+    A(
+        "gemini-read-many-include-star",
+        'read_many_files {"paths": ["README.md"], "include": ["*"]}',
+    ),
+    # A path list item that is not text is not dropped.
+    A(
+        "read-tool-object-in-path-list",
+        'Read {"file_path": ["README.md", {"p": "{HOME}/.ssh/id_rsa"}]}',
+    ),
+    A(
+        "read-many-object-number-null",
+        'read_many_files {"paths": ["README.md", {"p": "{HOME}/.ssh/id_rsa"}, 7, null]}',
+    ),
+    A(
+        "write-tool-nested-list",
+        'Write {"file_path": ["notes.txt", ["{HOME}/.bashrc"]], "content": "x"}',
+        WRITE,
+    ),
+    # ` .envrc` to Codex, `.envrc` to an executor that trims.
+    A(
+        "apply-patch-path-with-blanks",
+        'apply_patch {"input": "*** Begin Patch\\n*** Add File:  .envrc\\n+x\\n*** End Patch"}',
+        WRITE,
+    ),
 ]
 
 TWINS = [
@@ -140,6 +222,15 @@ TWINS = [
     'list_directory {"dir_path": "src"}',
     "go env GOPATH",
     "go version",
+    'shell {"command": ["cat", "README.md"], "workdir": "{WORK}"}',
+    'shell {"command": ["ls"], "workdir": "src", "timeout_ms": 1000}',
+    'exec_command {"cmd": "ls", "workdir": "{WORK}/src", "yield_time_ms": 1000}',
+    'run_shell_command {"command": "ls", "dir_path": "src", "description": "list"}',
+    'mcp__srv__run_command {"command": "ls", "cwd": "src", "timeout": 5}',
+    'Bash {"command": "ls", "description": "x", "timeout": 1000, "run_in_background": true}',
+    'local_shell {"action": {"type": "exec", "command": ["ls"], "working_directory": "src", "env": {}}}',
+    'read_many_files {"paths": ["README.md", "src/app.py"]}',
+    'read_many_files {"paths": ["src/*.py"], "exclude": ["**/test_*"]}',
 ]
 
 WRITE_TWINS = [
@@ -150,6 +241,7 @@ WRITE_TWINS = [
     "tar -tf x.tar",
     "unzip -l x.zip",
     'Write {"file_path": "src/notes.md"}',
+    'apply_patch {"input": "*** Begin Patch\\n*** Add File: notes.txt\\n+x\\n*** End Patch"}',
     "cp x.sh h.sh && echo id > h.sh",
     "cp -t src notes.txt",
 ]
@@ -195,7 +287,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 
 
 def _call(call: str, world: World) -> ToolCall:
-    call = call.replace("{HOME}", world.home)
+    call = call.replace("{HOME}", world.home).replace("{WORK}", world.work)
     tool, _, raw = call.partition(" ")
     if raw.startswith("{"):
         return ToolCall(tool, json.loads(raw), cwd=world.work)
