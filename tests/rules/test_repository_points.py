@@ -378,7 +378,8 @@ def test_a_pth_file_past_its_bound_leaves_what_runs_at_start_unknown(
     packages = _venv(work)
     (packages / "big.pth").write_text("# padding\n" * 10_000)
     found = persistence_points([f"{packages}/x.py"], environ=_environ(home))
-    assert found.unknown is not None and "big.pth" in found.unknown
+    assert found.unknown is not None
+    assert "big.pth" in found.unknown
     relative = packages.relative_to(work)
     (verdict,) = _review(
         [f"echo x > {relative}/anything.py"], "workspace-write", World(str(home), str(work))
