@@ -18,9 +18,12 @@ Where patterns are looked for: those anchored at a path (``/etc/shadow``,
 ``/home/u/.cargo/credentials*``) wherever they point; those that match
 anywhere (``**/.env``, ``**/.git/hooks/**``) in the workspace and the
 writable roots, by walking them (links are not followed: a link is judged
-where it leads, and what it leads to is covered there). A path created
-during the run is the run's own; `snapshot` and `changes` say afterwards
-what it changed in the writable roots.
+where it leads, and what it leads to is covered there; but what a link at a
+persistence point leads to is protected too, as are the modules each
+``site-packages/*.pth`` file the walk meets imports, and each socket and
+named pipe is covered by an empty file). A path created during the run is
+the run's own; `snapshot` and `changes` say afterwards what it changed in
+the writable roots.
 
 `unavailable` says why no boundary can be set up here (no ``bwrap``, no
 user namespaces…), probed once per process: a caller then asks, never runs
