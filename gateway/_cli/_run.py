@@ -63,7 +63,15 @@ from gateway._review._bwrap import (
 )
 from gateway._settings._config import GatewayConfig, state_directory
 
-__all__ = ["ASKED", "COMMAND", "DECLINED", "NOT_SET_UP", "TIMED_OUT", "run_changes"]
+__all__ = [
+    "ASKED",
+    "COMMAND",
+    "DECLINED",
+    "NOT_SET_UP",
+    "TIMED_OUT",
+    "delete_bytecode",
+    "run_changes",
+]
 
 ASKED: Final = 125
 """The exit status when the verdict is ``ask``: nothing ran."""
@@ -259,6 +267,10 @@ async def _review_and_run(
                 _say(sentence)
                 await gateway.record_outcome(verdict.call_id, "denied", sentence)
                 return NOT_SET_UP
+            # What the walk found beyond the patterns (where links at
+            # persistence points lead, what `.pth` files import) is judged
+            # as the patterns are.
+            box = msgspec.structs.replace(box, protect=(*box.protect, *built.points))
             before = snapshot(box.write) if box.write else {}
             ended = await anyio.to_thread.run_sync(
                 _run_confined, program, built, text, environment(box, os.environ), limit
@@ -271,6 +283,7 @@ async def _review_and_run(
         after = snapshot(box.write) if box.write else {}
         record = None
         moved: list[str] = []
+        compiled: list[str] = []
         aside = state_directory() / "quarantine" / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
         if before is not None and after is not None:
             writes = await _planned_writes(gateway, text, cwd, box.home)
@@ -283,10 +296,16 @@ async def _review_and_run(
                 box, found, writes, lambda directory: directory in before or directory in roots
             )
             moved = quarantine(planted, aside)
+            compiled = delete_bytecode(found, writes)
         sentence = _outcome(box, status, record, None if ended is not None else limit)
         if moved:
             sentence += (
                 f" Moved aside to {aside}, as no planned write names them: {_described(moved)}."
+            )
+        if compiled:
+            sentence += (
+                f" Deleted {len(compiled)} compiled Python files no planned write names"
+                " (Python compiles them again from their source)."
             )
         await gateway.record_outcome(
             verdict.call_id,
@@ -321,11 +340,15 @@ def unplanned_points(
     existed: Callable[[str], bool] = lambda directory: True,
 ) -> list[str]:
     """
-    The persistence points a run planted: created where no planned write names, in a directory that ``existed`` before.
+    The persistence points a run planted: created where no planned write names, and not made by a tool with its directory.
 
-    Each without those below it. A point inside a directory the run made
-    itself (a new virtual environment's ``pyvenv.cfg``, a new repository's
-    ``.git/config``) is part of what it built, and only named.
+    Each without those below it. Wherever they appear, also in a directory
+    the run made itself (``.github/workflows/ci.yml`` in a new ``.github``,
+    ``sub/.envrc``), except what a known tool writes when it makes a
+    directory that did not exist before (``existed``): a new virtual
+    environment's ``pyvenv.cfg`` and ``site-packages``, a new repository's
+    fresh ``config`` and the ``*.sample`` files of its ``hooks``
+    (`_made_by_a_tool`). Those stay, and are only named.
 
     Examples:
         >>> box = Confinement(profile="p", write=("/w",), protect=("**/.envrc", "**/.vscode/**"))
@@ -341,9 +364,109 @@ def unplanned_points(
         if change.change == "created"
         and not _predicted(change.path, writes)
         and places.place(change.path) == "protected"
-        and existed(os.path.dirname(change.path))
+        and not _made_by_a_tool(change.path, existed)
     ]
     return [path for path in created if not any(path.startswith(top + "/") for top in created)]
+
+
+_FRESH_GIT_CONFIG: Final = frozenset(
+    (
+        ("core", "repositoryformatversion"),
+        ("core", "filemode"),
+        ("core", "bare"),
+        ("core", "logallrefupdates"),
+        ("core", "ignorecase"),
+        ("core", "precomposeunicode"),
+        ("core", "symlinks"),
+        ("extensions", "objectformat"),
+        ("extensions", "refstorage"),
+    )
+)
+"""The settings ``git init`` writes in a new repository's ``config`` (none of them names a program)."""
+
+_CONFIG_READ_MAX: Final = 4096
+
+
+def _made_by_a_tool(path: str, existed: Callable[[str], bool]) -> bool:
+    """
+    Whether a new persistence point is one a known tool writes when it makes a directory the run made.
+
+    A directory that did not exist before and now holds ``pyvenv.cfg`` and
+    ``bin/python`` is a new virtual environment: its ``pyvenv.cfg`` and
+    what lies in its ``site-packages``. One that holds ``HEAD``, ``objects``
+    and ``refs`` is a new git directory: its ``config`` when it sets only
+    what ``git init`` sets, its ``hooks`` directory and the ``*.sample``
+    files in it (git never runs them). Anything else (a hook, CI files,
+    ``.envrc``, an editor's or agent's settings) is not.
+    """
+    directory, _, name = path.rpartition("/")
+    rest = [name]
+    while directory and not existed(directory):
+        if os.path.isfile(directory + "/pyvenv.cfg") and os.path.lexists(directory + "/bin/python"):
+            return rest == ["pyvenv.cfg"] or (
+                len(rest) >= 2 and "site-packages" in rest[1:3] and rest[0] in ("lib", "lib64")
+            )
+        if (
+            os.path.isfile(directory + "/HEAD")
+            and os.path.isdir(directory + "/objects")
+            and os.path.isdir(directory + "/refs")
+        ):
+            if rest == ["config"]:
+                return _fresh_git_config(directory + "/config")
+            return rest == ["hooks"] or (
+                len(rest) == 2 and rest[0] == "hooks" and rest[1].endswith(".sample")
+            )
+        directory, _, name = directory.rpartition("/")
+        rest.insert(0, name)
+    return False
+
+
+def _fresh_git_config(path: str) -> bool:
+    """Whether a git ``config`` file sets only what ``git init`` sets (a small file, plain ``[section]`` headers)."""
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(_CONFIG_READ_MAX + 1)
+    except OSError:
+        return False
+    if len(data) > _CONFIG_READ_MAX:
+        return False
+    section = ""
+    for raw in data.decode("utf-8", "replace").splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        header = re.fullmatch(r"\[([A-Za-z0-9-]+)\]", line)
+        if header is not None:
+            section = header.group(1).lower()
+            continue
+        key = re.fullmatch(r"([A-Za-z][A-Za-z0-9-]*)\s*=\s*[A-Za-z0-9_-]*", line)
+        if key is None or (section, key.group(1).lower()) not in _FRESH_GIT_CONFIG:
+            return False
+    return True
+
+
+def delete_bytecode(found: Sequence[Change], writes: Sequence[Write]) -> list[str]:
+    """
+    Delete the compiled Python files (``*.pyc``) a run created or changed where no planned write names them; the paths deleted.
+
+    Python runs a ``__pycache__`` file whose header matches its source's
+    time and size instead of the source, and no review of the source
+    (``git diff``) shows it: a run could leave code there that runs later
+    while the source looks clean. Python compiles them again from the
+    source at the next import.
+    """
+    deleted = []
+    for change in found:
+        if change.change == "deleted" or not change.path.endswith(".pyc"):
+            continue
+        if _predicted(change.path, writes):
+            continue
+        try:
+            os.unlink(change.path)
+        except OSError:
+            continue
+        deleted.append(change.path)
+    return deleted
 
 
 def quarantine(paths: Sequence[str], directory: Path) -> list[str]:

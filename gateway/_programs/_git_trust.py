@@ -27,14 +27,17 @@ The decision, the threat model and the measured cost are in docs/git-trust.md.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import pwd
+import re
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final, Literal
 
 import msgspec
 
+from gateway._calls._places import DEFAULT_PERSISTENCE_PATTERNS, pattern_regex
 from gateway._programs import ArgumentReading
 from gateway._programs._gitconfig import (
     ConfigEntry,
@@ -42,6 +45,13 @@ from gateway._programs._gitconfig import (
     git_code_key,
     git_file_key,
     read_config,
+)
+from gateway._programs._startup import (
+    StartupUnknown,
+    link_points,
+    point,
+    site_directory,
+    startup_points,
 )
 
 __all__ = [
@@ -521,7 +531,10 @@ class PersistencePoints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
             (and where its links lead); each ``.git`` file (a ``gitdir:``
             pointer, which moves git) and a ``.git`` a write would make; and
             the configuration and hooks of each git directory, also one a
-            pointer leads to outside the workspace.
+            pointer leads to outside the workspace; where a link at a
+            persistence point leads (`gateway._programs._startup.link_points`);
+            the modules the ``.pth`` files of a ``site-packages`` directory
+            a path lies in import (`gateway._programs._startup.startup_points`).
         unknown: Why where hooks lie cannot be known (a configuration file
             that cannot be read or parsed, a bound reached): then any write
             may land in a hooks directory. ``None`` when all were found.
@@ -565,7 +578,7 @@ def hooks_directory(value: str, *, work_tree: str | None, git_dir: str, home: st
 
 def _point(path: str) -> str:
     """A path as a pattern that matches it: a glob character stands for any one character (never fewer matches)."""
-    return "".join("?" if c in "*?[" else c for c in path) or "/"
+    return point(path)
 
 
 def _directory_points(directory: str) -> list[str]:
@@ -613,8 +626,13 @@ def persistence_points(paths: Iterable[str], *, environ: Mapping[str, str]) -> P
     configuration file git reads (the system's, the user's, the
     repository's, what they include, ``GIT_CONFIG_COUNT``), the git
     directory a ``.git`` file points at, a linked worktree's common
-    directory. Synchronous file I/O, bounded like `inspect_repository`:
-    call it from a worker thread. It never runs git.
+    directory. Beyond git: where a link at a persistence point leads (a
+    hook, or a point of the default list at the top of a work tree or a
+    directory given, or one level inside a persistence directory there), and
+    what the ``.pth`` files of the ``site-packages`` directory of a path
+    import (Python runs it at every start). Synchronous file I/O, bounded
+    like `inspect_repository`: call it from a worker thread. It never runs
+    git.
 
     Args:
         paths: Absolute paths a call writes, and the directories it runs in;
@@ -677,20 +695,84 @@ def _find_points(paths: Iterable[str], environ: Mapping[str, str], found: dict[s
             found.update((_point(pointer), None) for pointer in pointers)
         if git_dir is not None and git_dirs.get(git_dir) is None:
             git_dirs[git_dir] = work_tree
+    # Where links at persistence points lead: looked for at the top of each
+    # work tree and each directory given, and in every hooks directory.
+    tops: dict[str, None] = {
+        os.path.normpath(path): None
+        for path in paths
+        if path.startswith("/") and os.path.isdir(path) and not os.path.islink(path)
+    }
+    hooks: dict[str, None] = {}
     for git_dir, work_tree in git_dirs.items():
         common_dir = _common_dir(git_dir)
         for directory in dict.fromkeys((git_dir, common_dir)):
             for name in _POINTS_OF_GIT_DIRECTORY:
                 found[_point(directory) + "/" + name] = None
+            hooks[os.path.join(directory, "hooks")] = None
         reader = _Reader((), home)
         reader.read(os.path.join(common_dir, "config"))
         reader.read(os.path.join(git_dir, "config.worktree"))
         top = work_tree or reader.core_worktree
         if top is None and os.path.basename(git_dir) == ".git":
             top = os.path.dirname(git_dir)  # found from inside it: its work tree is around it
+        if top is not None:
+            tops[top] = None
         for value in (*values, *reader.hooks_paths):
             directory = hooks_directory(value, work_tree=top, git_dir=git_dir, home=home)
             found.update(dict.fromkeys(_directory_points(directory)))
+            hooks[directory] = None
+    for directory in tops:
+        found.update(dict.fromkeys(_linked_points(directory, _is_default_point, depth=2)))
+    for directory in hooks:
+        found.update(dict.fromkeys(_linked_points(directory, lambda path: True, depth=1)))
+    # What `.pth` files import, for each path in a `site-packages` directory.
+    sites = {site_directory(os.path.normpath(path)) for path in paths if path.startswith("/")}
+    for site in sorted(s for s in sites if s is not None):
+        try:
+            found.update(dict.fromkeys(startup_points(site)))
+        except StartupUnknown as why:
+            raise _Distrust(f"what Python runs at start is not known: {why}") from None
+
+
+MAX_LINK_ENTRIES: Final = 20_000
+"""The most entries `persistence_points` looks through for links at persistence points, in one directory."""
+
+
+@functools.cache
+def _default_points() -> re.Pattern[str]:
+    anywhere = [p for p in DEFAULT_PERSISTENCE_PATTERNS if not p.startswith("~")]
+    return re.compile("|".join(f"(?:{pattern_regex(p).pattern})" for p in anywhere), re.DOTALL)
+
+
+def _is_default_point(path: str) -> bool:
+    return _default_points().fullmatch(path) is not None
+
+
+def _linked_points(directory: str, is_point: Callable[[str], bool], depth: int) -> list[str]:
+    """
+    Where the links at persistence points in a directory lead, and in the persistence directories in it down to ``depth``.
+
+    Raises:
+        _Distrust: More than `MAX_LINK_ENTRIES` entries in a directory.
+    """
+    found: list[str] = []
+    try:
+        with os.scandir(directory) as listing:
+            entries = list(itertools.islice(listing, MAX_LINK_ENTRIES + 1))
+    except OSError:
+        return found  # not there, or unreadable: nothing of it is followed either
+    if len(entries) > MAX_LINK_ENTRIES:
+        raise _Distrust(
+            f"`{directory}` holds more than {MAX_LINK_ENTRIES:,} entries to look through"
+        )
+    for entry in entries:
+        if not is_point(entry.path):
+            continue
+        if entry.is_symlink():
+            found += link_points(entry.path)
+        elif depth > 1 and entry.is_dir(follow_symlinks=False):
+            found += _linked_points(entry.path, lambda path: True, depth - 1)
+    return found
 
 
 def _matches(pattern: str, code: ConfiguredCode) -> bool:

@@ -18,9 +18,12 @@ Where patterns are looked for: those anchored at a path (``/etc/shadow``,
 ``/home/u/.cargo/credentials*``) wherever they point; those that match
 anywhere (``**/.env``, ``**/.git/hooks/**``) in the workspace and the
 writable roots, by walking them (links are not followed: a link is judged
-where it leads, and what it leads to is covered there). A path created
-during the run is the run's own; `snapshot` and `changes` say afterwards
-what it changed in the writable roots.
+where it leads, and what it leads to is covered there; but what a link at a
+persistence point leads to is protected too, as are the modules each
+``site-packages/*.pth`` file the walk meets imports, and each socket and
+named pipe is covered by an empty file). A path created during the run is
+the run's own; `snapshot` and `changes` say afterwards what it changed in
+the writable roots.
 
 `unavailable` says why no boundary can be set up here (no ``bwrap``, no
 user namespaces…), probed once per process: a caller then asks, never runs
@@ -43,6 +46,7 @@ import msgspec
 
 from gateway._calls._confinement import Confinement
 from gateway._programs._git_trust import persistence_points
+from gateway._programs._startup import StartupUnknown, link_points, site_directory, startup_points
 from gateway._review._boundary import Places, normal_path
 
 __all__ = [
@@ -166,14 +170,22 @@ class Layout(NamedTuple):
 
     Attributes:
         options: The options of ``bwrap`` (no command).
-        hidden: The existing paths covered because they match ``hide``.
+        hidden: The existing paths covered because they match ``hide``,
+            and the sockets and named pipes (a host process may be at the
+            other end: the run finds an empty file there).
         protected: The existing paths inside a writable root bound read-only
-            because they match ``protect``.
+            because they match ``protect`` or ``points``.
+        points: Persistence points the walk found that no pattern of the
+            confinement names, as patterns: where links at persistence
+            points lead, the modules ``.pth`` files import, the hooks and
+            configuration of nested repositories. What a run changes there
+            is persistence too (``run.changed``).
     """
 
     options: tuple[str, ...]
     hidden: tuple[str, ...]
     protected: tuple[str, ...]
+    points: tuple[str, ...] = ()
 
 
 def _exists(path: str) -> bool:
@@ -193,12 +205,29 @@ def _anchored(patterns: Sequence[str]) -> Iterator[str]:
         yield from glob.iglob(base, recursive=True, include_hidden=True)
 
 
+def _leads_out(entry: os.DirEntry[str]) -> bool:
+    """Whether an entry is a socket or a named pipe (a host process may be at the other end); only what is no directory, file or link is looked at."""
+    if (
+        entry.is_dir(follow_symlinks=False)
+        or entry.is_file(follow_symlinks=False)
+        or entry.is_symlink()
+    ):
+        return False
+    try:
+        kind = entry.stat(follow_symlinks=False).st_mode
+    except OSError:
+        return False
+    return stat.S_ISSOCK(kind) or stat.S_ISFIFO(kind)
+
+
 def _walk(roots: Sequence[str], places: Places, limit: int) -> Iterator[tuple[str, str, bool]]:
     """
     ``(path, mark, is_directory)`` for every entry under ``roots`` that ``hide`` or ``protect`` marks.
 
     A ``.git`` neither marks is a ``repository`` (a nested repository, or a
-    pointer to a git directory elsewhere).
+    pointer to a git directory elsewhere); a link ``protect`` marks is a
+    ``link`` (what it leads to is protected); a socket or named pipe neither
+    marks is a ``socket`` (covered: a host process may be at the other end).
 
     A hidden directory is not entered; a protected one is, for what is
     hidden inside it. Links are not followed.
@@ -222,8 +251,14 @@ def _walk(roots: Sequence[str], places: Places, limit: int) -> Iterator[tuple[st
             mark = places.mark(entry.path)
             if mark is not None and not entry.is_symlink():
                 yield entry.path, mark, is_directory
+            elif mark == "protected" or (
+                mark is None and entry.is_symlink() and places.place(entry.path) == "protected"
+            ):
+                yield entry.path, "link", False  # also one inside a protected directory
             elif mark is None and entry.name == ".git":
                 yield entry.path, "repository", is_directory
+            elif mark is None and _leads_out(entry):
+                yield entry.path, "socket", False
             if is_directory and mark != "hidden":
                 stack.append(entry.path)
 
@@ -279,22 +314,35 @@ def layout(
     hidden: dict[str, bool] = {}
     protected: dict[str, None] = {}
     repositories: list[str] = []
+    found: dict[str, None] = {}  # points no pattern of the confinement names
+    sites: dict[str, None] = {}
     for path, mark, is_directory in marked:
         if mark == "repository":
             repositories.append(os.path.dirname(path))
             if is_directory or bare.place(path) != "writable":
                 continue  # git's own directory: its config and hooks are protected
-        if mark == "hidden":
+        if mark in ("hidden", "socket"):
             hidden[path] = is_directory
+        elif mark == "link":
+            found.update(dict.fromkeys(link_points(path)))
         elif bare.place(path) == "writable":
             protected[path] = None
+            directory, _, name = path.rpartition("/")
+            if name.endswith(".pth") and site_directory(directory) == directory:
+                sites[directory] = None
+    for site in sites:
+        try:
+            found.update(dict.fromkeys(startup_points(site)))
+        except StartupUnknown as why:
+            return f"what Python runs at start is not known: {why}"
     points = persistence_points(repositories, environ=environ or os.environ)
     if points.unknown is not None:
         return f"where a repository in it keeps its hooks is not known: {points.unknown}"
+    found.update(dict.fromkeys(points.patterns))
     for path in _anchored(confinement.hide):
         if bare.place(path) in ("readable", "writable") and not os.path.islink(path):
             hidden.setdefault(normal_path(path), os.path.isdir(path))
-    for path in _anchored((*confinement.protect, *points.patterns)):
+    for path in _anchored((*confinement.protect, *found)):
         path = normal_path(path)
         if bare.place(path) == "writable" and path not in hidden:
             protected.setdefault(path, None)
@@ -310,7 +358,7 @@ def layout(
         else:
             options += ["--ro-bind", empty_file, path]
     options += ["--chdir", cwd]
-    return Layout(tuple(options), tuple(hidden), tuple(protected))
+    return Layout(tuple(options), tuple(hidden), tuple(protected), tuple(found))
 
 
 def _pinned(

@@ -7,7 +7,8 @@ AWS, netrc, gh, docker, pip and npm credentials), a ``.bashrc``, a
 ``.gitconfig`` and the gateway's state directory with its audit log; a
 workspace inside it (a git repository with a hook, ``.git/config``,
 ``.envrc``, ``.vscode/settings.json``, a ``.venv`` whose site-packages holds
-a ``.pth``, a ``.env`` and a nested key, links into the home directory, and
+a ``.pth`` and the module another ``.pth`` imports, a hook that is a link
+to a tracked file, a ``.env`` and a nested key, links into the home directory, and
 files whose content is a payload: a shell script, a ``conftest.py``, a
 ``Makefile``, a ``package.json``); a directory beside the home directory;
 and a TCP listener on ``127.0.0.1`` and an abstract Unix socket, each
@@ -106,6 +107,11 @@ PLAIN_FILES: Final = {
     "home/proj/.vscode/settings.json": "{}\n",
     "home/proj/.venv/lib/python3/site-packages/kept.pth": "# a path\n",
     "home/proj/.venv/lib/python3/site-packages/mod.py": "x = 1\n",
+    "home/proj/.venv/lib/python3/site-packages/distutils-precedence.pth": (
+        "import os; enabled = 1; enabled and __import__('_distutils_hack').add_shim();\n"
+    ),
+    "home/proj/.venv/lib/python3/site-packages/_distutils_hack/__init__.py": "def add_shim(): pass\n",
+    "home/proj/tools/post-checkout": "#!/bin/sh\nexit 0\n",
     "home/proj/vendor/lib.py": "x = 1\n",
     "home/proj/clean/main.py": "# TODO\n",
     "home/proj/evil.txt": "a[$(bash payload.sh >&2)]\n",
@@ -214,6 +220,7 @@ def build_template(root: Path) -> World:
     os.symlink(home / "sub", work / "link_sub")
     os.symlink(home / ".bashrc", work / "link_bashrc")
     os.symlink(work / ".git/hooks", work / "link_hooks")
+    os.symlink("../../tools/post-checkout", work / ".git/hooks/post-checkout")
     os.symlink(home / ".ssh", work / "vendor/keys")
     (work / "deps/.git").mkdir(parents=True)
     os.symlink(home / ".ssh", work / "deps/.git/k")
@@ -284,6 +291,8 @@ PERSISTENCE_GLOBS: Final = (
     "**/site-packages/*.pth",
     "**/site-packages/sitecustomize.py",
     "**/site-packages/usercustomize.py",
+    "**/site-packages/_distutils_hack/**/*",
+    "tools/post-checkout",
     "**/.bashrc",
 )
 """What in a workspace makes code run later, as this replay judges it (independent of the gateway's own list)."""

