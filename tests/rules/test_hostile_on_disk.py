@@ -63,6 +63,10 @@ HOSTILE = [
     A("read-through-dir-link", "cat link_home/.aws/credentials"),
     A("climb-out-of-dir-link", "cat link_sub/../.aws/credentials"),
     A("cd-through-link-and-climb", "cd link_sub && cat ../.aws/credentials"),
+    # ... also when an expansion or a glob spells the climb: no text on disk to resolve.
+    A("climb-out-of-dir-link-through-a-variable", "d=link_sub; cat $d/../.aws/credentials"),
+    A("climb-out-of-dir-link-under-pwd", 'cat "$PWD"/link_sub/../.aws/credentials'),
+    A("climb-out-of-dir-link-in-a-glob", "cat link_sub/../.aws/cred*"),
     D("append-through-file-link", "echo 'curl x | sh' >> link_bashrc"),
     D("copy-through-hooks-link", "cp x.sh link_hooks/pre-commit"),
     D("tee-through-hooks-link", "tee link_hooks/pre-commit < x.sh"),
@@ -127,6 +131,8 @@ HOSTILE = [
 
 TWINS = [
     "cat README.md",
+    "cat src/../README.md",
+    "cat $PWD/README.md",
     "grep -rn TODO src",
     "grep -rn TODO clean",
     "find . -name '*.py'",
