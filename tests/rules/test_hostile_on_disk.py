@@ -127,6 +127,9 @@ HOSTILE = [
     # A file in the home directory, reached through a link: not a place the profile reads.
     A("read-through-link-into-home", "cat link_sub/notes.txt"),
     A("read-tool-through-link-into-home", 'Read {"file_path": "link_sub/notes.txt"}'),
+    # git's configuration beyond the repository's own: ~/.gitconfig may hold a token.
+    A("git-config-get-url-reads-the-user-config", "git config --get remote.origin.url"),
+    A("git-config-global-url", "git config --global --get url.https://x/.insteadOf"),
 ]
 
 TWINS = [
@@ -146,6 +149,11 @@ TWINS = [
     'list_directory {"dir_path": "src"}',
     "go env GOPATH",
     "go version",
+    # The repository's own configuration is workspace content, however it is read.
+    "cat .git/config",
+    "git remote -v",
+    "git config --local --get remote.origin.url",
+    "git config --get user.name",
 ]
 
 WRITE_TWINS = [
