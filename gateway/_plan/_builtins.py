@@ -32,7 +32,7 @@ from gateway._calls._places import shown_variable
 from gateway._plan._collect import EffectSink
 from gateway._plan._globs import GLOB_OPTIONS
 from gateway._plan._numbers import NUMBER
-from gateway._plan._paths import HOME, expand_parts, expand_tildes, join
+from gateway._plan._paths import HOME, expand_parts, expand_tildes, join, literal_text
 from gateway._plan._scope import BASH_INTEGERS, Values
 from gateway._plan._variables import arithmetic_binds
 from gateway._programs._option_scanner import Lookup, Met, OptionScan
@@ -42,7 +42,6 @@ from gateway._read._tree import (
     Literal,
     Parameter,
     Part,
-    SingleQuoted,
     Tilde,
     Word,
 )
@@ -347,16 +346,6 @@ def _name_site(sink: EffectSink, name: str, via: str) -> str:
     if bracket and rest.endswith("]"):
         sink.numbers.value(rest[:-1], None, f"{via} {base}[…]")
     return base
-
-
-def literal_text(part: Part) -> str | None:
-    """The text of a part that expands nothing (quotes removed), else ``None``."""
-    if isinstance(part, Literal | SingleQuoted):
-        return part.text
-    if isinstance(part, DoubleQuoted) and not part.locale:
-        texts = [literal_text(inner) for inner in part.parts]
-        return None if any(t is None for t in texts) else "".join(t or "" for t in texts)
-    return None
 
 
 def _split(word: Word) -> tuple[str | None, Sequence[Part]]:

@@ -29,9 +29,18 @@ from gateway._calls._effects import (
     WriteAction,
 )
 from gateway._plan._numbers import NUMBER, Numbers, runs_code
-from gateway._plan._paths import HOME, PathContext, effect_path, expand_word, join, role_path
+from gateway._plan._paths import (
+    HOME,
+    PathContext,
+    climbs_past_name,
+    effect_path,
+    expand_word,
+    join,
+    literal_text,
+    role_path,
+)
 from gateway._plan._scope import Scope, Values
-from gateway._read._tree import Word
+from gateway._read._tree import Tilde, Word
 
 __all__ = ["EffectSink", "unmasked"]
 
@@ -177,6 +186,21 @@ class EffectSink:
         else:
             texts = None
         if texts is None or "" in texts or any(NUMBER in text for text in texts):
+            return [effect_path(shown, None, self.paths)]
+        plain = not pattern and (
+            written == value
+            if value is not None
+            else word is not None
+            and all(
+                literal_text(part) is not None
+                or (at == 0 and isinstance(part, Tilde) and part.text == "~")
+                for at, part in enumerate(word.parts)
+            )
+        )
+        if not plain and any(climbs_past_name(text) for text in texts):
+            # Where `name/..` leads only the disk tells, and the disk is looked at
+            # for plain text alone (and a leading `~`): an expansion or a glob
+            # that climbs is unknown.
             return [effect_path(shown, None, self.paths)]
         bases = self.scope.directories if directories is None else directories
         found: dict[str | None, None] = {}

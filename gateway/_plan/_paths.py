@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from itertools import pairwise
 from typing import Final
 
 import msgspec
@@ -58,11 +59,13 @@ __all__ = [
     "PathContext",
     "Resolved",
     "classify",
+    "climbs_past_name",
     "effect_path",
     "expand_parts",
     "expand_tildes",
     "expand_word",
     "join",
+    "literal_text",
     "path_context",
     "role_path",
     "shown",
@@ -181,6 +184,35 @@ def normalise(path: str) -> str:
     if anchor:
         return anchor + "".join("/" + part for part in parts)
     return "/".join(parts) or "."
+
+
+def climbs_past_name(text: str) -> bool:
+    """
+    True when folding ``text`` drops a name before a ``..`` (``a/../b``), which the kernel would follow if it is a link.
+
+    bash's ``cd`` folds such a path lexically, but a program given it opens
+    ``a``'s target's parent: ``link/../x`` with ``link -> ~/.ssh/keys`` is
+    ``~/.ssh/x``. Only the disk tells (the rules approver looks, for a path
+    written as plain text).
+
+    Examples:
+        >>> climbs_past_name("link/../x"), climbs_past_name("../x"), climbs_past_name("a/./b")
+        (True, False, False)
+    """
+    pieces = text.split("/")
+    return any(
+        piece == ".." and before not in ("", ".", "..") for before, piece in pairwise(pieces)
+    )
+
+
+def literal_text(part: Part) -> str | None:
+    """The text of a part that expands nothing (quotes removed), else ``None``."""
+    if isinstance(part, Literal | SingleQuoted):
+        return part.text
+    if isinstance(part, DoubleQuoted) and not part.locale:
+        texts = [literal_text(inner) for inner in part.parts]
+        return None if any(t is None for t in texts) else "".join(t or "" for t in texts)
+    return None
 
 
 def _folded(rest: str) -> bool:

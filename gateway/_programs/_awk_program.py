@@ -25,9 +25,11 @@ Pure and linear: one pass to tokenize, one to match brackets, one to read.
 
 from __future__ import annotations
 
+import math
 from typing import Final, Literal, NamedTuple
 
 from gateway._programs import ArgumentFact, FactKind
+from gateway._programs._lasting import MOST_ROUNDS
 
 __all__ = ["ProgramFacts", "Unreadable", "program_facts"]
 
@@ -76,6 +78,16 @@ _OUTPUT_STREAMS: Final = frozenset({"/dev/stdout", "/dev/stderr"})
 _INPUT_STREAMS: Final = frozenset({"-", "/dev/stdin"})
 
 _PAIRS: Final = {")": "(", "]": "[", "}": "{"}
+
+
+_ASSIGNING: Final = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "^=", "**=", "++", "--"})
+"""Operators that write the variable before them (``++``/``--`` also the one after them)."""
+_COUNTS: Final = frozenset({"NF", "NR", "FNR"})
+"""Variables that count what was read: a loop up to one of them ends with the input."""
+_EDITS: Final = frozenset({"sub", "gsub"})
+"""Functions that write their last argument (``$0`` when it is left out)."""
+_UP: Final = frozenset({"<", "<="})
+_DOWN: Final = frozenset({">", ">="})
 
 
 class Unreadable(Exception):
@@ -385,6 +397,172 @@ class _Reader:
             ):
                 redirect = (token.text, position)
 
+    def loops(self) -> None:
+        """
+        State a loop that may never end: any but counting ``for`` loops, and functions that may call themselves.
+
+        awk ends with its input, and so does a loop over an array (``for (k
+        in a)``) or a counting loop whose bounds are numbers written in the
+        program (at most `MOST_ROUNDS` apart) or counts of what was read
+        (``NF``, ``NR``, ``FNR``): ``for (i = 1; i <= NF; i++)``, stepping
+        towards its bound, with a counter neither its body nor a function
+        writes (and, for ``NF``, no field written and no ``sub``/``gsub``
+        there, which may add fields). Every other loop (``while (1)``, ``do``, ``for
+        (;;)``, ``for (i = 0; i < n; i++)``) may go round forever, and so
+        may a function that calls a function of the program.
+        """
+        functions: dict[str, int] = {}
+        for position, token in enumerate(self.tokens):
+            if token.kind != "name":
+                continue
+            if token.text == "do" or (token.text == "while" and not self.reading(position + 1)):
+                self.fact("lifetime", token.text, None, "unbounded")
+                return
+            if (
+                token.text == "for"
+                and self.op(position + 1, "(")
+                and not self.counting(position + 1)
+            ):
+                self.fact("lifetime", "for", None, "unbounded")
+                return
+            if token.text in ("function", "func") and self.at(position + 1).kind == "name":
+                functions[self.at(position + 1).text] = position
+        for name, position in functions.items():
+            body = next((at for at in range(position, len(self.tokens)) if self.op(at, "{")), None)
+            end = self.matches.get(body, len(self.tokens)) if body is not None else position
+            calls = any(
+                self.tokens[at].kind == "name"
+                and self.tokens[at].text in functions
+                and self.op(at + 1, "(")
+                for at in range(position + 2, end)
+            )
+            if calls:
+                self.fact("lifetime", f"function {name}", None, "unbounded")
+                return
+
+    def reading(self, opening: int) -> bool:
+        """
+        True when the ``while`` condition opening at ``opening`` is ``((… getline …) > 0)``.
+
+        Each round reads a line, and ``getline`` gives 0 at the end and -1
+        on an error, so the loop ends with what it reads (``while (getline)``
+        alone goes round forever on a file it cannot open), unless the
+        program calls ``close``, which starts what it reads again.
+        """
+        closing = self.matches.get(opening)
+        inner = self.matches.get(opening + 1)
+        if closing is None or inner is None or not self.op(opening + 1, "("):
+            return False
+        return (
+            closing == inner + 3
+            and self.op(inner + 1, ">")
+            and self.at(inner + 2) == _Token("number", "0")
+            and any(token == _Token("name", "getline") for token in self.tokens[opening:inner])
+            and _Token("name", "close") not in self.tokens
+        )
+
+    def counting(self, opening: int) -> bool:
+        """True when the ``for`` header opening at ``opening`` is an array loop or a bounded counting loop."""
+        closing = self.matches[opening]
+        header = [token for token in self.tokens[opening + 1 : closing] if token.kind != "newline"]
+        parts: list[list[_Token]] = [[]]
+        for token in header:
+            if token == _Token("op", ";"):
+                parts.append([])
+            else:
+                parts[-1].append(token)
+        if len(parts) == 1:
+            return True  # `for (k in a)`: once for each element
+        if len(parts) != 3 or len(parts[0]) != 3 or len(parts[1]) != 3:
+            return False
+        (counter, assign, first), (named, compare, bound), step = parts
+        if (
+            counter.kind != "name"
+            or assign != _Token("op", "=")
+            or named != counter
+            or compare.kind != "op"
+            or not (_bounded(first) and _bounded(bound))
+        ):
+            return False
+        if compare.text in _UP:
+            steps = {("++",), ("+=", "number")}
+        elif compare.text in _DOWN:
+            steps = {("--",), ("-=", "number")}
+        else:
+            return False
+        shape = tuple(
+            token.kind if token.kind == "number" else token.text
+            for token in step
+            if token != counter
+        )
+        if (
+            counter not in step
+            or shape not in steps
+            or any(token.kind == "number" and not _number(token.text) > 0 for token in step)
+        ):
+            return False
+        written = {counter.text, bound.text} if bound.kind == "name" else {counter.text}
+        return not any(self.writes(at, written, counter.text) for at in self.reached(closing))
+
+    def reached(self, closing: int) -> list[int]:
+        """The positions a loop's round may run: its body (after ``closing``) and every function."""
+        body = closing + 1
+        while self.at(body).kind == "newline":
+            body += 1
+        if self.op(body, "{"):
+            end = self.matches[body]
+        else:  # one statement: a simple one ends at `;` or a newline, any other with its block
+            simple = self.at(body).text not in ("if", "for", "while", "do", "else")
+            ends = {";", "\n", "}"} if simple else {"}"}
+            end, level = body, 0
+            while end < len(self.tokens) and not (level == 0 and self.at(end).text in ends):
+                level += self.op(end, "(", "[", "{") - self.op(end, ")", "]", "}")
+                end += 1
+        positions = list(range(body, end + 1))
+        for at, token in enumerate(self.tokens):
+            if token.kind == "name" and token.text in ("function", "func"):
+                opening = next((i for i in range(at, len(self.tokens)) if self.op(i, "{")), at)
+                positions.extend(range(at, self.matches.get(opening, at) + 1))
+        return positions
+
+    def writes(self, position: int, names: set[str], counter: str) -> bool:
+        """
+        True when the token at ``position`` may write one of ``names`` (or, for ``NF``, add a field).
+
+        A field the counter indexes (``$i = x``, ``sub(/a/, "b", $i)``) is
+        one the loop's ``NF`` already counts: writing it adds none.
+        """
+        token = self.at(position)
+        if token.kind == "name" and token.text in _EDITS:
+            inside = self.tokens[position + 1 : self.after_group(position + 1)]
+            if inside[-4:] == [
+                _Token("op", ","),
+                _Token("op", "$"),
+                _Token("name", counter),
+                _Token("op", ")"),
+            ]:
+                return False
+            return "NF" in names or any(
+                other.kind == "name" and other.text in names for other in inside
+            )
+        if self.op(position, "$") and "NF" in names:
+            if self.at(position + 1) == _Token("name", counter) and not self.op(
+                position + 2, "[", "("
+            ):
+                return False
+            end = self.lvalue_end(position)
+            return self.op(end, *_ASSIGNING) or self.op(position - 1, "++", "--")
+        if token.kind != "name" or token.text not in names:
+            return False
+        before = self.at(position - 1)
+        if self.op(position - 1, "$") and self.at(position - 2) != _Token("op", "$"):
+            return False  # `$i = x` writes the field, not the counter
+        return (
+            self.op(position + 1, *_ASSIGNING)
+            or self.op(position - 1, "++", "--")
+            or (before.kind == "name" and before.text == "getline")
+        )
+
     def name(self, position: int) -> None:
         text = self.tokens[position].text
         if text == "system":
@@ -500,6 +678,25 @@ class _Reader:
             raise Unreadable(f"it has `@{name}`, which gawk does not read")
 
 
+def _bounded(token: _Token) -> bool:
+    """True when a loop's bound is a count of what was read or a number of at most `MOST_ROUNDS`."""
+    if token.kind == "name":
+        return token.text in _COUNTS
+    return token.kind == "number" and 0 <= _number(token.text) <= MOST_ROUNDS
+
+
+def _number(text: str) -> float:
+    """The value of a number token; NaN for a form awks read differently (``0x1A``, ``011``)."""
+    try:
+        return (
+            float(text)
+            if not text.startswith("0") or text == "0" or text[1:2] in ".eE"
+            else math.nan
+        )
+    except ValueError:
+        return math.nan
+
+
 def program_facts(text: str, index: int, dialect: Dialect) -> ProgramFacts:
     """
     What a piece of awk program text does; every fact carries ``index``, the argv index of the text.
@@ -509,4 +706,5 @@ def program_facts(text: str, index: int, dialect: Dialect) -> ProgramFacts:
     """
     reader = _Reader(_tokens(text), index, dialect)
     reader.read()
+    reader.loops()
     return ProgramFacts(reader.facts, reader.refusals, reader.in_place)

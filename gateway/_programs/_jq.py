@@ -27,6 +27,7 @@ from collections.abc import Sequence, Set
 from typing import Final, Literal, NamedTuple
 
 from gateway._programs import ArgumentFact, ArgumentReading
+from gateway._programs._lasting import MOST_ROUNDS
 from gateway._programs._option_scanner import Scanner, table
 
 __all__ = ["read_jq"]
@@ -80,6 +81,8 @@ _TWO_WORDS: Final = frozenset({"--arg", "--argjson", *_FILE_OPTIONS})
 """Options that take two words, NAME and a value (a file for the file options)."""
 _EXITS: Final = frozenset({"--version", "--help", "--build-configuration"})
 _HOME_CODE: Final = frozenset({"jq", "gojq"})
+_REPEATING: Final = frozenset({"repeat", "while", "until", "combinations"})
+"""jq words that go round by a count of their own (`_loops`)."""
 """The readers that source ``~/.jq`` when it is a file."""
 
 
@@ -317,6 +320,12 @@ def _program_facts(source: str, index: int) -> _Program:
             )
         elif current.kind == "ident" and current.text in ("import", "include") and not is_key:
             _directive(tokens, position, index, facts, refusals)
+        elif current.kind == "ident" and not is_key and _loops(tokens, position):
+            facts.append(
+                ArgumentFact(
+                    kind="lifetime", via=current.text, index=index, value=None, action="unbounded"
+                )
+            )
         elif current.kind == "ident" and current.text == "modulemeta" and not is_key:
             facts.append(ArgumentFact(kind="read", via="modulemeta", index=None, value=None))
         elif current.kind == "ident" and current.text == "exec" and not is_key:
@@ -335,6 +344,91 @@ def _program_facts(source: str, index: int) -> _Program:
     if brackets:
         raise _Unreadable(f"it has a `{brackets[-1][0]}` that is never closed")
     return _Program(facts, refusals)
+
+
+def _loops(tokens: Sequence[_Token], position: int) -> bool:
+    """
+    True when the name at ``position`` makes jq go round by a count of its own, not by its input.
+
+    jq's input is finite, and so is what ``..``, ``recurse`` with no
+    argument, ``reduce``, ``foreach`` and ``limit`` do with it. What repeats
+    on its own may never end: ``repeat``, ``while``, ``until``, ``recurse``
+    given a function (``recurse(.+1)``), ``combinations`` (exponential), a
+    ``def`` that calls itself, and ``range`` unless its bounds are numbers
+    written in the program that count at most `MOST_ROUNDS`.
+
+    Examples:
+        >>> [_loops(_tokens(text), 0) for text in ("repeat(1)", "recurse", "recurse(.[])")]
+        [True, False, True]
+        >>> [_loops(_tokens(text), 0) for text in ("range(5)", "range(0; 10; 2)", "range(infinite)")]
+        [False, False, True]
+    """
+    name = tokens[position].text
+    opens = position + 1 < len(tokens) and tokens[position + 1] == _Token("op", "(")
+    if name in _REPEATING:
+        return True
+    if name == "def":
+        return _calls_itself(tokens, position)
+    if name == "recurse":
+        return opens
+    if name != "range":
+        return False
+    bounds: list[float] = []
+    at = position + 2
+    while opens and at < len(tokens) and tokens[at].kind == "number":
+        bounds.append(float(tokens[at].text))
+        if tokens[at + 1 : at + 2] == [_Token("op", ")")]:
+            break
+        if tokens[at + 1 : at + 2] != [_Token("op", ";")]:
+            return True
+        at += 2
+    else:
+        return True
+    start, end, step = (
+        (0.0, bounds[0], 1.0)
+        if len(bounds) == 1
+        else (bounds[0], bounds[1], 1.0)
+        if len(bounds) == 2
+        else (bounds[0], bounds[1], bounds[2])
+    )
+    if len(bounds) > 3 or step <= 0:
+        return True  # jq refuses it, or a step of 0 counts forever
+    return not (end - start) / step <= MOST_ROUNDS
+
+
+def _calls_itself(tokens: Sequence[_Token], position: int) -> bool:
+    """
+    True when the ``def`` at ``position`` names itself in its body.
+
+    A jq function sees only itself and the functions defined before it, so
+    a loop of calls must pass through one that names itself. The body runs
+    to the ``;`` that closes it: each ``def`` nested in it closes with a
+    ``;`` of its own, and a ``;`` inside brackets separates arguments.
+
+    Examples:
+        >>> _calls_itself(_tokens("def f: f; f"), 0), _calls_itself(_tokens("def f: 1; f"), 0)
+        (True, False)
+        >>> _calls_itself(_tokens("def f: def g: f; g; 1"), 0)
+        True
+    """
+    if position + 1 >= len(tokens):
+        return True
+    name = tokens[position + 1].text
+    depth = nested = 0
+    for token in tokens[position + 2 :]:
+        if token.kind == "op" and token.text in ("(", "[", "{"):
+            depth += 1
+        elif token.kind == "op" and token.text in (")", "]", "}"):
+            depth -= 1
+        elif token == _Token("op", ";") and depth == 0:
+            if not nested:
+                return False
+            nested -= 1
+        elif token == _Token("ident", "def"):
+            nested += 1
+        elif token == _Token("ident", name):
+            return True
+    return True
 
 
 def _directive(

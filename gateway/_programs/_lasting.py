@@ -21,12 +21,14 @@ from typing import Final
 
 from gateway._calls._places import DEFAULT_TEMP_ROOTS
 
-__all__ = ["LONGEST_WAIT", "MOST_OUTPUT", "device_read_ends", "unending"]
+__all__ = ["LONGEST_WAIT", "MOST_OUTPUT", "MOST_ROUNDS", "device_read_ends", "unending"]
 
 LONGEST_WAIT: Final = 600.0
 """Seconds a program may wait and still end within the call: the longest tool timeout hosts allow."""
 MOST_OUTPUT: Final = 16 * 1024 * 1024
 """Bytes a program may print and still not flood the host that reads its output."""
+MOST_ROUNDS: Final = 1_000_000
+"""Times a loop of a program's own language (awk, jq) may go round, by a count written in it, and still be bounded."""
 
 _DECIMAL: Final = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _DURATION: Final = re.compile(rf"({_DECIMAL})([smhd]?)")

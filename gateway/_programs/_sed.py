@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from functools import cache
-from typing import Final
+from typing import Final, NamedTuple
 
 from gateway._programs import ArgumentFact, ArgumentReading, FactKind
 from gateway._programs._option_scanner import Scanner, table
@@ -54,6 +54,9 @@ _OPTIONS: Final = table(
 _SPECIAL_FILES: Final = frozenset({"/dev/stdin", "/dev/stdout", "/dev/stderr"})
 """Names GNU sed's ``r``/``w`` treat as its own streams, never opening a file."""
 _SIMPLE: Final = frozenset("=dDFgGhHnNpPxz")
+_BRANCHES: Final = frozenset("btT")
+_REFILLS: Final = frozenset("Ggxsy")
+"""Commands that can put a newline into the pattern space without reading a line."""
 _BLANK_RUN: Final = re.compile(r"[ \t]*")
 _DIGIT_RUN: Final = re.compile(r"[0-9]*")
 _SEPARATORS: Final = re.compile(r"[; \t\n\v\f\r]*")
@@ -138,11 +141,13 @@ class _Script:
         elif char not in ("", "\n", ";"):
             raise self.fail("it has extra characters after a command")
 
-    def label(self) -> None:
+    def label(self) -> str:
         """``read_label``: up to a blank, ``;``, ``}``, ``#`` or the end of the line."""
         self.blanks()
+        start = self.at
         while self.peek() and self.peek() not in " \t\n;}#":
             self.at += 1
+        return self.text[start : self.at]
 
     def filename(self) -> str:
         """``read_filename``: after blanks, everything to the end of the line."""
@@ -250,9 +255,23 @@ class _Script:
         return False
 
 
+class _Command(NamedTuple):
+    """One command of a script, as far as `_endless` needs it."""
+
+    name: str
+    addressed: bool
+    block: int
+    """Which ``{}`` block holds it (0: none; each ``{`` opens a new number)."""
+    label: str
+    start: int
+
+
 def _read_script(script: _Script) -> None:
     """Read every command of the joined scripts, stating their facts (``compile_program``)."""
     depth = 0
+    blocks = [0]
+    opened = 0
+    commands: list[_Command] = []
     while True:
         script.at = _SEPARATORS.match(script.text, script.at).end()  # type: ignore[union-attr]
         if script.at >= len(script.text):
@@ -272,6 +291,7 @@ def _read_script(script: _Script) -> None:
             char = script.nonblank()
             if char == "!":
                 raise script.fail("it has more than one `!`")
+        commands.append(_Command(char, addressed, blocks[-1], "", start))
         if char == "#":
             if addressed:
                 raise script.fail("it has a comment with an address")
@@ -279,10 +299,13 @@ def _read_script(script: _Script) -> None:
             script.at = len(script.text) if end < 0 else end
         elif char == "{":
             depth += 1
+            opened += 1
+            blocks.append(opened)
         elif char == "}":
             if depth == 0 or addressed:
                 raise script.fail("it has a `}` with no `{`")
             depth -= 1
+            blocks.pop()
             script.end_of_command()
         elif char == "e":
             script.blanks()
@@ -311,10 +334,10 @@ def _read_script(script: _Script) -> None:
                 continue
             script.text_block()
         elif char in (":", "b", "t", "T", "v"):
-            label_start = script.at
-            script.label()
-            if char == ":" and (addressed or script.text[label_start : script.at].strip() == ""):
+            label = script.label()
+            if char == ":" and (addressed or label.strip() == ""):
                 raise script.fail("it has a `:` with an address or no label")
+            commands[-1] = commands[-1]._replace(label=label)
         elif char in ("q", "Q", "l"):
             script.blanks()
             script.integer()
@@ -350,6 +373,77 @@ def _read_script(script: _Script) -> None:
             raise script.fail(f"it has `{char}`, which is not a sed command")
     if depth:
         raise script.fail("it has a `{` with no `}`")
+    endless = _endless(commands)
+    if endless is not None:
+        script.fact("lifetime", endless.name + endless.label, endless.start, None, "unbounded")
+
+
+def _endless(commands: Sequence[_Command]) -> _Command | None:
+    """
+    The command that may make the script run forever without reading a line; ``None`` when every loop reads one.
+
+    sed ends when its input does, so a script is bounded when every way it
+    can go round without reading input is shown to read some. Two commands
+    go round: a branch back to an earlier label (``:a;p;ba`` prints
+    forever), and ``D``, which starts the cycle again without reading when
+    a newline is left (``G;D`` never ends). A loop back to a label is
+    bounded when, between the label and the branch, an ``n`` or ``N`` with
+    no address stands in the label's own block and no branch on the way to
+    it can jump past it within the loop: at the end of the input those
+    commands end sed (``:a;N;$!ba`` joins the lines and ends; ``:a;$!N;ba``
+    does not). ``D`` is bounded when no command can put a newline back into
+    the pattern space without reading (``G``, ``g``, ``x``, ``s``, ``y``).
+    A label defined twice, which sed versions treat differently, is not
+    shown to be bounded.
+
+    Examples:
+        >>> def endless(text):
+        ...     script = _Script([(text, 0)])
+        ...     _read_script(script)
+        ...     return [fact.via for fact in script.facts if fact.kind == "lifetime"]
+        >>> endless(":a;p;ba"), endless(":a;N;$!ba;s/,/ /g"), endless(":a;$!N;ba")
+        (['ba'], [], ['ba'])
+        >>> endless("G;D"), endless("$!N;P;D"), endless("s/a/b/;ta;:a")
+        (['D'], [], [])
+    """
+    labels: dict[str, int] = {}
+    for at, command in enumerate(commands):
+        if command.name == ":":
+            if command.label in labels:
+                return command
+            labels[command.label] = at
+    for at, command in enumerate(commands):
+        if command.name not in _BRANCHES or not command.label:
+            continue  # no label: to the end of the script, where the next cycle reads a line
+        target = labels.get(command.label)
+        if target is None or target > at:
+            continue  # forward, or to no label (sed refuses the script)
+        if not any(
+            _reads_each_round(commands, labels, target, read, at) for read in range(target + 1, at)
+        ):
+            return command
+    names = {command.name for command in commands}
+    if "D" in names and names & _REFILLS:
+        return next(command for command in commands if command.name == "D")
+    return None
+
+
+def _reads_each_round(
+    commands: Sequence[_Command], labels: Mapping[str, int], label: int, read: int, branch: int
+) -> bool:
+    """True when every round from ``label`` back to ``branch`` runs the ``n``/``N`` at ``read``."""
+    command = commands[read]
+    if command.name not in ("n", "N") or command.addressed:
+        return False
+    if command.block != commands[label].block:
+        return False
+    for jump in commands[label + 1 : read]:
+        if jump.name not in _BRANCHES:
+            continue
+        target = labels.get(jump.label) if jump.label else len(commands)
+        if target is not None and read < target <= branch:
+            return False
+    return True
 
 
 def _substitution_flags(script: _Script, start: int) -> None:

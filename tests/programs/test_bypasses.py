@@ -10,9 +10,11 @@ tables read in full with nothing but reads.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -234,6 +236,49 @@ BYPASSES = [
     bypass("zstd -d --rm .envrc.zst", "write", ".envrc.zst", "move"),
     bypass("unzstd --rm x.zst", "write", "x.zst", "move"),
     bypass("rm -rf ./../..", "write", "./../..", "delete"),
+    # archivers told to remove what they archived
+    bypass("7z a x.7z .git/config -sdel", "write", ".git/config", "delete"),
+    bypass("7z u -sdel x.7z .envrc", "write", ".envrc", "delete"),
+    bypass("tar --remove-files -rf x.tar .envrc", "write", ".envrc", "delete"),
+    bypass("tar --remove-files -uf x.tar .envrc", "write", ".envrc", "delete"),
+    bypass("tar -c --remove-files -f x.tar .envrc", "write", ".envrc", "delete"),
+    # program languages that go round forever, or print forever, on a tiny input
+    bypass("sed :a;p;ba f", "lifetime", None, "unbounded"),
+    bypass("sed -n :a;p;ba f", "lifetime", None, "unbounded"),
+    bypass("sed -e :a -e p -e ba f", "lifetime", None, "unbounded"),
+    bypass("sed :a;$!N;ba f", "lifetime", None, "unbounded"),
+    bypass("sed :a;bc;N;:c;ba f", "lifetime", None, "unbounded"),
+    bypass("sed :a;s/^/x/;ta f", "lifetime", None, "unbounded"),
+    bypass("sed G;D f", "lifetime", None, "unbounded"),
+    bypass("sed s/^/\\n/;D f", "lifetime", None, "unbounded"),
+    bypass("sed :a;:a;N;ba f", "lifetime", None, "unbounded"),
+    bypass("jq -n repeat(1)", "lifetime", None, "unbounded"),
+    bypass("jq -n range(infinite)", "lifetime", None, "unbounded"),
+    bypass("jq -n range(1e9)", "lifetime", None, "unbounded"),
+    bypass("jq -n range(0;10;0)", "lifetime", None, "unbounded"),
+    bypass("jq recurse(.+1) f", "lifetime", None, "unbounded"),
+    bypass("jq -n until(false;.)", "lifetime", None, "unbounded"),
+    bypass("jq -n 1|while(true;.)", "lifetime", None, "unbounded"),
+    bypass("jq -n def\x00f:\x00f;\x00f", "lifetime", None, "unbounded"),
+    bypass("jq [0,1]|combinations(64) f", "lifetime", None, "unbounded"),
+    bypass("awk BEGIN{while(1)print}", "lifetime", None, "unbounded"),
+    bypass("awk BEGIN{for(;;)print}", "lifetime", None, "unbounded"),
+    bypass("awk BEGIN{do\x00print;\x00while(1)}", "lifetime", None, "unbounded"),
+    bypass("awk BEGIN{for(i=0;i<1e18;i++)print}", "lifetime", None, "unbounded"),
+    bypass("awk BEGIN{for(i=-1e18;i<9;i++)print}", "lifetime", None, "unbounded"),
+    bypass("awk BEGIN{for(i=0;i<n;i++)print}", "lifetime", None, "unbounded"),
+    bypass("awk {for(i=1;i<=NF;i--)print} f", "lifetime", None, "unbounded"),
+    bypass("awk {for(i=1;i<=NF;i++)i=0} f", "lifetime", None, "unbounded"),
+    bypass("awk {for(i=1;i<=NF;i++)f()}function\x00f(){i=0} f", "lifetime", None, "unbounded"),
+    bypass("awk {for(i=1;i<=NF;i++)$(NF+1)=1} f", "lifetime", None, "unbounded"),
+    bypass("awk {for(i=1;i<=NF;i++)$(i+1)=1} f", "lifetime", None, "unbounded"),
+    bypass("awk {for(i=1;i<=NF;i++)$$i=1} f", "lifetime", None, "unbounded"),
+    bypass('awk {for(i=1;i<=NF;i++)sub(/a/,"b",i)} f', "lifetime", None, "unbounded"),
+    bypass('awk {for(i=1;i<=NF;i++)gsub(/a/,"a\x00a")} f', "lifetime", None, "unbounded"),
+    bypass("awk function\x00f(){f()}BEGIN{f()}", "lifetime", None, "unbounded"),
+    bypass('awk BEGIN{while(getline\x00l<"f")n++}', "lifetime", None, "unbounded"),
+    bypass('awk BEGIN{while((getline\x00l<"f")>0)close("f")}', "lifetime", None, "unbounded"),
+    bypass("jq -n def\x00f(g):\x00g|f(g);\x00f(.)", "lifetime", None, "unbounded"),
     # programs that run other programs where one would not expect it
     bypass("arch ls -la", "execute", "ls", "program"),
     bypass("command ls", "execute", "ls", "program"),
@@ -359,6 +404,119 @@ def test_a_harmless_twin_is_read_in_full_with_only_reads(command: str) -> None:
     assert reading.undeclared is None
     assert reading.unreadable is None
     assert {fact.kind for fact in reading.facts} <= {"read"}
+
+
+# The twins of the endless ones: loops that read a line each round, count up
+# to what was read or to a small number, or walk what was read.
+BOUNDED = [
+    "sed :a;N;$!ba;s/\\n/\x00/g f",
+    "sed -e :a -e N -e $!ba -e s/\\n/,/g f",
+    "sed $!N;P;D f",
+    "sed /a/{s//c/;:l;n;bl} f",
+    "sed s/a/c/;ta;b;:a;N;ba f",
+    "sed s/a/b/;ta;:a f",
+    "sed -n 1,5p f",
+    "jq -n range(5)",
+    "jq -n [range(0;10;2)]",
+    "jq .. f",
+    "jq recurse f",
+    "jq .repeat f",
+    "jq {range:1} f",
+    "awk {for(i=1;i<=NF;i++)print\x00$i} f",
+    "awk {for(i=NF;i>0;i--)printf\x00$i} f",
+    "awk {for\x00(i\x00=\x001;\x00i\x00<=\x00NF;\x00++i)\x00s+=$i;\x00for(i=1;i<=NF;i++)print\x00$i/s} f",
+    "awk END{for(k\x00in\x00a)print\x00k} f",
+    "awk {for(i=1;i<=NF;i++)$i=toupper($i)}1 f",
+    'awk {for(i=1;i<=NF;i++)sub(/\x00/,"",$i)}1 f',
+    "awk {for(j=2;j<=NF;j++)$j-=a[$1][j]}1 f",
+    "awk BEGIN{for(i=0;i<10;i++)print\x00i}",
+    'awk BEGIN{while((getline\x00l<"f")>0)n++}',
+    "jq -n def\x00f:\x001;\x00f",
+    "jq -n def\x00f(g):\x00g;\x00f(.)",
+    "awk {s+=$1}END{print\x00s} f",
+    "awk function\x00g(x){return\x00x+1}{print\x00g($1)} f",
+    "7z a x.7z f",
+    "tar -rf x.tar f",
+]
+
+
+@pytest.mark.parametrize("command", BOUNDED)
+def test_a_bounded_loop_is_read_in_full_and_ends(command: str) -> None:
+    program, *argv = command.split(" ")
+    reading = read_arguments(program, [word.replace("\x00", " ") for word in argv])
+    assert reading.table
+    assert reading.undeclared is None
+    assert reading.unreadable is None
+    assert not [fact for fact in reading.facts if fact.kind == "lifetime"]
+    assert not [fact for fact in reading.facts if fact.action in ("delete", "move")]
+
+
+def _limited() -> None:
+    """In the child: at most 1 GiB of memory, so a loop that grows cannot take the machine."""
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+def _prints(argv: list[str], cwd: Path, at_least: int) -> bool:
+    """True when ``argv`` prints ``at_least`` bytes (it is stopped then); false when it ends first."""
+    with subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, preexec_fn=_limited
+    ) as run:
+        assert run.stdout is not None
+        # Only a safety net for a program that loops without printing: it fails the test.
+        stop = threading.Timer(600, run.kill)
+        stop.start()
+        printed = 0
+        while printed < at_least:
+            chunk = run.stdout.read(65536)
+            if not chunk:
+                break
+            printed += len(chunk)
+        run.kill()
+        stop.cancel()
+    return printed >= at_least
+
+
+@pytest.mark.parametrize(
+    ("endless", "bounded"),
+    [
+        (["sed", ":a;p;ba", "f"], ["sed", ":a;N;$!ba;s/\\n/ /g", "f"]),
+        (["sed", "-n", ":a;p;ba", "f"], ["sed", "-n", "$!N;P;D", "f"]),
+        (["jq", "-n", "repeat(1)"], ["jq", "-n", "range(5)"]),
+        (["jq", "-n", "range(infinite)"], ["jq", "-n", "[range(0;10;2)]"]),
+        (["jq", "recurse(.+1)", "f.json"], ["jq", "recurse", "f.json"]),
+        (["awk", "BEGIN{while(1)print}"], ["awk", "{for(i=1;i<=NF;i++)print $i}", "f"]),
+        (["awk", "{for(i=1;i<=NF;i++){$(NF+1)=i; print}}", "f"], ["awk", "END{print NR}", "f"]),
+    ],
+    ids=lambda argv: " ".join(argv),
+)
+def test_what_is_read_as_endless_prints_without_end_and_its_twin_ends(
+    endless: list[str], bounded: list[str], tmp_path: Path
+) -> None:
+    if shutil.which(endless[0]) is None:
+        pytest.skip(f"needs {endless[0]}")
+    (tmp_path / "f").write_text("a b\nc d\n")
+    (tmp_path / "f.json").write_text("1\n")
+    assert _prints(endless, tmp_path, 1 << 20)
+    finished = subprocess.run(bounded, cwd=tmp_path, capture_output=True, check=True, timeout=600)
+    assert len(finished.stdout) < 1024
+    for argv, lifetimes in ((endless, 1), (bounded, 0)):
+        facts = read_arguments(argv[0], argv[1:]).facts
+        assert len([fact for fact in facts if fact.kind == "lifetime"]) == lifetimes, argv
+
+
+@pytest.mark.skipif(shutil.which("tar") is None, reason="needs tar")
+def test_tar_removes_what_it_appends_when_told_to(tmp_path: Path) -> None:
+    for name in ("archived", "appended", "kept"):
+        (tmp_path / name).write_text("x\n")
+    subprocess.run(["tar", "-cf", "x.tar", "archived"], cwd=tmp_path, check=True)
+    subprocess.run(["tar", "--remove-files", "-rf", "x.tar", "appended"], cwd=tmp_path, check=True)
+    subprocess.run(["tar", "-rf", "x.tar", "kept"], cwd=tmp_path, check=True)
+    assert not (tmp_path / "appended").exists()
+    assert (tmp_path / "kept").is_file()
+    removed = read_arguments("tar", ["--remove-files", "-rf", "x.tar", "appended"]).facts
+    kept = read_arguments("tar", ["-rf", "x.tar", "kept"]).facts
+    assert ("write", "delete", "appended") in [(f.kind, f.action, f.value) for f in removed]
+    assert not [fact for fact in kept if fact.action == "delete"]
 
 
 def _backup_written(argv: list[str]) -> list[str | None]:

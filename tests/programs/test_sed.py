@@ -345,6 +345,8 @@ def test_agrees_with_gnu_sed_sandbox_on_generated_scripts(script: str) -> None:
     reading = read_sed("sed", ["-n", script])
     if reading.unreadable is not None:
         return
-    assert bool(reading.facts) == (sandboxed.returncode != 0), (script, reading.facts)
+    # `--sandbox` refuses what reads, writes or runs; how long the script goes round is no part of it.
+    facts = [fact for fact in reading.facts if fact.kind != "lifetime"]
+    assert bool(facts) == (sandboxed.returncode != 0), (script, reading.facts)
     written = {fact.value for fact in reading.facts if fact.kind == "write"}
     assert plain.created == written, script

@@ -35,6 +35,17 @@ def test_a_climb_out_of_a_link_reads_beside_where_it_leads() -> None:
     assert run.stdout == b"SECRET"
 
 
+def test_a_climb_out_of_a_link_through_an_expansion_or_a_glob_reads_beside_where_it_leads() -> None:
+    run = _run(
+        "d=link_sub\n"
+        "read -r a < $d/../.aws/credentials\n"
+        'read -r b < "$PWD"/link_sub/../.aws/credentials\n'
+        'for f in link_sub/../.aws/cred*; do read -r c < "$f"; done\n'
+        'printf \'%s %s %s\' "$a" "$b" "$c"\n'
+    )
+    assert run.stdout == b"SECRET SECRET SECRET"
+
+
 def test_a_write_to_a_link_changes_where_it_leads() -> None:
     run = _run("printf 'EVIL\\n' >> link_bashrc\nprintf 'id\\n' > link_hooks/pre-commit\n")
     assert run.home[".bashrc"] == b"# rc\nEVIL\n"

@@ -42,6 +42,8 @@ from gateway._programs._tables._common import GNU, READS, row
 __all__ = ["ARCHIVE_TABLES"]
 
 _READ_TREE: Final = Effect(kind="read", recursive=True)
+_REMOVES_TREE: Final = Effect(kind="write", action="delete", recursive=True)
+"""What a switch that removes the sources after archiving them (``tar --remove-files``, ``7z -sdel``) does to each."""
 _READ_UNNAMED: Final = Effect(kind="read")
 """A read of files no word names (the names a list file holds)."""
 _EXTRACT_HERE: Final = Effect(kind="write", action="create", recursive=True, value=".")
@@ -240,12 +242,13 @@ _TAR: Final = row(
             operands=Operands(rest=DATA),
             facts=(Implicit(effect=Effect(kind="read", recursive=True, value="."), via="diff"),),
         ),
-        Mode(
-            when=frozenset({"--create", "--remove-files"}),
-            operands=Operands(
-                rest=role(_READ_TREE, Effect(kind="write", action="delete", recursive=True))
-            ),
-            option_effects={"--file": WRITE},
+        *(
+            Mode(
+                when=frozenset({adding, "--remove-files"}),
+                operands=Operands(rest=role(_READ_TREE, _REMOVES_TREE)),
+                option_effects={"--file": WRITE if adding == "--create" else APPEND},
+            )
+            for adding in ("--create", "--append", "--update")
         ),
         Mode(
             when=frozenset({"--create"}),
@@ -683,7 +686,9 @@ _UNZIP: Final = row(
 )
 
 
-def _seven_zip(operands: Operands, *, facts: tuple[Implicit, ...] = ()) -> ProgramRow:
+def _seven_zip(
+    operands: Operands, *, facts: tuple[Implicit, ...] = (), modes: tuple[Mode, ...] = ()
+) -> ProgramRow:
     """One 7z command: its switches are whole words, their values fused (``-oDIR``)."""
     return row(
         "-y",
@@ -701,7 +706,7 @@ def _seven_zip(operands: Operands, *, facts: tuple[Implicit, ...] = ()) -> Progr
         "-so",
         "-si [=]",
         "-ao (=)",
-        ("-sdel", Effect(kind="write", action="delete", value=None)),
+        "-sdel",
         "-snl",
         "-snh",
         "-ssw",
@@ -717,10 +722,20 @@ def _seven_zip(operands: Operands, *, facts: tuple[Implicit, ...] = ()) -> Progr
         response_files=True,
         operands=operands,
         facts=facts,
+        modes=modes,
     )
 
 
-_7Z_ADDS: Final = _seven_zip(Operands(head=(role(WRITE),), rest=role(_READ_TREE)))
+_7Z_ADDS: Final = _seven_zip(
+    Operands(head=(role(WRITE),), rest=role(_READ_TREE)),
+    modes=(
+        # -sdel deletes the files it added, after adding them: each FILE goes, with what is below it.
+        Mode(
+            when=frozenset({"-sdel"}),
+            operands=Operands(head=(role(WRITE),), rest=role(_READ_TREE, _REMOVES_TREE)),
+        ),
+    ),
+)
 _7Z_CHANGES: Final = _seven_zip(Operands(head=(role(WRITE),), rest=DATA))
 _7Z_READS: Final = _seven_zip(Operands(head=(role(READ),), rest=DATA))
 _7Z_EXTRACTS: Final = _seven_zip(
