@@ -42,7 +42,7 @@ from gateway._calls._effects import (
     Write as Write,
     WriteAction as WriteAction,
 )
-from gateway._calls._places import PathsSection as PathsSection
+from gateway._calls._places import PathsSection as PathsSection, holds_home as holds_home
 from gateway._plan import iter_effects as iter_effects
 from gateway._plan._globs import (
     GLOB_OPTIONS as GLOB_OPTIONS,
@@ -118,6 +118,7 @@ __all__ = [
     "classify_path",
     "effect_clauses",
     "glob_name_matches",
+    "holds_home",
     "is_glob",
     "iter_effects",
     "path_context",
