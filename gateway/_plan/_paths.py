@@ -264,7 +264,7 @@ def _matches_patterns(
     if glob is None and not contents:
         return False
     folded = _fold(concrete)
-    absolute = tuple(_fold(p) for p in _absolute(patterns, context))
+    absolute = _folded_absolute(patterns, context.home)
     if glob is not None and any(
         could_match(folded, p, below=below, options=glob) for p in absolute
     ):
@@ -272,10 +272,11 @@ def _matches_patterns(
     return contents and _contains(folded, absolute)
 
 
-def _absolute(patterns: tuple[str, ...], context: PathContext) -> tuple[str, ...]:
-    """The patterns with ``~/`` spelled as the home directory (the marker when it is not known)."""
-    home = context.home if context.home is not None else HOME
-    return tuple(home + p[1:] if p.startswith("~/") else p for p in patterns)
+@lru_cache(maxsize=64)
+def _folded_absolute(patterns: tuple[str, ...], home: str | None) -> tuple[str, ...]:
+    """The patterns with ``~/`` spelled as the home directory (the marker when it is not known), folded."""
+    anchor = home if home is not None else HOME
+    return tuple(_fold(anchor + p[1:] if p.startswith("~/") else p) for p in patterns)
 
 
 def _contains(form: str, patterns: Sequence[str]) -> bool:
