@@ -293,12 +293,16 @@ def _contains(form: str, patterns: Sequence[str]) -> bool:
                     return True
             continue
         fixed: list[str] = []
-        for part in pattern.split("/"):
+        parts = pattern.split("/")
+        for part in parts:
             if _GLOB_CHARACTERS & set(part):
                 break
             fixed.append(part)
         prefix = "/".join(fixed) or "/"
-        if _under(prefix, form.rstrip("/") or "/") and prefix != form.rstrip("/"):
+        directory = form.rstrip("/") or "/"
+        # below the directory, or the directory itself with a glob to go
+        # (`/var/tmp/krb5cc_*` in `/var/tmp`)
+        if _under(prefix, directory) and (prefix != directory or len(fixed) < len(parts)):
             return True
     return False
 

@@ -216,9 +216,17 @@ def test_reading_a_credential_cache_asks_and_reading_a_log_in_tmp_does_not(home:
         'Read {"file_path": "/tmp/krb5cc_0"}',
         "cat /tmp/krb5cc_0",
         'Grep {"pattern": "x", "path": "/tmp/ssh-abc"}',
+        'Grep {"pattern": "x", "path": "/var/tmp"}',  # it may hold /var/tmp/krb5cc_*
+        "grep -r x /var/tmp",
         'Read {"file_path": "/run/user/1000/containers/auth.json"}',
     ]
-    harmless = ['Read {"file_path": "/tmp/out.log"}', "cat /tmp/out.log", "tail /tmp/build.log"]
+    harmless = [
+        'Read {"file_path": "/tmp/out.log"}',
+        "cat /tmp/out.log",
+        "tail /tmp/build.log",
+        "grep -r x /tmp/build",
+        "ls /var/tmp",
+    ]
     calls = [(project, c) for c in hostile + harmless]
     verdicts = _review_real_temp(calls, home)
     found = [v.decision for v in verdicts]
