@@ -5,7 +5,9 @@ A namespace of the public API (like ``trio.abc``): the effect types every
 planned command carries (``PlannedCommand.effects``, ``Plan.effects``), the
 paths they touch and their classes, and the functions that state them —
 `analyse_call` for shell text, `tool_effects` for other tools — with
-`iter_effects` to walk a plan's effects in order, `summarise_effects` to say them in one
+`iter_effects` to walk a plan's effects in order, `holds_home` to tell a
+working directory that is no workspace (the home directory, one above it,
+``/``), `summarise_effects` to say them in one
 sentence, writes first; `UserTable`, the option table a configuration
 declares for a program of its own (``[programs.NAME]``), which the reading
 uses like a built-in one, with its `RowExample` examples. Policies judge these; none of them reads shell text.
@@ -42,7 +44,7 @@ from gateway._calls._effects import (
     Write as Write,
     WriteAction as WriteAction,
 )
-from gateway._calls._places import PathsSection as PathsSection
+from gateway._calls._places import PathsSection as PathsSection, holds_home as holds_home
 from gateway._plan import iter_effects as iter_effects
 from gateway._plan._globs import (
     GLOB_OPTIONS as GLOB_OPTIONS,
@@ -118,6 +120,7 @@ __all__ = [
     "classify_path",
     "effect_clauses",
     "glob_name_matches",
+    "holds_home",
     "is_glob",
     "iter_effects",
     "path_context",

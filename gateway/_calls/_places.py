@@ -40,6 +40,7 @@ __all__ = [
     "SYSTEM_ROOTS",
     "TOOL_PLACES",
     "PathsSection",
+    "holds_home",
     "pattern_regex",
     "shown_variable",
     "tool_place",
@@ -128,6 +129,16 @@ DEFAULT_SECRET_PATTERNS: Final = (
     "/etc/security/opasswd",
     "/run/secrets/**",
     "/var/run/secrets/**",
+    # What a login session keeps in the shared temporary and runtime
+    # directories: Kerberos ticket caches, ssh-agent's, tmux's and X11's
+    # sockets (whoever reaches one acts as the user), and the per-user
+    # runtime directory (gpg-agent, the keyring, container registry logins).
+    "/tmp/krb5cc_*",  # noqa: S108 -- a pattern, not a file made
+    "/var/tmp/krb5cc_*",  # noqa: S108 -- a pattern, not a file made
+    "/tmp/ssh-*/**",  # noqa: S108 -- a pattern, not a file made
+    "/tmp/tmux-*/**",  # noqa: S108 -- a pattern, not a file made
+    "/tmp/.X11-unix/**",  # noqa: S108 -- a pattern, not a file made
+    "/run/user/*/**",
 )
 """Files that hold credentials or keys (reading one may leak it; writing one may plant access)."""
 
@@ -136,6 +147,8 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/.bash_profile",
     "**/.bash_login",
     "**/.bash_logout",
+    "**/.bash_aliases",
+    "~/.bashrc.d/**",
     "**/.profile",
     "**/.zshrc",
     "**/.zshenv",
@@ -161,11 +174,32 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "~/.gitconfig",
     "~/.config/git/**",
     "~/.config/go/env",
+    # Editors, debuggers, terminals and REPLs: their start-up files and the
+    # plugin directories they load from, at every start.
     "~/.vimrc",
+    "~/.vim/**",
+    "~/.config/vim/**",
     "~/.config/nvim/**",
     "~/.emacs",
+    "~/.emacs.el",
     "~/.emacs.d/**",
+    "~/.config/emacs/**",
+    "~/.config/Code/User/**",
+    "~/Library/Application Support/Code/User/**",
     "~/.tmux.conf",
+    "~/.config/tmux/**",
+    "~/.gdbinit",
+    "~/.config/gdb/**",
+    "~/.ipython/profile_*/startup/**",
+    "~/.ipython/profile_*/ipython_*config.py",
+    "~/.oh-my-zsh/**",
+    # Build tools' per-user init scripts, run by every build.
+    "~/.gradle/init.gradle",
+    "~/.gradle/init.gradle.kts",
+    "~/.gradle/init.d/**",
+    # direnv's own: its standard library additions and the list of allowed `.envrc`s.
+    "~/.config/direnv/**",
+    "~/.local/share/direnv/allow/**",
     "~/.xinitrc",
     "~/.xprofile",
     "~/.xsession",
@@ -273,6 +307,12 @@ DEFAULT_PERSISTENCE_PATTERNS: Final = (
     "**/.pnpmfile.cjs",
     "**/rust-toolchain",
     "**/rust-toolchain.toml",
+    # cargo's config (`build.rustc`, `rustc-wrapper`, `target.*.runner`),
+    # read by every cargo command, `cargo metadata` that editors run on open too.
+    "**/.cargo/config",
+    "**/.cargo/config.toml",
+    # Mercurial's repository config: `[hooks]`, extensions, at nearly every command.
+    "**/.hg/hgrc",
     # Python: what `site` runs at every start of an interpreter of the
     # environment (`.pth` lines that begin with `import`, `sitecustomize`,
     # `usercustomize`, as source, bytecode, extension or package) and the
@@ -577,6 +617,26 @@ DEVICES: Final = frozenset(
     }
 )
 """The devices a confined run has (a fresh ``/dev``): no disk, no terminal of the host's."""
+
+
+def holds_home(root: str, home: str | None) -> bool:
+    """
+    Whether a directory holds the home directory: it is ``/``, the home directory, or one above it.
+
+    Such a directory is no workspace, for the rules (a path there keeps its
+    ``home`` and other classes) and for a boundary (none can be drawn
+    around it: `gateway._review._boundary.confinement_problem`). Both paths
+    absolute and normalised.
+
+    Examples:
+        >>> [holds_home(root, "/home/u") for root in ("/", "/home", "/home/u", "/home/u/app")]
+        [True, True, True, False]
+        >>> holds_home("/", None), holds_home("/srv/app", None)
+        (True, False)
+    """
+    if root == "/":
+        return True
+    return home is not None and (home == root or home.startswith(root.rstrip("/") + "/"))
 
 
 def shown_variable(name: str, shown: tuple[str, ...]) -> bool:

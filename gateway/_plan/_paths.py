@@ -19,6 +19,7 @@ published form (``~/…``, ``/…``, ``./…``) and `classify` gives its classes
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -36,6 +37,7 @@ from gateway._calls._places import (
     STREAM_PATHS,
     SYSTEM_ROOTS,
     PathsSection,
+    holds_home,
     pattern_regex,
 )
 from gateway._plan._globs import GlobOptions, could_match, is_glob
@@ -260,30 +262,63 @@ def shown(path: str, context: PathContext) -> str:
 # ───────────────────────── classes ─────────────────────────
 
 
+def _fold(text: str) -> str:
+    """
+    A path or pattern as names are compared: case and Unicode normalisation folded.
+
+    macOS's and Windows' file systems find ``.GIT/hooks`` at ``.git/hooks``
+    and ``.Env`` at ``.env``: the patterns match whatever case a path is
+    written in, everywhere (on a file system that tells them apart, a
+    false match only asks).
+    """
+    return unicodedata.normalize("NFC", text).casefold()
+
+
 @lru_cache(maxsize=64)
 def _patterns(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """All of ``patterns`` as one regex (a path matches it when it matches one of them)."""
+    """All of ``patterns``, folded, as one regex (a folded path matches it when it matches one)."""
     return re.compile(
-        "|".join(f"(?:{pattern_regex(p).pattern})" for p in patterns) or "(?!)", re.DOTALL
+        "|".join(f"(?:{pattern_regex(_fold(p)).pattern})" for p in patterns) or "(?!)", re.DOTALL
     )
 
 
-def _matches(forms: Sequence[str], patterns: tuple[str, ...]) -> bool:
-    combined = _patterns(patterns)
-    return any(combined.fullmatch(form) for form in forms)
-
-
-def _glob_matches(
-    concrete: str, patterns: Sequence[str], *, below: bool, options: GlobOptions
+def _matches_patterns(
+    concrete: str,
+    forms: Sequence[str],
+    patterns: tuple[str, ...],
+    context: PathContext,
+    *,
+    glob: GlobOptions | None,
+    below: bool,
+    contents: bool,
 ) -> bool:
-    """For a glob: whether a file it may match (or, ``below``, hold) is one of ``patterns``."""
-    return any(could_match(concrete, p, below=below, options=options) for p in patterns)
+    """
+    Whether a path is one of ``patterns``: the one place a path is matched against them.
+
+    ``forms`` are the path's spellings (``~/…`` and absolute); ``glob``: the
+    path is a glob, which matches when a file it may match (or, ``below``,
+    hold) is one of them; ``contents``: the effect reaches what the
+    directory holds, which matches when it may hold one. Compared folded
+    (`_fold`).
+    """
+    if any(_patterns(patterns).fullmatch(_fold(form)) for form in forms):
+        return True
+    if glob is None and not contents:
+        return False
+    folded = _fold(concrete)
+    absolute = _folded_absolute(patterns, context.home)
+    if glob is not None and any(
+        could_match(folded, p, below=below, options=glob) for p in absolute
+    ):
+        return True
+    return contents and _contains(folded, absolute)
 
 
-def _absolute(patterns: tuple[str, ...], context: PathContext) -> tuple[str, ...]:
-    """The patterns with ``~/`` spelled as the home directory (the marker when it is not known)."""
-    home = context.home if context.home is not None else HOME
-    return tuple(home + p[1:] if p.startswith("~/") else p for p in patterns)
+@lru_cache(maxsize=64)
+def _folded_absolute(patterns: tuple[str, ...], home: str | None) -> tuple[str, ...]:
+    """The patterns with ``~/`` spelled as the home directory (the marker when it is not known), folded."""
+    anchor = home if home is not None else HOME
+    return tuple(_fold(anchor + p[1:] if p.startswith("~/") else p) for p in patterns)
 
 
 def _contains(form: str, patterns: Sequence[str]) -> bool:
@@ -300,12 +335,16 @@ def _contains(form: str, patterns: Sequence[str]) -> bool:
                     return True
             continue
         fixed: list[str] = []
-        for part in pattern.split("/"):
+        parts = pattern.split("/")
+        for part in parts:
             if _GLOB_CHARACTERS & set(part):
                 break
             fixed.append(part)
         prefix = "/".join(fixed) or "/"
-        if _under(prefix, form.rstrip("/") or "/") and prefix != form.rstrip("/"):
+        directory = form.rstrip("/") or "/"
+        # below the directory, or the directory itself with a glob to go
+        # (`/var/tmp/krb5cc_*` in `/var/tmp`)
+        if _under(prefix, directory) and (prefix != directory or len(fixed) < len(parts)):
             return True
     return False
 
@@ -341,8 +380,7 @@ def classify(
     climbs = "/.." in concrete or concrete.endswith("..")
     if concrete.startswith(ROOT) and not concrete.startswith(ROOT + "/.."):
         found.add("workspace")
-    workspaces = [r for r in (context.cwd, *context.project_roots) if r is not None]
-    if concrete.startswith("/") and any(_under(concrete, root) for root in workspaces):
+    if concrete.startswith("/") and any(_under(concrete, root) for root in _workspace(context)):
         found.add("workspace")
     temp = concrete.startswith("/") and any(_under(concrete, root) for root in context.temp_roots)
     if temp:
@@ -363,25 +401,38 @@ def classify(
     forms = (form,) if form == concrete else (form, concrete)
     # A recursive effect above an anchor (`rm -rf /`, `rm -rf ~/..`) reaches everything.
     everything = recursive and (concrete == "/" or climbs)
-    contents = concrete if recursive and not climbs and not pattern else None
+    contents = recursive and not climbs and not pattern
     kinds: tuple[tuple[PathClass, tuple[str, ...]], ...] = (
         ("secret", context.secret_patterns),
         ("persistence", context.persistence_patterns),
     )
     for kind, patterns in kinds:
-        if (
-            everything
-            or _matches(forms, patterns)
-            or (
-                pattern
-                and _glob_matches(
-                    concrete, _absolute(patterns, context), below=recursive, options=options
-                )
-            )
-            or (contents is not None and _contains(contents, _absolute(patterns, context)))
+        if everything or _matches_patterns(
+            concrete,
+            forms,
+            patterns,
+            context,
+            glob=options if pattern else None,
+            below=recursive,
+            contents=contents,
         ):
             found.add(kind)
     return tuple(c for c in PATH_CLASSES if c in found)
+
+
+def _workspace(context: PathContext) -> tuple[str, ...]:
+    """
+    The directories whose paths are ``workspace``: the working directory and the project roots.
+
+    Not one that holds the home directory (`holds_home`: ``/``, the home
+    directory or a directory above it): a session started there does not make
+    the home directory its workspace, and paths there keep their own classes.
+    """
+    return tuple(
+        root
+        for root in (context.cwd, *context.project_roots)
+        if root is not None and not holds_home(root, context.home)
+    )
 
 
 def _glob_places(concrete: str, context: PathContext, options: GlobOptions) -> set[PathClass]:
@@ -398,9 +449,7 @@ def _glob_places(concrete: str, context: PathContext, options: GlobOptions) -> s
             break
         fixed.append(piece)
     prefix = "/".join(fixed) or "/"
-    roots: list[tuple[PathClass, str]] = [
-        ("workspace", root) for root in (context.cwd, *context.project_roots) if root is not None
-    ]
+    roots: list[tuple[PathClass, str]] = [("workspace", root) for root in _workspace(context)]
     roots += [("temp", root) for root in context.temp_roots]
     roots += [("system", root) for root in SYSTEM_ROOTS]
     if context.home is not None:

@@ -41,6 +41,7 @@ from gateway._calls._places import (
     SYSTEM_ROOTS,
     TOOL_PLACES,
     PathsSection,
+    holds_home,
     pattern_regex,
     tool_place,
 )
@@ -138,7 +139,7 @@ def confinement_problem(
     for root in workspace:
         if root == "/":
             return "its workspace is the whole file system"
-        if home is not None and _under(home, root):
+        if holds_home(root, home):
             return (
                 f"its workspace `{root}` holds the home directory, whose files a boundary must hide"
             )

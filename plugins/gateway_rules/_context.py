@@ -48,6 +48,7 @@ from gateway.effects import (
     Write,
     classify_path,
     glob_name_matches,
+    holds_home,
     is_glob,
     iter_effects,
     path_context,
@@ -646,15 +647,20 @@ def outside_home(home: str | None, cwd: str | None = None) -> Callable[[str], bo
     """
     What is readable for a call no boundary can be drawn for: all but the home directory.
 
-    The call's own working directory stays readable, also when it is the
-    home directory or holds it (a workspace no boundary can be drawn around).
+    The call's own working directory under the home directory stays
+    readable; one that holds the home directory (`gateway.effects.holds_home`:
+    the home directory, a directory above it, ``/``) is no workspace, and
+    makes nothing under the home directory readable.
     """
+    workspace = os.path.normpath(cwd) if cwd is not None else None
+    if workspace is not None and holds_home(workspace, home):
+        workspace = None
 
     def under(path: str, root: str | None) -> bool:
         return root is not None and (path == root or path.startswith(root.rstrip("/") + "/"))
 
     def readable(path: str) -> bool:
-        return not under(path, home) or (cwd is not None and under(path, os.path.normpath(cwd)))
+        return not under(path, home) or under(path, workspace)
 
     return readable
 

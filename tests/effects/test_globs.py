@@ -43,7 +43,9 @@ def _classes(source: str) -> list[tuple[str, ...]]:
         ("rm -rf .gi?", "rm -f bui?d/cache", "persistence"),
         ("cat -- /e?c/shadow", "cat -- /e?c/hostname", "secret"),
         ("cat -- /proc/[0-9]*/environ", "cat -- /proc/[0-9]*/status", "secret"),
-        ("shopt -s nocaseglob; cat -- .EN[V]", "cat -- .EN[V]", "secret"),
+        # `.ENV` is `.env` on a case-insensitive file system: the patterns fold case
+        ("cat -- .EN[V]", "cat -- .EN[X]", "secret"),
+        ("shopt -s nocaseglob; cat -- .eN[v]", "cat -- .eN[x]", "secret"),
         ("shopt -s dotglob; cat -- [.]env", "cat -- [.]env", "secret"),
         ("GLOBIGNORE=x; cat -- ?env", "cat -- ?env", "secret"),
         ("bash -O dotglob -c 'cat -- ?env'", "bash -c 'cat -- ?env'", "secret"),

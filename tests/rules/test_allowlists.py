@@ -32,7 +32,9 @@ PAIRS = [
     ("glob-into-hooks", "cp x.sh .git/hoo?s/", "cp x.sh sr?/", WRITE),
     ("glob-deletes-git", "rm -rf .gi?", "rm -rf buil?", WRITE),
     ("glob-matches-a-link-on-disk", "cat lib/*.txt", "cat src/*.txt", PROFILES),
-    ("glob-nocaseglob", "shopt -s nocaseglob; cat ./.EN[V]", "cat ./.EN[V]", PROFILES),
+    ("glob-nocaseglob", "shopt -s nocaseglob; cat ./.eN[v]", "cat ./.eN[x]", PROFILES),
+    # `.ENV` is `.env` on a case-insensitive file system (macOS's, Windows')
+    ("glob-upper-case", "cat ./.EN[V]", "cat ./.EN[X]", PROFILES),
     ("glob-dotglob", "shopt -s dotglob; cat ./[.]env", "cat ./[.]env", PROFILES),
     ("glob-shell-option", "bash -O dotglob -c 'cat ./?env'", "bash -c 'cat ./?env'", PROFILES),
     # A shell's options at start: judged as `set` and `shopt` in its text are.

@@ -23,6 +23,7 @@ and judge as such, and writing them is the work an agent is asked to do.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -102,6 +103,13 @@ POINTS = [
     (".yarn/plugins/plugin.cjs", "yarn's plugins, at every yarn command"),
     (".pnpmfile.cjs", "pnpm's hooks, at every install"),
     ("rust-toolchain.toml", "rustup (`path`), at every cargo command"),
+    (
+        ".cargo/config.toml",
+        "cargo's `build.rustc`, at every cargo command (`cargo metadata` on open)",
+    ),
+    (".cargo/config", "cargo's config under its old name"),
+    ("sub/.cargo/config.toml", "cargo, in a subdirectory it is run from"),
+    (".hg/hgrc", "Mercurial's `[hooks]`, at nearly every hg command"),
     (".venv/lib/python3.12/site-packages/evil.pth", "Python's `site`, at every start"),
     (".venv/lib/python3.12/site-packages/sitecustomize.py", "Python's `site`, at every start"),
     (".venv/lib/python3.12/site-packages/sitecustomize.pyc", "Python's `site` (bytecode)"),
@@ -119,6 +127,10 @@ TWINS = [
     "Makefile",  # make's recipes: the project's build
     "package.json",  # npm's scripts: the project's own commands
     "setup.py",
+    "Cargo.toml",  # the project's own manifest and build script: its build
+    "build.rs",
+    ".cargo/registry-notes.md",
+    ".hgignore",
     ".gitattributes",  # picks only drivers `.git/config` defines
     ".gitignore",
     ".python-version",  # picks an installed interpreter by name
@@ -389,6 +401,51 @@ def test_npm_runs_the_shell_a_projects_npmrc_names(tmp_path: Path) -> None:
     )
     assert marker.exists()
     assert _planner_sees_a_point(tmp_path, tmp_path / ".npmrc")
+
+
+def test_cargo_runs_the_rustc_its_config_names_at_cargo_metadata(tmp_path: Path) -> None:
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        pytest.skip("needs cargo")
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "Cargo.toml").write_text('[package]\nname = "p"\nversion = "0.1.0"\nedition = "2021"\n')
+    (work / "src" / "main.rs").write_text("fn main() {}\n")
+    marker = tmp_path / "wrapper-ran"
+    wrapper = tmp_path / "wrapper.sh"
+    wrapper.write_text(f'#!/bin/sh\ntouch {marker}\nexec "$@"\n')
+    wrapper.chmod(0o755)
+    config = work / ".cargo" / "config.toml"
+    config.parent.mkdir()
+    # what an editor's language server runs when the project is opened
+    metadata = [cargo, "metadata", "--format-version", "1", "--offline"]
+    # rustup's toolchains live in the user's own home, which the suite replaces
+    own = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    environ = {
+        "RUSTUP_HOME": str(own / ".rustup"),
+        "CARGO_HOME": str(own / ".cargo"),
+        **os.environ,
+    }
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            metadata,
+            cwd=work,
+            timeout=_BOUND,
+            capture_output=True,
+            text=True,
+            env=environ,
+            check=False,
+        )
+
+    if run().returncode != 0:
+        pytest.skip("cargo has no toolchain to run here")
+    assert not marker.exists()  # harmless twin: no config, no wrapper
+    config.write_text(f'[build]\nrustc-wrapper = "{wrapper}"\n')
+    assert run().returncode == 0
+    assert marker.exists()
+    assert _planner_sees_a_point(work, config)
+    assert not _planner_sees_a_point(work, work / "Cargo.toml")
 
 
 def _direnv(work: Path, home: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
