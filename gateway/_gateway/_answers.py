@@ -44,18 +44,7 @@ class Answers:
     async def answer(
         self, call_id: str, statement: int, heredoc: int, answers: Mapping[int, str]
     ) -> Verdict:
-        """
-        Hand back the output of holes the host ran, and review the completed heredoc body.
-
-        The body is expanded with the answers (verbatim, trailing newlines
-        removed, never re-scanned) in a worker; if it is still blocked the
-        verdict is ``ask``. A complete body is put to the approvers (kind
-        ``body``, with a plan of it when the command reading it is a shell).
-
-        Raises:
-            KeyError: The gateway does not remember the call.
-            RuntimeError: The gateway is not open.
-        """
+        """The completed heredoc body of a remembered call, reviewed: `Gateway.answer`."""
         parts = self._parts
         parts.opened_bus()  # raises when the gateway is not open
         recent = self._replays.recent[call_id]

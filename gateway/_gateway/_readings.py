@@ -210,15 +210,7 @@ class Readings:
         return prepared
 
     async def analyse(self, source: str, cwd: str = "") -> CallAnalysis:
-        """
-        The `CallAnalysis` of a shell text run in ``cwd`` (as the first of ``[[shell-tools]]``).
-
-        Read once, in a worker under ``plan-timeout``, through the cache of
-        identical calls.
-
-        Raises:
-            GatewayError: The text could not be read in time, or is not a text a call may carry.
-        """
+        """A shell text's `CallAnalysis`, read through the cache: `Gateway.analyse`."""
         config = self._parts.config
         tool = config.shell_tools[0] if config.shell_tools else None
         name = tool.tool if tool is not None and not any(c in tool.tool for c in "*?[") else "Bash"

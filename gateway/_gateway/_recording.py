@@ -238,7 +238,7 @@ class Recorder:
             )
 
     async def changes(self, call_id: str | None, changes: RunChanged) -> None:
-        """Record what a confined run of a call changed in its writable roots (``run.changed``)."""
+        """``run.changed`` for a call: `Gateway.record_changes`."""
         await self._parts.opened_bus().publish(
             msgspec.structs.replace(changes, call_id=call_id if isinstance(call_id, str) else None)
         )
@@ -252,13 +252,7 @@ class Recorder:
         host: str | None = None,
         detail: str | None = None,
     ) -> None:
-        """
-        Record a person's answer given inside the host (``host.decided``).
-
-        ``decision`` other than ``allow`` is recorded as ``decline``, and ``by``
-        other than ``person``, ``timeout``, ``failed`` or ``nobody`` as
-        ``failed``: the record never says more than what happened.
-        """
+        """``host.decided`` for a call: `Gateway.record_decision` says what is recorded."""
         shown = None
         if isinstance(detail, str):
             shown = shorten(str(mask_value(detail[:2000])), 500)

@@ -27,16 +27,7 @@ __all__ = ["confined", "confinement"]
 
 
 def confinement(config: GatewayConfig, call: ToolCall, profile: str) -> Confinement | str:
-    """
-    The boundary of a profile for one call, or why the call cannot be confined (a clause).
-
-    Resolved against the call's working directory, the home directory
-    (``[paths] home``, else ``HOME``) and this process's ``PATH``; the gateway's own secret files are hidden,
-    and the files its sinks and witnesses write are kept read-only, as are
-    the hooks directory and git directory the workspace's repository
-    really uses (`gateway.git.persistence_points`: bounded reads of git's
-    configuration files).
-    """
+    """A profile's boundary for one call, or why it cannot be confined: `Gateway.confinement`."""
     try:
         section = config.profile(profile).confinement
     except ConfigError as error:
