@@ -49,7 +49,7 @@ def test_digests_do_not_depend_on_the_process() -> None:
     """Set order, hash seeds and caches never reach the encoding."""
     sources = ["x=1; echo $x $y $z", "cat <<EOF\n$b $a $(date)\nEOF", "env A=1 B=2 make"]
     script = (
-        "import json, sys; from gateway import plan_program; "
+        "import json, sys; from gateway.plans import plan_program; "
         "print(json.dumps([plan_program(s).digest for s in json.loads(sys.argv[1])]))"
     )
     seen = set()

@@ -73,9 +73,13 @@ def add_audit_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def with_audit_file(config: GatewayConfig, name: str) -> GatewayConfig:
-    """``config`` writing its audit log to ``name`` only (``--audit``): msgpack for ``.msgpack``/``.mpk``, else JSON lines."""
+    """
+    ``config`` writing its audit log to ``name`` only (``--audit``): msgpack for ``.msgpack``/``.mpk``, else JSON lines.
+
+    A relative ``name`` is a relative ``[sinks] path``: in the state directory.
+    """
     plugin = "msgpack" if name.endswith((".msgpack", ".mpk")) else "jsonl"
-    sink = SinkConfig(plugin=plugin, path=os.path.abspath(name), required=True)
+    sink = SinkConfig(plugin=plugin, path=name, required=True)
     return msgspec.structs.replace(config, sinks={"audit": sink})
 
 

@@ -603,7 +603,7 @@ def _run(arguments: argparse.Namespace) -> int:
     cwd = os.getcwd()
     config = load_tiers(arguments).config
     if arguments.audit:
-        config = with_audit_file(config, arguments.audit)
+        config = with_audit_file(config, os.path.abspath(arguments.audit))
     config = without_person(config)
     profile = _profile(config, arguments.profile)
     rules = {**config.approver.get("rules", {}), "profile": profile}

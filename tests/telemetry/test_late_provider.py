@@ -35,7 +35,10 @@ _CHILD: Final = textwrap.dedent(
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from gateway import Gateway, GatewayConfig, SinkConfig, VerdictReached, read_audit_log, trace_context
+    from gateway import Gateway, GatewayConfig
+    from gateway.audit import read_audit_log
+    from gateway.config import SinkConfig
+    from gateway.events import VerdictReached, trace_context
     from gateway.testing import StaticApprover, make_call
 
     PARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
