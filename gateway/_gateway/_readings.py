@@ -129,16 +129,12 @@ class Readings:
         self.home = parts.config.paths.home or _home_directory()
 
     def shell_source(self, call: ToolCall) -> ShellInput | None:
-        """
-        A shell tool's command as one shell text, the directory it runs in, and what else its input says.
-
-        ``None`` when the call's tool is not a shell (`ShellTool.read`).
-        """
+        """The call's shell input, or ``None`` for a tool that is not a shell: `Gateway.shell_source`."""
         tool = self.shell_tool(call)
         return None if tool is None else tool.read(call.tool, call.input, call.cwd)
 
     def shell_tool(self, call: ToolCall) -> ShellTool | None:
-        """The first ``[[shell-tools]]`` entry whose name or pattern covers the call's tool."""
+        """The call's ``[[shell-tools]]`` entry: `Gateway.shell_tool`."""
         return next(
             (tool for tool in self._parts.config.shell_tools if tool.matches(call.tool)), None
         )
